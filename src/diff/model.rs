@@ -1,0 +1,181 @@
+//! The patch data model shared by every stage: a patch is files, a file is hunks.
+//!
+//! All content is kept as raw bytes (patches need not be UTF-8) with each line's own
+//! terminator, so printing a parsed patch gives back the exact input bytes.
+
+/// How a file patch changes the file's existence, so stages can skip created/deleted files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileChange {
+    /// The file exists on both sides.
+    Modified,
+    /// The file is created by the patch (old side is /dev/null or `new file mode`).
+    Added,
+    /// The file is removed by the patch (new side is /dev/null or `deleted file mode`).
+    Deleted,
+    /// The file is renamed (`rename from`/`rename to`), possibly with edits.
+    Renamed,
+    /// The file is copied (`copy from`/`copy to`), possibly with edits.
+    Copied,
+}
+
+/// Marker of one hunk body line, because context/add/delete drive apply and reverse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LineKind {
+    /// ` ` line present on both sides.
+    Context,
+    /// `+` line present only on the new side.
+    Added,
+    /// `-` line present only on the old side.
+    Removed,
+}
+
+/// One body line of a hunk, kept byte-exact for printing and applying.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Line {
+    /// Which side(s) the line belongs to.
+    pub kind: LineKind,
+    /// The line's content after the marker, including its terminator (`\n`, `\r\n`) if any.
+    pub content: Vec<u8>,
+    /// The raw `\ No newline at end of file` line that followed it, if any (printed back
+    /// verbatim); when present, `content` has its final `\n` stripped.
+    pub no_newline: Option<Vec<u8>>,
+}
+
+impl Line {
+    /// The content without its line terminator, for tokenizing and comparison.
+    pub fn text(&self) -> &[u8] {
+        let c = &self.content[..];
+        let c = c.strip_suffix(b"\n").unwrap_or(c);
+        c.strip_suffix(b"\r").unwrap_or(c)
+    }
+}
+
+/// One `@@` hunk; line numbers are 1-based as in the header.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Hunk {
+    /// Start line on the old side (0 when the range is empty at file start).
+    pub old_start: u32,
+    /// Number of old-side lines (context + removed).
+    pub old_lines: u32,
+    /// Start line on the new side.
+    pub new_start: u32,
+    /// Number of new-side lines (context + added).
+    pub new_lines: u32,
+    /// The raw header line, from `@@` through its terminator (kept for byte-exact print).
+    pub header: Vec<u8>,
+    /// The body lines.
+    pub lines: Vec<Line>,
+}
+
+/// Changed-line span of a hunk in one side's file (DESIGN §4): `end = start - 1` for a
+/// hunk that changes no line on that side (a pure insertion from that side's view).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Span {
+    /// First changed line (1-based).
+    pub start: u32,
+    /// Last changed line, or `start - 1` when no line on this side is changed.
+    pub end: u32,
+}
+
+impl Hunk {
+    /// Changed-line span on the old side: a counter of old-side lines starting at
+    /// `old_start` advances on context and removed lines (DESIGN §4 "Hunk span").
+    pub fn old_span(&self) -> Span {
+        self.side_span(true)
+    }
+
+    /// Changed-line span on the new side (same rule with added lines).
+    pub fn new_span(&self) -> Span {
+        self.side_span(false)
+    }
+
+    fn side_span(&self, old: bool) -> Span {
+        let mut counter = if old { self.old_start } else { self.new_start };
+        // An empty range `-a,0` names the line *after which* lines go, so the next line is a+1.
+        if (old && self.old_lines == 0) || (!old && self.new_lines == 0) {
+            counter += 1;
+        }
+        let mut start: Option<u32> = None;
+        let mut end_counter = counter;
+        for line in &self.lines {
+            let (on_side, changed) = match (line.kind, old) {
+                (LineKind::Context, _) => (true, false),
+                (LineKind::Removed, true) | (LineKind::Added, false) => (true, true),
+                (LineKind::Added, true) | (LineKind::Removed, false) => (false, true),
+            };
+            if changed && start.is_none() {
+                start = Some(counter);
+            }
+            if on_side {
+                counter += 1;
+            }
+            if changed {
+                end_counter = counter;
+            }
+        }
+        let start = start.unwrap_or(counter);
+        Span {
+            start,
+            end: end_counter.saturating_sub(1).max(start.saturating_sub(1)),
+        }
+    }
+
+    /// Number of `+` lines.
+    pub fn added(&self) -> usize {
+        self.lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Added)
+            .count()
+    }
+
+    /// Number of `-` lines.
+    pub fn removed(&self) -> usize {
+        self.lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Removed)
+            .count()
+    }
+}
+
+/// All changes to one file in a patch.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FilePatch {
+    /// Raw header lines before the first hunk (`diff --git`, `index`, `---`, `+++`, SVN
+    /// `Index:`/`====` lines, mode lines, `Binary files ... differ`), each with its
+    /// terminator, printed back verbatim.
+    pub header: Vec<Vec<u8>>,
+    /// Old-side path with any `a/` prefix removed; `None` for /dev/null.
+    pub old_path: Option<String>,
+    /// New-side path with any `b/` prefix removed; `None` for /dev/null.
+    pub new_path: Option<String>,
+    /// What the patch does to the file's existence.
+    pub change: FileChange,
+    /// True for `Binary files ... differ` / `GIT binary patch` entries (no hunks).
+    pub binary: bool,
+    /// Old and new modes from `old mode`/`new mode`/`new file mode`/`deleted file mode`.
+    pub old_mode: Option<u32>,
+    /// See `old_mode`.
+    pub new_mode: Option<u32>,
+    /// The hunks, in patch order.
+    pub hunks: Vec<Hunk>,
+}
+
+impl FilePatch {
+    /// The path that names this file: the new path, or the old one for deletions.
+    pub fn path(&self) -> &str {
+        self.new_path
+            .as_deref()
+            .or(self.old_path.as_deref())
+            .unwrap_or("")
+    }
+}
+
+/// A whole patch: any leading bytes (commit message, `From` lines) plus file patches.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Patch {
+    /// Bytes before the first file header, printed back verbatim.
+    pub preamble: Vec<u8>,
+    /// The file patches in order.
+    pub files: Vec<FilePatch>,
+}

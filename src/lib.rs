@@ -1,0 +1,5 @@
+//! hunkgen: build program-repair benchmarks from real bug-fix histories.
+#![warn(missing_docs)]
+
+pub mod classify;
+pub mod diff;
