@@ -3,3 +3,4 @@
 
 pub mod classify;
 pub mod diff;
+pub mod progress;

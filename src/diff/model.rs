@@ -179,3 +179,49 @@ pub struct Patch {
     /// The file patches in order.
     pub files: Vec<FilePatch>,
 }
+
+impl Hunk {
+    /// Append the hunk's exact bytes (header and body) to `out`.
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.header);
+        for line in &self.lines {
+            out.push(match line.kind {
+                LineKind::Context => b' ',
+                LineKind::Added => b'+',
+                LineKind::Removed => b'-',
+            });
+            out.extend_from_slice(&line.content);
+            if let Some(marker) = &line.no_newline {
+                out.extend_from_slice(marker);
+            }
+        }
+    }
+}
+
+impl FilePatch {
+    /// Append the file patch's exact bytes (header lines, then hunks) to `out`.
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        for h in &self.header {
+            out.extend_from_slice(h);
+        }
+        for hunk in &self.hunks {
+            hunk.write_to(out);
+        }
+    }
+}
+
+impl Patch {
+    /// The patch as bytes; for a parsed patch this is exactly the parsed input.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = self.preamble.clone();
+        for f in &self.files {
+            f.write_to(&mut out);
+        }
+        out
+    }
+
+    /// The patch text for JSON output (lossy only where the patch is not UTF-8).
+    pub fn to_text(&self) -> String {
+        String::from_utf8_lossy(&self.to_bytes()).into_owned()
+    }
+}
