@@ -3,6 +3,11 @@
 //! hunkgen owns its parser because general crates drop git's extended headers
 //! (renames, modes, binary markers) and SVN-style headers that Defects4J uses.
 
+mod apply;
 mod model;
+mod parse;
+mod reverse;
 
+pub use apply::{apply_file, apply_patch_to_files, AppliedFile, ApplyError, ApplyErrorKind};
 pub use model::{FileChange, FilePatch, Hunk, Line, LineKind, Patch, Span};
+pub use parse::{parse, ParseError, ParseErrorKind, PatchFileError};

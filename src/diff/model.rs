@@ -4,10 +4,13 @@
 //! terminator, so printing a parsed patch gives back the exact input bytes.
 
 /// How a file patch changes the file's existence, so stages can skip created/deleted files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum FileChange {
     /// The file exists on both sides.
+    #[default]
     Modified,
     /// The file is created by the patch (old side is /dev/null or `new file mode`).
     Added,
@@ -38,7 +41,8 @@ pub struct Line {
     /// The line's content after the marker, including its terminator (`\n`, `\r\n`) if any.
     pub content: Vec<u8>,
     /// The raw `\ No newline at end of file` line that followed it, if any (printed back
-    /// verbatim); when present, `content` has its final `\n` stripped.
+    /// verbatim); when present, `content` has its final `\n` stripped and this field starts
+    /// with that `\n` (so `content` is exactly the file's unterminated last line).
     pub no_newline: Option<Vec<u8>>,
 }
 
@@ -139,7 +143,7 @@ impl Hunk {
 }
 
 /// All changes to one file in a patch.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct FilePatch {
     /// Raw header lines before the first hunk (`diff --git`, `index`, `---`, `+++`, SVN
     /// `Index:`/`====` lines, mode lines, `Binary files ... differ`), each with its
@@ -159,6 +163,9 @@ pub struct FilePatch {
     pub new_mode: Option<u32>,
     /// The hunks, in patch order.
     pub hunks: Vec<Hunk>,
+    /// Bytes after the last hunk (or header line) that start no new file, e.g. a
+    /// format-patch signature `-- \n2.39.0\n`; printed back verbatim after the hunks.
+    pub trailer: Vec<u8>,
 }
 
 impl FilePatch {
@@ -207,6 +214,7 @@ impl FilePatch {
         for hunk in &self.hunks {
             hunk.write_to(out);
         }
+        out.extend_from_slice(&self.trailer);
     }
 }
 

@@ -1,0 +1,327 @@
+//! Exact patch application: every context and removed line must match at its stated line.
+//!
+//! No fuzz and no offset search: hunkgen applies golden patches to the very revision they
+//! were made from, so any mismatch means the wrong base file and must be reported, never
+//! papered over.
+
+use std::fmt;
+
+use super::model::{FileChange, FilePatch, LineKind, Patch};
+use super::parse::quote;
+
+/// A patch that does not apply, naming file, hunk, line and what differed, in one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {}{kind}", Place(self))]
+pub struct ApplyError {
+    /// The file patch's path (`FilePatch::path`).
+    pub path: String,
+    /// 1-based index of the hunk within the file patch, if the error is in a hunk.
+    pub hunk: Option<usize>,
+    /// That hunk's header, lossy, without terminator.
+    pub header: Option<String>,
+    /// 1-based line of the original file where the mismatch is, if any.
+    pub line: Option<usize>,
+    /// What went wrong (boxed to keep `Result`s small).
+    pub kind: Box<ApplyErrorKind>,
+}
+
+/// The ways applying can fail, kept apart so callers can tell a wrong base from bad input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApplyErrorKind {
+    /// A context or removed line differs from the file.
+    #[error("expected {expected}, found {found}")]
+    Mismatch {
+        /// The patch's line, quoted (lossy, truncated).
+        expected: String,
+        /// The file's line, quoted, or `end of file`.
+        found: String,
+    },
+    /// A hunk starts before the previous hunk ended, or past the end of the file.
+    #[error("hunk starts at line {start} but {why}")]
+    BadStart {
+        /// Where the hunk wants to start (1-based, after the line for empty ranges).
+        start: usize,
+        /// Why that position is impossible.
+        why: String,
+    },
+    /// A new-file patch was given a non-empty original.
+    #[error("the patch creates the file but it already has {0} bytes")]
+    NotNew(usize),
+    /// A deletion patch left lines over: the file has more than the patch removes.
+    #[error("the patch deletes the file but {0} lines are left after its hunks")]
+    NotDeleted(usize),
+    /// Binary patches carry no text hunks to apply.
+    #[error("binary patches cannot be applied")]
+    Binary,
+    /// `apply_patch_to_files` could not get a file the patch modifies.
+    #[error("the file does not exist")]
+    Missing,
+}
+
+/// Formats the `hunk #i "@@ ... @@" line n: ` part of an [`ApplyError`].
+struct Place<'a>(&'a ApplyError);
+
+impl fmt::Display for Place<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(i) = self.0.hunk {
+            write!(f, "hunk #{i}")?;
+            if let Some(h) = &self.0.header {
+                write!(f, " {h:?}")?;
+            }
+            f.write_str(": ")?;
+        }
+        if let Some(l) = self.0.line {
+            write!(f, "line {l}: ")?;
+        }
+        Ok(())
+    }
+}
+
+/// Split into lines, each keeping its `\n`; the last may lack one.
+fn split_lines(data: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::with_capacity(data.len() / 32 + 1);
+    let mut start = 0;
+    for (i, &b) in data.iter().enumerate() {
+        if b == b'\n' {
+            out.push(&data[start..=i]);
+            start = i + 1;
+        }
+    }
+    if start < data.len() {
+        out.push(&data[start..]);
+    }
+    out
+}
+
+/// Apply one file patch to `original` (empty for a new file) with exact context checks,
+/// because hunkgen derives buggy files from fixed ones and must not guess.
+pub fn apply_file(fp: &FilePatch, original: &[u8]) -> Result<Vec<u8>, ApplyError> {
+    let err = |hunk: Option<usize>, line: Option<usize>, kind| ApplyError {
+        kind: Box::new(kind),
+        path: fp.path().to_string(),
+        hunk,
+        header: hunk.and_then(|i| {
+            fp.hunks
+                .get(i - 1)
+                .map(|h| String::from_utf8_lossy(super::parse::trim_eol(&h.header)).into_owned())
+        }),
+        line,
+    };
+    if fp.binary {
+        return Err(err(None, None, ApplyErrorKind::Binary));
+    }
+    if fp.change == FileChange::Added && !original.is_empty() {
+        return Err(err(None, None, ApplyErrorKind::NotNew(original.len())));
+    }
+    let lines = split_lines(original);
+    let mut out = Vec::with_capacity(original.len() + 256);
+    let mut cur = 0usize; // index of the next unconsumed original line
+    for (hi, h) in fp.hunks.iter().enumerate() {
+        let hn = Some(hi + 1);
+        // An empty old range `-a,0` inserts after line a; otherwise the hunk starts at a.
+        let at = if h.old_lines == 0 {
+            h.old_start as usize
+        } else {
+            (h.old_start as usize).saturating_sub(1)
+        };
+        if h.old_lines > 0 && h.old_start == 0 {
+            let why = "a non-empty range cannot start at line 0".to_string();
+            return Err(err(hn, None, ApplyErrorKind::BadStart { start: 0, why }));
+        }
+        if at < cur {
+            let why = format!("the previous hunk ended at line {cur}");
+            return Err(err(
+                hn,
+                None,
+                ApplyErrorKind::BadStart { start: at + 1, why },
+            ));
+        }
+        if at > lines.len() {
+            let why = format!("the file has only {} lines", lines.len());
+            return Err(err(
+                hn,
+                None,
+                ApplyErrorKind::BadStart { start: at + 1, why },
+            ));
+        }
+        for l in &lines[cur..at] {
+            out.extend_from_slice(l);
+        }
+        cur = at;
+        for line in &h.lines {
+            match line.kind {
+                LineKind::Added => out.extend_from_slice(&line.content),
+                LineKind::Context | LineKind::Removed => {
+                    let found = lines.get(cur).copied();
+                    if found != Some(line.content.as_slice()) {
+                        let kind = ApplyErrorKind::Mismatch {
+                            expected: quote_exact(&line.content),
+                            found: found.map_or_else(|| "end of file".into(), quote_exact),
+                        };
+                        return Err(err(hn, Some(cur + 1), kind));
+                    }
+                    if line.kind == LineKind::Context {
+                        out.extend_from_slice(&line.content);
+                    }
+                    cur += 1;
+                }
+            }
+        }
+    }
+    if fp.change == FileChange::Deleted && cur < lines.len() {
+        return Err(err(
+            None,
+            Some(cur + 1),
+            ApplyErrorKind::NotDeleted(lines.len() - cur),
+        ));
+    }
+    for l in &lines[cur..] {
+        out.extend_from_slice(l);
+    }
+    Ok(out)
+}
+
+/// Quote a line for messages, showing a missing final newline or a CR, which are the
+/// differences that are otherwise invisible.
+fn quote_exact(l: &[u8]) -> String {
+    let mut q = quote(l);
+    if l.ends_with(b"\r\n") {
+        q.push_str(" (CRLF)");
+    } else if !l.ends_with(b"\n") {
+        q.push_str(" (no newline at end)");
+    }
+    q
+}
+
+/// One file after [`apply_patch_to_files`]: its path and new content (`None`: deleted).
+pub type AppliedFile = (String, Option<Vec<u8>>);
+
+/// Apply a whole patch to files fetched by `get(path)`, so callers holding files in
+/// memory (a git tree, a map) need no temp directory. Returns each touched path with
+/// its new content, or `None` when the patch deletes it (a rename yields both).
+pub fn apply_patch_to_files(
+    p: &Patch,
+    get: impl Fn(&str) -> Option<Vec<u8>>,
+) -> Result<Vec<AppliedFile>, ApplyError> {
+    let mut out: Vec<AppliedFile> = Vec::new();
+    for fp in &p.files {
+        let current = |path: &str| -> Option<Vec<u8>> {
+            match out.iter().rev().find(|(p, _)| p == path) {
+                Some((_, content)) => content.clone(),
+                None => get(path),
+            }
+        };
+        let missing = || ApplyError {
+            path: fp.path().to_string(),
+            hunk: None,
+            header: None,
+            line: None,
+            kind: Box::new(ApplyErrorKind::Missing),
+        };
+        let original = match (fp.change, fp.old_path.as_deref()) {
+            (FileChange::Added, _) | (_, None) => Vec::new(),
+            (_, Some(old)) => current(old).ok_or_else(missing)?,
+        };
+        let result = apply_file(fp, &original)?;
+        if fp.change == FileChange::Renamed {
+            if let Some(old) = &fp.old_path {
+                out.push((old.clone(), None));
+            }
+        }
+        match (fp.change, &fp.new_path, &fp.old_path) {
+            (FileChange::Deleted, _, Some(old)) | (_, None, Some(old)) => {
+                out.push((old.clone(), None))
+            }
+            (_, Some(new), _) => out.push((new.clone(), Some(result))),
+            (_, None, None) => {}
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse::parse;
+    use super::*;
+
+    fn one(p: &[u8]) -> FilePatch {
+        parse(p).unwrap().files.remove(0)
+    }
+
+    #[test]
+    fn applies_modify_insert_and_no_newline() {
+        let fp = one(b"--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+top\n@@ -2,2 +3,2 @@\n b\n-c\n\\ No newline at end of file\n+C\n");
+        assert_eq!(apply_file(&fp, b"a\nb\nc").unwrap(), b"top\na\nb\nC\n");
+        let back = apply_file(&fp.reversed(), b"top\na\nb\nC\n").unwrap();
+        assert_eq!(back, b"a\nb\nc");
+    }
+
+    #[test]
+    fn new_and_deleted_files() {
+        let fp = one(b"diff --git a/n b/n\nnew file mode 100644\n--- /dev/null\n+++ b/n\n@@ -0,0 +1,2 @@\n+x\r\n+y\r\n");
+        assert_eq!(apply_file(&fp, b"").unwrap(), b"x\r\ny\r\n");
+        let e = apply_file(&fp, b"q").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "n: the patch creates the file but it already has 1 bytes"
+        );
+        let del = fp.reversed();
+        assert_eq!(apply_file(&del, b"x\r\ny\r\n").unwrap(), b"");
+        let e = apply_file(&del, b"x\r\ny\r\nz\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "n: line 3: the patch deletes the file but 1 lines are left after its hunks"
+        );
+    }
+
+    #[test]
+    fn mismatch_names_file_hunk_and_line() {
+        let fp = one(
+            b"--- a/src/F.java\n+++ b/src/F.java\n@@ -2,2 +2,2 @@ class F\n keep\n-old\n+new\n",
+        );
+        let e = apply_file(&fp, b"1\nkeep\nOLD\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "src/F.java: hunk #1 \"@@ -2,2 +2,2 @@ class F\": line 3: expected \"old\", found \"OLD\""
+        );
+        let e = apply_file(&fp, b"1\nkeep\r\nold\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("expected \"keep\", found \"keep\" (CRLF)"),
+            "{e}"
+        );
+        let e = apply_file(&fp, b"1\n").unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("line 2: expected \"keep\", found end of file"),
+            "{e}"
+        );
+        let e = apply_file(&fp, b"").unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("hunk starts at line 2 but the file has only 0 lines"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn patch_to_files_with_rename_and_delete() {
+        let p = parse(b"diff --git a/x b/y\nsimilarity index 50%\nrename from x\nrename to y\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-1\n+2\ndiff --git a/z b/z\ndeleted file mode 100644\n--- a/z\n+++ /dev/null\n@@ -1 +0,0 @@\n-z\n").unwrap();
+        let got = apply_patch_to_files(&p, |path| match path {
+            "x" => Some(b"1\n".to_vec()),
+            "z" => Some(b"z\n".to_vec()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(
+            got,
+            vec![
+                ("x".to_string(), None),
+                ("y".to_string(), Some(b"2\n".to_vec())),
+                ("z".to_string(), None)
+            ]
+        );
+        let e = apply_patch_to_files(&p, |_| None).unwrap_err();
+        assert_eq!(e.to_string(), "y: the file does not exist");
+    }
+}

@@ -1,0 +1,1001 @@
+//! Parser for git, plain and SVN unified diffs that keeps every input byte for exact printing.
+//!
+//! Hunk bodies are delimited by their header counts, exactly like `git apply` reads them, so
+//! a hunk that ends early, has more lines than it counts, or a garbled `@@` line is an error
+//! naming the 1-based input line. Bytes that belong to no file (mail preamble, format-patch
+//! signatures) are kept in `Patch::preamble` and `FilePatch::trailer`.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::model::{FileChange, FilePatch, Hunk, Line, LineKind, Patch};
+
+/// A malformed diff, with the 1-based input line so a user can find the spot at once.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {kind}")]
+pub struct ParseError {
+    /// 1-based line of the input where the problem was seen (one past the end for EOF).
+    pub line: usize,
+    /// What was wrong and what was expected there.
+    pub kind: ParseErrorKind,
+}
+
+/// The ways a diff can be malformed, kept apart so callers can match on them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseErrorKind {
+    /// The hunk body stopped before its header counts were reached.
+    #[error(
+        "hunk \"{header}\" ends after {old_seen} of {old_total} old lines and {new_seen} of \
+         {new_total} new lines (expected ' ', '-' or '+' line, found {found})"
+    )]
+    TruncatedHunk {
+        /// The hunk header, lossy and without its terminator.
+        header: String,
+        /// Old-side lines read so far.
+        old_seen: u32,
+        /// Old-side count from the header.
+        old_total: u32,
+        /// New-side lines read so far.
+        new_seen: u32,
+        /// New-side count from the header.
+        new_total: u32,
+        /// The offending line, quoted, or `end of input`.
+        found: String,
+    },
+    /// A body line belongs to a side whose count is already used up, or a body line
+    /// follows a complete hunk: the header counts are wrong.
+    #[error(
+        "hunk \"{header}\" has more {side} lines than its header counts ({total}) (found {found})"
+    )]
+    TooManyLines {
+        /// The hunk header, lossy and without its terminator.
+        header: String,
+        /// `old` or `new`.
+        side: &'static str,
+        /// That side's count from the header.
+        total: u32,
+        /// The offending line, quoted.
+        found: String,
+    },
+    /// A line starting with `@@` that is not `@@ -a[,b] +c[,d] @@`.
+    #[error("bad hunk header {found} (expected \"@@ -start[,count] +start[,count] @@\")")]
+    BadHunkHeader {
+        /// The offending line, quoted.
+        found: String,
+    },
+    /// A hunk header with no `---`/`+++` file header before it.
+    #[error(
+        "hunk header {found} without a file header (expected \"---\" and \"+++\" lines before it)"
+    )]
+    HunkWithoutFile {
+        /// The offending line, quoted.
+        found: String,
+    },
+    /// A `---` line in a git file header not followed by `+++`.
+    #[error("expected a \"+++\" line after the \"---\" line, found {found}")]
+    MissingNewPath {
+        /// The offending line, quoted, or `end of input`.
+        found: String,
+    },
+    /// A `---`/`+++` pair not followed by a hunk.
+    #[error("expected a hunk header \"@@ -a,b +c,d @@\" after the \"+++\" line, found {found}")]
+    MissingHunk {
+        /// The offending line, quoted, or `end of input`.
+        found: String,
+    },
+    /// A `\ No newline at end of file` marker with no body line before it.
+    #[error("\"\\ No newline at end of file\" marker {found} does not follow a hunk line")]
+    StrayNoNewline {
+        /// The offending line, quoted.
+        found: String,
+    },
+}
+
+impl ParseError {
+    /// Attach the patch file's path so the message reads `path:line: ...`.
+    pub fn with_file(self, path: impl Into<PathBuf>) -> PatchFileError {
+        PatchFileError {
+            path: path.into(),
+            source: self,
+        }
+    }
+}
+
+/// A parse error in a named patch file, printed `path:line: what`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}:{}: {}", path.display(), source.line, source.kind)]
+pub struct PatchFileError {
+    /// The patch file.
+    pub path: PathBuf,
+    /// What went wrong inside it.
+    pub source: ParseError,
+}
+
+impl PatchFileError {
+    /// The patch file the error is about.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Parse a unified diff (git, plain `---`/`+++`, or SVN `Index:` style) into a [`Patch`]
+/// whose [`Patch::to_bytes`] gives back `input` exactly.
+pub fn parse(input: &[u8]) -> Result<Patch, ParseError> {
+    let mut p = Parser::new(input);
+    let mut patch = Patch::default();
+    let first = p.skip_to_file_start()?;
+    patch.preamble = p.bytes(0, first).to_vec();
+    p.pos = first;
+    while p.pos < p.lines.len() {
+        patch.files.push(p.file()?);
+    }
+    Ok(patch)
+}
+
+/// Parsed numbers and token positions of a `@@ -a,b +c,d @@` line, shared with `reverse`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HunkHeader {
+    pub old_start: u32,
+    pub old_lines: u32,
+    pub new_start: u32,
+    pub new_lines: u32,
+    /// Byte range of `a[,b]` (after `-`).
+    pub old_range: std::ops::Range<usize>,
+    /// Byte range of `c[,d]` (after `+`).
+    pub new_range: std::ops::Range<usize>,
+}
+
+/// Parse `@@ -a[,b] +c[,d] @@...`; `None` when the line is not a valid hunk header.
+pub(crate) fn parse_hunk_header(line: &[u8]) -> Option<HunkHeader> {
+    let rest = line.strip_prefix(b"@@ -")?;
+    let mut i = 4;
+    let (old_start, old_lines, n) = parse_range(rest)?;
+    let old_range = i..i + n;
+    i += n;
+    if line.get(i..i + 2)? != b" +" {
+        return None;
+    }
+    i += 2;
+    let (new_start, new_lines, n) = parse_range(&line[i..])?;
+    let new_range = i..i + n;
+    i += n;
+    if line.get(i..i + 3)? != b" @@" {
+        return None;
+    }
+    Some(HunkHeader {
+        old_start,
+        old_lines,
+        new_start,
+        new_lines,
+        old_range,
+        new_range,
+    })
+}
+
+/// Parse `start[,count]` at the front of `s`: (start, count, bytes used); count defaults to 1.
+fn parse_range(s: &[u8]) -> Option<(u32, u32, usize)> {
+    let (start, mut used) = parse_u32(s)?;
+    let mut count = 1;
+    if s.get(used) == Some(&b',') {
+        let (c, n) = parse_u32(&s[used + 1..])?;
+        count = c;
+        used += 1 + n;
+    }
+    Some((start, count, used))
+}
+
+fn parse_u32(s: &[u8]) -> Option<(u32, usize)> {
+    let n = s.iter().take_while(|b| b.is_ascii_digit()).count();
+    if n == 0 {
+        return None;
+    }
+    let mut v: u32 = 0;
+    for &b in &s[..n] {
+        v = v.checked_mul(10)?.checked_add(u32::from(b - b'0'))?;
+    }
+    Some((v, n))
+}
+
+/// Which header style starts a file patch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Style {
+    /// `diff --git a/x b/x`.
+    Git,
+    /// `Index: x` + `=====`.
+    Svn,
+    /// `--- x` + `+++ x`, optionally after a `diff ...` command line.
+    Plain,
+}
+
+struct Parser<'a> {
+    input: &'a [u8],
+    /// (start, end) byte offsets of each line, `end` past its `\n` if any.
+    lines: Vec<(usize, usize)>,
+    pos: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn new(input: &'a [u8]) -> Self {
+        let mut lines = Vec::with_capacity(input.len() / 32 + 1);
+        let mut start = 0;
+        for (i, &b) in input.iter().enumerate() {
+            if b == b'\n' {
+                lines.push((start, i + 1));
+                start = i + 1;
+            }
+        }
+        if start < input.len() {
+            lines.push((start, input.len()));
+        }
+        Parser {
+            input,
+            lines,
+            pos: 0,
+        }
+    }
+
+    fn line(&self, i: usize) -> &'a [u8] {
+        match self.lines.get(i) {
+            Some(&(s, e)) => &self.input[s..e],
+            None => b"",
+        }
+    }
+
+    /// Bytes of lines `from..to`.
+    fn bytes(&self, from: usize, to: usize) -> &'a [u8] {
+        if from >= to {
+            return b"";
+        }
+        let s = self.lines[from].0;
+        let e = self.lines[to - 1].1;
+        &self.input[s..e]
+    }
+
+    fn found(&self, i: usize) -> String {
+        if i >= self.lines.len() {
+            "end of input".to_string()
+        } else {
+            quote(self.line(i))
+        }
+    }
+
+    fn err(&self, i: usize, kind: ParseErrorKind) -> ParseError {
+        ParseError { line: i + 1, kind }
+    }
+
+    /// Does a file patch start at line `i`, and in which style?
+    fn file_start(&self, i: usize) -> Option<Style> {
+        let l = self.line(i);
+        if l.starts_with(b"diff --git ") {
+            return Some(Style::Git);
+        }
+        let pair_at =
+            |j: usize| self.line(j).starts_with(b"--- ") && self.line(j + 1).starts_with(b"+++ ");
+        if l.starts_with(b"Index: ") && self.line(i + 1).starts_with(b"====") {
+            return Some(Style::Svn);
+        }
+        if pair_at(i) || (l.starts_with(b"diff ") && pair_at(i + 1)) {
+            return Some(Style::Plain);
+        }
+        None
+    }
+
+    /// From `self.pos`, find the next file start (or the end), rejecting orphan hunks.
+    fn skip_to_file_start(&self) -> Result<usize, ParseError> {
+        let mut i = self.pos;
+        while i < self.lines.len() {
+            if self.file_start(i).is_some() {
+                return Ok(i);
+            }
+            let l = self.line(i);
+            if l.starts_with(b"@@ -") && parse_hunk_header(l).is_some() {
+                return Err(self.err(i, ParseErrorKind::HunkWithoutFile { found: quote(l) }));
+            }
+            i += 1;
+        }
+        Ok(i)
+    }
+
+    /// Parse one file patch starting at `self.pos` (a file start).
+    fn file(&mut self) -> Result<FilePatch, ParseError> {
+        let style = self.file_start(self.pos).unwrap_or(Style::Plain);
+        let mut fp = FilePatch {
+            header: Vec::new(),
+            old_path: None,
+            new_path: None,
+            change: FileChange::Modified,
+            binary: false,
+            old_mode: None,
+            new_mode: None,
+            hunks: Vec::new(),
+            trailer: Vec::new(),
+        };
+        let mut h = HeaderInfo::default();
+        let mut has_pair = false;
+        match style {
+            Style::Git => {
+                h.git_line = Some(self.take_header(&mut fp));
+                loop {
+                    let l = self.line(self.pos);
+                    if self.pos >= self.lines.len() {
+                        break;
+                    }
+                    if l.starts_with(b"--- ") {
+                        self.pair(&mut fp, &mut h)?;
+                        has_pair = true;
+                        break;
+                    }
+                    if l.starts_with(b"GIT binary patch") {
+                        fp.binary = true;
+                        self.take_header(&mut fp);
+                        self.binary_blocks(&mut fp);
+                        continue;
+                    }
+                    if !h.extended(l, &mut fp) {
+                        break;
+                    }
+                    self.take_header(&mut fp);
+                }
+            }
+            Style::Svn => {
+                self.take_header(&mut fp);
+                self.take_header(&mut fp);
+                if self.line(self.pos).starts_with(b"--- ") {
+                    self.pair(&mut fp, &mut h)?;
+                    has_pair = true;
+                }
+            }
+            Style::Plain => {
+                if !self.line(self.pos).starts_with(b"--- ") {
+                    self.take_header(&mut fp);
+                }
+                self.pair(&mut fp, &mut h)?;
+                has_pair = true;
+            }
+        }
+        if has_pair {
+            let l = self.line(self.pos);
+            if self.pos >= self.lines.len() || !l.starts_with(b"@@") {
+                return Err(self.err(
+                    self.pos,
+                    ParseErrorKind::MissingHunk {
+                        found: self.found(self.pos),
+                    },
+                ));
+            }
+            while self.line(self.pos).starts_with(b"@@") && self.pos < self.lines.len() {
+                let hunk = self.hunk()?;
+                fp.hunks.push(hunk);
+                let next = self.line(self.pos);
+                if self.pos < self.lines.len()
+                    && self.file_start(self.pos).is_none()
+                    && matches!(next.first(), Some(b' ' | b'+' | b'-' | b'\\'))
+                    && !is_signature(next)
+                {
+                    let last = fp.hunks.last().map(|h| h.header.as_slice()).unwrap_or(b"");
+                    let (side, total) = match next[0] {
+                        b'+' => ("new", count_of(last, false)),
+                        _ => ("old", count_of(last, true)),
+                    };
+                    let kind = if next[0] == b'\\' {
+                        ParseErrorKind::StrayNoNewline { found: quote(next) }
+                    } else {
+                        ParseErrorKind::TooManyLines {
+                            header: header_text(last),
+                            side,
+                            total,
+                            found: quote(next),
+                        }
+                    };
+                    return Err(self.err(self.pos, kind));
+                }
+            }
+        }
+        let end = self.skip_to_file_start()?;
+        fp.trailer = self.bytes(self.pos, end).to_vec();
+        self.pos = end;
+        h.finish(&mut fp, style);
+        Ok(fp)
+    }
+
+    /// Move the current line into the file header and return it.
+    fn take_header(&mut self, fp: &mut FilePatch) -> &'a [u8] {
+        let l = self.line(self.pos);
+        fp.header.push(l.to_vec());
+        self.pos += 1;
+        l
+    }
+
+    /// Consume a `---` line and the `+++` line that must follow it.
+    fn pair(&mut self, fp: &mut FilePatch, h: &mut HeaderInfo<'a>) -> Result<(), ParseError> {
+        h.minus = Some(self.take_header(fp));
+        if !self.line(self.pos).starts_with(b"+++ ") || self.pos >= self.lines.len() {
+            return Err(self.err(
+                self.pos,
+                ParseErrorKind::MissingNewPath {
+                    found: self.found(self.pos),
+                },
+            ));
+        }
+        h.plus = Some(self.take_header(fp));
+        Ok(())
+    }
+
+    /// Consume the `literal N`/`delta N` blocks of a `GIT binary patch` as header lines.
+    fn binary_blocks(&mut self, fp: &mut FilePatch) {
+        while self.pos < self.lines.len() {
+            let l = self.line(self.pos);
+            let body = trim_eol(l);
+            let ok = body.starts_with(b"literal ")
+                || body.starts_with(b"delta ")
+                || body.is_empty()
+                || (body[0].is_ascii_alphabetic()
+                    && body[1..].iter().all(|&b| is_base85(b))
+                    && self.file_start(self.pos).is_none());
+            if !ok {
+                break;
+            }
+            self.take_header(fp);
+        }
+    }
+
+    /// Parse one hunk at `self.pos`, whose line starts with `@@`.
+    fn hunk(&mut self) -> Result<Hunk, ParseError> {
+        let header_line = self.line(self.pos);
+        let Some(hh) = parse_hunk_header(header_line) else {
+            return Err(self.err(
+                self.pos,
+                ParseErrorKind::BadHunkHeader {
+                    found: quote(header_line),
+                },
+            ));
+        };
+        self.pos += 1;
+        let mut hunk = Hunk {
+            old_start: hh.old_start,
+            old_lines: hh.old_lines,
+            new_start: hh.new_start,
+            new_lines: hh.new_lines,
+            header: header_line.to_vec(),
+            lines: Vec::with_capacity((hh.old_lines.max(hh.new_lines)) as usize + 1),
+        };
+        let (mut old_seen, mut new_seen) = (0u32, 0u32);
+        let too_many = |side: &'static str, total: u32, l: &[u8]| ParseErrorKind::TooManyLines {
+            header: header_text(header_line),
+            side,
+            total,
+            found: quote(l),
+        };
+        while old_seen < hh.old_lines || new_seen < hh.new_lines {
+            let i = self.pos;
+            let l = self.line(i);
+            let kind = match (i < self.lines.len()).then(|| l[0]) {
+                Some(b' ') => {
+                    if old_seen == hh.old_lines {
+                        return Err(self.err(i, too_many("old", hh.old_lines, l)));
+                    }
+                    if new_seen == hh.new_lines {
+                        return Err(self.err(i, too_many("new", hh.new_lines, l)));
+                    }
+                    old_seen += 1;
+                    new_seen += 1;
+                    LineKind::Context
+                }
+                Some(b'-') => {
+                    if old_seen == hh.old_lines {
+                        return Err(self.err(i, too_many("old", hh.old_lines, l)));
+                    }
+                    old_seen += 1;
+                    LineKind::Removed
+                }
+                Some(b'+') => {
+                    if new_seen == hh.new_lines {
+                        return Err(self.err(i, too_many("new", hh.new_lines, l)));
+                    }
+                    new_seen += 1;
+                    LineKind::Added
+                }
+                Some(b'\\') => {
+                    self.no_newline(&mut hunk)?;
+                    continue;
+                }
+                _ => {
+                    return Err(self.err(
+                        i,
+                        ParseErrorKind::TruncatedHunk {
+                            header: header_text(header_line),
+                            old_seen,
+                            old_total: hh.old_lines,
+                            new_seen,
+                            new_total: hh.new_lines,
+                            found: self.found(i),
+                        },
+                    ))
+                }
+            };
+            hunk.lines.push(Line {
+                kind,
+                content: l[1..].to_vec(),
+                no_newline: None,
+            });
+            self.pos += 1;
+        }
+        if self.pos < self.lines.len() && self.line(self.pos).starts_with(b"\\") {
+            self.no_newline(&mut hunk)?;
+        }
+        Ok(hunk)
+    }
+
+    /// Attach the `\ No newline at end of file` line at `self.pos` to the hunk's last line.
+    fn no_newline(&mut self, hunk: &mut Hunk) -> Result<(), ParseError> {
+        let l = self.line(self.pos);
+        let stray = || ParseErrorKind::StrayNoNewline { found: quote(l) };
+        let Some(last) = hunk.lines.last_mut() else {
+            return Err(self.err(self.pos, stray()));
+        };
+        if last.no_newline.is_some() || last.content.last() != Some(&b'\n') {
+            return Err(self.err(self.pos, stray()));
+        }
+        last.content.pop();
+        let mut marker = Vec::with_capacity(l.len() + 1);
+        marker.push(b'\n');
+        marker.extend_from_slice(l);
+        last.no_newline = Some(marker);
+        self.pos += 1;
+        Ok(())
+    }
+}
+
+/// Path-related header facts collected while reading one file's header.
+#[derive(Default)]
+struct HeaderInfo<'a> {
+    git_line: Option<&'a [u8]>,
+    minus: Option<&'a [u8]>,
+    plus: Option<&'a [u8]>,
+    rename_from: Option<String>,
+    rename_to: Option<String>,
+    copy_from: Option<String>,
+    copy_to: Option<String>,
+    new_file: bool,
+    deleted_file: bool,
+}
+
+impl<'a> HeaderInfo<'a> {
+    /// Record a git extended header line; false when `l` is not one (the header ends).
+    fn extended(&mut self, l: &[u8], fp: &mut FilePatch) -> bool {
+        let body = trim_eol(l);
+        let value = |p: &[u8]| body.strip_prefix(p);
+        if let Some(v) = value(b"old mode ") {
+            fp.old_mode = parse_mode(v);
+        } else if let Some(v) = value(b"new mode ") {
+            fp.new_mode = parse_mode(v);
+        } else if let Some(v) = value(b"new file mode ") {
+            fp.new_mode = parse_mode(v);
+            self.new_file = true;
+        } else if let Some(v) = value(b"deleted file mode ") {
+            fp.old_mode = parse_mode(v);
+            self.deleted_file = true;
+        } else if let Some(v) = value(b"rename from ").or_else(|| value(b"rename old ")) {
+            self.rename_from = Some(decode_path(v));
+        } else if let Some(v) = value(b"rename to ").or_else(|| value(b"rename new ")) {
+            self.rename_to = Some(decode_path(v));
+        } else if let Some(v) = value(b"copy from ") {
+            self.copy_from = Some(decode_path(v));
+        } else if let Some(v) = value(b"copy to ") {
+            self.copy_to = Some(decode_path(v));
+        } else if body.starts_with(b"Binary files ") {
+            fp.binary = true;
+        } else if !(body.starts_with(b"index ")
+            || body.starts_with(b"similarity index ")
+            || body.starts_with(b"dissimilarity index "))
+        {
+            return false;
+        }
+        true
+    }
+
+    /// Fill the file's paths and change kind from what the header said.
+    fn finish(self, fp: &mut FilePatch, style: Style) {
+        let mut old = self.minus.map(side_path);
+        let mut new = self.plus.map(side_path);
+        if style != Style::Svn {
+            let prefixed = |p: &Option<Option<String>>| match p {
+                Some(Some(s)) => s.starts_with("a/") || s.starts_with("b/"),
+                _ => true,
+            };
+            if prefixed(&old) && prefixed(&new) {
+                for p in [&mut old, &mut new].into_iter().flatten().flatten() {
+                    p.drain(..2);
+                }
+            }
+        }
+        if let (None, None, Some(g)) = (&old, &new, self.git_line) {
+            let (a, b) = git_line_paths(g);
+            old = Some((!self.new_file).then_some(a));
+            new = Some((!self.deleted_file).then_some(b));
+        }
+        if style == Style::Svn && old.is_none() && new.is_none() {
+            if let Some(name) = fp.header.first().and_then(|l| l.strip_prefix(b"Index: ")) {
+                let name = String::from_utf8_lossy(trim_eol(name)).into_owned();
+                old = Some(Some(name.clone()));
+                new = Some(Some(name));
+            }
+        }
+        fp.old_path = self
+            .rename_from
+            .clone()
+            .or(self.copy_from.clone())
+            .or(old.flatten());
+        fp.new_path = self
+            .rename_to
+            .clone()
+            .or(self.copy_to.clone())
+            .or(new.flatten());
+        if self.new_file {
+            fp.old_path = None;
+        }
+        if self.deleted_file {
+            fp.new_path = None;
+        }
+        fp.change = if self.copy_from.is_some() || self.copy_to.is_some() {
+            FileChange::Copied
+        } else if self.rename_from.is_some() || self.rename_to.is_some() {
+            FileChange::Renamed
+        } else if fp.old_path.is_none() && fp.new_path.is_some() {
+            FileChange::Added
+        } else if fp.new_path.is_none() && fp.old_path.is_some() {
+            FileChange::Deleted
+        } else {
+            FileChange::Modified
+        };
+    }
+}
+
+/// Is `l` a format-patch signature separator (`-- `), which may follow the last hunk?
+fn is_signature(l: &[u8]) -> bool {
+    matches!(trim_eol(l), b"-- " | b"--")
+}
+
+/// The count of one side of a hunk header, for error messages.
+fn count_of(header: &[u8], old: bool) -> u32 {
+    parse_hunk_header(header)
+        .map(|h| if old { h.old_lines } else { h.new_lines })
+        .unwrap_or(0)
+}
+
+fn parse_mode(v: &[u8]) -> Option<u32> {
+    u32::from_str_radix(std::str::from_utf8(v).ok()?.trim(), 8).ok()
+}
+
+fn is_base85(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&()*+-;<=>?@^_`{|}~".contains(&b)
+}
+
+/// A line without its `\n` / `\r\n` terminator.
+pub(crate) fn trim_eol(l: &[u8]) -> &[u8] {
+    let l = l.strip_suffix(b"\n").unwrap_or(l);
+    l.strip_suffix(b"\r").unwrap_or(l)
+}
+
+/// The hunk header as text for messages: lossy, without terminator.
+fn header_text(h: &[u8]) -> String {
+    String::from_utf8_lossy(trim_eol(h)).into_owned()
+}
+
+/// A line quoted for an error message: lossy, without terminator, at most 60 chars.
+pub(crate) fn quote(l: &[u8]) -> String {
+    let s = String::from_utf8_lossy(trim_eol(l));
+    let mut out: String = s.chars().take(60).collect();
+    if s.chars().count() > 60 {
+        out.push('…');
+    }
+    format!("{out:?}")
+}
+
+/// The path of a `--- x` / `+++ x` line: `None` for /dev/null; text before a tab.
+fn side_path(l: &[u8]) -> Option<String> {
+    let v = trim_eol(&l[4..]);
+    let path = if v.first() == Some(&b'"') {
+        match unquote(v) {
+            Some((p, _)) => p,
+            None => v.to_vec(),
+        }
+    } else {
+        v.split(|&b| b == b'\t').next().unwrap_or(v).to_vec()
+    };
+    if path == b"/dev/null" {
+        None
+    } else {
+        Some(String::from_utf8_lossy(&path).into_owned())
+    }
+}
+
+/// A path from `rename from`/`copy to` lines: C-quoted or raw.
+fn decode_path(v: &[u8]) -> String {
+    let raw = if v.first() == Some(&b'"') {
+        unquote(v).map(|(p, _)| p).unwrap_or_else(|| v.to_vec())
+    } else {
+        v.to_vec()
+    };
+    String::from_utf8_lossy(&raw).into_owned()
+}
+
+/// Decode a git C-quoted string at the start of `v`: (bytes, length consumed).
+pub(crate) fn unquote(v: &[u8]) -> Option<(Vec<u8>, usize)> {
+    if v.first() != Some(&b'"') {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut i = 1;
+    while i < v.len() {
+        match v[i] {
+            b'"' => return Some((out, i + 1)),
+            b'\\' => {
+                let c = *v.get(i + 1)?;
+                i += 2;
+                match c {
+                    b'n' => out.push(b'\n'),
+                    b't' => out.push(b'\t'),
+                    b'r' => out.push(b'\r'),
+                    b'a' => out.push(7),
+                    b'b' => out.push(8),
+                    b'f' => out.push(12),
+                    b'v' => out.push(11),
+                    b'0'..=b'7' => {
+                        let d = v.get(i - 1..i + 2)?;
+                        if !d.iter().all(|b| (b'0'..=b'7').contains(b)) {
+                            return None;
+                        }
+                        let n = u32::from(d[0] - b'0') * 64
+                            + u32::from(d[1] - b'0') * 8
+                            + u32::from(d[2] - b'0');
+                        out.push(u8::try_from(n).ok()?);
+                        i += 2;
+                    }
+                    other => out.push(other),
+                }
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    None
+}
+
+/// Byte split of the two names on a `diff --git` line (after `diff --git `, before EOL):
+/// (old token range, new token range). Symmetric, so reversing twice finds the same split.
+pub(crate) fn git_line_split(rest: &[u8]) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+    // Quoted first name: it ends at its closing quote.
+    if let Some((_, n)) = unquote(rest) {
+        if rest.get(n) == Some(&b' ') {
+            return (0..n, n + 1..rest.len());
+        }
+    }
+    // Quoted second name only.
+    if rest.last() == Some(&b'"') {
+        for (i, w) in rest.windows(2).enumerate() {
+            if w == b" \"" {
+                if let Some((_, n)) = unquote(&rest[i + 1..]) {
+                    if i + 1 + n == rest.len() {
+                        return (0..i, i + 1..rest.len());
+                    }
+                }
+            }
+        }
+    }
+    // Same name on both sides, each with a one-component prefix: split in the middle.
+    let len = rest.len();
+    if len % 2 == 1 && rest[len / 2] == b' ' {
+        let (a, b) = (&rest[..len / 2], &rest[len / 2 + 1..]);
+        let strip = |s: &[u8]| -> Vec<u8> {
+            match s.iter().position(|&c| c == b'/') {
+                Some(p) => s[p + 1..].to_vec(),
+                None => s.to_vec(),
+            }
+        };
+        if a == b || strip(a) == strip(b) {
+            return (0..len / 2, len / 2 + 1..len);
+        }
+    }
+    // Different names: split before the space that precedes the second prefix, trying the
+    // prefix the first name does not use, then any space.
+    let first_prefix = rest.iter().position(|&c| c == b'/').map(|p| &rest[..=p]);
+    let spaces: Vec<usize> = (0..len).filter(|&i| rest[i] == b' ').collect();
+    for &i in &spaces {
+        let tail = &rest[i + 1..];
+        let other = [b"a/".as_slice(), b"b/".as_slice()]
+            .into_iter()
+            .any(|p| tail.starts_with(p) && Some(p) != first_prefix);
+        if other {
+            return (0..i, i + 1..len);
+        }
+    }
+    match spaces.get(spaces.len() / 2) {
+        Some(&i) => (0..i, i + 1..len),
+        None => (0..len, len..len),
+    }
+}
+
+/// The two paths named on a `diff --git` line, prefixes (`a/`, `b/`) removed.
+fn git_line_paths(line: &[u8]) -> (String, String) {
+    let rest = trim_eol(line.get(11..).unwrap_or(b""));
+    let (a, b) = git_line_split(rest);
+    let name = |t: &[u8]| -> String {
+        let raw = if t.first() == Some(&b'"') {
+            unquote(t).map(|(p, _)| p).unwrap_or_else(|| t.to_vec())
+        } else {
+            t.to_vec()
+        };
+        let raw = raw
+            .strip_prefix(b"a/")
+            .or_else(|| raw.strip_prefix(b"b/"))
+            .unwrap_or(&raw);
+        String::from_utf8_lossy(raw).into_owned()
+    };
+    (name(&rest[a]), name(&rest[b]))
+}
+
+impl fmt::Display for Style {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Style::Git => "git",
+            Style::Svn => "svn",
+            Style::Plain => "plain",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roundtrip(s: &[u8]) -> Patch {
+        let p = parse(s).unwrap();
+        assert_eq!(p.to_bytes(), s, "print∘parse identity");
+        p
+    }
+
+    #[test]
+    fn git_modify_with_heading_and_omitted_counts() {
+        let s = b"diff --git a/x.txt b/x.txt\nindex 1..2 100644\n--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@ fn main\n-a\n+b\n@@ -5,0 +6,2 @@\n+c\n+d\n";
+        let p = roundtrip(s);
+        assert_eq!(p.files.len(), 1);
+        let f = &p.files[0];
+        assert_eq!(f.old_path.as_deref(), Some("x.txt"));
+        assert_eq!(f.new_path.as_deref(), Some("x.txt"));
+        assert_eq!(f.change, FileChange::Modified);
+        assert_eq!(f.hunks.len(), 2);
+        assert_eq!(
+            (
+                f.hunks[0].old_start,
+                f.hunks[0].old_lines,
+                f.hunks[0].new_lines
+            ),
+            (1, 1, 1)
+        );
+        assert_eq!(
+            (
+                f.hunks[1].old_start,
+                f.hunks[1].old_lines,
+                f.hunks[1].new_start,
+                f.hunks[1].new_lines
+            ),
+            (5, 0, 6, 2)
+        );
+    }
+
+    #[test]
+    fn new_deleted_rename_mode_binary() {
+        let s = b"From abc Mon Sep 17 00:00:00 2001\nSubject: x\n\n---\n a | 1 +\n\n\
+diff --git a/n.txt b/n.txt\nnew file mode 100644\nindex 0000000..e69de29\n--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1,2 @@\n+x\n+y\n\
+diff --git a/d.txt b/d.txt\ndeleted file mode 100755\nindex e69de29..0000000\n\
+diff --git a/old name.txt b/new name.txt\nsimilarity index 90%\nrename from old name.txt\nrename to new name.txt\n\
+diff --git a/m.sh b/m.sh\nold mode 100644\nnew mode 100755\n\
+diff --git a/i.png b/i.png\nindex 1..2 100644\nBinary files a/i.png and b/i.png differ\n\
+diff --git a/j.bin b/j.bin\nindex 1..2 100644\nGIT binary patch\nliteral 5\nMcmZ?wbYf-z00Ev\n\nliteral 3\nKcmZ?w00002\n\n\
+diff --git \"a/q\\303\\251 x\" \"b/q\\303\\251 x\"\nindex 1..2 100644\n--- \"a/q\\303\\251 x\"\n+++ \"b/q\\303\\251 x\"\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n-- \n2.39.0\n\n";
+        let p = roundtrip(s);
+        let f = &p.files;
+        assert_eq!(f.len(), 7);
+        assert!(p.preamble.starts_with(b"From abc"));
+        assert_eq!(
+            (f[0].change, f[0].old_path.as_deref(), f[0].new_mode),
+            (FileChange::Added, None, Some(0o100644))
+        );
+        assert_eq!(f[0].new_path.as_deref(), Some("n.txt"));
+        assert_eq!(
+            (f[1].change, f[1].new_path.as_deref(), f[1].old_mode),
+            (FileChange::Deleted, None, Some(0o100755))
+        );
+        assert_eq!(f[1].old_path.as_deref(), Some("d.txt"));
+        assert_eq!(f[2].change, FileChange::Renamed);
+        assert_eq!(f[2].old_path.as_deref(), Some("old name.txt"));
+        assert_eq!(f[2].new_path.as_deref(), Some("new name.txt"));
+        assert_eq!(
+            (f[3].old_mode, f[3].new_mode),
+            (Some(0o100644), Some(0o100755))
+        );
+        assert_eq!(f[3].path(), "m.sh");
+        assert!(f[4].binary && f[5].binary);
+        assert_eq!(f[5].header.len(), 9);
+        assert_eq!(f[6].path(), "qé x");
+        let l = &f[6].hunks[0].lines;
+        assert_eq!(l[0].content, b"a");
+        assert_eq!(
+            l[0].no_newline.as_deref(),
+            Some(&b"\n\\ No newline at end of file\n"[..])
+        );
+        assert_eq!(f[6].trailer, b"-- \n2.39.0\n\n");
+    }
+
+    #[test]
+    fn svn_and_plain_and_crlf_and_non_utf8() {
+        let s = b"Index: source/A.java\n===================================================================\n--- source/A.java\t(revision 1087)\n+++ source/A.java\t(working copy)\n@@ -2,2 +2,2 @@\n x\r\n-\xff\xfe\r\n+y\r\n\
+--- a/b c.txt\t2020-01-01 00:00:00\n+++ b/b c.txt\t2020-01-02 00:00:00\n@@ -1 +0,0 @@\n-z\n";
+        let p = roundtrip(s);
+        assert_eq!(p.files[0].path(), "source/A.java");
+        assert_eq!(p.files[0].hunks[0].lines[1].content, b"\xff\xfe\r\n");
+        assert_eq!(p.files[1].path(), "b c.txt");
+        assert_eq!(p.files[1].change, FileChange::Modified);
+    }
+
+    #[test]
+    fn empty_and_text_only_inputs() {
+        assert!(roundtrip(b"").files.is_empty());
+        assert!(roundtrip(b"just words\n-- \n").files.is_empty());
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e = parse(b"--- a/x\n+++ b/x\n@@ -3,4 +3,5 @@\n a\n-b\n+c\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 7: hunk \"@@ -3,4 +3,5 @@\" ends after 2 of 4 old lines and 2 of 5 new lines \
+             (expected ' ', '-' or '+' line, found end of input)"
+        );
+        let e = parse(b"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n+c\n").unwrap_err();
+        assert_eq!(e.line, 6);
+        assert!(
+            matches!(e.kind, ParseErrorKind::TooManyLines { side: "new", .. }),
+            "{e}"
+        );
+        let e = parse(b"--- a/x\n+++ b/x\n@@ -1,x +1 @@\n").unwrap_err();
+        assert_eq!(e.to_string(), "line 3: bad hunk header \"@@ -1,x +1 @@\" (expected \"@@ -start[,count] +start[,count] @@\")");
+        let e = parse(b"hello\n@@ -1 +1 @@\n-a\n+b\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        let e = parse(b"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n")
+            .unwrap_err()
+            .with_file("p/1.patch");
+        assert_eq!(
+            e.to_string().split(':').take(2).collect::<Vec<_>>(),
+            ["p/1.patch", "5"]
+        );
+    }
+
+    #[test]
+    fn hunk_header_forms() {
+        let h = parse_hunk_header(b"@@ -0,0 +1,3 @@\n").unwrap();
+        assert_eq!(
+            (h.old_start, h.old_lines, h.new_start, h.new_lines),
+            (0, 0, 1, 3)
+        );
+        assert_eq!(h.old_range, 4..7);
+        assert!(parse_hunk_header(b"@@ -1 +1@@\n").is_none());
+        assert!(parse_hunk_header(b"@@ -99999999999 +1 @@\n").is_none());
+    }
+
+    #[test]
+    fn git_line_split_is_symmetric() {
+        for s in [&b"a/x y b/x y"[..], b"a/p b/q", b"\"a/x\" b/x", b"b/x a/x"] {
+            let (a, b) = git_line_split(s);
+            let mut swapped = s[b.clone()].to_vec();
+            swapped.push(b' ');
+            swapped.extend_from_slice(&s[a.clone()]);
+            let (c, d) = git_line_split(&swapped);
+            assert_eq!(&swapped[c], &s[b], "{}", String::from_utf8_lossy(s));
+            assert_eq!(&swapped[d], &s[a]);
+        }
+    }
+}

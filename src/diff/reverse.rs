@@ -1,0 +1,318 @@
+//! Reversing patches (Defects4J ships them fixed → buggy), byte-exact and an involution.
+//!
+//! What reversing does, line by line:
+//! - `diff --git A B` → `diff --git B A` (each name keeps its own `a/`/`b/` prefix);
+//! - the `---` line takes the old `+++` line's text and vice versa (only the markers stay),
+//!   so prefixes, tabs and SVN `(revision N)` / `(working copy)` suffixes move with paths;
+//! - `index A..B mode` → `index B..A mode`; `new file mode` ↔ `deleted file mode`;
+//!   `old mode`/`new mode`, `rename from`/`rename to`, `copy from`/`copy to` swap values
+//!   (lines keep their order); `Binary files X and Y differ` → `... Y and X ...`;
+//!   the two blocks of a `GIT binary patch` swap (git writes forward then reverse data);
+//! - `@@ -a,b +c,d @@ rest` → `@@ -c,d +a,b @@ rest`, each range keeping its own form
+//!   (an omitted count stays omitted) and `rest` unchanged;
+//! - body lines swap `+`/`-`; a change run made of one `-` block and one `+` block is
+//!   reordered so the new `-` block comes first (as git prints it); runs that interleave
+//!   more blocks only swap markers. `\ No newline at end of file` stays with its line.
+//! - preamble, trailers, `Index:`/`=====`/`similarity index` lines and plain `diff ...`
+//!   command lines are kept as they are.
+//!
+//! A copy (`copy from A`/`copy to B`) reverses to `copy from B`/`copy to A` with reversed
+//! hunks: the textual mirror, kept so that double reversal is the identity. Its meaning
+//! ("make A from B") is not the true inverse (which would delete B); callers that need to
+//! undo a copy should delete the copy target instead.
+
+use super::model::{FileChange, FilePatch, Hunk, Line, LineKind, Patch};
+use super::parse::{git_line_split, parse_hunk_header, trim_eol};
+
+impl Patch {
+    /// The inverse patch (new → old), so Defects4J's fixed → buggy patches become forward.
+    pub fn reversed(&self) -> Patch {
+        Patch {
+            preamble: self.preamble.clone(),
+            files: self.files.iter().map(FilePatch::reversed).collect(),
+        }
+    }
+}
+
+impl FilePatch {
+    /// This file's inverse patch; see the module docs for the exact header rules.
+    pub fn reversed(&self) -> FilePatch {
+        FilePatch {
+            header: reverse_header(&self.header),
+            old_path: self.new_path.clone(),
+            new_path: self.old_path.clone(),
+            change: match self.change {
+                FileChange::Added => FileChange::Deleted,
+                FileChange::Deleted => FileChange::Added,
+                c => c,
+            },
+            binary: self.binary,
+            old_mode: self.new_mode,
+            new_mode: self.old_mode,
+            hunks: self.hunks.iter().map(Hunk::reversed).collect(),
+            trailer: self.trailer.clone(),
+        }
+    }
+}
+
+impl Hunk {
+    /// This hunk's inverse: ranges swapped in the header, `+`/`-` swapped in the body.
+    pub fn reversed(&self) -> Hunk {
+        Hunk {
+            old_start: self.new_start,
+            old_lines: self.new_lines,
+            new_start: self.old_start,
+            new_lines: self.old_lines,
+            header: reverse_hunk_header(&self.header),
+            lines: reverse_lines(&self.lines),
+        }
+    }
+}
+
+fn reverse_hunk_header(h: &[u8]) -> Vec<u8> {
+    let Some(hh) = parse_hunk_header(h) else {
+        return h.to_vec();
+    };
+    let mut out = Vec::with_capacity(h.len());
+    out.extend_from_slice(b"@@ -");
+    out.extend_from_slice(&h[hh.new_range.clone()]);
+    out.extend_from_slice(b" +");
+    out.extend_from_slice(&h[hh.old_range.clone()]);
+    out.extend_from_slice(&h[hh.new_range.end..]);
+    out
+}
+
+fn flip(kind: LineKind) -> LineKind {
+    match kind {
+        LineKind::Added => LineKind::Removed,
+        LineKind::Removed => LineKind::Added,
+        LineKind::Context => LineKind::Context,
+    }
+}
+
+/// Swap markers; a run `-A +B` becomes `-B +A` (old side first), other runs keep order.
+fn reverse_lines(lines: &[Line]) -> Vec<Line> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].kind == LineKind::Context {
+            out.push(lines[i].clone());
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < lines.len() && lines[i].kind != LineKind::Context {
+            i += 1;
+        }
+        let run = &lines[start..i];
+        let split = run
+            .iter()
+            .position(|l| l.kind != run[0].kind)
+            .unwrap_or(run.len());
+        let two_blocks = run[split..].iter().all(|l| l.kind != run[0].kind);
+        let flipped = |l: &Line| Line {
+            kind: flip(l.kind),
+            content: l.content.clone(),
+            no_newline: l.no_newline.clone(),
+        };
+        if two_blocks {
+            out.extend(run[split..].iter().map(flipped));
+            out.extend(run[..split].iter().map(flipped));
+        } else {
+            out.extend(run.iter().map(flipped));
+        }
+    }
+    out
+}
+
+/// Keys whose values swap between a pair of header lines.
+const PAIRS: [(&[u8], &[u8]); 5] = [
+    (b"--- ", b"+++ "),
+    (b"old mode ", b"new mode "),
+    (b"rename from ", b"rename to "),
+    (b"rename old ", b"rename new "),
+    (b"copy from ", b"copy to "),
+];
+
+fn reverse_header(header: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = header.to_vec();
+    for (a, b) in PAIRS {
+        let ia = header.iter().position(|l| l.starts_with(a));
+        let ib = header.iter().position(|l| l.starts_with(b));
+        match (ia, ib) {
+            (Some(ia), Some(ib)) => {
+                out[ia] = [a, &header[ib][b.len()..]].concat();
+                out[ib] = [b, &header[ia][a.len()..]].concat();
+            }
+            (Some(ia), None) => out[ia] = [b, &header[ia][a.len()..]].concat(),
+            (None, Some(ib)) => out[ib] = [a, &header[ib][b.len()..]].concat(),
+            (None, None) => {}
+        }
+    }
+    let mut binary_at = None;
+    for (i, l) in header.iter().enumerate() {
+        if let Some(v) = l.strip_prefix(b"new file mode ") {
+            out[i] = [b"deleted file mode ", v].concat();
+        } else if let Some(v) = l.strip_prefix(b"deleted file mode ") {
+            out[i] = [b"new file mode ", v].concat();
+        } else if l.starts_with(b"diff --git ") {
+            out[i] = reverse_git_line(l);
+        } else if l.starts_with(b"index ") {
+            out[i] = reverse_index(l);
+        } else if l.starts_with(b"Binary files ") {
+            out[i] = reverse_binary_files(l);
+        } else if l.starts_with(b"GIT binary patch") {
+            binary_at = Some(i + 1);
+        }
+    }
+    if let Some(from) = binary_at {
+        swap_binary_blocks(&mut out[from..]);
+    }
+    out
+}
+
+fn eol_of(l: &[u8]) -> &[u8] {
+    &l[trim_eol(l).len()..]
+}
+
+fn reverse_git_line(l: &[u8]) -> Vec<u8> {
+    let rest = trim_eol(&l[11..]);
+    let (a, b) = git_line_split(rest);
+    if b.is_empty() {
+        return l.to_vec();
+    }
+    [&l[..11], &rest[b], b" ", &rest[a], eol_of(l)].concat()
+}
+
+/// `index A..B[ mode]` → `index B..A[ mode]`.
+fn reverse_index(l: &[u8]) -> Vec<u8> {
+    let body = trim_eol(&l[6..]);
+    let end = body.iter().position(|&c| c == b' ').unwrap_or(body.len());
+    let ids = &body[..end];
+    let Some(dots) = ids.windows(2).position(|w| w == b"..") else {
+        return l.to_vec();
+    };
+    [
+        &l[..6],
+        &ids[dots + 2..],
+        b"..",
+        &ids[..dots],
+        &body[end..],
+        eol_of(l),
+    ]
+    .concat()
+}
+
+/// `Binary files X and Y differ` → `Binary files Y and X differ`.
+fn reverse_binary_files(l: &[u8]) -> Vec<u8> {
+    let body = trim_eol(&l[13..]);
+    let Some(names) = body.strip_suffix(b" differ") else {
+        return l.to_vec();
+    };
+    let seps: Vec<usize> = names
+        .windows(5)
+        .enumerate()
+        .filter(|(_, w)| *w == b" and ")
+        .map(|(i, _)| i)
+        .collect();
+    let strip = |s: &[u8]| -> Vec<u8> {
+        s.strip_prefix(b"a/")
+            .or_else(|| s.strip_prefix(b"b/"))
+            .unwrap_or(s)
+            .to_vec()
+    };
+    let pick = seps
+        .iter()
+        .copied()
+        .find(|&i| strip(&names[..i]) == strip(&names[i + 5..]))
+        .or_else(|| {
+            seps.iter().copied().find(|&i| {
+                let t = &names[i + 5..];
+                t.starts_with(b"a/") || t.starts_with(b"b/") || t == b"/dev/null"
+            })
+        })
+        .or_else(|| seps.first().copied());
+    let Some(i) = pick else {
+        return l.to_vec();
+    };
+    [
+        &l[..13],
+        &names[i + 5..],
+        b" and ",
+        &names[..i],
+        b" differ",
+        eol_of(l),
+    ]
+    .concat()
+}
+
+/// Swap the forward and reverse `literal`/`delta` blocks that follow `GIT binary patch`.
+fn swap_binary_blocks(lines: &mut [Vec<u8>]) {
+    let starts: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with(b"literal ") || l.starts_with(b"delta "))
+        .map(|(i, _)| i)
+        .collect();
+    if starts.len() != 2 || starts[0] != 0 {
+        return;
+    }
+    let second = starts[1];
+    let tail_end = lines[second..]
+        .iter()
+        .position(|l| trim_eol(l).is_empty())
+        .map(|p| second + p + 1)
+        .unwrap_or(lines.len());
+    // Rotate [block1][block2] into [block2][block1] within 0..tail_end.
+    lines[..tail_end].rotate_left(second);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse::parse;
+
+    fn rev(s: &[u8]) -> Vec<u8> {
+        let p = parse(s).unwrap();
+        let r = p.reversed();
+        assert_eq!(r.reversed().to_bytes(), s, "double reversal");
+        let again = parse(&r.to_bytes()).unwrap();
+        assert_eq!(again, r, "reversed output parses back to the same patch");
+        r.to_bytes()
+    }
+
+    #[test]
+    fn git_headers_and_hunks() {
+        let s = b"diff --git a/x b/y\nold mode 100644\nnew mode 100755\nsimilarity index 90%\nrename from x\nrename to y\nindex 1234567..89abcde 100644\n--- a/x\n+++ b/y\n@@ -1,3 +1 @@ fn f\n a\n-b\n-c\n@@ -10 +8,2 @@\n-d\n+e\n+f\n";
+        let r = rev(s);
+        assert_eq!(
+            String::from_utf8_lossy(&r),
+            "diff --git b/y a/x\nold mode 100755\nnew mode 100644\nsimilarity index 90%\nrename from y\nrename to x\nindex 89abcde..1234567 100644\n--- b/y\n+++ a/x\n@@ -1 +1,3 @@ fn f\n a\n+b\n+c\n@@ -8,2 +10 @@\n-e\n-f\n+d\n"
+        );
+    }
+
+    #[test]
+    fn new_file_svn_binary_no_newline() {
+        let r = rev(b"diff --git a/n b/n\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n");
+        assert_eq!(
+            String::from_utf8_lossy(&r),
+            "diff --git b/n a/n\ndeleted file mode 100644\nindex 1111111..0000000\n--- b/n\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n\\ No newline at end of file\n"
+        );
+        let r = rev(b"Index: s/A.java\n====\n--- s/A.java\t(revision 1087)\n+++ s/A.java\t(working copy)\n@@ -1,2 +1,2 @@\n-a\r\n+b\r\n c\r\n");
+        assert_eq!(
+            String::from_utf8_lossy(&r),
+            "Index: s/A.java\n====\n--- s/A.java\t(working copy)\n+++ s/A.java\t(revision 1087)\n@@ -1,2 +1,2 @@\n-b\r\n+a\r\n c\r\n"
+        );
+        let r = rev(b"diff --git a/i b/i\nindex 1..2\nGIT binary patch\nliteral 5\nMcmZ?wbYf\n\ndelta 3\nKcmZ?w\n\n");
+        assert_eq!(
+            String::from_utf8_lossy(&r),
+            "diff --git b/i a/i\nindex 2..1\nGIT binary patch\ndelta 3\nKcmZ?w\n\nliteral 5\nMcmZ?wbYf\n\n"
+        );
+        let r = rev(b"diff --git a/i b/i\nindex 1..2 100644\nBinary files a/i and b/i differ\n");
+        assert!(r.ends_with(b"Binary files b/i and a/i differ\n"));
+        let r = rev(b"--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n-a\n+b\n-c\n+d\n e\n");
+        assert!(
+            r.ends_with(b"+a\n-b\n+c\n-d\n e\n"),
+            "interleaved run keeps order"
+        );
+    }
+}
