@@ -193,3 +193,22 @@ fn d4j_patches_apply_and_unapply_on_synthetic_bases() {
         "hand-minimised patches known to renumber badly"
     );
 }
+
+#[test]
+fn gnu_epoch_timestamps_mark_deleted_files() {
+    // Codec 14 deletes three resource files with `+++ b/x\t1969-12-31 16:00:00 -0800`
+    // (GNU diff -N style) instead of /dev/null.
+    let root =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/defects4j/framework/projects");
+    let p = parse(&std::fs::read(root.join("Codec/patches/14.src.patch")).unwrap()).unwrap();
+    let deleted: Vec<&str> = p
+        .files
+        .iter()
+        .filter(|f| f.change == FileChange::Deleted)
+        .map(|f| f.path())
+        .collect();
+    assert_eq!(deleted.len(), 3, "{deleted:?}");
+    assert!(deleted
+        .iter()
+        .all(|d| d.ends_with("_lang.txt") && d.starts_with("src/main/")));
+}

@@ -703,11 +703,51 @@ fn side_path(l: &[u8]) -> Option<String> {
     } else {
         v.split(|&b| b == b'\t').next().unwrap_or(v).to_vec()
     };
-    if path == b"/dev/null" {
+    if path == b"/dev/null" || (v.first() != Some(&b'"') && is_epoch_stamp(v)) {
         None
     } else {
         Some(String::from_utf8_lossy(&path).into_owned())
     }
+}
+
+/// Does the `path<TAB>timestamp` value carry the Unix epoch, GNU `diff -N`'s mark of a
+/// file that does not exist on that side (e.g. `1969-12-31 16:00:00.000000000 -0800`)?
+fn is_epoch_stamp(v: &[u8]) -> bool {
+    let Some(tab) = v.iter().position(|&b| b == b'\t') else {
+        return false;
+    };
+    let Ok(stamp) = std::str::from_utf8(&v[tab + 1..]) else {
+        return false;
+    };
+    let mut parts = stamp.split_whitespace();
+    let (Some(date), Some(time)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    let day: i64 = match date {
+        "1970-01-01" => 0,
+        "1969-12-31" => -1,
+        _ => return false,
+    };
+    let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
+    let hms: Vec<i64> = hms.split(':').filter_map(|x| x.parse().ok()).collect();
+    if hms.len() != 3 || !frac.bytes().all(|b| b == b'0') {
+        return false;
+    }
+    let offset = match parts.next() {
+        None => 0,
+        Some(z) => {
+            let (sign, digits) = match z.as_bytes().first() {
+                Some(b'-') => (-1, &z[1..]),
+                Some(b'+') => (1, &z[1..]),
+                _ => return false,
+            };
+            match (digits.len(), digits.parse::<i64>()) {
+                (4, Ok(n)) => sign * ((n / 100) * 3600 + (n % 100) * 60),
+                _ => return false,
+            }
+        }
+    };
+    day * 86400 + hms[0] * 3600 + hms[1] * 60 + hms[2] - offset == 0
 }
 
 /// A path from `rename from`/`copy to` lines: C-quoted or raw.
@@ -939,6 +979,24 @@ diff --git \"a/q\\303\\251 x\" \"b/q\\303\\251 x\"\nindex 1..2 100644\n--- \"a/q
         assert_eq!(p.files[0].hunks[0].lines[1].content, b"\xff\xfe\r\n");
         assert_eq!(p.files[1].path(), "b c.txt");
         assert_eq!(p.files[1].change, FileChange::Modified);
+    }
+
+    #[test]
+    fn epoch_timestamp_means_no_file() {
+        let p = roundtrip(b"--- a/x.txt\t2020-01-24 12:25:47.065255433 -0800\n+++ b/x.txt\t1969-12-31 16:00:00.000000000 -0800\n@@ -1 +0,0 @@\n-a\n");
+        assert_eq!(p.files[0].change, FileChange::Deleted);
+        assert_eq!(p.files[0].old_path.as_deref(), Some("x.txt"));
+        let p = roundtrip(b"--- x\t1970-01-01 01:00:00 +0100\n+++ x\t2001-01-01 01:00:00 +0100\n@@ -0,0 +1 @@\n+a\n");
+        assert_eq!(p.files[0].change, FileChange::Added);
+        assert_eq!(
+            (
+                p.files[0].old_path.as_deref(),
+                p.files[0].new_path.as_deref()
+            ),
+            (None, Some("x"))
+        );
+        let p = roundtrip(b"--- x\t1970-01-01 00:00:01\n+++ x\n@@ -1 +1 @@\n-a\n+b\n");
+        assert_eq!(p.files[0].change, FileChange::Modified);
     }
 
     #[test]
