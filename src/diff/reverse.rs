@@ -134,19 +134,40 @@ const PAIRS: [(&[u8], &[u8]); 5] = [
     (b"copy from ", b"copy to "),
 ];
 
+/// `f(x)` if `f` maps that back to `x`, else `x` unchanged. Splitting names out of
+/// `diff --git A B` or `Binary files A and B differ` is ambiguous when names contain the
+/// separator; this keeps every rewrite an involution, so double reversal is the identity
+/// for any input (an ambiguous line is left as it is rather than split wrongly).
+fn involutive<T: PartialEq + Clone>(x: &T, f: impl Fn(&T) -> T) -> T {
+    let y = f(x);
+    if f(&y) == *x {
+        y
+    } else {
+        x.clone()
+    }
+}
+
 fn reverse_header(header: &[Vec<u8>]) -> Vec<Vec<u8>> {
     let mut out: Vec<Vec<u8>> = header.to_vec();
     for (a, b) in PAIRS {
-        let ia = header.iter().position(|l| l.starts_with(a));
-        let ib = header.iter().position(|l| l.starts_with(b));
-        match (ia, ib) {
-            (Some(ia), Some(ib)) => {
-                out[ia] = [a, &header[ib][b.len()..]].concat();
-                out[ib] = [b, &header[ia][a.len()..]].concat();
+        let ia: Vec<usize> = (0..header.len())
+            .filter(|&i| header[i].starts_with(a))
+            .collect();
+        let ib: Vec<usize> = (0..header.len())
+            .filter(|&i| header[i].starts_with(b))
+            .collect();
+        if let ([ia], [ib]) = (ia.as_slice(), ib.as_slice()) {
+            // The usual pair: swap values, keep the lines' order (`from` before `to`).
+            out[*ia] = [a, &header[*ib][b.len()..]].concat();
+            out[*ib] = [b, &header[*ia][a.len()..]].concat();
+        } else {
+            // Odd headers (one side missing or repeated): swap the keys in place.
+            for &i in &ia {
+                out[i] = [b, &header[i][a.len()..]].concat();
             }
-            (Some(ia), None) => out[ia] = [b, &header[ia][a.len()..]].concat(),
-            (None, Some(ib)) => out[ib] = [a, &header[ib][b.len()..]].concat(),
-            (None, None) => {}
+            for &i in &ib {
+                out[i] = [a, &header[i][b.len()..]].concat();
+            }
         }
     }
     let mut binary_at = None;
@@ -156,17 +177,23 @@ fn reverse_header(header: &[Vec<u8>]) -> Vec<Vec<u8>> {
         } else if let Some(v) = l.strip_prefix(b"deleted file mode ") {
             out[i] = [b"new file mode ", v].concat();
         } else if l.starts_with(b"diff --git ") {
-            out[i] = reverse_git_line(l);
+            out[i] = involutive(l, |l| reverse_git_line(l));
         } else if l.starts_with(b"index ") {
-            out[i] = reverse_index(l);
+            out[i] = involutive(l, |l| reverse_index(l));
         } else if l.starts_with(b"Binary files ") {
-            out[i] = reverse_binary_files(l);
+            out[i] = involutive(l, |l| reverse_binary_files(l));
         } else if l.starts_with(b"GIT binary patch") {
             binary_at = Some(i + 1);
         }
     }
     if let Some(from) = binary_at {
-        swap_binary_blocks(&mut out[from..]);
+        let blocks = involutive(&out[from..].to_vec(), |b| {
+            let mut b = b.clone();
+            swap_binary_blocks(&mut b);
+            b
+        });
+        out.truncate(from);
+        out.extend(blocks);
     }
     out
 }
