@@ -152,7 +152,9 @@ fn check(input: &[u8]) -> bool {
         Ok(p) => {
             let show = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
             assert_eq!(show(&p.to_bytes()), show(input));
-            assert_eq!(show(&p.reversed().reversed().to_bytes()), show(input));
+            let r = p.reversed();
+            assert_eq!(show(&r.reversed().to_bytes()), show(input));
+            assert_eq!(parse(&r.to_bytes()).as_ref(), Ok(&r), "{}", show(input));
             true
         }
         Err(e) => {

@@ -858,9 +858,26 @@ pub(crate) fn git_line_split(rest: &[u8]) -> (std::ops::Range<usize>, std::ops::
     }
 }
 
+/// `B A` for the names `A B` of a `diff --git` line (without EOL), when that split is
+/// unambiguous: swapping back must give `rest` again. `None` leaves the line as it is.
+pub(crate) fn git_line_swap(rest: &[u8]) -> Option<Vec<u8>> {
+    let swap = |s: &[u8]| -> Option<Vec<u8>> {
+        let (a, b) = git_line_split(s);
+        (!b.is_empty()).then(|| [&s[b], b" ", &s[a]].concat())
+    };
+    let t = swap(rest)?;
+    (swap(&t)? == rest).then_some(t)
+}
+
 /// The two paths named on a `diff --git` line, prefixes (`a/`, `b/`) removed.
 fn git_line_paths(line: &[u8]) -> (String, String) {
     let rest = trim_eol(line.get(11..).unwrap_or(b""));
+    if git_line_swap(rest).is_none() {
+        // Ambiguous names: one name for both sides, so reversal (which keeps the line)
+        // and parsing agree.
+        let all = String::from_utf8_lossy(rest).into_owned();
+        return (all.clone(), all);
+    }
     let (a, b) = git_line_split(rest);
     let name = |t: &[u8]| -> String {
         let raw = if t.first() == Some(&b'"') {

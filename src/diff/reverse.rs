@@ -22,7 +22,7 @@
 //! undo a copy should delete the copy target instead.
 
 use super::model::{FileChange, FilePatch, Hunk, Line, LineKind, Patch};
-use super::parse::{git_line_split, parse_hunk_header, trim_eol};
+use super::parse::{git_line_swap, parse_hunk_header, trim_eol};
 
 impl Patch {
     /// The inverse patch (new → old), so Defects4J's fixed → buggy patches become forward.
@@ -109,7 +109,11 @@ fn reverse_lines(lines: &[Line]) -> Vec<Line> {
             .iter()
             .position(|l| l.kind != run[0].kind)
             .unwrap_or(run.len());
-        let two_blocks = run[split..].iter().all(|l| l.kind != run[0].kind);
+        // A last line without terminator (input cut mid-line) must stay last.
+        let cut = run
+            .last()
+            .is_some_and(|l| l.no_newline.is_none() && !l.content.ends_with(b"\n"));
+        let two_blocks = !cut && run[split..].iter().all(|l| l.kind != run[0].kind);
         let flipped = |l: &Line| Line {
             kind: flip(l.kind),
             content: l.content.clone(),
@@ -158,8 +162,10 @@ fn reverse_header(header: &[Vec<u8>]) -> Vec<Vec<u8>> {
             .collect();
         if let ([ia], [ib]) = (ia.as_slice(), ib.as_slice()) {
             // The usual pair: swap values, keep the lines' order (`from` before `to`).
-            out[*ia] = [a, &header[*ib][b.len()..]].concat();
-            out[*ib] = [b, &header[*ia][a.len()..]].concat();
+            // Each line keeps its own terminator (the last input line may have none).
+            let (la, lb) = (&header[*ia], &header[*ib]);
+            out[*ia] = [a, trim_eol(&lb[b.len()..]), eol_of(la)].concat();
+            out[*ib] = [b, trim_eol(&la[a.len()..]), eol_of(lb)].concat();
         } else {
             // Odd headers (one side missing or repeated): swap the keys in place.
             for &i in &ia {
@@ -177,7 +183,7 @@ fn reverse_header(header: &[Vec<u8>]) -> Vec<Vec<u8>> {
         } else if let Some(v) = l.strip_prefix(b"deleted file mode ") {
             out[i] = [b"new file mode ", v].concat();
         } else if l.starts_with(b"diff --git ") {
-            out[i] = involutive(l, |l| reverse_git_line(l));
+            out[i] = reverse_git_line(l);
         } else if l.starts_with(b"index ") {
             out[i] = involutive(l, |l| reverse_index(l));
         } else if l.starts_with(b"Binary files ") {
@@ -203,12 +209,10 @@ fn eol_of(l: &[u8]) -> &[u8] {
 }
 
 fn reverse_git_line(l: &[u8]) -> Vec<u8> {
-    let rest = trim_eol(&l[11..]);
-    let (a, b) = git_line_split(rest);
-    if b.is_empty() {
-        return l.to_vec();
+    match git_line_swap(trim_eol(&l[11..])) {
+        Some(t) => [&l[..11], &t, eol_of(l)].concat(),
+        None => l.to_vec(),
     }
-    [&l[..11], &rest[b], b" ", &rest[a], eol_of(l)].concat()
 }
 
 /// `index A..B[ mode]` → `index B..A[ mode]`.
@@ -290,6 +294,9 @@ fn swap_binary_blocks(lines: &mut [Vec<u8>]) {
         .position(|l| trim_eol(l).is_empty())
         .map(|p| second + p + 1)
         .unwrap_or(lines.len());
+    if lines[..tail_end].iter().any(|l| !l.ends_with(b"\n")) {
+        return; // cut input: an unterminated line must stay last
+    }
     // Rotate [block1][block2] into [block2][block1] within 0..tail_end.
     lines[..tail_end].rotate_left(second);
 }
