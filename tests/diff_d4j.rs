@@ -35,6 +35,7 @@ fn every_d4j_patch_parses_prints_and_reverses_byte_exact() {
     let patches = d4j_patches();
     assert_eq!(patches.len(), EXPECTED_FILES);
     let (mut files, mut hunks, mut empty, mut non_utf8) = (0, 0, 0, 0);
+    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
     for (path, bytes) in &patches {
         let p = match parse(bytes) {
             Ok(p) => p,
@@ -76,6 +77,34 @@ fn every_d4j_patch_parses_prints_and_reverses_byte_exact() {
         }
         files += p.files.len();
         hunks += p.files.iter().map(|f| f.hunks.len()).sum::<usize>();
+        for f in &p.files {
+            *kinds.entry(format!("{:?}", f.change)).or_insert(0) += 1;
+            let mut tag =
+                |k: &str, on: bool| *kinds.entry(k.to_string()).or_insert(0) += usize::from(on);
+            tag("mode change", f.old_mode.is_some() && f.new_mode.is_some());
+            tag(
+                "svn",
+                f.header.first().is_some_and(|h| h.starts_with(b"Index: ")),
+            );
+            tag("no hunks", f.hunks.is_empty());
+            tag("trailer", !f.trailer.is_empty());
+            let lines = f.hunks.iter().flat_map(|h| &h.lines);
+            tag("crlf", lines.clone().any(|l| l.content.ends_with(b"\r\n")));
+            tag("no newline", lines.clone().any(|l| l.no_newline.is_some()));
+        }
+        *kinds.entry("preamble".into()).or_insert(0) += usize::from(!p.preamble.is_empty());
+    }
+    eprintln!("{kinds:?}");
+    let expect = [
+        ("Renamed", 29),
+        ("Deleted", 105),
+        ("Added", 9),
+        ("mode change", 6),
+        ("svn", 26),
+        ("trailer", 2),
+    ];
+    for (k, n) in expect {
+        assert_eq!(kinds.get(k).copied().unwrap_or(0), n, "{k}");
     }
     eprintln!(
         "{} patch files, {files} file patches, {hunks} hunks, {empty} empty, {non_utf8} non-UTF-8",
