@@ -155,10 +155,19 @@ pub fn mine(
     progress: &Progress,
 ) -> Result<Vec<FixCommit>, GitSourceError> {
     let regex = compile_regex(&cfg.message_regex)?;
-    git2::opts::strict_hash_verification(cfg.verify_objects);
-    let ids = {
+    tune_libgit2(cfg.verify_objects);
+    let (ids, abbrev) = {
         let r = open(repo)?;
-        commit_ids(&r, repo, cfg.revs.as_deref())?
+        (
+            commit_ids(&r, repo, cfg.revs.as_deref())?,
+            git_abbrev_len(&r),
+        )
+    };
+    let ctx = Ctx {
+        cfg,
+        regex,
+        classifier,
+        abbrev,
     };
     progress.set_len(ids.len() as u64);
     let pool = RepoPool::new(repo);
@@ -168,8 +177,7 @@ pub fn mine(
             pool.with(|r| {
                 let mut found = Vec::new();
                 for &oid in chunk {
-                    let fix = examine(r, oid, cfg, &regex, classifier)
-                        .map_err(|e| commit_error(repo, oid, &e))?;
+                    let fix = examine(r, oid, &ctx).map_err(|e| commit_error(repo, oid, &e))?;
                     found.extend(fix);
                     progress.inc(1);
                 }
@@ -192,10 +200,13 @@ pub fn diff_all(
     cfg: &GitSourceConfig,
     progress: &Progress,
 ) -> Result<WalkTotals, GitSourceError> {
-    git2::opts::strict_hash_verification(cfg.verify_objects);
-    let ids = {
+    tune_libgit2(cfg.verify_objects);
+    let (ids, abbrev) = {
         let r = open(repo)?;
-        commit_ids(&r, repo, cfg.revs.as_deref())?
+        (
+            commit_ids(&r, repo, cfg.revs.as_deref())?,
+            git_abbrev_len(&r),
+        )
     };
     progress.set_len(ids.len() as u64);
     let pool = RepoPool::new(repo);
@@ -205,7 +216,7 @@ pub fn diff_all(
             pool.with(|r| {
                 let mut t = WalkTotals::default();
                 for &oid in chunk {
-                    diff_one(r, oid, &mut t).map_err(|e| commit_error(repo, oid, &e))?;
+                    diff_one(r, oid, abbrev, &mut t).map_err(|e| commit_error(repo, oid, &e))?;
                     progress.inc(1);
                 }
                 Ok(t)
@@ -338,6 +349,25 @@ fn commit_ids(
     walk.collect::<Result<Vec<Oid>, _>>().map_err(walk_err)
 }
 
+/// Process-wide libgit2 settings for a walk: hash verification as configured, and object
+/// cache limits raised so trees (a big package's tree exceeds the 4 KB default) and blobs
+/// (not cached by default) read for one commit are reused for its neighbour: a blob
+/// changed by commit C is the old side of the next change to that file, and each cache
+/// hit skips an inflate and, with verification on, a SHA-1 (measured: 31 s → 21 s).
+fn tune_libgit2(verify: bool) {
+    git2::opts::strict_hash_verification(verify);
+    static CACHE: std::sync::Once = std::sync::Once::new();
+    CACHE.call_once(|| {
+        // SAFETY: these only set libgit2's global cache limits (libgit2 is initialised by
+        // the `strict_hash_verification` call above); `Once` keeps them from racing.
+        unsafe {
+            let _ = git2::opts::set_cache_object_limit(git2::ObjectType::Tree, 1 << 20);
+            let _ = git2::opts::set_cache_object_limit(git2::ObjectType::Blob, 1 << 20);
+            let _ = git2::opts::set_cache_max_size(512 << 20);
+        }
+    });
+}
+
 /// git's `diff` defaults where libgit2's differ: indent heuristic on, 3 lines of context.
 fn diff_options() -> DiffOptions {
     let mut o = DiffOptions::new();
@@ -349,6 +379,7 @@ fn diff_options() -> DiffOptions {
 fn commit_diff<'r>(
     repo: &'r Repository,
     commit: &git2::Commit<'_>,
+    abbrev: u16,
 ) -> Result<Diff<'r>, git2::Error> {
     let tree = commit.tree()?;
     let parent_tree = if commit.parent_count() == 1 {
@@ -357,6 +388,7 @@ fn commit_diff<'r>(
         None
     };
     let mut opts = diff_options();
+    opts.id_abbrev(abbrev);
     let mut diff = repo.diff_tree_to_tree(parent_tree.as_ref(), Some(&tree), Some(&mut opts))?;
     let mut find = DiffFindOptions::new();
     find.renames(true);
@@ -364,12 +396,17 @@ fn commit_diff<'r>(
     Ok(diff)
 }
 
-fn diff_one(repo: &Repository, oid: Oid, t: &mut WalkTotals) -> Result<(), git2::Error> {
+fn diff_one(
+    repo: &Repository,
+    oid: Oid,
+    abbrev: u16,
+    t: &mut WalkTotals,
+) -> Result<(), git2::Error> {
     let commit = repo.find_commit(oid)?;
     if commit.parent_count() > 1 {
         return Ok(());
     }
-    let diff = commit_diff(repo, &commit)?;
+    let diff = commit_diff(repo, &commit, abbrev)?;
     t.commits += 1;
     t.files += diff.deltas().len();
     let mut bytes = 0usize;
@@ -393,13 +430,17 @@ fn delta_path(delta: &git2::DiffDelta<'_>) -> String {
         .unwrap_or_default()
 }
 
-fn examine(
-    repo: &Repository,
-    oid: Oid,
-    cfg: &GitSourceConfig,
-    regex: &Regex,
-    classifier: &Classifier,
-) -> Result<Option<FixCommit>, git2::Error> {
+/// Per-run settings shared by the workers.
+struct Ctx<'a> {
+    cfg: &'a GitSourceConfig,
+    regex: Regex,
+    classifier: &'a Classifier,
+    /// Hex digits of abbreviated ids in `index` lines, as git computes them for this repo.
+    abbrev: u16,
+}
+
+fn examine(repo: &Repository, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>, git2::Error> {
+    let (cfg, regex, classifier) = (ctx.cfg, &ctx.regex, ctx.classifier);
     let commit = repo.find_commit(oid)?;
     if commit.parent_count() > 1 {
         return Ok(None);
@@ -408,7 +449,7 @@ fn examine(
     if !regex.is_match(&message) {
         return Ok(None);
     }
-    let diff = commit_diff(repo, &commit)?;
+    let diff = commit_diff(repo, &commit, ctx.abbrev)?;
     let (mut code, mut tests, mut other) = (Vec::new(), Vec::new(), Vec::new());
     for (i, delta) in diff.deltas().enumerate() {
         let path = delta_path(&delta);
@@ -437,12 +478,12 @@ fn examine(
     }
     let mut patch = Patch::default();
     for p in &mut code_patches {
-        patch.files.push(file_patch(repo, p)?);
+        patch.files.push(file_patch(repo, p, ctx.abbrev)?);
     }
     let mut test_patch = Patch::default();
     for &i in &tests {
         if let Some(mut p) = git2::Patch::from_diff(&diff, i)? {
-            test_patch.files.push(file_patch(repo, &mut p)?);
+            test_patch.files.push(file_patch(repo, &mut p, ctx.abbrev)?);
         }
     }
     let parent = if commit.parent_count() == 1 {
@@ -479,7 +520,11 @@ fn empty_tree_id() -> String {
 /// the file header comes as one chunk (split into lines), hunk headers verbatim, and the
 /// end-of-file markers (origins `=`, `>`, `<`, content `\n\ No newline at end of file\n`)
 /// attach to the line before them, whose content then lacks a terminator.
-fn file_patch(repo: &Repository, p: &mut git2::Patch<'_>) -> Result<FilePatch, git2::Error> {
+fn file_patch(
+    repo: &Repository,
+    p: &mut git2::Patch<'_>,
+    abbrev: u16,
+) -> Result<FilePatch, git2::Error> {
     let delta = p.delta();
     let rename_score = if delta.status() == Delta::Renamed {
         let old = repo.find_blob(delta.old_file().id())?;
@@ -493,6 +538,7 @@ fn file_patch(repo: &Repository, p: &mut git2::Patch<'_>) -> Result<FilePatch, g
             .map(|b| String::from_utf8_lossy(b).into_owned())
     };
     let status = delta.status();
+    let ids = (delta.old_file().id(), delta.new_file().id());
     let change = match status {
         Delta::Added => FileChange::Added,
         Delta::Deleted => FileChange::Deleted,
@@ -531,6 +577,7 @@ fn file_patch(repo: &Repository, p: &mut git2::Patch<'_>) -> Result<FilePatch, g
                         Some(score) if l.starts_with(b"similarity index ") => {
                             format!("similarity index {score}%\n").into_bytes()
                         }
+                        _ if l.starts_with(b"index ") => index_line(repo, ids, l, abbrev),
                         _ => l.to_vec(),
                     }
                 })),
@@ -545,7 +592,7 @@ fn file_patch(repo: &Repository, p: &mut git2::Patch<'_>) -> Result<FilePatch, g
                         old_lines: h.old_lines(),
                         new_start: h.new_start(),
                         new_lines: h.new_lines(),
-                        header: content.to_vec(),
+                        header: hunk_header(content),
                         lines: Vec::new(),
                     });
                 }
@@ -588,6 +635,114 @@ fn file_patch(repo: &Repository, p: &mut git2::Patch<'_>) -> Result<FilePatch, g
         }
     }
     Ok(fp)
+}
+
+/// A hunk header as git prints it: libgit2 cuts the function context at 80 bytes but,
+/// unlike git's xdiff, keeps whitespace left at the cut, so trailing whitespace of the
+/// context is trimmed here.
+fn hunk_header(raw: &[u8]) -> Vec<u8> {
+    let body = raw.strip_suffix(b"\n").unwrap_or(raw);
+    // `@@ -a,b +c,d @@` ends at the second `@@`.
+    let Some(end) = body
+        .get(2..)
+        .and_then(|b| b.windows(2).position(|w| w == b"@@"))
+        .map(|i| i + 4)
+    else {
+        return raw.to_vec();
+    };
+    let (ranges, func) = body.split_at(end);
+    let func = func.trim_ascii_end();
+    let mut out = ranges.to_vec();
+    if func.len() > 1 {
+        out.extend_from_slice(func);
+    }
+    out.push(b'\n');
+    out
+}
+
+/// The `index A..B[ mode]` line with git's abbreviations: at least `abbrev` digits, longer
+/// where the prefix is ambiguous in this repository (git's `find_unique_abbrev`).
+fn index_line(repo: &Repository, ids: (Oid, Oid), line: &[u8], abbrev: u16) -> Vec<u8> {
+    let Ok(odb) = repo.odb() else {
+        return line.to_vec();
+    };
+    let min = usize::from(abbrev);
+    let short = |id: Oid| -> String {
+        let hex = id.to_string();
+        if id.is_zero() {
+            return hex[..min.min(hex.len())].to_string();
+        }
+        for len in min..hex.len() {
+            let unique = Oid::from_str(&hex[..len])
+                .map(|prefix| odb.exists_prefix(prefix, len).is_ok())
+                .unwrap_or(true);
+            if unique {
+                return hex[..len].to_string();
+            }
+        }
+        hex
+    };
+    // Keep what follows the two ids (a space and the mode, and the line end).
+    let rest_at = line[6..]
+        .iter()
+        .position(|&b| b == b' ' || b == b'\n')
+        .map_or(line.len(), |i| i + 6);
+    let mut out = format!("index {}..{}", short(ids.0), short(ids.1)).into_bytes();
+    out.extend_from_slice(&line[rest_at..]);
+    out
+}
+
+/// The abbreviation length git uses for this repository: `core.abbrev` if set to a
+/// number, otherwise "auto" = half the bit length of the packed-object count, rounded up,
+/// at least 7 (git's `repo_approximate_object_count` counts packed objects only).
+fn git_abbrev_len(repo: &Repository) -> u16 {
+    if let Ok(v) = repo.config().and_then(|c| c.get_string("core.abbrev")) {
+        if let Ok(n) = v.trim().parse::<u16>() {
+            return n.clamp(4, 40);
+        }
+        if v.trim().eq_ignore_ascii_case("no") {
+            return 40;
+        }
+    }
+    let objects = repo.path().join("objects");
+    let mut dirs = vec![objects.join("pack")];
+    if let Ok(alt) = std::fs::read_to_string(objects.join("info/alternates")) {
+        dirs.extend(
+            alt.lines()
+                .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+                .map(|l| objects.join(l.trim()).join("pack")),
+        );
+    }
+    let mut count: u64 = 0;
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            if e.path().extension().is_some_and(|x| x == "idx") {
+                count += pack_idx_count(&e.path()).unwrap_or(0);
+            }
+        }
+    }
+    let bits = 64 - count.leading_zeros();
+    (bits.div_ceil(2) as u16).max(7)
+}
+
+/// Object count of a pack index (v2: magic, version, then 256 fan-out entries whose last
+/// is the total; v1: the fan-out table comes first).
+fn pack_idx_count(path: &Path) -> Option<u64> {
+    use std::io::Read;
+    let mut head = [0u8; 8 + 256 * 4];
+    std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
+    let fanout_end = if head[..4] == [0xff, b't', b'O', b'c'] {
+        8 + 256 * 4
+    } else {
+        256 * 4
+    };
+    let last = &head[fanout_end - 4..fanout_end];
+    Some(u64::from(u32::from_be_bytes([
+        last[0], last[1], last[2], last[3],
+    ])))
 }
 
 /// git's rename score in percent (`diffcore-rename.c` `estimate_similarity` over
@@ -677,6 +832,24 @@ mod tests {
         let cfg: GitSourceConfig = serde_json::from_str(r#"{"min_code_hunks": 3}"#).unwrap();
         assert_eq!(cfg.min_code_hunks, 3);
         assert!(cfg.verify_objects && cfg.require_tests);
+    }
+
+    #[test]
+    fn hunk_header_trims_like_git() {
+        assert_eq!(
+            hunk_header(b"@@ -1,2 +1,3 @@ class A {   \n"),
+            b"@@ -1,2 +1,3 @@ class A {\n"
+        );
+        assert_eq!(hunk_header(b"@@ -1 +1 @@\n"), b"@@ -1 +1 @@\n");
+        assert_eq!(hunk_header(b"@@ -1 +1 @@ \n"), b"@@ -1 +1 @@\n");
+    }
+
+    #[test]
+    fn git_similarity_matches_git_scores() {
+        // Identical content is 100; git scores the CRLF-insensitive span overlap.
+        assert_eq!(git_similarity(b"a\nb\n", b"a\nb\n"), 100);
+        assert_eq!(git_similarity(b"a\r\nb\r\n", b"a\nb\n"), 66); // checked with git 2.47
+        assert_eq!(git_similarity(b"x\n", b""), 0);
     }
 
     #[test]
