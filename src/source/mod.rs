@@ -1,0 +1,3 @@
+//! Sources of bug fixes: each turns some history into forward fix patches.
+
+pub mod git_history;
