@@ -4,3 +4,4 @@
 pub mod classify;
 pub mod diff;
 pub mod progress;
+pub mod syntax;
