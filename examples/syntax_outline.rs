@@ -22,6 +22,32 @@ fn main() {
         }
     };
     let f = hunkgen::syntax::parse_file(lang, &src, shape);
+    // `FILE --spans S:E…`: the oracle's output format (tests/oracle/JpOracle.java).
+    if let Some(pos) = args.iter().position(|a| a == "--spans") {
+        let spans: Vec<hunkgen::diff::Span> = args[pos + 1..]
+            .iter()
+            .filter_map(|a| {
+                let (s, e) = a.split_once(':')?;
+                Some(hunkgen::diff::Span {
+                    start: s.parse().ok()?,
+                    end: e.parse().ok()?,
+                })
+            })
+            .collect();
+        println!("diameter {}", f.diameter());
+        let rule = hunkgen::syntax::AnchorRule::Covering;
+        let anchors: Vec<_> = spans.iter().map(|s| f.anchor(*s, rule)).collect();
+        for (k, a) in anchors.iter().enumerate() {
+            let (b, e) = f.lines(*a);
+            println!("anchor {k} {b} {e} {} {}", f.depth(*a), f.kind(*a));
+        }
+        for i in 0..anchors.len() {
+            for j in i + 1..anchors.len() {
+                println!("dist {i} {j} {}", f.distance(anchors[i], anchors[j]));
+            }
+        }
+        return;
+    }
     print!("{}", f.outline());
     println!("diameter {} errors {}", f.diameter(), f.error_count());
 }
