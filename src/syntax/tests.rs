@@ -12,9 +12,7 @@ fn named(src: &str) -> String {
 
 /// True when `kind` appears as a node in the s-expression.
 fn has_kind(sexpr: &str, kind: &str) -> bool {
-    sexpr
-        .split(|c: char| c == '(' || c == ')' || c == ' ')
-        .any(|t| t == kind)
+    sexpr.split(['(', ')', ' ']).any(|t| t == kind)
 }
 
 /// The first `(kind …)` group of an s-expression, parentheses balanced.
