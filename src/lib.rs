@@ -6,3 +6,4 @@ pub mod classify;
 pub mod diff;
 pub mod progress;
 pub mod source;
+pub mod syntax;

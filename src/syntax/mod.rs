@@ -1,0 +1,703 @@
+//! Syntax layer: parse a buggy file once, then answer D_ast and proximity questions.
+//!
+//! Only this module touches tree-sitter. [`parse_file`] turns a source file into a
+//! compact arena tree ([`ParsedFile`]) shaped per [`TreeShape`] (DESIGN §4), plus the
+//! file's members (methods that count for spatial proximity) and Java package.
+//!
+//! Line conventions: every line is 1-based and inclusive. A hunk [`Span`] with
+//! `end = start − 1` is a pure insertion before line `start`:
+//! - [`ParsedFile::anchor`] with [`AnchorRule::Covering`] picks the node with the
+//!   smallest `end − start` among nodes with `start ≤ span.start` and `end ≥ span.end`
+//!   (ties: smallest pre-order id, i.e. outermost); for an insertion this admits nodes
+//!   ending on line `start − 1`. Root when nothing covers the span.
+//! - [`AnchorRule::FirstStatement`] picks the first statement-like node in pre-order
+//!   whose first line lies in `span.start..=span.end`; when there is none (always for an
+//!   insertion) it falls back to the covering node.
+//! - [`ParsedFile::method_for`] matches members overlapping the span:
+//!   `begin ≤ span.end && end ≥ span.start`. For an insertion this is
+//!   `begin < start ≤ end`: strictly inside the member (not before its first line).
+//!
+//! Rules table (JavaParser shape, Java): see [`java`]'s constants; Named shape keeps
+//! every named node except comments. Python uses the Named rules in both shapes.
+
+pub mod java;
+pub mod python;
+pub mod tree;
+
+use std::cell::RefCell;
+use std::sync::LazyLock;
+
+use std::num::NonZeroU16 as FieldId;
+use tree_sitter::{Language, Node, Parser, TreeCursor};
+
+pub use crate::diff::Span;
+pub use python::python_module_path;
+pub use tree::NodeId;
+use tree::{
+    Tree, KIND_EXPRESSION_STMT, KIND_INITIALIZER, KIND_INTERSECTION, KIND_LOCAL_CLASS_STMT,
+    KIND_MODIFIER, KIND_SIMPLE_NAME,
+};
+
+/// Source language, because the grammar and the rule tables depend on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lang {
+    /// Java (tree-sitter-java 0.23).
+    Java,
+    /// Python (tree-sitter-python 0.25).
+    Python,
+}
+
+impl Lang {
+    /// Language of a path by extension (`.java`, `.py`), so callers need no table.
+    pub fn from_path(path: &str) -> Option<Lang> {
+        let ext = path.rsplit_once('.').map(|(_, e)| e)?;
+        match ext {
+            "java" => Some(Lang::Java),
+            "py" | "pyi" => Some(Lang::Python),
+            _ => None,
+        }
+    }
+}
+
+/// Which syntax tree D_ast measures, because profiles differ (DESIGN §4 table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TreeShape {
+    /// tree-sitter named nodes reshaped to JavaParser's node model (profiles `hunk4j`,
+    /// `hunk4j-published`). Python has no JavaParser; it uses `Named`.
+    JavaParser,
+    /// tree-sitter named nodes, comments dropped (profile `algorithm1`).
+    Named,
+}
+
+/// How a hunk's anchor node is chosen, because profiles differ (DESIGN §4 table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AnchorRule {
+    /// Smallest line-span node covering the span; ties → outermost; root if none.
+    Covering,
+    /// First statement-like node starting within the span; covering node if none.
+    FirstStatement,
+}
+
+/// A method that counts for spatial proximity, with its display label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    /// First line (1-based), including annotations/modifiers, excluding doc comments.
+    pub begin: u32,
+    /// Last line (1-based, inclusive).
+    pub end: u32,
+    /// `Type.name(params)` for display only: it can repeat within a file.
+    pub label: String,
+}
+
+/// One parsed file: its shaped tree, error count, members and package.
+#[derive(Debug, Clone)]
+pub struct ParsedFile {
+    lang: Lang,
+    tree: Tree,
+    diameter: u32,
+    error_count: usize,
+    package: Option<String>,
+    members: Vec<Member>,
+}
+
+impl ParsedFile {
+    /// Number of ERROR and MISSING nodes, so callers can flag unparseable sources.
+    pub fn error_count(&self) -> usize {
+        self.error_count
+    }
+
+    /// Number of nodes in the shaped tree.
+    pub fn node_count(&self) -> usize {
+        self.tree.len()
+    }
+
+    /// Longest path (edges) in the shaped tree; the D_ast denominator (computed once).
+    pub fn diameter(&self) -> u32 {
+        self.diameter
+    }
+
+    /// A hunk's anchor node (module docs define the span arithmetic).
+    pub fn anchor(&self, span: Span, rule: AnchorRule) -> NodeId {
+        match rule {
+            AnchorRule::Covering => self.tree.covering(span),
+            AnchorRule::FirstStatement => {
+                let table = kind_table(self.lang, TreeShape::Named);
+                self.tree
+                    .first_starting_within(span, |k| table.has(k, F_STMT))
+                    .unwrap_or_else(|| self.tree.covering(span))
+            }
+        }
+    }
+
+    /// Edges between two nodes, the D_ast numerator.
+    pub fn distance(&self, a: NodeId, b: NodeId) -> u32 {
+        self.tree.distance(a, b)
+    }
+
+    /// Java `package` name (`a.b.c`); `None` without one and for Python.
+    pub fn package(&self) -> Option<&str> {
+        self.package.as_deref()
+    }
+
+    /// Members that count as methods, in source order.
+    pub fn members(&self) -> &[Member] {
+        &self.members
+    }
+
+    /// Method identity of a hunk: (min begin, max end) over members overlapping `span`;
+    /// `None` when no member overlaps (the caller gives the hunk a fresh id).
+    pub fn method_for(&self, span: Span) -> Option<(u32, u32)> {
+        self.members
+            .iter()
+            .filter(|m| m.begin <= span.end && m.end >= span.start)
+            .fold(None, |acc, m| match acc {
+                None => Some((m.begin, m.end)),
+                Some((b, e)) => Some((b.min(m.begin), e.max(m.end))),
+            })
+    }
+
+    /// Line range of a node (1-based, inclusive), for debugging and reports.
+    pub fn lines(&self, n: NodeId) -> (u32, u32) {
+        self.tree.lines(n)
+    }
+
+    /// Kind name of a node (`SimpleName`/`ExpressionStmt` for the synthetic ones).
+    pub fn kind(&self, n: NodeId) -> &'static str {
+        kind_name(self.lang, self.tree.kind_id(n))
+    }
+
+    /// Depth of a node in edges from the root.
+    pub fn depth(&self, n: NodeId) -> u32 {
+        self.tree.depth(n)
+    }
+
+    /// One line per node in pre-order, indented by depth: `kind begin-end`, for debugging
+    /// against other parsers' dumps.
+    pub fn outline(&self) -> String {
+        let mut out = String::new();
+        for i in 0..self.tree.len() as u32 {
+            let n = NodeId(i);
+            let (b, e) = self.lines(n);
+            let pad = 2 * self.depth(n) as usize;
+            out.push_str(&format!("{:pad$}{} {b}-{e}\n", "", self.kind(n)));
+        }
+        out
+    }
+
+    /// The tree as an s-expression (`(kind child…)`), for tests and debugging.
+    pub fn sexpr(&self) -> String {
+        let lang = self.lang;
+        self.tree.sexpr(|k| kind_name(lang, k))
+    }
+}
+
+fn language(lang: Lang) -> &'static Language {
+    static JAVA: LazyLock<Language> = LazyLock::new(|| tree_sitter_java::LANGUAGE.into());
+    static PYTHON: LazyLock<Language> = LazyLock::new(|| tree_sitter_python::LANGUAGE.into());
+    match lang {
+        Lang::Java => &JAVA,
+        Lang::Python => &PYTHON,
+    }
+}
+
+fn kind_name(lang: Lang, k: u16) -> &'static str {
+    tree::synthetic_name(k).unwrap_or_else(|| language(lang).node_kind_for_id(k).unwrap_or("?"))
+}
+
+/// What the builder does with a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Action {
+    /// Make a node.
+    Keep,
+    /// Make no node; children attach to the parent.
+    Collapse,
+    /// Make no node and skip the subtree.
+    Drop,
+}
+
+// Per-kind flags used by the contextual rules (JavaParser shape) and the queries.
+const F_IDENT: u32 = 1;
+const F_TYPE_IDENT: u32 = 1 << 1;
+const F_PAREN: u32 = 1 << 2;
+const F_COND_PARENT: u32 = 1 << 3;
+const F_SCOPED_TYPE: u32 = 1 << 4;
+const F_GENERIC: u32 = 1 << 5;
+const F_DECLARATOR: u32 = 1 << 6;
+const F_SPREAD: u32 = 1 << 7;
+const F_THIS_SUPER: u32 = 1 << 8;
+const F_EXPLICIT_CTOR: u32 = 1 << 9;
+const F_NAME_PARENT: u32 = 1 << 10;
+const F_TYPE_NAME_PARENT: u32 = 1 << 11;
+const F_LOCAL_VAR: u32 = 1 << 12;
+const F_STMT_PARENT: u32 = 1 << 13;
+const F_TYPED_DECL: u32 = 1 << 14;
+const F_MEMBER: u32 = 1 << 15;
+const F_STMT: u32 = 1 << 16;
+const F_TYPE_DECL: u32 = 1 << 17;
+const F_PACKAGE: u32 = 1 << 18;
+const F_SCOPED_ID: u32 = 1 << 19;
+const F_MODIFIERS: u32 = 1 << 20;
+const F_LOCAL_CLASS: u32 = 1 << 21;
+const F_BLOCK: u32 = 1 << 22;
+const F_CLASS_BODY: u32 = 1 << 23;
+const F_CAST: u32 = 1 << 24;
+
+/// Per-kind-id action and flags for one (language, shape), built once from the tables.
+struct KindTable {
+    action: Vec<Action>,
+    flags: Vec<u32>,
+    /// Field ids that make an `identifier` a name (JavaParser shape).
+    name_fields: Vec<FieldId>,
+    /// The `type` field id (declarations).
+    type_field: Option<FieldId>,
+    /// The `name` field id (`scoped_identifier`'s own last segment).
+    name_field: Option<FieldId>,
+    /// JavaParser-shape contextual rules apply.
+    contextual: bool,
+}
+
+impl KindTable {
+    fn has(&self, k: u16, f: u32) -> bool {
+        self.flags.get(k as usize).is_some_and(|x| x & f != 0)
+    }
+
+    fn build(lang: Lang, shape: TreeShape) -> KindTable {
+        let l = language(lang);
+        let n = l.node_kind_count();
+        let mut action = vec![Action::Keep; n];
+        let mut flags = vec![0u32; n];
+        let (comments, members, types, stmts) = match lang {
+            Lang::Java => (java::COMMENTS, java::MEMBERS, java::TYPES, java::STATEMENTS),
+            Lang::Python => (
+                python::COMMENTS,
+                python::MEMBERS,
+                python::TYPES,
+                python::STATEMENTS,
+            ),
+        };
+        let contextual = lang == Lang::Java && shape == TreeShape::JavaParser;
+        let mut flag_sets: Vec<(&[&str], u32)> =
+            vec![(members, F_MEMBER), (types, F_TYPE_DECL), (stmts, F_STMT)];
+        if lang == Lang::Java {
+            flag_sets.push((&["package_declaration"], F_PACKAGE));
+        }
+        if contextual {
+            flag_sets.extend_from_slice(&[
+                (&["identifier"][..], F_IDENT),
+                (&["type_identifier"], F_TYPE_IDENT),
+                (&["parenthesized_expression"], F_PAREN),
+                (java::JP_COND_PARENTS, F_COND_PARENT),
+                (&["scoped_type_identifier"], F_SCOPED_TYPE),
+                (&["generic_type"], F_GENERIC),
+                (&["variable_declarator"], F_DECLARATOR),
+                (&["spread_parameter"], F_SPREAD),
+                (&["this", "super"], F_THIS_SUPER),
+                (&["explicit_constructor_invocation"], F_EXPLICIT_CTOR),
+                (java::JP_NAME_PARENTS, F_NAME_PARENT),
+                (java::JP_TYPE_NAME_PARENTS, F_TYPE_NAME_PARENT),
+                (&["local_variable_declaration"], F_LOCAL_VAR),
+                (java::JP_STMT_PARENTS, F_STMT_PARENT),
+                (java::JP_TYPED_DECLS, F_TYPED_DECL),
+                (&["scoped_identifier"], F_SCOPED_ID),
+                (&["modifiers"], F_MODIFIERS),
+                (java::JP_LOCAL_TYPES, F_LOCAL_CLASS),
+                (&["block"], F_BLOCK),
+                (java::JP_INITIALIZER_PARENTS, F_CLASS_BODY),
+                (&["cast_expression"], F_CAST),
+            ]);
+        }
+        for id in 0..n {
+            let id16 = id as u16;
+            let Some(name) = l.node_kind_for_id(id16) else {
+                continue;
+            };
+            let named = l.node_kind_is_named(id16);
+            if !named {
+                action[id] = Action::Collapse;
+                continue;
+            }
+            if comments.contains(&name) {
+                action[id] = Action::Drop;
+            }
+            if contextual {
+                if java::JP_COLLAPSE.contains(&name) {
+                    action[id] = Action::Collapse;
+                }
+                if java::JP_DROP.contains(&name) {
+                    action[id] = Action::Drop;
+                }
+            }
+            for (set, f) in &flag_sets {
+                if set.contains(&name) {
+                    flags[id] |= f;
+                }
+            }
+        }
+        let name_fields = if contextual {
+            java::JP_NAME_FIELDS
+                .iter()
+                .filter_map(|f| l.field_id_for_name(f))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        KindTable {
+            action,
+            flags,
+            name_fields,
+            type_field: l.field_id_for_name("type"),
+            name_field: l.field_id_for_name("name"),
+            contextual,
+        }
+    }
+}
+
+fn kind_table(lang: Lang, shape: TreeShape) -> &'static KindTable {
+    static T: LazyLock<[KindTable; 3]> = LazyLock::new(|| {
+        [
+            KindTable::build(Lang::Java, TreeShape::JavaParser),
+            KindTable::build(Lang::Java, TreeShape::Named),
+            KindTable::build(Lang::Python, TreeShape::Named),
+        ]
+    });
+    match (lang, shape) {
+        (Lang::Java, TreeShape::JavaParser) => &T[0],
+        (Lang::Java, TreeShape::Named) => &T[1],
+        (Lang::Python, _) => &T[2],
+    }
+}
+
+thread_local! {
+    /// One parser per language per thread (a `Parser` must not cross threads).
+    static PARSERS: RefCell<[Option<Parser>; 2]> = const { RefCell::new([None, None]) };
+}
+
+/// Parses `src` and builds the shaped tree. Never panics: syntax errors are counted in
+/// [`ParsedFile::error_count`] and the (partial) tree is kept; if tree-sitter produces no
+/// tree at all the result is an empty tree with an error count of 1.
+pub fn parse_file(lang: Lang, src: &[u8], shape: TreeShape) -> ParsedFile {
+    let ts_tree = PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        let slot = &mut parsers[lang as usize];
+        if slot.is_none() {
+            let mut p = Parser::new();
+            // Cannot fail: the grammar crates match the tree-sitter ABI we link.
+            if p.set_language(language(lang)).is_err() {
+                return None;
+            }
+            *slot = Some(p);
+        }
+        let p = slot.as_mut()?;
+        p.reset();
+        p.parse(src, None)
+    });
+    let table = kind_table(lang, shape);
+    let mut out = ParsedFile {
+        lang,
+        tree: Tree::default(),
+        diameter: 0,
+        error_count: 0,
+        package: None,
+        members: Vec::new(),
+    };
+    match ts_tree {
+        Some(t) => build(&mut out, t.root_node(), src, table),
+        None => out.error_count = 1,
+    }
+    out.diameter = out.tree.diameter();
+    out
+}
+
+/// 1-based inclusive line range of a tree-sitter node; a node ending at column 0 of a
+/// later line (a trailing newline) ends on the line before.
+fn node_lines(n: &Node) -> (u32, u32) {
+    let s = n.start_position();
+    let e = n.end_position();
+    let start = s.row as u32 + 1;
+    let end = if e.column == 0 && e.row > s.row {
+        e.row as u32
+    } else {
+        e.row as u32 + 1
+    };
+    (start, end)
+}
+
+/// A pending visit: a tree-sitter node, where its output goes, and the context the
+/// contextual rules look at.
+struct Item<'t> {
+    node: Node<'t>,
+    attach: Option<u32>,
+    parent_kind: Option<u16>,
+    field: Option<FieldId>,
+    last_named: bool,
+    /// A declaration's `type` child to visit first under this declarator.
+    pending_type: Option<(Node<'t>, u16)>,
+}
+
+fn build(out: &mut ParsedFile, root: Node, src: &[u8], table: &KindTable) {
+    let mut stack = vec![Item {
+        node: root,
+        attach: None,
+        parent_kind: None,
+        field: None,
+        last_named: false,
+        pending_type: None,
+    }];
+    let mut cursor: TreeCursor = root.walk();
+    let mut kids: Vec<(Node, Option<FieldId>)> = Vec::new();
+    while let Some(it) = stack.pop() {
+        let node = it.node;
+        if node.is_error() || node.is_missing() {
+            out.error_count += 1;
+        }
+        let kind = node.kind_id();
+        if table.has(kind, F_MEMBER) {
+            out.members.push(member(out.lang, node, src, table));
+        }
+        if table.has(kind, F_PACKAGE) && out.package.is_none() {
+            out.package = package_name(node, src);
+        }
+        let d = decide(table, &it, kind);
+        let attach = match it.attach {
+            None if !out.tree.is_empty() => Some(0),
+            a => a,
+        };
+        let here = match d.action {
+            Action::Drop => continue,
+            Action::Collapse => attach,
+            Action::Keep => {
+                let (s, e) = node_lines(&node);
+                let mut parent = attach;
+                if let Some(w) = d.wrap {
+                    parent = Some(out.tree.push(w, parent, s, e));
+                }
+                let id = out.tree.push(d.kind.unwrap_or(kind), parent, s, e);
+                if d.simple_name {
+                    out.tree.push(KIND_SIMPLE_NAME, Some(id), s, e);
+                }
+                Some(id)
+            }
+        };
+        kids.clear();
+        cursor.reset(node);
+        if cursor.goto_first_child() {
+            loop {
+                kids.push((cursor.node(), cursor.field_id()));
+                if !cursor.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+        let last_named = kids.iter().rposition(|(k, _)| k.is_named());
+        // Declaration type → first declarator (JavaParser shape).
+        let mut moved: Option<(usize, usize)> = None;
+        if table.contextual && table.has(kind, F_TYPED_DECL) {
+            let ty = kids
+                .iter()
+                .position(|(_, f)| f.is_some() && *f == table.type_field);
+            let decl = kids
+                .iter()
+                .position(|(k, _)| table.has(k.kind_id(), F_DECLARATOR));
+            if let (Some(t), Some(v)) = (ty, decl) {
+                moved = Some((t, v));
+            }
+        }
+        // `(A & B) x`: JavaParser groups the cast's types in an `IntersectionType`; it is
+        // created right after the cast node, so pre-order still holds.
+        let mut types_under = here;
+        if table.contextual && table.has(kind, F_CAST) {
+            let mut tys = kids
+                .iter()
+                .filter(|(_, f)| f.is_some() && *f == table.type_field);
+            if let (Some(first), Some(last)) = (tys.next(), tys.next_back()) {
+                let (s, _) = node_lines(&first.0);
+                let (_, e) = node_lines(&last.0);
+                types_under = Some(out.tree.push(KIND_INTERSECTION, here, s, e));
+            }
+        }
+        for (i, &(child, field)) in kids.iter().enumerate().rev() {
+            if moved.is_some_and(|(t, _)| t == i) {
+                continue;
+            }
+            let attach_child =
+                if types_under != here && field.is_some() && field == table.type_field {
+                    types_under
+                } else {
+                    here
+                };
+            let pending_type = match moved {
+                Some((t, v)) if v == i => Some((kids[t].0, kind)),
+                _ => None,
+            };
+            stack.push(Item {
+                node: child,
+                attach: attach_child,
+                parent_kind: Some(kind),
+                field,
+                last_named: Some(i) == last_named,
+                pending_type,
+            });
+        }
+        if let Some((ty, decl_kind)) = it.pending_type {
+            stack.push(Item {
+                node: ty,
+                attach: here,
+                parent_kind: Some(decl_kind),
+                field: table.type_field,
+                last_named: false,
+                pending_type: None,
+            });
+        }
+    }
+}
+
+/// The builder's decision for one node.
+struct Decision {
+    action: Action,
+    /// Kind to record instead of the grammar's (a keyword becoming `Modifier`).
+    kind: Option<u16>,
+    /// Add a `SimpleName` leaf child.
+    simple_name: bool,
+    /// Synthetic wrapper node to insert above this one.
+    wrap: Option<u16>,
+}
+
+/// Applies the kind table and, in the JavaParser shape, the contextual rules (each
+/// mirrors one line of DESIGN §4 "JavaParser-shaped tree").
+fn decide(table: &KindTable, it: &Item, kind: u16) -> Decision {
+    let mut d = Decision {
+        action: if it.node.is_named() {
+            table
+                .action
+                .get(kind as usize)
+                .copied()
+                .unwrap_or(Action::Keep)
+        } else {
+            Action::Collapse
+        },
+        kind: None,
+        simple_name: false,
+        wrap: None,
+    };
+    if !table.contextual {
+        return d;
+    }
+    let pk = it.parent_kind.unwrap_or(u16::MAX);
+    let parent_has = |f| table.has(pk, f);
+    if !it.node.is_named() {
+        // Modifier keywords are nodes in JavaParser ≥ 3.15.
+        if parent_has(F_MODIFIERS) {
+            d.action = Action::Keep;
+            d.kind = Some(KIND_MODIFIER);
+        }
+        return d;
+    }
+    if d.action != Action::Keep {
+        return d;
+    }
+    // The last segment of a qualified name is the `Name` node itself.
+    if table.has(kind, F_IDENT) && parent_has(F_SCOPED_ID) && it.field == table.name_field {
+        d.action = Action::Drop;
+        return d;
+    }
+    if table.has(kind, F_PAREN) && parent_has(F_COND_PARENT)
+        || table.has(kind, F_SCOPED_TYPE) && parent_has(F_GENERIC)
+        || table.has(kind, F_DECLARATOR) && parent_has(F_SPREAD)
+        || table.has(kind, F_THIS_SUPER) && parent_has(F_EXPLICIT_CTOR)
+    {
+        d.action = Action::Collapse;
+        return d;
+    }
+    if table.has(kind, F_IDENT) {
+        let name_field = it.field.is_some_and(|f| table.name_fields.contains(&f));
+        d.simple_name = !name_field && !parent_has(F_NAME_PARENT);
+    } else if table.has(kind, F_TYPE_IDENT) {
+        let last_of_scoped = parent_has(F_SCOPED_TYPE) && it.last_named;
+        d.simple_name = !parent_has(F_TYPE_NAME_PARENT) && !last_of_scoped;
+    } else if table.has(kind, F_LOCAL_VAR) && parent_has(F_STMT_PARENT) {
+        d.wrap = Some(KIND_EXPRESSION_STMT);
+    } else if table.has(kind, F_LOCAL_CLASS) && parent_has(F_STMT_PARENT) {
+        d.wrap = Some(KIND_LOCAL_CLASS_STMT);
+    } else if table.has(kind, F_BLOCK) && parent_has(F_CLASS_BODY) {
+        d.wrap = Some(KIND_INITIALIZER);
+    }
+    d
+}
+
+fn text<'s>(n: Node, src: &'s [u8]) -> &'s str {
+    n.utf8_text(src).unwrap_or("?")
+}
+
+fn squeeze(s: &str) -> String {
+    s.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+fn package_name(n: Node, src: &[u8]) -> Option<String> {
+    let mut c = n.walk();
+    let name = n
+        .named_children(&mut c)
+        .find(|k| matches!(k.kind(), "scoped_identifier" | "identifier"))?;
+    Some(squeeze(text(name, src)))
+}
+
+/// Display label `Outer.Inner.name(T1,T2)` (Java: parameter types; Python: names).
+fn member(lang: Lang, n: Node, src: &[u8], table: &KindTable) -> Member {
+    let (begin, end) = node_lines(&n);
+    let mut owners: Vec<&str> = Vec::new();
+    let mut p = n.parent();
+    while let Some(q) = p {
+        if table.has(q.kind_id(), F_TYPE_DECL) {
+            if let Some(nm) = q.child_by_field_name("name") {
+                owners.push(text(nm, src));
+            }
+        }
+        p = q.parent();
+    }
+    owners.reverse();
+    let name = n.child_by_field_name("name").map_or("?", |x| text(x, src));
+    let mut params: Vec<String> = Vec::new();
+    if let Some(ps) = n.child_by_field_name("parameters") {
+        let mut c = ps.walk();
+        for prm in ps.named_children(&mut c) {
+            let s = match (lang, prm.kind()) {
+                (Lang::Java, "formal_parameter") => {
+                    let ty = prm
+                        .child_by_field_name("type")
+                        .map_or("?", |t| text(t, src));
+                    let dims = prm
+                        .child_by_field_name("dimensions")
+                        .map_or(String::new(), |d| squeeze(text(d, src)));
+                    format!("{}{}", squeeze(ty), dims)
+                }
+                (Lang::Java, "spread_parameter") => {
+                    let mut c2 = prm.walk();
+                    let ty = prm
+                        .named_children(&mut c2)
+                        .find(|k| !matches!(k.kind(), "modifiers" | "variable_declarator"))
+                        .map_or("?", |t| text(t, src));
+                    format!("{}...", squeeze(ty))
+                }
+                (Lang::Java, _) => continue,
+                (Lang::Python, "identifier") => text(prm, src).to_owned(),
+                (Lang::Python, _) => {
+                    let mut c2 = prm.walk();
+                    let id = prm
+                        .named_children(&mut c2)
+                        .find(|k| k.kind() == "identifier")
+                        .map_or("?", |t| text(t, src));
+                    id.to_owned()
+                }
+            };
+            params.push(s);
+        }
+    }
+    owners.push(name);
+    Member {
+        begin,
+        end,
+        label: format!("{}({})", owners.join("."), params.join(",")),
+    }
+}
+
+#[cfg(test)]
+mod tests;
