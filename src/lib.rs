@@ -3,7 +3,13 @@
 
 pub mod annotate;
 pub mod classify;
+pub mod cli;
+pub mod dataset;
 pub mod diff;
+pub mod extract;
+pub mod model;
+pub mod pipeline;
 pub mod progress;
+pub mod recipe;
 pub mod source;
 pub mod syntax;

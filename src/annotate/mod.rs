@@ -1,5 +1,8 @@
-//! Annotation of hunks: divergence terms (D_lex here; D_ast and D_file join later).
+//! Annotation of hunks: tokenizer and BLEU for D_lex, divergence, proximity, extras.
 
 pub mod bleu;
+pub mod divergence;
+pub mod engine;
+pub mod proximity;
 pub mod punkt;
 pub mod tokenize;

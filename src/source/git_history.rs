@@ -557,6 +557,7 @@ fn file_patch(
         path_of(delta.new_file())
     };
     let mut fp = FilePatch {
+        trailer: Vec::new(),
         header: Vec::new(),
         old_path,
         new_path,

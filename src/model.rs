@@ -1,0 +1,195 @@
+//! Output rows: the instance schema (a superset of SWE-bench's) and its hunk records.
+//!
+//! These types are the JSONL contract: field names and meanings change only
+//! deliberately, with [`SCHEMA_VERSION`] bumped.
+
+use crate::annotate::proximity::ProximityClass;
+use crate::diff::Span;
+use serde::{Deserialize, Serialize};
+
+/// Version of the `instances.jsonl` row schema, written into the dataset card.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Where an instance came from, so consumers can treat sources differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceKind {
+    /// A Defects4J bug.
+    Defects4j,
+    /// A fix commit mined from a git history.
+    Git,
+}
+
+/// A line range in one file (1-based start, count), as in a `@@` header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Range {
+    /// First line.
+    pub start: u32,
+    /// Number of lines.
+    pub lines: u32,
+}
+
+/// One hunk of the forward patch, with what annotation needs to know about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HunkRecord {
+    /// Repository-relative path of the file (buggy side; fixed side for created files).
+    pub file: String,
+    /// 0-based position of the hunk among all `@@` hunks of the forward patch.
+    pub patch_index: usize,
+    /// `@@` range in the buggy (pre-fix) file.
+    pub buggy: Range,
+    /// `@@` range in the fixed file.
+    pub fixed: Range,
+    /// Changed-line span in the buggy file (DESIGN §4; `end = start - 1` for insertions).
+    pub span: Span,
+    /// Lines the fix adds.
+    pub added: usize,
+    /// Lines the fix removes.
+    pub removed: usize,
+    /// Whether the hunk counts toward the multi-hunk selection.
+    pub counted: bool,
+    /// Why an uncounted hunk was not counted (`not_code`, `created_file`, `import_only`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skip_reason: Option<String>,
+    /// Where annotation placed a counted hunk (method, package); absent when not annotated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<crate::annotate::engine::HunkPlaceRecord>,
+}
+
+/// Per-instance size statistics.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    /// Counted code hunks.
+    pub hunks: usize,
+    /// Files with at least one counted hunk.
+    pub files: usize,
+    /// Raw `@@` hunks in the patch, any file, counted or not.
+    pub raw_hunks: usize,
+    /// Files in the patch, any kind, counted or not.
+    pub raw_files: usize,
+    /// Lines added by the fix in counted hunks.
+    pub lines_added: usize,
+    /// Lines removed by the fix in counted hunks.
+    pub lines_removed: usize,
+    /// Sum over files of unmodified lines between consecutive counted hunks' changes.
+    pub patch_spread: u64,
+}
+
+/// One dataset row: SWE-bench's fields first, then hunkgen's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[allow(non_snake_case)] // FAIL_TO_PASS / PASS_TO_PASS are SWE-bench's field names.
+pub struct Instance {
+    /// Unique id, `Project_N` for Defects4J, `<repo>_<short commit>` for git.
+    pub instance_id: String,
+    /// Repository name (`apache/commons-lang`, or the local repository's name).
+    pub repo: String,
+    /// The buggy revision the patches apply to.
+    pub base_commit: String,
+    /// Forward (buggy → fixed) code patch.
+    pub patch: String,
+    /// Forward test patch.
+    pub test_patch: String,
+    /// Issue text when known (report URL line for Defects4J, commit message for git).
+    pub problem_statement: String,
+    /// Extra hints (empty unless a source provides them).
+    pub hints_text: String,
+    /// ISO-8601 date of the fix when known.
+    pub created_at: String,
+    /// Version label (Defects4J project version or empty).
+    pub version: String,
+    /// Tests that fail before and pass after the fix.
+    pub FAIL_TO_PASS: Vec<String>,
+    /// Tests that pass before and after (filled by validation).
+    pub PASS_TO_PASS: Vec<String>,
+    /// Revision whose environment runs the tests.
+    pub environment_setup_commit: String,
+    /// Which source produced the row.
+    pub source: SourceKind,
+    /// The fix revision.
+    pub fix_commit: String,
+    /// Project name (Defects4J project, or repository name).
+    pub project: String,
+    /// Issue-tracker id and URL when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report: Option<Report>,
+    /// All code hunks of the forward patch, counted or not, in patch order.
+    pub hunks: Vec<HunkRecord>,
+    /// Files with counted hunks, in patch order.
+    pub files: Vec<String>,
+    /// Size statistics.
+    pub stats: Stats,
+    /// Hunk divergence over the counted hunks (absent when not annotated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub divergence: Option<Divergence>,
+    /// Spatial proximity (absent when not annotated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proximity: Option<Proximity>,
+    /// Cheap extra annotations (code terms, magic constants).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra: Option<Extra>,
+    /// Why annotation fields are null or approximate for this instance.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// Extra annotations from the curation literature (DESIGN §4).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Extra {
+    /// snake_case / CamelCase identifiers in the problem statement.
+    pub code_terms: Vec<String>,
+    /// String literals the test patch adds that the buggy files of the fix lack.
+    pub magic_constants: Vec<String>,
+}
+
+/// An issue-tracker reference.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    /// Tracker id (`LANG-747`).
+    pub id: String,
+    /// Link to the issue.
+    pub url: String,
+}
+
+/// One hunk pair's components (a `pairs.csv` row).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairRecord {
+    /// Index of the first hunk in annotation order.
+    pub i: usize,
+    /// Index of the second hunk (i < j).
+    pub j: usize,
+    /// 1 − BLEU(hunk i, hunk j).
+    pub d_lex: f64,
+    /// Normalized tree distance; `null` when the file's tree is unavailable.
+    pub d_ast: Option<f64>,
+    /// Path distance.
+    pub d_file: f64,
+    /// γ used for this pair.
+    pub gamma: f64,
+    /// Pair divergence; `null` when `d_ast` is.
+    pub div: Option<f64>,
+    /// Raw anchor distance and tree diameter behind `d_ast`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dist: Option<(u32, u32)>,
+}
+
+/// Instance-level divergence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Divergence {
+    /// Div(P); `null` when any pair lacks D_ast.
+    pub value: Option<f64>,
+    /// Number of hunks.
+    pub n: usize,
+    /// Profile name.
+    pub profile: String,
+    /// Every pair i < j.
+    pub pairs: Vec<PairRecord>,
+}
+
+/// Instance-level proximity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Proximity {
+    /// The class; `null` when it cannot be decided without sources.
+    pub class: Option<ProximityClass>,
+    /// λ used.
+    pub lambda: u32,
+}

@@ -1,0 +1,331 @@
+//! Defects4J source: reads a `framework/projects` tree into forward-direction bugs.
+//!
+//! Defects4J patches go from the fixed to the buggy revision; everything produced here
+//! is reversed into the usual buggy → fixed direction.
+
+use crate::diff::{self, Patch};
+use std::path::{Path, PathBuf};
+
+/// A Defects4J input that cannot be used, with the file and place.
+#[derive(Debug, thiserror::Error)]
+pub enum D4jError {
+    /// The projects directory or a project is missing.
+    #[error("{path}: {what}")]
+    Missing {
+        /// The missing path.
+        path: PathBuf,
+        /// What was expected there.
+        what: String,
+    },
+    /// A file could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// A CSV file is malformed.
+    #[error("{path}:{line}: {what}")]
+    Csv {
+        /// The CSV file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What was expected.
+        what: String,
+    },
+    /// A patch does not parse (`path:line: what`).
+    #[error(transparent)]
+    Patch(#[from] diff::PatchFileError),
+}
+
+/// One active bug of a project, with its patches already in forward direction.
+#[derive(Debug, Clone)]
+pub struct D4jBug {
+    /// Project name (`Lang`).
+    pub project: String,
+    /// Defects4J bug number.
+    pub id: u32,
+    /// `revision.id.buggy`.
+    pub buggy_rev: String,
+    /// `revision.id.fixed`.
+    pub fixed_rev: String,
+    /// `report.id` (`UNKNOWN` becomes `None`).
+    pub report_id: Option<String>,
+    /// `report.url` (`UNKNOWN` becomes `None`).
+    pub report_url: Option<String>,
+    /// Forward (buggy → fixed) source patch.
+    pub patch: Patch,
+    /// Forward test patch (empty when Defects4J has none).
+    pub test_patch: Patch,
+    /// Failing tests, `pkg.Class::method`.
+    pub trigger_tests: Vec<String>,
+    /// Classes the fix modifies, in `modified_classes` order.
+    pub modified_classes: Vec<String>,
+}
+
+/// The project directories under `root`, all or the named subset, in name order.
+pub fn project_dirs(
+    root: &Path,
+    only: Option<&[String]>,
+) -> Result<Vec<(String, PathBuf)>, D4jError> {
+    if !root.is_dir() {
+        return Err(D4jError::Missing {
+            path: root.to_path_buf(),
+            what: "not a directory (expected Defects4J's framework/projects)".into(),
+        });
+    }
+    let mut dirs = Vec::new();
+    match only {
+        Some(names) => {
+            for name in names {
+                let dir = root.join(name);
+                if !dir.join("active-bugs.csv").is_file() {
+                    return Err(D4jError::Missing {
+                        path: dir.join("active-bugs.csv"),
+                        what: format!("missing (is `{name}` a Defects4J project?)"),
+                    });
+                }
+                dirs.push((name.clone(), dir));
+            }
+        }
+        None => {
+            let entries = std::fs::read_dir(root).map_err(|source| D4jError::Io {
+                path: root.to_path_buf(),
+                source,
+            })?;
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.join("active-bugs.csv").is_file() {
+                    dirs.push((entry.file_name().to_string_lossy().into_owned(), path));
+                }
+            }
+            if dirs.is_empty() {
+                return Err(D4jError::Missing {
+                    path: root.join("*/active-bugs.csv"),
+                    what: "no project directory with an active-bugs.csv".into(),
+                });
+            }
+        }
+    }
+    dirs.sort();
+    Ok(dirs)
+}
+
+/// A row of `active-bugs.csv`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActiveBug {
+    /// `bug.id`.
+    pub id: u32,
+    /// `revision.id.buggy`.
+    pub buggy_rev: String,
+    /// `revision.id.fixed`.
+    pub fixed_rev: String,
+    /// `report.id`.
+    pub report_id: Option<String>,
+    /// `report.url`.
+    pub report_url: Option<String>,
+}
+
+const COLUMNS: [&str; 5] = [
+    "bug.id",
+    "revision.id.buggy",
+    "revision.id.fixed",
+    "report.id",
+    "report.url",
+];
+
+/// Parse `active-bugs.csv` by column name, so column order does not matter.
+pub fn read_active_bugs(path: &Path) -> Result<Vec<ActiveBug>, D4jError> {
+    let text = std::fs::read_to_string(path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::NotFound => D4jError::Missing {
+            path: path.to_path_buf(),
+            what: "missing (expected the project's active-bugs.csv)".into(),
+        },
+        _ => D4jError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+    })?;
+    let mut lines = text.lines().enumerate();
+    let csv_err = |line: usize, what: String| D4jError::Csv {
+        path: path.to_path_buf(),
+        line,
+        what,
+    };
+    let header: Vec<&str> = match lines.next() {
+        Some((_, h)) => h.split(',').map(str::trim).collect(),
+        None => return Err(csv_err(1, "empty file (expected a header line)".into())),
+    };
+    let mut idx = [0usize; 5];
+    for (slot, col) in idx.iter_mut().zip(COLUMNS) {
+        *slot = header.iter().position(|h| *h == col).ok_or_else(|| {
+            csv_err(
+                1,
+                format!("missing column `{col}` (header has: {})", header.join(", ")),
+            )
+        })?;
+    }
+    let unknown = |s: &str| (s != "UNKNOWN" && !s.is_empty()).then(|| s.to_string());
+    let mut bugs = Vec::new();
+    for (i, line) in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        if cells.len() < header.len() {
+            return Err(csv_err(
+                i + 1,
+                format!("expected {} columns, found {}", header.len(), cells.len()),
+            ));
+        }
+        let id = cells[idx[0]].parse().map_err(|_| {
+            csv_err(
+                i + 1,
+                format!("`bug.id` is `{}`, expected a number", cells[idx[0]]),
+            )
+        })?;
+        bugs.push(ActiveBug {
+            id,
+            buggy_rev: cells[idx[1]].to_string(),
+            fixed_rev: cells[idx[2]].to_string(),
+            report_id: unknown(cells[idx[3]]),
+            report_url: unknown(cells[idx[4]]),
+        });
+    }
+    bugs.sort_by_key(|b| b.id);
+    Ok(bugs)
+}
+
+fn read_bytes(path: &Path) -> Result<Vec<u8>, D4jError> {
+    std::fs::read(path).map_err(|source| D4jError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Parse a reversed Defects4J patch file and turn it forward; a missing file is empty.
+pub fn read_forward_patch(path: &Path, required: bool) -> Result<Patch, D4jError> {
+    if !required && !path.exists() {
+        return Ok(Patch::default());
+    }
+    let bytes = read_bytes(path)?;
+    let reversed = diff::parse(&bytes).map_err(|e| e.with_file(path))?;
+    Ok(reversed.reversed())
+}
+
+/// Test names from a `trigger_tests/<id>` file (`--- pkg.Class::method` lines).
+pub fn read_trigger_tests(path: &Path) -> Result<Vec<String>, D4jError> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let bytes = read_bytes(path)?;
+    let text = String::from_utf8_lossy(&bytes);
+    Ok(text
+        .lines()
+        .filter_map(|l| l.strip_prefix("--- "))
+        .map(|t| t.trim().to_string())
+        .collect())
+}
+
+fn read_lines(path: &Path) -> Result<Vec<String>, D4jError> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let bytes = read_bytes(path)?;
+    Ok(String::from_utf8_lossy(&bytes)
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect())
+}
+
+/// Read one active bug's files.
+pub fn read_bug(project: &str, dir: &Path, row: &ActiveBug) -> Result<D4jBug, D4jError> {
+    let id = row.id;
+    let patch = read_forward_patch(&dir.join(format!("patches/{id}.src.patch")), true)?;
+    let test_patch = read_forward_patch(&dir.join(format!("patches/{id}.test.patch")), false)?;
+    Ok(D4jBug {
+        project: project.to_string(),
+        id,
+        buggy_rev: row.buggy_rev.clone(),
+        fixed_rev: row.fixed_rev.clone(),
+        report_id: row.report_id.clone(),
+        report_url: row.report_url.clone(),
+        patch,
+        test_patch,
+        trigger_tests: read_trigger_tests(&dir.join(format!("trigger_tests/{id}")))?,
+        modified_classes: read_lines(&dir.join(format!("modified_classes/{id}.src")))?,
+    })
+}
+
+/// Upstream repository of each Defects4J project (from Defects4J's documentation), so
+/// instances carry a real `repo` field.
+pub fn upstream_repo(project: &str) -> Option<&'static str> {
+    Some(match project {
+        "Chart" => "jfree/jfreechart",
+        "Cli" => "apache/commons-cli",
+        "Closure" => "google/closure-compiler",
+        "Codec" => "apache/commons-codec",
+        "Collections" => "apache/commons-collections",
+        "Compress" => "apache/commons-compress",
+        "Csv" => "apache/commons-csv",
+        "Gson" => "google/gson",
+        "JacksonCore" => "FasterXML/jackson-core",
+        "JacksonDatabind" => "FasterXML/jackson-databind",
+        "JacksonXml" => "FasterXML/jackson-dataformat-xml",
+        "Jsoup" => "jhy/jsoup",
+        "JxPath" => "apache/commons-jxpath",
+        "Lang" => "apache/commons-lang",
+        "Math" => "apache/commons-math",
+        "Mockito" => "mockito/mockito",
+        "Time" => "JodaOrg/joda-time",
+        _ => return None,
+    })
+}
+
+/// Read a revision map CSV: the `from` column's value → the `to` column's value, so
+/// rewritten histories (Math) or re-imported main lines (Lang) are data, not code.
+pub fn read_revision_map(
+    path: &Path,
+    from: &str,
+    to: &str,
+) -> Result<std::collections::BTreeMap<String, String>, D4jError> {
+    let text = std::fs::read_to_string(path).map_err(|source| D4jError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines
+        .next()
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or_else(|| D4jError::Csv {
+                path: path.to_path_buf(),
+                line: 1,
+                what: format!(
+                    "missing column `{name}` (header has: {})",
+                    header.join(", ")
+                ),
+            })
+    };
+    let (f, t) = (col(from)?, col(to)?);
+    let mut map = std::collections::BTreeMap::new();
+    for line in lines {
+        let cells: Vec<&str> = line.split(',').map(str::trim).collect();
+        if let (Some(a), Some(b)) = (cells.get(f), cells.get(t)) {
+            if !a.is_empty() && !b.is_empty() {
+                map.insert(a.to_string(), b.to_string());
+            }
+        }
+    }
+    Ok(map)
+}

@@ -1,0 +1,135 @@
+//! HUNK4J from the real Defects4J metadata: bug set, Table I and Table II hunk columns.
+
+use hunkgen::dataset::tables::{table1, table2, HUNK4J_TABLE2};
+use hunkgen::pipeline::{build, BuildOptions};
+use std::path::Path;
+
+fn build_hunk4j(out: &Path) -> hunkgen::pipeline::BuildSummary {
+    let recipe =
+        hunkgen::recipe::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("recipes/hunk4j.yaml"))
+            .expect("recipes/hunk4j.yaml loads");
+    build(
+        &recipe,
+        &BuildOptions {
+            output: Some(out.to_path_buf()),
+            ..Default::default()
+        },
+    )
+    .expect("hunk4j builds")
+}
+
+#[test]
+fn hunk4j_reproduces_published_bug_set_and_tables() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let summary = build_hunk4j(dir.path());
+    assert_eq!(
+        summary.examined, 835,
+        "Defects4J v2.0.1 has 835 active bugs"
+    );
+    let jsonl = std::fs::read_to_string(dir.path().join("instances.jsonl")).expect("jsonl");
+    assert_eq!(jsonl.lines().count(), 372);
+    let instances = hunkgen::dataset::read_instances(dir.path()).expect("reads back");
+    assert_eq!(instances, summary.instances);
+
+    let t1 = table1(&instances);
+    assert_eq!(t1[0], [140, 55, 49], "Table I single-file row");
+    // The published multi-file row is 37/23/68; the counted rule gives 37/25/66
+    // (reference/hunk4j.md), and the report shows both.
+    assert_eq!(t1[1], [37, 25, 66]);
+
+    for (project, bugs, hunks, _files) in table2(&instances, false) {
+        let published = HUNK4J_TABLE2
+            .iter()
+            .find(|r| r.project == project)
+            .unwrap_or_else(|| panic!("unexpected project {project}"));
+        assert_eq!(bugs, published.bugs, "{project} bugs");
+        for (k, (got, want)) in hunks.iter().zip(published.hunks).enumerate() {
+            assert!(
+                (got - want).abs() < 0.005 + 1e-9,
+                "{project} hunk column {k}: computed {got:.4}, published {want}"
+            );
+        }
+    }
+
+    let report = std::fs::read_to_string(dir.path().join("report/tables.md")).expect("report");
+    assert!(
+        report.contains("| single-file | 140 | 55 | 49 | 244 |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| multi-file | 37 | 25 (pub. 23) | 66 (pub. 68) | 128 |"),
+        "{report}"
+    );
+    // Bugs pushed below two hunks by a rule are listed with the rule.
+    assert!(
+        report.contains("| Cli_3 | 2 | 1 | no | import_only: 1 |"),
+        "{report}"
+    );
+    assert!(
+        report.contains("| Codec_14 | 8 | 5 | yes | not_code: 3 |"),
+        "{report}"
+    );
+}
+
+#[test]
+fn hunk4j_instances_are_forward_and_complete() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let summary = build_hunk4j(dir.path());
+    let lang4 = summary
+        .instances
+        .iter()
+        .find(|i| i.instance_id == "Lang_4")
+        .expect("Lang_4 is multi-hunk");
+    assert_eq!(lang4.repo, "apache/commons-lang");
+    assert_eq!(
+        lang4.base_commit,
+        "4ddbd99c5805781bd3c2287ab7920fecc23dab53"
+    );
+    assert_eq!(lang4.fix_commit, "fb47b96ab635d7cc6e9edefdddc46f1baf63b117");
+    assert_eq!(
+        lang4.FAIL_TO_PASS,
+        ["org.apache.commons.lang3.text.translate.LookupTranslatorTest::testLang882"]
+    );
+    // Forward direction: the fix adds `String` keys (a `-` line in Defects4J's patch).
+    assert!(lang4
+        .patch
+        .contains("\n+    private final HashMap<String, CharSequence> lookupMap;\n"));
+    assert!(lang4
+        .patch
+        .contains("\n-    private final HashMap<CharSequence, CharSequence> lookupMap;\n"));
+    assert_eq!(
+        lang4.report.as_ref().map(|r| r.id.as_str()),
+        Some("LANG-882")
+    );
+    assert_eq!(lang4.stats.hunks, 3);
+    assert!(lang4
+        .hunks
+        .iter()
+        .all(|h| h.counted && h.file.ends_with("LookupTranslator.java")));
+    // Ids are sorted naturally and unique.
+    let ids: Vec<&str> = summary
+        .instances
+        .iter()
+        .map(|i| i.instance_id.as_str())
+        .collect();
+    let mut dedup = ids.clone();
+    dedup.dedup();
+    assert_eq!(ids, dedup);
+    let chart = ids.iter().position(|i| *i == "Chart_1");
+    let chart10 = ids
+        .iter()
+        .position(|i| i.starts_with("Chart_1") && i.len() == 8);
+    if let (Some(a), Some(b)) = (chart, chart10) {
+        assert!(a < b, "Chart_1 sorts before Chart_1x");
+    }
+}
+
+#[test]
+fn build_is_byte_reproducible() {
+    let a = tempfile::tempdir().expect("tempdir");
+    let b = tempfile::tempdir().expect("tempdir");
+    build_hunk4j(a.path());
+    build_hunk4j(b.path());
+    let read = |d: &Path| std::fs::read(d.join("instances.jsonl")).expect("jsonl");
+    assert_eq!(read(a.path()), read(b.path()));
+}
