@@ -49,6 +49,40 @@ pub enum Command {
         #[arg(long = "repo", value_name = "NAME=PATH", value_parser = parse_repo_arg)]
         repos: Vec<(String, PathBuf)>,
     },
+    /// Annotate one patch: hunk divergence, its components per pair, spatial proximity.
+    ///
+    /// The patch is forward (buggy → fixed) and applies to the tree given by --root or
+    /// --repo/--rev, which is the buggy tree. With --reversed the patch goes fixed → buggy
+    /// (Defects4J's direction) and the tree is the fixed one: the buggy files are
+    /// obtained by applying the patch in memory.
+    #[command(
+        after_help = "Examples:\n  hunkgen annotate fix.patch --root ./checkout\n  hunkgen annotate Lang/patches/4.src.patch --reversed --repo commons-lang.git --rev fb47b96 --json"
+    )]
+    Annotate {
+        /// The patch file (git or plain unified diff).
+        patch: PathBuf,
+        /// Directory holding the tree the patch applies to.
+        #[arg(long, conflicts_with_all = ["repo", "rev"], required_unless_present = "repo")]
+        root: Option<PathBuf>,
+        /// Git repository holding the tree (read from the object database, no checkout).
+        #[arg(long, requires = "rev")]
+        repo: Option<PathBuf>,
+        /// Revision of --repo the patch applies to.
+        #[arg(long)]
+        rev: Option<String>,
+        /// The patch goes fixed → buggy (Defects4J); the tree is the fixed one.
+        #[arg(long)]
+        reversed: bool,
+        /// Annotation profile: hunk4j, hunk4j-published or algorithm1.
+        #[arg(long, default_value = "hunk4j", value_parser = parse_profile)]
+        profile: crate::annotate::divergence::Profile,
+        /// λ for proximity (default ⌊median package depth of the patch's hunks / 2⌋).
+        #[arg(long)]
+        lambda: Option<u32>,
+        /// Print JSON instead of tables.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a dataset's tables (HUNK4J Table I and II layout).
     Stats {
         /// The dataset directory (holding instances.jsonl).
@@ -109,6 +143,36 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        Command::Annotate {
+            patch,
+            root,
+            repo,
+            rev,
+            reversed,
+            profile,
+            lambda,
+            json,
+        } => {
+            let tree = match (root, repo, rev) {
+                (Some(root), _, _) => crate::source::files::Tree::Dir(root),
+                (None, Some(repo), Some(rev)) => crate::source::files::Tree::Git {
+                    repo,
+                    rev,
+                    prefixes: Vec::new(),
+                },
+                _ => anyhow::bail!("give --root DIR, or --repo GIT with --rev REV"),
+            };
+            let report = crate::annotate::single::annotate_patch_file(
+                &patch, tree, reversed, profile, lambda,
+            )?;
+            let mut out = std::io::stdout().lock();
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+            } else {
+                write!(out, "{}", report.to_table())?;
+            }
+            Ok(())
+        }
         Command::Stats {
             dataset: dir,
             json,
@@ -152,4 +216,16 @@ fn parse_repo_arg(s: &str) -> Result<(String, PathBuf), String> {
         }
         _ => Err(format!("expected NAME=PATH, got `{s}`")),
     }
+}
+
+fn parse_profile(s: &str) -> Result<crate::annotate::divergence::Profile, String> {
+    use crate::annotate::divergence::Profile;
+    [
+        Profile::Hunk4j,
+        Profile::Hunk4jPublished,
+        Profile::Algorithm1,
+    ]
+    .into_iter()
+    .find(|p| p.name() == s)
+    .ok_or_else(|| format!("unknown profile `{s}` (hunk4j, hunk4j-published, algorithm1)"))
 }

@@ -5,4 +5,5 @@ pub mod divergence;
 pub mod engine;
 pub mod proximity;
 pub mod punkt;
+pub mod single;
 pub mod tokenize;
