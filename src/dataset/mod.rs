@@ -377,7 +377,47 @@ pub fn annotation_report(instances: &[Instance], warnings: &[String]) -> String 
             let _ = writeln!(out, "- {w}");
         }
     }
+    let counts = note_counts(instances);
+    if !counts.is_empty() {
+        let _ = writeln!(out, "\n## Instances with annotation notes\n");
+        let _ = writeln!(out, "| note | instances |");
+        let _ = writeln!(out, "|---|---|");
+        for (what, n) in counts {
+            let _ = writeln!(out, "| {what} | {n} |");
+        }
+    }
     out
+}
+
+/// Kinds of per-instance annotation notes, each counted once per instance.
+pub fn note_counts(instances: &[Instance]) -> Vec<(&'static str, usize)> {
+    const KINDS: [(&str, &str); 8] = [
+        (
+            "no repository for project",
+            "no repository (AST fields null)",
+        ),
+        ("path missing at revision", "path missing at the revision"),
+        ("unknown revision", "revision not in the repository"),
+        (
+            "patch does not apply",
+            "patch does not apply (e.g. hunk outside the file)",
+        ),
+        ("not UTF-8", "file not UTF-8 (decoded lossily)"),
+        ("over the 5 MB parse limit", "file over 5 MB (AST skipped)"),
+        ("syntax error node", "syntax errors (tree kept)"),
+        ("methods unknown", "single-file proximity undecided"),
+    ];
+    KINDS
+        .iter()
+        .map(|(needle, what)| {
+            let n = instances
+                .iter()
+                .filter(|i| i.notes.iter().any(|n| n.contains(needle)))
+                .count();
+            (*what, n)
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect()
 }
 
 /// Linear-interpolation percentile (numpy's default), as the paper's p75.
