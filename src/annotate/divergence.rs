@@ -36,7 +36,8 @@ pub struct Switches {
     pub added_first: bool,
     /// D_lex text of hunk i is the i-th `@@` hunk of the whole patch (released defect).
     pub misaligned_lex_text: bool,
-    /// Pairs whose Java HashMap key order is reversed get D_ast = 0 (released defect).
+    /// Same-file pairs whose Java HashMap key order is reversed get D_ast = 0 (released
+    /// defect; cross-file pairs keep D_ast = 1, which needs no lookup).
     pub reversed_key_defect: bool,
 }
 

@@ -269,11 +269,14 @@ impl Annotator {
                 } else {
                     (Some(1.0), None)
                 };
-                if reversed
-                    .get(i)
-                    .and_then(|r| r.get(j))
-                    .copied()
-                    .unwrap_or(false)
+                // The released pipeline looked up AST distances, which exist only for
+                // same-file pairs; cross-file pairs take D_ast = 1 by rule.
+                if same_file
+                    && reversed
+                        .get(i)
+                        .and_then(|r| r.get(j))
+                        .copied()
+                        .unwrap_or(false)
                 {
                     d_ast = Some(0.0);
                     dist = None;
@@ -436,6 +439,82 @@ pub fn code_terms(text: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A buggy file of `n` one-line methods and a forward patch changing each method body.
+    fn twelve_hunks(n: usize) -> (String, Patch) {
+        let mut src = String::from("class A {\n");
+        let mut patch = String::from("--- a/A.java\n+++ b/A.java\n");
+        for k in 0..n {
+            // Each method spans 5 lines: lines 2+5k .. 6+5k.
+            src.push_str(&format!(
+                "  int m{k}() {{\n    int x = {k};\n    return x;\n  }}\n\n"
+            ));
+            let line = 3 + 5 * k;
+            patch.push_str(&format!(
+                "@@ -{line},1 +{line},1 @@\n-    int x = {k};\n+    int x = {k} + {k};\n"
+            ));
+        }
+        src.push_str("}\n");
+        (
+            src,
+            crate::diff::parse(patch.as_bytes()).expect("patch parses"),
+        )
+    }
+
+    struct OneFile(String);
+    impl BuggyFiles for OneFile {
+        fn buggy(&self, _path: &str) -> Result<Vec<u8>, String> {
+            Ok(self.0.clone().into_bytes())
+        }
+    }
+
+    #[test]
+    fn reversed_key_defect_zeroes_only_inverted_same_file_pairs() {
+        let (src, patch) = twelve_hunks(12);
+        let rules = CountRules {
+            classifier: crate::classify::Classifier::default(),
+            skip_created_files: false,
+            skip_import_only_hunks: false,
+        };
+        let run = |profile| {
+            Annotator::new(profile, Tokenizer::default())
+                .annotate(
+                    &patch,
+                    &Patch::default(),
+                    &rules,
+                    &[],
+                    &OneFile(src.clone()),
+                )
+                .divergence
+                .expect("divergence")
+        };
+        let plain = run(Profile::Hunk4j);
+        let published = run(Profile::Hunk4jPublished);
+        assert_eq!(plain.pairs.len(), 66);
+        let inverted = divergence::reversed_pairs(12);
+        for (a, b) in plain.pairs.iter().zip(&published.pairs) {
+            assert_eq!((a.i, a.j), (b.i, b.j));
+            assert!(
+                a.d_ast.is_some_and(|d| d > 0.0),
+                "distinct methods are apart"
+            );
+            if inverted[a.i][a.j] {
+                assert_eq!(
+                    b.d_ast,
+                    Some(0.0),
+                    "pair {}_{} is looked up reversed",
+                    a.i,
+                    a.j
+                );
+            } else {
+                assert_eq!(a.d_ast, b.d_ast);
+            }
+        }
+        // "1" and "11" share a bucket with "0": ten pairs (k, 11) for k = 1..=10 invert.
+        let count = inverted.iter().flatten().filter(|x| **x).count();
+        assert_eq!(count, 10);
+        assert!(published.value.expect("value") < plain.value.expect("value"));
+    }
 
     #[test]
     fn literals_and_terms() {
