@@ -140,6 +140,12 @@ fn english_model_matches_nltk_on_all_vectors() {
         "{dir:?} is not the Punkt model the vectors were made with ({})",
         v.versions
     );
+    // The lazily initialised default reads the same variable.
+    let default = hunkgen::annotate::tokenize::default_tokenizer().unwrap();
+    assert!(
+        default.params() == &params,
+        "default tokenizer ignored {PUNKT_DIR_ENV}"
+    );
     let tok = Tokenizer::new(params);
     let cases = token_cases(&v);
     let (n, failures) = check_tokens(&tok, cases.iter());
@@ -150,6 +156,14 @@ fn english_model_matches_nltk_on_all_vectors() {
         failures.join("\n")
     );
     assert!(n >= 400, "only {n} tokenization cases");
+    for t in &v.tokens {
+        assert_eq!(
+            hunkgen::annotate::tokenize::word_tokenize(&t.text),
+            t.tokens,
+            "word_tokenize on {}",
+            t.source
+        );
+    }
 
     for p in &v.pairs {
         let r = tok.tokenize(&p.reference_text);

@@ -101,20 +101,15 @@ fn rule(pattern: &str, replacement: &'static str) -> Rule {
     (Regex::new(pattern).unwrap(), replacement)
 }
 
-/// Python's `\s` as a Rust class body.
-macro_rules! pyws {
-    () => {
-        r"\s\x1C-\x1F"
-    };
-}
-
 struct Rules {
     starting: Vec<Rule>,
     colon_comma: Rule,
     colon_comma_end: Rule,
-    middle: Vec<Rule>,
-    late: Vec<Rule>,
+    ellipsis: Rule,
+    quote_space: Rule,
+    double_dash: Rule,
     ending: Vec<Rule>,
+    ending_clitics: Vec<Rule>,
     contractions2: Vec<(Regex, Follow)>,
     contractions3: Vec<Regex>,
 }
@@ -136,23 +131,11 @@ static RULES: LazyLock<Rules> = LazyLock::new(|| Rules {
     colon_comma: rule(r"([:,])([^\d])", " $1 $2"),
     // Python's `$` also matches before a final newline.
     colon_comma_end: rule(r"([:,])(\n?)\z", " $1 $2"),
-    middle: vec![
-        rule(r"\.{2,}", " $0 "),
-        rule(r"[;@#$%&]", " $0 "),
-        rule(r"[\u{2012}-\u{2015}]", " $0 "),
-    ],
-    late: vec![
-        rule(r"[?!]", " $0 "),
-        rule(r"([^'])' ", "$1 ' "),
-        rule(r"[*]", " $0 "),
-        rule(r"[\]\[(){}<>]", " $0 "),
-        rule(r"--", " -- "),
-    ],
-    ending: vec![
-        rule("([»”’])", " $1 "),
-        rule("''", " '' "),
-        rule("\"", " '' "),
-        rule(concat!("[", pyws!(), "]+"), " "),
+    ellipsis: rule(r"\.{2,}", " $0 "),
+    quote_space: rule(r"([^'])' ", "$1 ' "),
+    double_dash: rule(r"--", " -- "),
+    ending: vec![rule("''", " '' "), rule("\"", " '' ")],
+    ending_clitics: vec![
         rule(r"([^' ])('[sS]|'[mM]|'[dD]|') ", "$1 $2 "),
         rule(r"([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) ", "$1 $2 "),
     ],
@@ -296,6 +279,43 @@ fn final_period(text: String, class: &[char], spaced: bool) -> String {
     out
 }
 
+/// `re.sub("[SET]", r" \g<0> ", text)` for a character predicate, in one pass.
+fn pad_chars(text: String, pad: impl Fn(char) -> bool) -> String {
+    let Some(first) = text.find(&pad) else {
+        return text;
+    };
+    let mut out = String::with_capacity(text.len() + 16);
+    out.push_str(&text[..first]);
+    for c in text[first..].chars() {
+        if pad(c) {
+            out.push(' ');
+            out.push(c);
+            out.push(' ');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `re.sub(r"\s+", " ", text)` with Python's `\s`.
+fn collapse_space(text: String) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_space = false;
+    for c in text.chars() {
+        if py_isspace(c) {
+            if !in_space {
+                out.push(' ');
+            }
+            in_space = true;
+        } else {
+            out.push(c);
+            in_space = false;
+        }
+    }
+    out
+}
+
 const FINAL_PERIOD_CLASS_1: &[char] = &[']', ')', '}', '>', '"', '\'', '»', '”', '’', ' '];
 const FINAL_PERIOD_CLASS_2: &[char] = &[']', ')', '}', '>', '"', '\''];
 
@@ -308,12 +328,31 @@ pub fn treebank_tokenize(sentence: &str) -> Vec<String> {
     text = final_period(text, FINAL_PERIOD_CLASS_1, true);
     text = apply_one(&r.colon_comma.0, r.colon_comma.1, text);
     text = apply_one(&r.colon_comma_end.0, r.colon_comma_end.1, text);
-    text = apply(&r.middle, text);
+    text = apply_one(&r.ellipsis.0, r.ellipsis.1, text);
+    // `[;@#$%&]` then `[\u2012-\u2015]` → " \g<0> " (padding different characters commutes).
+    text = pad_chars(text, |c| {
+        matches!(
+            c,
+            ';' | '@' | '#' | '$' | '%' | '&' | '\u{2012}'..='\u{2015}'
+        )
+    });
     text = final_period(text, FINAL_PERIOD_CLASS_2, false);
-    text = apply(&r.late, text);
+    text = pad_chars(text, |c| matches!(c, '?' | '!'));
+    text = apply_one(&r.quote_space.0, r.quote_space.1, text);
+    // `[*]` then the parentheses/brackets rule.
+    text = pad_chars(text, |c| {
+        matches!(c, '*' | '[' | ']' | '(' | ')' | '{' | '}' | '<' | '>')
+    });
+    text = apply_one(&r.double_dash.0, r.double_dash.1, text);
 
-    text = format!(" {text} ");
+    let mut padded = String::with_capacity(text.len() + 2);
+    padded.push(' ');
+    padded.push_str(&text);
+    padded.push(' ');
+    text = pad_chars(padded, |c| matches!(c, '»' | '”' | '’'));
     text = apply(&r.ending, text);
+    text = collapse_space(text);
+    text = apply(&r.ending_clitics, text);
 
     for (re, follow) in &r.contractions2 {
         let follow = *follow;
