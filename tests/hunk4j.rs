@@ -125,6 +125,54 @@ fn hunk4j_instances_are_forward_and_complete() {
 }
 
 #[test]
+fn multi_file_proximity_and_named_examples_need_no_sources() {
+    use hunkgen::annotate::proximity::ProximityClass::{self, *};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let summary = build_hunk4j(dir.path());
+    let class_of = |i: &hunkgen::model::Instance| i.proximity.as_ref().and_then(|p| p.class);
+    let count = |c: ProximityClass| {
+        summary
+            .instances
+            .iter()
+            .filter(|i| class_of(i) == Some(c))
+            .count()
+    };
+    // Table III's multi-file rows as published (λ = 3 from the median package depth 6).
+    assert_eq!(
+        summary.instances[0].proximity.as_ref().map(|p| p.lambda),
+        Some(3)
+    );
+    assert_eq!((count(Orbit), count(Sprawl), count(Fragment)), (67, 50, 11));
+    let get = |id: &str| {
+        summary
+            .instances
+            .iter()
+            .find(|i| i.instance_id == id)
+            .unwrap_or_else(|| panic!("{id}"))
+    };
+    // reference/hunk4j.md "Named examples".
+    assert_eq!(
+        (get("Jsoup_56").stats.hunks, get("Jsoup_56").stats.files),
+        (10, 5)
+    );
+    assert_eq!(get("Jsoup_87").stats.hunks, 47);
+    assert_eq!(get("Chart_4").stats.hunks, 2);
+    let jd = get("JacksonDatabind_103");
+    assert_eq!((jd.stats.hunks, jd.stats.files), (26, 16));
+    assert_eq!(
+        (get("Mockito_6").stats.hunks, get("Mockito_6").stats.files),
+        (20, 1)
+    );
+    assert_eq!(class_of(get("Closure_144")), Some(Fragment));
+    // Single-file classes need methods, hence sources: undecided here, with a note.
+    assert_eq!(class_of(get("Mockito_6")), None);
+    assert!(get("Mockito_6")
+        .notes
+        .iter()
+        .any(|n| n.contains("no repository for project Mockito")));
+}
+
+#[test]
 fn build_is_byte_reproducible() {
     let a = tempfile::tempdir().expect("tempdir");
     let b = tempfile::tempdir().expect("tempdir");
