@@ -376,10 +376,8 @@ pub fn magic_constants(test_patch: &Patch, sources: &[&[u8]]) -> Vec<String> {
                     if lit.len() < 2 || found.contains(&lit) {
                         continue;
                     }
-                    let needle = lit.as_bytes();
-                    let present = sources
-                        .iter()
-                        .any(|s| s.windows(needle.len()).any(|w| w == needle));
+                    let finder = memchr::memmem::Finder::new(lit.as_bytes());
+                    let present = sources.iter().any(|s| finder.find(s).is_some());
                     if !present {
                         found.push(lit);
                     }
