@@ -331,6 +331,20 @@ mod tests {
     }
 
     #[test]
+    fn copy_reverses_to_the_mirrored_copy() {
+        let r = rev(b"diff --git a/x b/\"y z\"\nsimilarity index 80%\ncopy from x\ncopy to \"y z\"\n--- a/x\n+++ \"b/y z\"\n@@ -1 +1 @@\n-1\n+2\n");
+        let p = parse(&r).unwrap();
+        let f = &p.files[0];
+        assert_eq!(f.change, super::FileChange::Copied);
+        assert_eq!(
+            (f.old_path.as_deref(), f.new_path.as_deref()),
+            (Some("y z"), Some("x"))
+        );
+        assert!(String::from_utf8_lossy(&r)
+            .contains("copy from \"y z\"\ncopy to x\n--- \"b/y z\"\n+++ a/x\n"));
+    }
+
+    #[test]
     fn new_file_svn_binary_no_newline() {
         let r = rev(b"diff --git a/n b/n\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n");
         assert_eq!(
