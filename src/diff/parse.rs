@@ -866,7 +866,8 @@ pub(crate) fn git_line_swap(rest: &[u8]) -> Option<Vec<u8>> {
         (!b.is_empty()).then(|| [&s[b], b" ", &s[a]].concat())
     };
     let t = swap(rest)?;
-    (swap(&t)? == rest).then_some(t)
+    // A CR moved to the end would be read back as part of the line terminator.
+    (t.last() != Some(&b'\r') && swap(&t)? == rest).then_some(t)
 }
 
 /// The two paths named on a `diff --git` line, prefixes (`a/`, `b/`) removed.

@@ -162,10 +162,16 @@ fn reverse_header(header: &[Vec<u8>]) -> Vec<Vec<u8>> {
             .collect();
         if let ([ia], [ib]) = (ia.as_slice(), ib.as_slice()) {
             // The usual pair: swap values, keep the lines' order (`from` before `to`).
-            // Each line keeps its own terminator (the last input line may have none).
+            // Each line keeps its own `\n` (the last input line may have none); a CR
+            // travels with the value, so the split is never ambiguous.
             let (la, lb) = (&header[*ia], &header[*ib]);
-            out[*ia] = [a, trim_eol(&lb[b.len()..]), eol_of(la)].concat();
-            out[*ib] = [b, trim_eol(&la[a.len()..]), eol_of(lb)].concat();
+            let value = |l: &[u8], key: &[u8]| {
+                let v = &l[key.len()..];
+                v.strip_suffix(b"\n").unwrap_or(v).to_vec()
+            };
+            let nl = |l: &[u8]| if l.ends_with(b"\n") { &b"\n"[..] } else { b"" };
+            out[*ia] = [a, &value(lb, b), nl(la)].concat();
+            out[*ib] = [b, &value(la, a), nl(lb)].concat();
         } else {
             // Odd headers (one side missing or repeated): swap the keys in place.
             for &i in &ia {
@@ -325,6 +331,20 @@ mod tests {
     }
 
     #[test]
+    fn copy_reverses_to_the_mirrored_copy() {
+        let r = rev(b"diff --git a/x b/\"y z\"\nsimilarity index 80%\ncopy from x\ncopy to \"y z\"\n--- a/x\n+++ \"b/y z\"\n@@ -1 +1 @@\n-1\n+2\n");
+        let p = parse(&r).unwrap();
+        let f = &p.files[0];
+        assert_eq!(f.change, super::FileChange::Copied);
+        assert_eq!(
+            (f.old_path.as_deref(), f.new_path.as_deref()),
+            (Some("y z"), Some("x"))
+        );
+        assert!(String::from_utf8_lossy(&r)
+            .contains("copy from \"y z\"\ncopy to x\n--- \"b/y z\"\n+++ a/x\n"));
+    }
+
+    #[test]
     fn new_file_svn_binary_no_newline() {
         let r = rev(b"diff --git a/n b/n\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n");
         assert_eq!(
@@ -348,5 +368,32 @@ mod tests {
             r.ends_with(b"+a\n-b\n+c\n-d\n e\n"),
             "interleaved run keeps order"
         );
+    }
+}
+
+#[cfg(test)]
+mod fuzz_regressions {
+    use super::super::parse::parse;
+
+    /// cargo-fuzz crash-4a8cdd50: a `diff --git` line with a CR inside a name.
+    #[test]
+    fn git_line_with_inner_cr_reverses_twice_to_itself() {
+        let s: &[u8] = b"diff --git perfect match return the sinf\x94le-       \0\0\0\0\0\0\0\r     retur.singletonList(opt);  for (Striindex 4a9cng longOpt : l())\n         {\n";
+        let p = parse(s).unwrap();
+        let r = p.reversed();
+        eprintln!("{:?}", String::from_utf8_lossy(&r.to_bytes()));
+        assert_eq!(
+            String::from_utf8_lossy(&r.reversed().to_bytes()),
+            String::from_utf8_lossy(s)
+        );
+    }
+
+    /// Found while fixing the above: a CR before the `\n` of a `---` line.
+    #[test]
+    fn cr_in_minus_plus_values_stays_with_the_value() {
+        let s: &[u8] = b"--- x\r\r\n+++ y\n@@ -1 +1 @@\n-a\n+b\n";
+        let p = parse(s).unwrap();
+        assert_eq!(p.reversed().reversed().to_bytes(), s);
+        assert!(p.reversed().to_bytes().starts_with(b"--- y\n+++ x\r\r\n"));
     }
 }
