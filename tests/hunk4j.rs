@@ -101,6 +101,12 @@ fn hunk4j_instances_are_forward_and_complete() {
         lang4.report.as_ref().map(|r| r.id.as_str()),
         Some("LANG-882")
     );
+    // Reversal keeps git's a/ b/ prefixes in place, as `git diff -R` prints them.
+    let path = "src/main/java/org/apache/commons/lang3/text/translate/LookupTranslator.java";
+    let head = format!(
+        "diff --git a/{path} b/{path}\nindex 8ed51bc..9cf45f8 100644\n--- a/{path}\n+++ b/{path}\n"
+    );
+    assert!(lang4.patch.starts_with(&head), "{}", &lang4.patch[..300]);
     assert_eq!(lang4.stats.hunks, 3);
     assert!(lang4
         .hunks

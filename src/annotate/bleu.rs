@@ -16,29 +16,57 @@ const WEIGHT: f64 = 0.25;
 
 /// Clipped n-gram matches and the candidate's n-gram count (at least 1), as NLTK's
 /// `modified_precision` returns them (an unnormalised fraction).
-fn modified_precision(reference: &[String], candidate: &[String], n: usize) -> (u64, u64) {
+fn modified_precision(reference: &[u32], candidate: &[u32], n: usize) -> (u64, u64) {
     if candidate.len() < n {
         return (0, 1);
     }
-    let mut cand: HashMap<&[String], u64> = HashMap::new();
-    for g in candidate.windows(n) {
-        *cand.entry(g).or_insert(0) += 1;
-    }
-    let mut refc: HashMap<&[String], u64> = HashMap::new();
-    if reference.len() >= n {
-        for g in reference.windows(n) {
-            *refc.entry(g).or_insert(0) += 1;
+    // An n-gram of ids (n ≤ 4) packs into a u128; sorting and merging the two lists
+    // counts clipped matches without hashing.
+    let pack = |g: &[u32]| g.iter().fold(0u128, |acc, &t| (acc << 32) | u128::from(t));
+    let mut cand: Vec<u128> = candidate.windows(n).map(pack).collect();
+    let mut refs: Vec<u128> = if reference.len() >= n {
+        reference.windows(n).map(pack).collect()
+    } else {
+        Vec::new()
+    };
+    cand.sort_unstable();
+    refs.sort_unstable();
+    let (mut i, mut j, mut matched) = (0, 0, 0u64);
+    while i < cand.len() {
+        let g = cand[i];
+        let ci = cand[i..].iter().take_while(|&&x| x == g).count();
+        while j < refs.len() && refs[j] < g {
+            j += 1;
         }
+        let rj = refs[j..].iter().take_while(|&&x| x == g).count();
+        matched += ci.min(rj) as u64;
+        i += ci;
+        j += rj;
     }
-    let matched = cand
-        .iter()
-        .map(|(g, &c)| c.min(refc.get(g).copied().unwrap_or(0)))
-        .sum();
     let total = (candidate.len() + 1 - n) as u64;
     (matched, total.max(1))
 }
 
-/// Python's `math.fsum`: the correctly rounded sum (Shewchuk partials, CPython's rounding).
+/// Map tokens to small integer ids (shared across calls with the same interner), so
+/// many pairs of one instance compare ids instead of strings.
+#[derive(Debug, Default)]
+pub struct Interner {
+    ids: HashMap<String, u32>,
+}
+
+impl Interner {
+    /// Ids of `tokens`, allocating new ids for unseen tokens.
+    pub fn ids(&mut self, tokens: &[String]) -> Vec<u32> {
+        tokens
+            .iter()
+            .map(|t| {
+                let next = self.ids.len() as u32;
+                *self.ids.entry(t.clone()).or_insert(next)
+            })
+            .collect()
+    }
+}
+
 fn fsum(values: &[f64]) -> f64 {
     let mut partials: Vec<f64> = Vec::new();
     for &v in values {
@@ -91,6 +119,14 @@ fn fsum(values: &[f64]) -> f64 {
 
 /// NLTK `sentence_bleu([reference], candidate, smoothing_function=method4)`; in [0, 1].
 pub fn sentence_bleu4(reference: &[String], candidate: &[String]) -> f64 {
+    let mut interner = Interner::default();
+    let r = interner.ids(reference);
+    let c = interner.ids(candidate);
+    sentence_bleu4_ids(&r, &c)
+}
+
+/// [`sentence_bleu4`] on interned token ids (see [`Interner`]); identical results.
+pub fn sentence_bleu4_ids(reference: &[u32], candidate: &[u32]) -> f64 {
     let precisions: Vec<(u64, u64)> = (1..=4)
         .map(|n| modified_precision(reference, candidate, n))
         .collect();

@@ -4,7 +4,7 @@
 //! records. Proximity needs the dataset-wide λ, so it is classified afterwards by
 //! [`classify_all`].
 
-use super::bleu::sentence_bleu4;
+use super::bleu::{sentence_bleu4_ids, Interner};
 use super::divergence::{self, Profile, Switches};
 use super::proximity;
 use super::tokenize::Tokenizer;
@@ -227,7 +227,11 @@ impl Annotator {
                 self.hunk_text(hunk)
             })
             .collect();
-        let tokens: Vec<Vec<String>> = texts.iter().map(|t| self.tokenizer.tokenize(t)).collect();
+        let mut interner = Interner::default();
+        let tokens: Vec<Vec<u32>> = texts
+            .iter()
+            .map(|t| interner.ids(&self.tokenizer.tokenize(t)))
+            .collect();
         let anchors: Vec<Option<(syntax::NodeId, u32)>> = counted
             .iter()
             .map(|(fp, h, _)| match parsed.get(buggy_path(fp)) {
@@ -247,7 +251,7 @@ impl Annotator {
             for j in i + 1..n {
                 let (fi, fj) = (buggy_path(counted[i].0), buggy_path(counted[j].0));
                 let same_file = fi == fj;
-                let d_lex = 1.0 - sentence_bleu4(&tokens[i], &tokens[j]);
+                let d_lex = 1.0 - sentence_bleu4_ids(&tokens[i], &tokens[j]);
                 let d_file = if same_file {
                     0.0
                 } else {

@@ -863,7 +863,10 @@ pub(crate) fn git_line_split(rest: &[u8]) -> (std::ops::Range<usize>, std::ops::
 pub(crate) fn git_line_swap(rest: &[u8]) -> Option<Vec<u8>> {
     let swap = |s: &[u8]| -> Option<Vec<u8>> {
         let (a, b) = git_line_split(s);
-        (!b.is_empty()).then(|| [&s[b], b" ", &s[a]].concat())
+        (!b.is_empty()).then(|| {
+            let (x, y) = super::reverse::swap_paths(&s[a.clone()], &s[b.clone()]);
+            [&x[..], b" ", &y[..]].concat()
+        })
     };
     let t = swap(rest)?;
     // A CR moved to the end would be read back as part of the line terminator.

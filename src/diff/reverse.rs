@@ -1,9 +1,11 @@
 //! Reversing patches (Defects4J ships them fixed → buggy), byte-exact and an involution.
 //!
 //! What reversing does, line by line:
-//! - `diff --git A B` → `diff --git B A` (each name keeps its own `a/`/`b/` prefix);
-//! - the `---` line takes the old `+++` line's text and vice versa (only the markers stay),
-//!   so prefixes, tabs and SVN `(revision N)` / `(working copy)` suffixes move with paths;
+//! - `diff --git a/X b/Y` → `diff --git a/Y b/X`, and `--- a/X`/`+++ b/Y` → `--- a/Y`/
+//!   `+++ b/X`: paths (with any tab, timestamp or SVN `(revision N)` suffix) change sides
+//!   while the `a/`/`b/` prefixes stay where they are, as `git diff -R` prints them; a
+//!   `/dev/null` side takes the mirrored prefix (`--- /dev/null`/`+++ b/n` →
+//!   `--- a/n`/`+++ /dev/null`). Without such prefixes (SVN, plain) the texts swap whole;
 //! - `index A..B mode` → `index B..A mode`; `new file mode` ↔ `deleted file mode`;
 //!   `old mode`/`new mode`, `rename from`/`rename to`, `copy from`/`copy to` swap values
 //!   (lines keep their order); `Binary files X and Y differ` → `... Y and X ...`;
@@ -170,8 +172,13 @@ fn reverse_header(header: &[Vec<u8>]) -> Vec<Vec<u8>> {
                 v.strip_suffix(b"\n").unwrap_or(v).to_vec()
             };
             let nl = |l: &[u8]| if l.ends_with(b"\n") { &b"\n"[..] } else { b"" };
-            out[*ia] = [a, &value(lb, b), nl(la)].concat();
-            out[*ib] = [b, &value(la, a), nl(lb)].concat();
+            let (va, vb) = if a == b"--- " {
+                swap_paths(&value(la, a), &value(lb, b))
+            } else {
+                (value(lb, b), value(la, a))
+            };
+            out[*ia] = [a, &va, nl(la)].concat();
+            out[*ib] = [b, &vb, nl(lb)].concat();
         } else {
             // Odd headers (one side missing or repeated): swap the keys in place.
             for &i in &ia {
@@ -208,6 +215,46 @@ fn reverse_header(header: &[Vec<u8>]) -> Vec<Vec<u8>> {
         out.extend(blocks);
     }
     out
+}
+
+/// The `a/`/`b/` prefix of a path token (inside an opening quote), if any.
+fn git_prefix(tok: &[u8]) -> Option<&'static [u8]> {
+    let q = usize::from(tok.first() == Some(&b'"'));
+    match tok.get(q..q + 2) {
+        Some(b"a/") => Some(b"a/"),
+        Some(b"b/") => Some(b"b/"),
+        _ => None,
+    }
+}
+
+/// Swap two path tokens between the old and the new side, keeping each side's `a/`/`b/`
+/// prefix in place (a `/dev/null` side lends the mirror of the other's prefix). An
+/// involution: swapping the result again gives the input back.
+pub(crate) fn swap_paths(x: &[u8], y: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let null = |t: &[u8]| t.starts_with(b"/dev/null");
+    let mirror = |p: &'static [u8]| -> &'static [u8] {
+        if p == b"a/" {
+            b"b/"
+        } else {
+            b"a/"
+        }
+    };
+    let (px, py) = (git_prefix(x), git_prefix(y));
+    let recognised = |t: &[u8], p: Option<&[u8]>| p.is_some() || null(t);
+    if !(recognised(x, px) && recognised(y, py)) || (px.is_none() && py.is_none()) {
+        return (y.to_vec(), x.to_vec());
+    }
+    // The prefix each position keeps (or lends, when it holds /dev/null).
+    let p1 = px.unwrap_or_else(|| mirror(py.unwrap_or(b"b/")));
+    let p2 = py.unwrap_or_else(|| mirror(px.unwrap_or(b"a/")));
+    let with = |t: &[u8], p: &[u8]| -> Vec<u8> {
+        if null(t) {
+            return t.to_vec();
+        }
+        let q = usize::from(t.first() == Some(&b'"'));
+        [&t[..q], p, &t[q + 2..]].concat()
+    };
+    (with(y, p1), with(x, p2))
 }
 
 fn eol_of(l: &[u8]) -> &[u8] {
@@ -326,8 +373,35 @@ mod tests {
         let r = rev(s);
         assert_eq!(
             String::from_utf8_lossy(&r),
-            "diff --git b/y a/x\nold mode 100755\nnew mode 100644\nsimilarity index 90%\nrename from y\nrename to x\nindex 89abcde..1234567 100644\n--- b/y\n+++ a/x\n@@ -1 +1,3 @@ fn f\n a\n+b\n+c\n@@ -8,2 +10 @@\n-e\n-f\n+d\n"
+            "diff --git a/y b/x\nold mode 100755\nnew mode 100644\nsimilarity index 90%\nrename from y\nrename to x\nindex 89abcde..1234567 100644\n--- a/y\n+++ b/x\n@@ -1 +1,3 @@ fn f\n a\n+b\n+c\n@@ -8,2 +10 @@\n-e\n-f\n+d\n"
         );
+    }
+
+    #[test]
+    fn prefixes_stay_positional_and_swapping_is_an_involution() {
+        let cases: [(&[u8], &[u8], &[u8], &[u8]); 5] = [
+            (b"a/x", b"b/y", b"a/y", b"b/x"),
+            (b"/dev/null", b"b/n", b"a/n", b"/dev/null"),
+            (
+                b"a/n\t2020-01-01",
+                b"/dev/null",
+                b"/dev/null",
+                b"b/n\t2020-01-01",
+            ),
+            (
+                b"s/A.java\t(revision 1)",
+                b"s/A.java\t(working copy)",
+                b"s/A.java\t(working copy)",
+                b"s/A.java\t(revision 1)",
+            ),
+            (b"b/x", b"a/y", b"b/y", b"a/x"),
+        ];
+        for (x, y, wx, wy) in cases {
+            let (rx, ry) = super::swap_paths(x, y);
+            assert_eq!((&rx[..], &ry[..]), (wx, wy));
+            let (bx, by) = super::swap_paths(&rx, &ry);
+            assert_eq!((&bx[..], &by[..]), (x, y), "involution");
+        }
     }
 
     #[test]
@@ -341,7 +415,7 @@ mod tests {
             (Some("y z"), Some("x"))
         );
         assert!(String::from_utf8_lossy(&r)
-            .contains("copy from \"y z\"\ncopy to x\n--- \"b/y z\"\n+++ a/x\n"));
+            .contains("copy from \"y z\"\ncopy to x\n--- \"a/y z\"\n+++ b/x\n"));
     }
 
     #[test]
@@ -349,7 +423,7 @@ mod tests {
         let r = rev(b"diff --git a/n b/n\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n");
         assert_eq!(
             String::from_utf8_lossy(&r),
-            "diff --git b/n a/n\ndeleted file mode 100644\nindex 1111111..0000000\n--- b/n\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n\\ No newline at end of file\n"
+            "diff --git a/n b/n\ndeleted file mode 100644\nindex 1111111..0000000\n--- a/n\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n\\ No newline at end of file\n"
         );
         let r = rev(b"Index: s/A.java\n====\n--- s/A.java\t(revision 1087)\n+++ s/A.java\t(working copy)\n@@ -1,2 +1,2 @@\n-a\r\n+b\r\n c\r\n");
         assert_eq!(
@@ -359,7 +433,7 @@ mod tests {
         let r = rev(b"diff --git a/i b/i\nindex 1..2\nGIT binary patch\nliteral 5\nMcmZ?wbYf\n\ndelta 3\nKcmZ?w\n\n");
         assert_eq!(
             String::from_utf8_lossy(&r),
-            "diff --git b/i a/i\nindex 2..1\nGIT binary patch\ndelta 3\nKcmZ?w\n\nliteral 5\nMcmZ?wbYf\n\n"
+            "diff --git a/i b/i\nindex 2..1\nGIT binary patch\ndelta 3\nKcmZ?w\n\nliteral 5\nMcmZ?wbYf\n\n"
         );
         let r = rev(b"diff --git a/i b/i\nindex 1..2 100644\nBinary files a/i and b/i differ\n");
         assert!(r.ends_with(b"Binary files b/i and a/i differ\n"));
