@@ -379,7 +379,8 @@ mod tests {
 
     #[test]
     fn prefixes_stay_positional_and_swapping_is_an_involution() {
-        let cases: [(&[u8], &[u8], &[u8], &[u8]); 5] = [
+        type Case<'a> = (&'a [u8], &'a [u8], &'a [u8], &'a [u8]);
+        let cases: [Case; 5] = [
             (b"a/x", b"b/y", b"a/y", b"b/x"),
             (b"/dev/null", b"b/n", b"a/n", b"/dev/null"),
             (
