@@ -408,6 +408,45 @@ fn verification_off_gives_the_same_result() {
 }
 
 #[test]
+fn verification_catches_a_corrupt_object() {
+    let h = build();
+    let blob_of = |rev: &str| h.s.git(&["rev-parse", &format!("{rev}:{CALC}")]);
+    let (good, victim) = (blob_of(&format!("{}^", h.big_fix)), blob_of(&h.big_fix));
+    let loose = |id: &str| h.s.dir.join(".git/objects").join(&id[..2]).join(&id[2..]);
+    // The victim's file now holds another blob: same format, wrong content for its id.
+    std::fs::remove_file(loose(&victim)).unwrap();
+    std::fs::copy(loose(&good), loose(&victim)).unwrap();
+
+    let err = mine(
+        &h.s.dir,
+        &GitSourceConfig::default(),
+        &Classifier::default(),
+        &Progress::hidden(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains(&format!("commit {}", h.big_fix)), "{err}");
+    assert!(
+        err.contains(&format!("object {victim} is corrupt")),
+        "{err}"
+    );
+    assert!(!err.contains('\n'), "{err}");
+
+    // Opting out trusts the store: the run completes (with the wrong content).
+    let unverified = GitSourceConfig {
+        verify_objects: false,
+        ..GitSourceConfig::default()
+    };
+    assert!(mine(
+        &h.s.dir,
+        &unverified,
+        &Classifier::default(),
+        &Progress::hidden()
+    )
+    .is_ok());
+}
+
+#[test]
 fn revision_ranges_limit_the_walk() {
     let h = build();
     let range = format!("{}..main", h.big_fix);
