@@ -150,3 +150,84 @@ fn build_script_refuses_to_overwrite_other_directories() {
     assert!(err.contains("refusing to overwrite"), "{err}");
     assert!(tmp.path().join("keep.txt").exists());
 }
+
+fn git(repo: &Path, args: &[&str]) -> Vec<u8> {
+    let out = Command::new("git")
+        .current_dir(repo)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Run the Python unit tests (plain unittest, no pytest needed) in `tree/python`.
+fn python_tests_pass(tree: &Path) -> bool {
+    Command::new("python3")
+        .current_dir(tree.join("python"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .args(["-m", "unittest", "discover", "-q", "-s", "tests", "-t", "."])
+        .output()
+        .unwrap()
+        .status
+        .success()
+}
+
+#[test]
+fn python_fixes_fail_before_and_pass_after() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("acme");
+    build_demo(&repo);
+    let fixes = mine(
+        &repo,
+        &GitSourceConfig::default(),
+        &Classifier::default(),
+        &Progress::hidden(),
+    )
+    .unwrap();
+    let python: Vec<&FixCommit> = fixes
+        .iter()
+        .filter(|f| f.patch.files.iter().any(|p| p.path().ends_with(".py")))
+        .collect();
+    assert_eq!(python.len(), 2);
+    for fix in python {
+        // Buggy revision plus the fix's test changes: some test must fail...
+        let buggy = tmp.path().join(format!("buggy-{}", &fix.id[..7]));
+        git(
+            &repo,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "--detach",
+                buggy.to_str().unwrap(),
+                &fix.parent,
+            ],
+        );
+        let test_patch = buggy.join("test.patch");
+        std::fs::write(&test_patch, fix.test_patch.to_bytes()).unwrap();
+        git(&buggy, &["apply", test_patch.to_str().unwrap()]);
+        std::fs::remove_file(&test_patch).unwrap();
+        assert!(!python_tests_pass(&buggy), "{} passes before", subject(fix));
+        // ...and the fixed revision passes.
+        let fixed = tmp.path().join(format!("fixed-{}", &fix.id[..7]));
+        git(
+            &repo,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "--detach",
+                fixed.to_str().unwrap(),
+                &fix.id,
+            ],
+        );
+        assert!(python_tests_pass(&fixed), "{} fails after", subject(fix));
+    }
+}
