@@ -400,21 +400,14 @@ fn diff_options() -> DiffOptions {
     o
 }
 
-/// Parent tree → commit tree with rename detection (`-M`), or `None` for a merge.
+/// Parent tree → commit tree with rename detection (`-M`); root commits diff against
+/// the empty tree.
 fn commit_diff<'r>(
     repo: &'r Repository,
     commit: &git2::Commit<'_>,
     abbrev: u16,
 ) -> Result<Diff<'r>, git2::Error> {
-    let tree = commit.tree()?;
-    let parent_tree = if commit.parent_count() == 1 {
-        Some(commit.parent(0)?.tree()?)
-    } else {
-        None
-    };
-    let mut opts = diff_options();
-    opts.id_abbrev(abbrev);
-    let mut diff = repo.diff_tree_to_tree(parent_tree.as_ref(), Some(&tree), Some(&mut opts))?;
+    let mut diff = plain_diff(repo, commit, abbrev)?;
     let mut find = DiffFindOptions::new();
     find.renames(true);
     diff.find_similar(Some(&mut find))?;
@@ -475,12 +468,47 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>,
     }
     let diff = commit_diff(repo, &commit, ctx.abbrev)?;
     verifier.verify_diff(repo, &commit, &diff, false)?;
-    let (mut code, mut tests, mut other) = (Vec::new(), Vec::new(), Vec::new());
+    // libgit2 scores renames its own way; a pair git would not make (git score < 50%) is
+    // split back into a deletion and an addition taken from a diff without renames.
+    let weak = weak_renames(repo, &diff)?;
+    let plain = if weak.is_empty() {
+        None
+    } else {
+        Some(plain_diff(repo, &commit, ctx.abbrev)?)
+    };
+    let mut entries: Vec<(bool, usize, String)> = Vec::new();
     for (i, delta) in diff.deltas().enumerate() {
-        let path = delta_path(&delta);
+        if !weak.contains(&i) {
+            entries.push((false, i, delta_path(&delta)));
+        }
+    }
+    if let Some(plain) = &plain {
+        let split: Vec<(Option<&Path>, Option<&Path>)> = weak
+            .iter()
+            .filter_map(|&i| diff.get_delta(i))
+            .map(|d| (d.old_file().path(), d.new_file().path()))
+            .collect();
+        for (i, delta) in plain.deltas().enumerate() {
+            let hit = match delta.status() {
+                Delta::Deleted => split.iter().any(|s| s.0 == delta.old_file().path()),
+                Delta::Added => split.iter().any(|s| s.1 == delta.new_file().path()),
+                _ => false,
+            };
+            if hit {
+                entries.push((true, i, delta_path(&delta)));
+            }
+        }
+        entries.sort_by(|a, b| a.2.cmp(&b.2));
+    }
+    let source = |plain_side: bool| match (plain_side, &plain) {
+        (true, Some(p)) => p,
+        _ => &diff,
+    };
+    let (mut code, mut tests, mut other) = (Vec::new(), Vec::new(), Vec::new());
+    for (plain_side, i, path) in entries {
         match classifier.classify(&path) {
-            FileClass::Code => code.push(i),
-            FileClass::Test => tests.push(i),
+            FileClass::Code => code.push((plain_side, i)),
+            FileClass::Test => tests.push((plain_side, i)),
             FileClass::Other => other.push(path),
         }
     }
@@ -490,11 +518,11 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>,
     // Cheap stats on the code files only; the text diff made here is reused for the patch.
     let mut code_patches = Vec::with_capacity(code.len());
     let (mut hunks, mut changed) = (0usize, 0usize);
-    for &i in code.iter().chain(&tests) {
-        verifier.verify_blobs(repo, &diff, i)?;
+    for &(side, i) in code.iter().chain(&tests) {
+        verifier.verify_blobs(repo, source(side), i)?;
     }
-    for &i in &code {
-        if let Some(p) = git2::Patch::from_diff(&diff, i)? {
+    for &(side, i) in &code {
+        if let Some(p) = git2::Patch::from_diff(source(side), i)? {
             let (_, added, removed) = p.line_stats()?;
             hunks += p.num_hunks();
             changed += added + removed;
@@ -509,8 +537,8 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>,
         patch.files.push(file_patch(repo, p, ctx.abbrev)?);
     }
     let mut test_patch = Patch::default();
-    for &i in &tests {
-        if let Some(mut p) = git2::Patch::from_diff(&diff, i)? {
+    for &(side, i) in &tests {
+        if let Some(mut p) = git2::Patch::from_diff(source(side), i)? {
             test_patch.files.push(file_patch(repo, &mut p, ctx.abbrev)?);
         }
     }
@@ -650,6 +678,40 @@ fn check_hash(kind: git2::ObjectType, data: &[u8], id: Oid) -> Result<(), git2::
             "object {id} is corrupt: its content does not hash to its id"
         )))
     }
+}
+
+/// Indices of renamed deltas that git's own score would not pair (below its default
+/// 50% `-M` threshold); only renames cost blob reads here, and they are rare.
+fn weak_renames(repo: &Repository, diff: &Diff<'_>) -> Result<Vec<usize>, git2::Error> {
+    let mut weak = Vec::new();
+    for (i, d) in diff.deltas().enumerate() {
+        if d.status() != Delta::Renamed || d.old_file().id() == d.new_file().id() {
+            continue;
+        }
+        let old = repo.find_blob(d.old_file().id())?;
+        let new = repo.find_blob(d.new_file().id())?;
+        if git_similarity(old.content(), new.content()) < 50 {
+            weak.push(i);
+        }
+    }
+    Ok(weak)
+}
+
+/// The commit's diff without rename detection (for splitting weak renames).
+fn plain_diff<'r>(
+    repo: &'r Repository,
+    commit: &git2::Commit<'_>,
+    abbrev: u16,
+) -> Result<Diff<'r>, git2::Error> {
+    let tree = commit.tree()?;
+    let parent_tree = if commit.parent_count() == 1 {
+        Some(commit.parent(0)?.tree()?)
+    } else {
+        None
+    };
+    let mut opts = diff_options();
+    opts.id_abbrev(abbrev);
+    repo.diff_tree_to_tree(parent_tree.as_ref(), Some(&tree), Some(&mut opts))
 }
 
 /// git's well-known id of the empty tree, the "parent" a root commit is diffed against.
