@@ -75,6 +75,10 @@ impl Script {
 const CALC: &str = "src/main/java/org/acme/Calc.java";
 const CALC_TEST: &str = "src/test/java/org/acme/CalcTest.java";
 
+/// git's own indent-heuristic example (t4061): the heuristic moves this insertion up.
+const SPACES_OLD: &str = "1\n2\na\n\nb\n3\n4\n";
+const SPACES_NEW: &str = "1\n2\na\n\nb\na\n\nb\n3\n4\n";
+
 fn calc(add_body: &str, div_body: &str, extra: &str, clamp_body: &str) -> String {
     format!(
         "package org.acme;
@@ -150,6 +154,7 @@ fn build() -> History {
         "def a():\r\n    return 1\r\n\r\n\r\ndef b():\r\n    return 2\r\n",
     );
     s.write("lib/nonl.py", "X = 1\nY = 2\nZ = 3");
+    s.write("lib/spaces.py", SPACES_OLD);
     s.write("lib/old_name.py", &old_name_py("return xs[2]"));
     s.write("tests/test_lib.py", "def test_a():\n    assert True\n");
     s.write("README.md", "# Calc\n");
@@ -189,6 +194,7 @@ fn build() -> History {
         "def a():\r\n    return 10\r\n\r\n\r\ndef b():\r\n    return 2\r\n",
     );
     s.write("lib/nonl.py", "X = 1\nY = 2\nZ = 4");
+    s.write("lib/spaces.py", SPACES_NEW);
     std::fs::remove_file(s.dir.join("lib/old_name.py")).unwrap();
     s.write(
         "lib/new_name.py",
@@ -303,7 +309,13 @@ fn splits_code_tests_and_other_files() {
     let big = &fixes[0];
     assert_eq!(
         paths(&big.patch),
-        vec!["lib/crlf.py", "lib/new_name.py", "lib/nonl.py", CALC]
+        vec![
+            "lib/crlf.py",
+            "lib/new_name.py",
+            "lib/nonl.py",
+            "lib/spaces.py",
+            CALC
+        ]
     );
     assert_eq!(paths(&big.test_patch), vec![CALC_TEST, "tests/test_lib.py"]);
     assert_eq!(big.other_files, vec!["docs/CHANGES.md".to_string()]);
@@ -334,7 +346,7 @@ fn hunk_ranges_match_the_design() {
     let h = build();
     let fixes = mine_default(&h.s.dir, &GitSourceConfig::default());
     let big = &fixes[0];
-    let calc = &big.patch.files[3];
+    let calc = &big.patch.files[4];
     let ranges: Vec<(u32, u32, u32, u32)> = calc
         .hunks
         .iter()
@@ -346,7 +358,21 @@ fn hunk_ranges_match_the_design() {
     assert_eq!(calc.hunks[0].old_span().start, 5);
     assert_eq!(calc.hunks[1].new_span().start, 20);
     assert_eq!(calc.hunks[1].new_span().end, 23);
-    assert_eq!(big.code_hunks, 3 + 1 + 1 + 1);
+    // With the indent heuristic (git's default) the insertion starts at line 5; without
+    // it, at line 6 (`@@ -3,5 +3,8 @@`): this history tells the two apart.
+    let spaces = &big.patch.files[3];
+    assert_eq!(spaces.hunks.len(), 1);
+    assert_eq!(spaces.hunks[0].header, b"@@ -2,6 +2,9 @@\n");
+    let plain = h.s.git(&[
+        "diff",
+        "--no-indent-heuristic",
+        &format!("{}^", h.big_fix),
+        &h.big_fix,
+        "--",
+        "lib/spaces.py",
+    ]);
+    assert!(plain.contains("@@ -3,5 +3,8 @@"), "{plain}");
+    assert_eq!(big.code_hunks, 3 + 1 + 1 + 1 + 1);
     assert_eq!(
         big.code_hunks,
         big.patch.files.iter().map(|f| f.hunks.len()).sum::<usize>()
@@ -405,6 +431,45 @@ fn verification_off_gives_the_same_result() {
         },
     );
     assert_eq!(on, off);
+}
+
+#[test]
+fn verification_catches_a_corrupt_object() {
+    let h = build();
+    let blob_of = |rev: &str| h.s.git(&["rev-parse", &format!("{rev}:{CALC}")]);
+    let (good, victim) = (blob_of(&format!("{}^", h.big_fix)), blob_of(&h.big_fix));
+    let loose = |id: &str| h.s.dir.join(".git/objects").join(&id[..2]).join(&id[2..]);
+    // The victim's file now holds another blob: same format, wrong content for its id.
+    std::fs::remove_file(loose(&victim)).unwrap();
+    std::fs::copy(loose(&good), loose(&victim)).unwrap();
+
+    let err = mine(
+        &h.s.dir,
+        &GitSourceConfig::default(),
+        &Classifier::default(),
+        &Progress::hidden(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains(&format!("commit {}", h.big_fix)), "{err}");
+    assert!(
+        err.contains(&format!("object {victim} is corrupt")),
+        "{err}"
+    );
+    assert!(!err.contains('\n'), "{err}");
+
+    // Opting out trusts the store: the run completes (with the wrong content).
+    let unverified = GitSourceConfig {
+        verify_objects: false,
+        ..GitSourceConfig::default()
+    };
+    assert!(mine(
+        &h.s.dir,
+        &unverified,
+        &Classifier::default(),
+        &Progress::hidden()
+    )
+    .is_ok());
 }
 
 #[test]

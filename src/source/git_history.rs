@@ -12,6 +12,7 @@ use git2::{Delta, Diff, DiffFindOptions, DiffOptions, Oid, Repository, RevparseM
 use rayon::prelude::*;
 use regex::Regex;
 use serde::Deserialize;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -40,8 +41,10 @@ pub struct GitSourceConfig {
     pub max_changed_lines: Option<usize>,
     /// Minimum number of hunks in code files (2 = multi-hunk fixes only).
     pub min_code_hunks: usize,
-    /// Re-hash every object read (libgit2 `strict_hash_verification`); turning it off is
-    /// faster but trusts the object store, so it is an explicit opt-out.
+    /// Re-hash every object the result depends on (commits, the trees along changed
+    /// paths, the changed blobs) and fail on a mismatch, like libgit2's
+    /// `strict_hash_verification` but with hardware SHA-1; turning it off is faster but
+    /// trusts the object store, so it is an explicit opt-out.
     pub verify_objects: bool,
 }
 
@@ -146,8 +149,8 @@ pub enum GitSourceError {
 
 /// Find the fix commits of `repo` selected by `cfg`, sorted by commit time then id.
 ///
-/// `cfg.verify_objects` sets libgit2's process-wide hash-verification switch for the
-/// duration of the call (libgit2 has no per-repository switch).
+/// Raises libgit2's process-wide object-cache limits (see `tune_libgit2`) and turns its
+/// own hash verification off; `cfg.verify_objects` is enforced here instead.
 pub fn mine(
     repo: &Path,
     cfg: &GitSourceConfig,
@@ -155,7 +158,7 @@ pub fn mine(
     progress: &Progress,
 ) -> Result<Vec<FixCommit>, GitSourceError> {
     let regex = compile_regex(&cfg.message_regex)?;
-    tune_libgit2(cfg.verify_objects);
+    tune_libgit2();
     let (ids, abbrev) = {
         let r = open(repo)?;
         (
@@ -170,14 +173,14 @@ pub fn mine(
         abbrev,
     };
     progress.set_len(ids.len() as u64);
-    let pool = RepoPool::new(repo);
+    let pool = RepoPool::new(repo, cfg.verify_objects);
     let per_chunk: Vec<Result<Vec<FixCommit>, GitSourceError>> = ids
         .par_chunks(CHUNK)
         .map(|chunk| {
-            pool.with(|r| {
+            pool.with(|w| {
                 let mut found = Vec::new();
                 for &oid in chunk {
-                    let fix = examine(r, oid, &ctx).map_err(|e| commit_error(repo, oid, &e))?;
+                    let fix = examine(w, oid, &ctx).map_err(|e| commit_error(repo, oid, &e))?;
                     found.extend(fix);
                     progress.inc(1);
                 }
@@ -200,7 +203,7 @@ pub fn diff_all(
     cfg: &GitSourceConfig,
     progress: &Progress,
 ) -> Result<WalkTotals, GitSourceError> {
-    tune_libgit2(cfg.verify_objects);
+    tune_libgit2();
     let (ids, abbrev) = {
         let r = open(repo)?;
         (
@@ -209,14 +212,14 @@ pub fn diff_all(
         )
     };
     progress.set_len(ids.len() as u64);
-    let pool = RepoPool::new(repo);
+    let pool = RepoPool::new(repo, cfg.verify_objects);
     let per_chunk: Vec<Result<WalkTotals, GitSourceError>> = ids
         .par_chunks(CHUNK)
         .map(|chunk| {
-            pool.with(|r| {
+            pool.with(|w| {
                 let mut t = WalkTotals::default();
                 for &oid in chunk {
-                    diff_one(r, oid, abbrev, &mut t).map_err(|e| commit_error(repo, oid, &e))?;
+                    diff_one(w, oid, abbrev, &mut t).map_err(|e| commit_error(repo, oid, &e))?;
                     progress.inc(1);
                 }
                 Ok(t)
@@ -261,34 +264,54 @@ fn commit_error(repo: &Path, oid: Oid, e: &git2::Error) -> GitSourceError {
     }
 }
 
-/// One `Repository` per rayon worker: `Repository` is `Send` but not `Sync`, and reusing
-/// it keeps libgit2's object cache warm across the chunks a worker processes.
+/// One worker state per rayon thread: `Repository` is `Send` but not `Sync`, and reusing
+/// it keeps libgit2's object cache (and the set of verified objects) warm across chunks.
 struct RepoPool<'p> {
     path: &'p Path,
-    slots: Vec<Mutex<Option<Repository>>>,
+    verify: bool,
+    slots: Vec<Mutex<Option<Worker>>>,
+}
+
+/// A worker's repository handle and object verifier.
+struct Worker {
+    repo: Repository,
+    verifier: Verifier,
+}
+
+/// Object verification state of one worker.
+struct Verifier {
+    /// `Some` when objects are verified: the ids already hashed by this worker, so trees
+    /// and blobs shared by neighbouring commits are hashed once.
+    seen: Option<HashSet<Oid>>,
 }
 
 impl<'p> RepoPool<'p> {
-    fn new(path: &'p Path) -> Self {
+    fn new(path: &'p Path, verify: bool) -> Self {
         let n = rayon::current_num_threads().max(1);
         RepoPool {
             path,
+            verify,
             slots: (0..n).map(|_| Mutex::new(None)).collect(),
         }
     }
 
     fn with<T>(
         &self,
-        f: impl FnOnce(&Repository) -> Result<T, GitSourceError>,
+        f: impl FnOnce(&mut Worker) -> Result<T, GitSourceError>,
     ) -> Result<T, GitSourceError> {
         let i = rayon::current_thread_index().unwrap_or(0) % self.slots.len();
         // A poisoned slot only means another chunk panicked; the repository is still usable.
         let mut slot = self.slots[i].lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
-            *slot = Some(open(self.path)?);
+            *slot = Some(Worker {
+                repo: open(self.path)?,
+                verifier: Verifier {
+                    seen: self.verify.then(HashSet::new),
+                },
+            });
         }
-        match slot.as_ref() {
-            Some(r) => f(r),
+        match slot.as_mut() {
+            Some(w) => f(w),
             None => Err(GitSourceError::NotARepository {
                 path: self.path.to_path_buf(),
                 message: "repository handle unavailable".into(),
@@ -349,13 +372,15 @@ fn commit_ids(
     walk.collect::<Result<Vec<Oid>, _>>().map_err(walk_err)
 }
 
-/// Process-wide libgit2 settings for a walk: hash verification as configured, and object
+/// Process-wide libgit2 settings for a walk: libgit2's own hash verification off, and object
 /// cache limits raised so trees (a big package's tree exceeds the 4 KB default) and blobs
 /// (not cached by default) read for one commit are reused for its neighbour: a blob
 /// changed by commit C is the old side of the next change to that file, and each cache
-/// hit skips an inflate and, with verification on, a SHA-1 (measured: 31 s → 21 s).
-fn tune_libgit2(verify: bool) {
-    git2::opts::strict_hash_verification(verify);
+/// hit skips an inflate (diff-everything walk of commons-lang under load: 31 s → 21 s).
+fn tune_libgit2() {
+    // Verification is ours (see `Worker::verify_diff`): libgit2's re-hash uses SHA1DC,
+    // several times slower than the hardware SHA-1 of the `sha1` crate.
+    git2::opts::strict_hash_verification(false);
     static CACHE: std::sync::Once = std::sync::Once::new();
     CACHE.call_once(|| {
         // SAFETY: these only set libgit2's global cache limits (libgit2 is initialised by
@@ -375,38 +400,28 @@ fn diff_options() -> DiffOptions {
     o
 }
 
-/// Parent tree → commit tree with rename detection (`-M`), or `None` for a merge.
+/// Parent tree → commit tree with rename detection (`-M`); root commits diff against
+/// the empty tree.
 fn commit_diff<'r>(
     repo: &'r Repository,
     commit: &git2::Commit<'_>,
     abbrev: u16,
 ) -> Result<Diff<'r>, git2::Error> {
-    let tree = commit.tree()?;
-    let parent_tree = if commit.parent_count() == 1 {
-        Some(commit.parent(0)?.tree()?)
-    } else {
-        None
-    };
-    let mut opts = diff_options();
-    opts.id_abbrev(abbrev);
-    let mut diff = repo.diff_tree_to_tree(parent_tree.as_ref(), Some(&tree), Some(&mut opts))?;
+    let mut diff = plain_diff(repo, commit, abbrev)?;
     let mut find = DiffFindOptions::new();
     find.renames(true);
     diff.find_similar(Some(&mut find))?;
     Ok(diff)
 }
 
-fn diff_one(
-    repo: &Repository,
-    oid: Oid,
-    abbrev: u16,
-    t: &mut WalkTotals,
-) -> Result<(), git2::Error> {
+fn diff_one(w: &mut Worker, oid: Oid, abbrev: u16, t: &mut WalkTotals) -> Result<(), git2::Error> {
+    let Worker { repo, verifier } = w;
     let commit = repo.find_commit(oid)?;
     if commit.parent_count() > 1 {
         return Ok(());
     }
     let diff = commit_diff(repo, &commit, abbrev)?;
+    verifier.verify_diff(repo, &commit, &diff, true)?;
     t.commits += 1;
     t.files += diff.deltas().len();
     let mut bytes = 0usize;
@@ -439,9 +454,11 @@ struct Ctx<'a> {
     abbrev: u16,
 }
 
-fn examine(repo: &Repository, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>, git2::Error> {
+fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>, git2::Error> {
     let (cfg, regex, classifier) = (ctx.cfg, &ctx.regex, ctx.classifier);
+    let Worker { repo, verifier } = w;
     let commit = repo.find_commit(oid)?;
+    verifier.verify_object(repo, oid)?;
     if commit.parent_count() > 1 {
         return Ok(None);
     }
@@ -450,12 +467,48 @@ fn examine(repo: &Repository, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommi
         return Ok(None);
     }
     let diff = commit_diff(repo, &commit, ctx.abbrev)?;
-    let (mut code, mut tests, mut other) = (Vec::new(), Vec::new(), Vec::new());
+    verifier.verify_diff(repo, &commit, &diff, false)?;
+    // libgit2 scores renames its own way; a pair git would not make (git score < 50%) is
+    // split back into a deletion and an addition taken from a diff without renames.
+    let weak = weak_renames(repo, &diff)?;
+    let plain = if weak.is_empty() {
+        None
+    } else {
+        Some(plain_diff(repo, &commit, ctx.abbrev)?)
+    };
+    let mut entries: Vec<(bool, usize, String)> = Vec::new();
     for (i, delta) in diff.deltas().enumerate() {
-        let path = delta_path(&delta);
+        if !weak.contains(&i) {
+            entries.push((false, i, delta_path(&delta)));
+        }
+    }
+    if let Some(plain) = &plain {
+        let split: Vec<(Option<&Path>, Option<&Path>)> = weak
+            .iter()
+            .filter_map(|&i| diff.get_delta(i))
+            .map(|d| (d.old_file().path(), d.new_file().path()))
+            .collect();
+        for (i, delta) in plain.deltas().enumerate() {
+            let hit = match delta.status() {
+                Delta::Deleted => split.iter().any(|s| s.0 == delta.old_file().path()),
+                Delta::Added => split.iter().any(|s| s.1 == delta.new_file().path()),
+                _ => false,
+            };
+            if hit {
+                entries.push((true, i, delta_path(&delta)));
+            }
+        }
+        entries.sort_by(|a, b| a.2.cmp(&b.2));
+    }
+    let source = |plain_side: bool| match (plain_side, &plain) {
+        (true, Some(p)) => p,
+        _ => &diff,
+    };
+    let (mut code, mut tests, mut other) = (Vec::new(), Vec::new(), Vec::new());
+    for (plain_side, i, path) in entries {
         match classifier.classify(&path) {
-            FileClass::Code => code.push(i),
-            FileClass::Test => tests.push(i),
+            FileClass::Code => code.push((plain_side, i)),
+            FileClass::Test => tests.push((plain_side, i)),
             FileClass::Other => other.push(path),
         }
     }
@@ -465,8 +518,11 @@ fn examine(repo: &Repository, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommi
     // Cheap stats on the code files only; the text diff made here is reused for the patch.
     let mut code_patches = Vec::with_capacity(code.len());
     let (mut hunks, mut changed) = (0usize, 0usize);
-    for &i in &code {
-        if let Some(p) = git2::Patch::from_diff(&diff, i)? {
+    for &(side, i) in code.iter().chain(&tests) {
+        verifier.verify_blobs(repo, source(side), i)?;
+    }
+    for &(side, i) in &code {
+        if let Some(p) = git2::Patch::from_diff(source(side), i)? {
             let (_, added, removed) = p.line_stats()?;
             hunks += p.num_hunks();
             changed += added + removed;
@@ -481,8 +537,8 @@ fn examine(repo: &Repository, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommi
         patch.files.push(file_patch(repo, p, ctx.abbrev)?);
     }
     let mut test_patch = Patch::default();
-    for &i in &tests {
-        if let Some(mut p) = git2::Patch::from_diff(&diff, i)? {
+    for &(side, i) in &tests {
+        if let Some(mut p) = git2::Patch::from_diff(source(side), i)? {
             test_patch.files.push(file_patch(repo, &mut p, ctx.abbrev)?);
         }
     }
@@ -509,6 +565,153 @@ fn examine(repo: &Repository, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommi
         other_files: other,
         code_hunks: hunks,
     }))
+}
+
+impl Verifier {
+    /// Hash one object's raw bytes and compare with its id, once per worker; a no-op when
+    /// verification is off. Catches corrupt or tampered object stores like libgit2's
+    /// `strict_hash_verification`, with a hardware-accelerated SHA-1.
+    fn verify_object(&mut self, repo: &Repository, id: Oid) -> Result<(), git2::Error> {
+        let Some(seen) = self.seen.as_mut() else {
+            return Ok(());
+        };
+        if id.is_zero() || !seen.insert(id) {
+            return Ok(());
+        }
+        let odb = repo.odb()?;
+        let obj = odb.read(id)?;
+        check_hash(obj.kind(), obj.data(), id)
+    }
+
+    /// Verify both blobs of delta `i` (read through the object cache, so the diff that
+    /// follows reuses them instead of reading them again).
+    fn verify_blobs(
+        &mut self,
+        repo: &Repository,
+        diff: &Diff<'_>,
+        i: usize,
+    ) -> Result<(), git2::Error> {
+        let Some(seen) = self.seen.as_mut() else {
+            return Ok(());
+        };
+        let Some(delta) = diff.get_delta(i) else {
+            return Ok(());
+        };
+        for file in [delta.old_file(), delta.new_file()] {
+            let id = file.id();
+            // Submodule entries (gitlinks) name commits of another repository.
+            if id.is_zero() || file.mode() == git2::FileMode::Commit || !seen.insert(id) {
+                continue;
+            }
+            let blob = repo.find_blob(id)?;
+            check_hash(git2::ObjectType::Blob, blob.content(), id)?;
+        }
+        Ok(())
+    }
+
+    /// Verify everything a commit's diff was computed from: the commit, both root trees,
+    /// the trees along every changed path and, with `blobs`, the changed blobs. Unchanged
+    /// subtrees are compared by id only, so their content never reaches the output.
+    fn verify_diff(
+        &mut self,
+        repo: &Repository,
+        commit: &git2::Commit<'_>,
+        diff: &Diff<'_>,
+        blobs: bool,
+    ) -> Result<(), git2::Error> {
+        if self.seen.is_none() {
+            return Ok(());
+        }
+        self.verify_object(repo, commit.id())?;
+        let new_root = commit.tree_id();
+        let old_root = if commit.parent_count() == 1 {
+            Some(commit.parent(0)?.tree_id())
+        } else {
+            None
+        };
+        let mut trees: Vec<Oid> = vec![new_root];
+        trees.extend(old_root);
+        for (i, delta) in diff.deltas().enumerate() {
+            for (root, file) in [
+                (old_root, delta.old_file()),
+                (Some(new_root), delta.new_file()),
+            ] {
+                let (Some(root), Some(path)) = (root, file.path()) else {
+                    continue;
+                };
+                if file.id().is_zero() {
+                    continue;
+                }
+                let root = repo.find_tree(root)?;
+                let mut dir = PathBuf::new();
+                let parents: Vec<_> = path
+                    .parent()
+                    .into_iter()
+                    .flat_map(|p| p.components())
+                    .collect();
+                for comp in parents {
+                    dir.push(comp);
+                    trees.push(root.get_path(&dir)?.id());
+                }
+            }
+            if blobs {
+                self.verify_blobs(repo, diff, i)?;
+            }
+        }
+        for id in trees {
+            self.verify_object(repo, id)?;
+        }
+        Ok(())
+    }
+}
+
+/// Compare an object's git hash (`<kind> <len>\0<data>`) with its id.
+fn check_hash(kind: git2::ObjectType, data: &[u8], id: Oid) -> Result<(), git2::Error> {
+    use sha1::{Digest, Sha1};
+    let mut h = Sha1::new();
+    h.update(format!("{} {}\0", kind.str(), data.len()).as_bytes());
+    h.update(data);
+    if h.finalize().as_slice() == id.as_bytes() {
+        Ok(())
+    } else {
+        Err(git2::Error::from_str(&format!(
+            "object {id} is corrupt: its content does not hash to its id"
+        )))
+    }
+}
+
+/// Indices of renamed deltas that git's own score would not pair (below its default
+/// 50% `-M` threshold); only renames cost blob reads here, and they are rare.
+fn weak_renames(repo: &Repository, diff: &Diff<'_>) -> Result<Vec<usize>, git2::Error> {
+    let mut weak = Vec::new();
+    for (i, d) in diff.deltas().enumerate() {
+        if d.status() != Delta::Renamed || d.old_file().id() == d.new_file().id() {
+            continue;
+        }
+        let old = repo.find_blob(d.old_file().id())?;
+        let new = repo.find_blob(d.new_file().id())?;
+        if git_similarity(old.content(), new.content()) < 50 {
+            weak.push(i);
+        }
+    }
+    Ok(weak)
+}
+
+/// The commit's diff without rename detection (for splitting weak renames).
+fn plain_diff<'r>(
+    repo: &'r Repository,
+    commit: &git2::Commit<'_>,
+    abbrev: u16,
+) -> Result<Diff<'r>, git2::Error> {
+    let tree = commit.tree()?;
+    let parent_tree = if commit.parent_count() == 1 {
+        Some(commit.parent(0)?.tree()?)
+    } else {
+        None
+    };
+    let mut opts = diff_options();
+    opts.id_abbrev(abbrev);
+    repo.diff_tree_to_tree(parent_tree.as_ref(), Some(&tree), Some(&mut opts))
 }
 
 /// git's well-known id of the empty tree, the "parent" a root commit is diffed against.
