@@ -124,10 +124,14 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             if !quiet {
                 let mut out = std::io::stdout().lock();
                 let hunks: usize = summary.instances.iter().map(|i| i.stats.hunks).sum();
+                let shown = summary
+                    .output
+                    .canonicalize()
+                    .unwrap_or_else(|_| summary.output.clone());
                 writeln!(
                     out,
                     "built {}: {} instances ({} hunks) from {} examined",
-                    summary.output.display(),
+                    shown.display(),
                     summary.instances.len(),
                     hunks,
                     summary.examined
@@ -136,6 +140,14 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     out,
                     "\n{}",
                     dataset::tables::render(&summary.instances, false)
+                )?;
+                if loaded.recipe.annotate.enabled {
+                    write!(out, "{}", dataset::proximity_table(&summary.instances))?;
+                }
+                writeln!(
+                    out,
+                    "\nfull report: {}",
+                    shown.join("report/tables.md").display()
                 )?;
                 for w in &summary.warnings {
                     eprintln!("warning: {w}");

@@ -421,17 +421,33 @@ fn string_literals(line: &str) -> Vec<String> {
     out
 }
 
-/// Code terms in a problem statement: snake_case or CamelCase identifiers.
+/// Code terms in a problem statement: snake_case, camelCase / CamelCase and dotted
+/// (`Money.parse`) identifiers, each once, in order of appearance.
 pub fn code_terms(text: &str) -> Vec<String> {
     let mut terms: Vec<String> = Vec::new();
-    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+    for raw in text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')) {
+        let word = raw.trim_matches('.');
         if word.is_empty() || word.chars().next().is_some_and(|c| c.is_ascii_digit()) {
             continue;
         }
+        let ident = |p: &str| {
+            !p.is_empty()
+                && p.chars()
+                    .next()
+                    .is_some_and(|c| c.is_alphabetic() || c == '_')
+                && p.chars().all(|c| c.is_alphanumeric() || c == '_')
+        };
+        let parts: Vec<&str> = word.split('.').collect();
+        if !parts.iter().all(|p| ident(p)) {
+            continue;
+        }
         let snake = word.contains('_') && word.chars().any(|c| c.is_alphabetic());
-        let camel = word.chars().skip(1).any(|c| c.is_uppercase())
-            && word.chars().any(|c| c.is_lowercase());
-        if (snake || camel) && !terms.iter().any(|t| t == word) {
+        let camel = parts.iter().any(|p| {
+            p.chars().skip(1).any(|c| c.is_uppercase()) && p.chars().any(|c| c.is_lowercase())
+        });
+        // `e.g`, `i.e` are prose, not member accesses.
+        let dotted = parts.len() > 1 && parts.iter().any(|p| p.len() >= 3);
+        if (snake || camel || dotted) && !terms.iter().any(|t| t == word) {
             terms.push(word.to_string());
         }
     }
@@ -525,8 +541,12 @@ mod tests {
             [r#"a\"b"#, "x"]
         );
         assert_eq!(
-            code_terms("NumberUtils.createNumber fails for parse_int and Foo"),
-            ["NumberUtils", "createNumber", "parse_int"]
+            code_terms("NumberUtils.createNumber fails for parse_int and Foo. See getX and 1.5."),
+            ["NumberUtils.createNumber", "parse_int", "getX"]
+        );
+        assert_eq!(
+            code_terms("Fix lost sign in Money.parse and Money.format (e.g. -1)"),
+            ["Money.parse", "Money.format"]
         );
     }
 }

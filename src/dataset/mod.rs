@@ -295,6 +295,30 @@ fn ordered_files(inst: &Instance) -> Vec<&str> {
 
 /// Table III (proximity class × bugs × mean divergence) and the divergence distribution.
 pub fn annotation_report(instances: &[Instance], warnings: &[String]) -> String {
+    let mut out = proximity_table(instances);
+    out.push_str(&distribution(instances, |i| {
+        i.divergence.as_ref().and_then(|d| d.value)
+    }));
+    if !warnings.is_empty() {
+        let _ = writeln!(out, "\n## Annotation warnings\n");
+        for w in warnings {
+            let _ = writeln!(out, "- {w}");
+        }
+    }
+    let counts = note_counts(instances);
+    if !counts.is_empty() {
+        let _ = writeln!(out, "\n## Instances with annotation notes\n");
+        let _ = writeln!(out, "| note | instances |");
+        let _ = writeln!(out, "|---|---|");
+        for (what, n) in counts {
+            let _ = writeln!(out, "| {what} | {n} |");
+        }
+    }
+    out
+}
+
+/// Table III: proximity class × bugs × mean divergence (with λ).
+pub fn proximity_table(instances: &[Instance]) -> String {
     use crate::annotate::proximity::ProximityClass;
     let mut out = String::from("\n## Table III — proximity class × mean hunk divergence\n\n");
     let lambda = instances
@@ -329,6 +353,12 @@ pub fn annotation_report(instances: &[Instance], warnings: &[String]) -> String 
         let _ = writeln!(out, "| (undecided: no sources) | {unclassified} | |");
     }
 
+    out
+}
+
+/// The divergence distribution summary (Div(P) and component quantiles).
+fn distribution(instances: &[Instance], div_of: impl Fn(&Instance) -> Option<f64>) -> String {
+    let mut out = String::new();
     let _ = writeln!(out, "\n## Divergence distribution\n");
     let divs: Vec<f64> = instances.iter().filter_map(div_of).collect();
     let _ = writeln!(
@@ -369,23 +399,14 @@ pub fn annotation_report(instances: &[Instance], warnings: &[String]) -> String 
         .filter(|d| *d > 0.0)
         .collect();
     row(&mut out, "D_lex (pairs)", &lex);
-    row(&mut out, "D_ast (pairs)", &ast);
+    let same_file_ast: Vec<f64> = pairs
+        .iter()
+        .filter(|p| p.d_file == 0.0)
+        .filter_map(|p| p.d_ast)
+        .collect();
+    row(&mut out, "D_ast (all pairs; cross-file = 1)", &ast);
+    row(&mut out, "D_ast (same-file pairs)", &same_file_ast);
     row(&mut out, "D_file (cross-file pairs)", &multi_file_dfile);
-    if !warnings.is_empty() {
-        let _ = writeln!(out, "\n## Annotation warnings\n");
-        for w in warnings {
-            let _ = writeln!(out, "- {w}");
-        }
-    }
-    let counts = note_counts(instances);
-    if !counts.is_empty() {
-        let _ = writeln!(out, "\n## Instances with annotation notes\n");
-        let _ = writeln!(out, "| note | instances |");
-        let _ = writeln!(out, "|---|---|");
-        for (what, n) in counts {
-            let _ = writeln!(out, "| {what} | {n} |");
-        }
-    }
     out
 }
 
