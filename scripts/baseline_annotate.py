@@ -137,7 +137,7 @@ def parse_patch(data):
     for raw in data.split(b"\n"):
         if hunk is not None and (remaining[0] > 0 or remaining[1] > 0):
             kind = raw[:1] or b" "
-            if kind in b" -+" and kind != b"":
+            if kind in (b" ", b"-", b"+"):
                 hunk.lines.append((kind, raw[1:]))
                 if kind != b"+":
                     remaining[0] -= 1
@@ -414,7 +414,7 @@ def main(argv):
 
     smooth = SmoothingFunction().method4
     warnings.filterwarnings("ignore")
-    phases = {"import": time.perf_counter() - t0, "git": 0.0, "parse": 0.0, "pairs": 0.0}
+    phases = {"import": time.perf_counter() - t0, "git": 0.0, "parse": 0.0, "anchor": 0.0, "pairs": 0.0}
     repos = dict(r.split("=", 1) for r in args.repo)
     bugs, errors = [], []
     for project in sorted(repos):
@@ -445,11 +445,14 @@ def main(argv):
                     trees[id(fp)] = None
                     errors.append(f"{name}: {fp.path}: {type(e).__name__}: {e}".strip())
                 t = time.perf_counter()
+            t = time.perf_counter()
             anchors = []
             for fp, h in order:
                 tree = trees[id(fp)]
                 anchors.append(tree.covering(buggy_span(h)) if tree else None)
-            t = time.perf_counter()
+            t_anchor = time.perf_counter()
+            phases["anchor"] += t_anchor - t
+            t = t_anchor
             tokens = [nltk.word_tokenize(hunk_text(h)) for _, h in order]
             pairs = []
             for i in range(n):
