@@ -68,6 +68,23 @@ def setup_nltk(punkt_dir, tmp):
 
 # ---------------------------------------------------------------- Defects4J metadata
 
+# How Defects4J revisions map onto the upstream repositories (Defects4J README; the same
+# settings benches/annotate_d4j.rs puts in its recipe): Math's hashes were rewritten,
+# old Time bugs keep their sources under `JodaTime/`.
+REVISION_MAPS = {"Math": ("d4j-math-upstream-map.csv", "d4j.revision.id.fixed", "upstream.fixed")}
+PATH_PREFIXES = {"Time": ["JodaTime"]}
+
+
+def read_revision_map(projects_dir, project):
+    if project not in REVISION_MAPS:
+        return {}
+    name, src, dst = REVISION_MAPS[project]
+    path = os.path.join(projects_dir, "..", "..", "upstream-maps", name)
+    with open(path, encoding="utf-8") as f:
+        header = f.readline().strip().split(",")
+        a, b = header.index(src), header.index(dst)
+        return {c[a]: c[b] for c in (l.strip().split(",") for l in f) if len(c) > max(a, b)}
+
 
 def read_active_bugs(project_dir):
     """(bug id, fixed revision) rows of active-bugs.csv, in file order."""
@@ -237,6 +254,18 @@ class CatFile:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
         )
+
+    def read_any(self, rev, path, prefixes):
+        """`path` at `rev`, else under each prefix directory in turn."""
+        try:
+            return self.read(rev, path)
+        except LookupError:
+            for p in prefixes:
+                try:
+                    return self.read(rev, f"{p}/{path}")
+                except LookupError:
+                    pass
+            raise
 
     def read(self, rev, path):
         self.proc.stdin.write(f"{rev}:{path}\n".encode())
@@ -420,7 +449,10 @@ def main(argv):
     for project in sorted(repos):
         pdir = os.path.join(args.projects, project)
         cat = CatFile(repos[project])
+        rev_map = read_revision_map(args.projects, project)
+        prefixes = PATH_PREFIXES.get(project, [])
         for bug_id, fixed_rev in read_active_bugs(pdir):
+            fixed_rev = rev_map.get(fixed_rev, fixed_rev)
             with open(os.path.join(pdir, "patches", f"{bug_id}.src.patch"), "rb") as f:
                 files = parse_patch(f.read())
             order = annotation_order(files, read_modified_classes(pdir, bug_id))
@@ -435,7 +467,7 @@ def main(argv):
                 if id(fp) in trees:
                     continue
                 try:
-                    fixed = cat.read(fixed_rev, fp.fixed_path or fp.path)
+                    fixed = cat.read_any(fixed_rev, fp.fixed_path or fp.path, prefixes)
                     t_git = time.perf_counter()
                     phases["git"] += t_git - t
                     buggy = apply_reversed(fixed, fp)
