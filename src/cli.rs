@@ -83,7 +83,7 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Print a dataset's tables (HUNK4J Table I and II layout).
+    /// Print a dataset's tables (HUNK4J Tables I, II and, when annotated, III).
     Stats {
         /// The dataset directory (holding instances.jsonl).
         dataset: PathBuf,
@@ -203,10 +203,27 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                             "files": {"min": f[0], "median": f[1], "mean": f[2], "max": f[3]}})
                     })
                     .collect();
+                let t3: Vec<serde_json::Value> = crate::annotate::proximity::ProximityClass::ALL
+                    .iter()
+                    .map(|c| {
+                        let of_class: Vec<&crate::model::Instance> = instances
+                            .iter()
+                            .filter(|i| i.proximity.as_ref().and_then(|p| p.class) == Some(*c))
+                            .collect();
+                        let divs: Vec<f64> = of_class
+                            .iter()
+                            .filter_map(|i| i.divergence.as_ref()?.value)
+                            .collect();
+                        let mean = (!divs.is_empty())
+                            .then(|| divs.iter().sum::<f64>() / divs.len() as f64);
+                        serde_json::json!({"class": c.name(), "bugs": of_class.len(), "mean_divergence": mean})
+                    })
+                    .collect();
                 let v = serde_json::json!({
                     "instances": instances.len(),
                     "table1": {"single_file": t1[0], "multi_file": t1[1]},
                     "table2": t2,
+                    "table3": t3,
                 });
                 writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
             } else {

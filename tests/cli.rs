@@ -108,6 +108,10 @@ fn builds_a_small_defects4j_tree() {
         serde_json::from_slice(&out.get_output().stdout).expect("stats --json is JSON");
     assert_eq!(stats["table1"]["single_file"], serde_json::json!([1, 0, 0]));
     assert_eq!(stats["table2"][0]["project"], "Demo");
+    // Without sources a single-file patch's class is undecided: no class counts it.
+    let t3 = stats["table3"].as_array().expect("table3");
+    assert_eq!(t3.len(), 5);
+    assert!(t3.iter().all(|row| row["bugs"] == 0));
 }
 
 /// Runs a failing build and checks: exit 1, one line on stderr matching `expected`,
