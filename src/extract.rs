@@ -75,7 +75,6 @@ fn is_import_only_deletion(hunk: &Hunk) -> bool {
 pub fn hunk_records(patch: &Patch, rules: &CountRules) -> (Vec<HunkRecord>, Stats) {
     let mut records = Vec::new();
     let mut stats = Stats::default();
-    let mut files: Vec<String> = Vec::new();
     let mut index = 0;
     for file in &patch.files {
         stats.raw_files += 1;
@@ -89,9 +88,6 @@ pub fn hunk_records(patch: &Patch, rules: &CountRules) -> (Vec<HunkRecord>, Stat
                 stats.lines_added += hunk.added();
                 stats.lines_removed += hunk.removed();
                 blocks.extend(changed_blocks(hunk));
-                if files.last().map(String::as_str) != Some(file.path()) {
-                    files.push(file.path().to_string());
-                }
             }
             records.push(HunkRecord {
                 file: file.path().to_string(),
@@ -119,8 +115,19 @@ pub fn hunk_records(patch: &Patch, rules: &CountRules) -> (Vec<HunkRecord>, Stat
             .map(|w| u64::from(w[1].0.saturating_sub(w[0].1 + 1)))
             .sum::<u64>();
     }
-    stats.files = files.len();
+    stats.files = counted_files(&records).len();
     (records, stats)
+}
+
+/// Files with a counted hunk, in patch order.
+pub fn counted_files(hunks: &[HunkRecord]) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for h in hunks.iter().filter(|h| h.counted) {
+        if files.last() != Some(&h.file) {
+            files.push(h.file.clone());
+        }
+    }
+    files
 }
 
 /// Buggy-file (start, end) of each run of changed lines in a hunk (`end = start - 1` for

@@ -246,7 +246,7 @@ fn defects4j_instances(
 /// An instance from a Defects4J bug.
 pub fn d4j_instance(bug: &D4jBug, rules: &CountRules) -> Instance {
     let (hunks, stats) = extract::hunk_records(&bug.patch, rules);
-    let files = counted_files(&hunks);
+    let files = extract::counted_files(&hunks);
     Instance {
         instance_id: format!("{}_{}", bug.project, bug.id),
         repo: defects4j::upstream_repo(&bug.project)
@@ -282,16 +282,6 @@ pub fn d4j_instance(bug: &D4jBug, rules: &CountRules) -> Instance {
     }
 }
 
-/// Files with a counted hunk, in patch order.
-pub fn counted_files(hunks: &[crate::model::HunkRecord]) -> Vec<String> {
-    let mut files: Vec<String> = Vec::new();
-    for h in hunks.iter().filter(|h| h.counted) {
-        if files.last() != Some(&h.file) {
-            files.push(h.file.clone());
-        }
-    }
-    files
-}
 
 /// Instances from a git history (DESIGN §3 "git").
 pub fn git_instances(
@@ -332,7 +322,7 @@ pub fn git_instances(
         .into_iter()
         .map(|c| {
             let (hunks, stats) = extract::hunk_records(&c.patch, rules);
-            let files = counted_files(&hunks);
+            let files = extract::counted_files(&hunks);
             let instance = Instance {
                 instance_id: format!("{name}-{}", &c.id[..c.id.len().min(12)]),
                 repo: name.clone(),
