@@ -57,7 +57,8 @@ pub(crate) const JP_COND_PARENTS: &[&str] = &[
 ];
 
 /// Contextual rule: an `identifier` under one of these parents is a name, not a
-/// `NameExpr`, so it gets no `SimpleName` leaf.
+/// `NameExpr`, so it gets no `SimpleName` leaf (`package`/`import` with a one-segment
+/// name are our addition: JavaParser's `Name` there is a leaf).
 pub(crate) const JP_NAME_PARENTS: &[&str] = &[
     "scoped_identifier",
     "annotation",
@@ -67,6 +68,8 @@ pub(crate) const JP_NAME_PARENTS: &[&str] = &[
     "labeled_statement",
     "method_reference",
     "type_parameter",
+    "package_declaration",
+    "import_declaration",
 ];
 
 /// Contextual rule: an `identifier` in one of these fields is a name (`SimpleName`
@@ -94,6 +97,18 @@ pub(crate) const JP_LOCAL_TYPES: &[&str] = &[
 /// Contextual rule: a `block` directly under these is an instance initializer and gets
 /// an `InitializerDeclaration` wrapper (`static_initializer` already is one).
 pub(crate) const JP_INITIALIZER_PARENTS: &[&str] = &["class_body", "enum_body_declarations"];
+
+/// Contextual rules (our additions, checked against JavaParser): the variable of an
+/// `enhanced_for_statement` (modifiers, type, name, dimensions) is grouped under
+/// `VariableDeclarationExpr > VariableDeclarator`; a `resource` declaring a variable gets
+/// a `VariableDeclarator` child holding all but its modifiers, and a resource that only
+/// names a variable collapses; a `catch_type` with two or more types (`A | B`, JavaParser's
+/// `UnionType`) is kept instead of collapsed.
+pub(crate) const JP_FOREACH: &str = "enhanced_for_statement";
+/// See [`JP_FOREACH`].
+pub(crate) const JP_RESOURCE: &str = "resource";
+/// See [`JP_FOREACH`].
+pub(crate) const JP_UNION: &str = "catch_type";
 
 /// Contextual rule: declarations whose `type` child moves under the first
 /// `variable_declarator` (JavaParser keeps the type on the declarator).

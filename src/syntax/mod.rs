@@ -35,7 +35,7 @@ pub use python::python_module_path;
 pub use tree::NodeId;
 use tree::{
     Tree, KIND_EXPRESSION_STMT, KIND_INITIALIZER, KIND_INTERSECTION, KIND_LOCAL_CLASS_STMT,
-    KIND_MODIFIER, KIND_SIMPLE_NAME,
+    KIND_MODIFIER, KIND_SIMPLE_NAME, KIND_VAR_DECLARATOR, KIND_VAR_DECL_EXPR,
 };
 
 /// Source language, because the grammar and the rule tables depend on it.
@@ -241,6 +241,9 @@ const F_LOCAL_CLASS: u32 = 1 << 21;
 const F_BLOCK: u32 = 1 << 22;
 const F_CLASS_BODY: u32 = 1 << 23;
 const F_CAST: u32 = 1 << 24;
+const F_FOREACH: u32 = 1 << 25;
+const F_RESOURCE: u32 = 1 << 26;
+const F_UNION: u32 = 1 << 27;
 
 /// Per-kind-id action and flags for one (language, shape), built once from the tables.
 struct KindTable {
@@ -252,6 +255,8 @@ struct KindTable {
     type_field: Option<FieldId>,
     /// The `name` field id (`scoped_identifier`'s own last segment).
     name_field: Option<FieldId>,
+    /// The `dimensions` field id (`int x[]` in a for-each variable).
+    dims_field: Option<FieldId>,
     /// JavaParser-shape contextual rules apply.
     contextual: bool,
 }
@@ -304,6 +309,9 @@ impl KindTable {
                 (&["block"], F_BLOCK),
                 (java::JP_INITIALIZER_PARENTS, F_CLASS_BODY),
                 (&["cast_expression"], F_CAST),
+                (&[java::JP_FOREACH], F_FOREACH),
+                (&[java::JP_RESOURCE], F_RESOURCE),
+                (&[java::JP_UNION], F_UNION),
             ]);
         }
         for id in 0..n {
@@ -347,6 +355,7 @@ impl KindTable {
             name_fields,
             type_field: l.field_id_for_name("type"),
             name_field: l.field_id_for_name("name"),
+            dims_field: l.field_id_for_name("dimensions"),
             contextual,
         }
     }
@@ -432,6 +441,11 @@ struct Item<'t> {
     last_named: bool,
     /// A declaration's `type` child to visit first under this declarator.
     pending_type: Option<(Node<'t>, u16)>,
+    /// Synthetic node (kind, lines) to create under `attach` first; this node and the
+    /// following `use_made` siblings go under it (keeps the arena in pre-order).
+    make: Option<(u16, u32, u32)>,
+    /// Attach under the synthetic node made by the nearest preceding `make` sibling.
+    use_made: bool,
 }
 
 fn build(out: &mut ParsedFile, root: Node, src: &[u8], table: &KindTable) {
@@ -442,7 +456,10 @@ fn build(out: &mut ParsedFile, root: Node, src: &[u8], table: &KindTable) {
         field: None,
         last_named: false,
         pending_type: None,
+        make: None,
+        use_made: false,
     }];
+    let mut made: Option<u32> = None;
     let mut cursor: TreeCursor = root.walk();
     let mut kids: Vec<(Node, Option<FieldId>)> = Vec::new();
     while let Some(it) = stack.pop() {
@@ -458,10 +475,17 @@ fn build(out: &mut ParsedFile, root: Node, src: &[u8], table: &KindTable) {
             out.package = package_name(node, src);
         }
         let d = decide(table, &it, kind);
-        let attach = match it.attach {
+        let mut attach = match it.attach {
             None if !out.tree.is_empty() => Some(0),
             a => a,
         };
+        if it.use_made && made.is_some() {
+            attach = made;
+        }
+        if let Some((k, s, e)) = it.make {
+            made = Some(out.tree.push(k, attach, s, e));
+            attach = made;
+        }
         let here = match d.action {
             Action::Drop => continue,
             Action::Collapse => attach,
@@ -515,16 +539,53 @@ fn build(out: &mut ParsedFile, root: Node, src: &[u8], table: &KindTable) {
                 types_under = Some(out.tree.push(KIND_INTERSECTION, here, s, e));
             }
         }
+        // For-each variable and resource declarations: JavaParser's
+        // `VariableDeclarationExpr > VariableDeclarator` (see `java::JP_FOREACH`).
+        // The declarator is made lazily, after any modifiers, so the arena stays pre-order.
+        let mut var_decl: Option<(Option<u32>, u32, u32)> = None;
+        let is_var_child = |k: &Node, f: &Option<FieldId>| {
+            if table.has(kind, F_RESOURCE) {
+                !table.has(k.kind_id(), F_MODIFIERS)
+            } else {
+                f.is_some()
+                    && (*f == table.type_field || *f == table.name_field || *f == table.dims_field)
+            }
+        };
+        let has_type = kids
+            .iter()
+            .any(|(_, f)| f.is_some() && *f == table.type_field);
+        if table.contextual && has_type {
+            let first = kids.iter().find(|(k, f)| is_var_child(k, f));
+            let last = kids.iter().rfind(|(k, f)| is_var_child(k, f));
+            if let (Some(a), Some(b)) = (first, last) {
+                let (s, e) = (node_lines(&a.0).0, node_lines(&b.0).1);
+                if table.has(kind, F_FOREACH) {
+                    let vde = out.tree.push(KIND_VAR_DECL_EXPR, here, s, e);
+                    var_decl = Some((Some(vde), s, e));
+                } else if table.has(kind, F_RESOURCE) {
+                    var_decl = Some((here, s, e));
+                }
+            }
+        }
+        let first_var = var_decl.and_then(|_| kids.iter().position(|(k, f)| is_var_child(k, f)));
         for (i, &(child, field)) in kids.iter().enumerate().rev() {
             if moved.is_some_and(|(t, _)| t == i) {
                 continue;
             }
-            let attach_child =
-                if types_under != here && field.is_some() && field == table.type_field {
-                    types_under
-                } else {
-                    here
-                };
+            let typed = field.is_some() && field == table.type_field;
+            let (mut attach_child, mut make, mut use_made) = (here, None, false);
+            if types_under != here && typed {
+                attach_child = types_under;
+            } else if let Some((decl_parent, s, e)) = var_decl {
+                attach_child = decl_parent;
+                if first_var == Some(i) {
+                    make = Some((KIND_VAR_DECLARATOR, s, e));
+                } else if is_var_child(&child, &field) {
+                    use_made = true;
+                } else if !table.has(child.kind_id(), F_MODIFIERS) {
+                    attach_child = here;
+                }
+            }
             let pending_type = match moved {
                 Some((t, v)) if v == i => Some((kids[t].0, kind)),
                 _ => None,
@@ -536,6 +597,8 @@ fn build(out: &mut ParsedFile, root: Node, src: &[u8], table: &KindTable) {
                 field,
                 last_named: Some(i) == last_named,
                 pending_type,
+                make,
+                use_made,
             });
         }
         if let Some((ty, decl_kind)) = it.pending_type {
@@ -546,6 +609,8 @@ fn build(out: &mut ParsedFile, root: Node, src: &[u8], table: &KindTable) {
                 field: table.type_field,
                 last_named: false,
                 pending_type: None,
+                make: None,
+                use_made: false,
             });
         }
     }
@@ -590,6 +655,14 @@ fn decide(table: &KindTable, it: &Item, kind: u16) -> Decision {
             d.action = Action::Keep;
             d.kind = Some(KIND_MODIFIER);
         }
+        return d;
+    }
+    if table.has(kind, F_UNION) && it.node.named_child_count() >= 2 {
+        d.action = Action::Keep;
+        return d;
+    }
+    if table.has(kind, F_RESOURCE) && it.node.child_by_field_name("type").is_none() {
+        d.action = Action::Collapse;
         return d;
     }
     if d.action != Action::Keep {

@@ -197,6 +197,8 @@ fn rule_no_simple_name_under_name_parents() {
         ("labeled_statement", "class A { void f() { l: f(); } }"),
         ("method_reference", "class A { Object o = a::b; }"),
         ("type_parameter", "class A<T> {}"),
+        ("package_declaration", "package p;"),
+        ("import_declaration", "import p;"),
     ];
     for (parent, src) in cases {
         let t = jp(src);
@@ -501,4 +503,33 @@ fn lang_from_path() {
     assert_eq!(Lang::from_path("pkg/m.py"), Some(Lang::Python));
     assert_eq!(Lang::from_path("README"), None);
     assert_eq!(Lang::from_path("a.js"), None);
+}
+
+#[test]
+fn rule_foreach_variable_resource_and_union_catch() {
+    assert!(
+        jp("class A { void f() { for (final int x : xs) {} } }").contains(
+            "(enhanced_for_statement (VariableDeclarationExpr Modifier (VariableDeclarator \
+         integral_type identifier)) (identifier SimpleName) block)"
+        )
+    );
+    let t = jp("class A { void f() { try (R r = o(); s) { } catch (E | F e) { } } }");
+    assert!(
+        t.contains(
+            "(try_with_resources_statement (resource (VariableDeclarator \
+             (type_identifier SimpleName) identifier (method_invocation identifier))) \
+             (identifier SimpleName) block"
+        ),
+        "{t}"
+    );
+    assert!(
+        t.contains(
+            "(catch_formal_parameter (catch_type (type_identifier SimpleName) \
+             (type_identifier SimpleName)) identifier)"
+        ),
+        "{t}"
+    );
+    // A single caught type collapses as before.
+    assert!(jp("class A { void f() { try { } catch (E e) { } } }")
+        .contains("(catch_formal_parameter (type_identifier SimpleName) identifier)"));
 }
