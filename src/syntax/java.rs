@@ -66,10 +66,26 @@ pub(crate) const JP_NAME_PARENTS: &[&str] = &[
     "break_statement",
     "continue_statement",
     "labeled_statement",
-    "method_reference",
     "type_parameter",
     "package_declaration",
     "import_declaration",
+];
+
+/// Contextual rule (our refinement of DESIGN's "no SimpleName under method_reference"):
+/// the first child of a `method_reference` of one of these kinds is JavaParser's
+/// `TypeExpr` scope (wrapped; an identifier also gets its `SimpleName`), and the trailing
+/// method-name identifier is dropped (a plain string in JavaParser). Likewise an
+/// expression lambda body is wrapped in `ExpressionStmt`.
+pub(crate) const JP_TYPE_EXPR_SCOPES: &[&str] = &[
+    "identifier",
+    "field_access",
+    "type_identifier",
+    "scoped_type_identifier",
+    "generic_type",
+    "array_type",
+    "integral_type",
+    "floating_point_type",
+    "boolean_type",
 ];
 
 /// Contextual rule: an `identifier` in one of these fields is a name (`SimpleName`
