@@ -27,6 +27,7 @@ const FIXTURES: &[(&str, &str)] = &[
     ),
     ("Misc.java", include_str!("oracle/fixtures/Misc.java")),
     ("Arrays.java", include_str!("oracle/fixtures/Arrays.java")),
+    ("Empty.java", include_str!("oracle/fixtures/Empty.java")),
 ];
 
 fn jar() -> PathBuf {

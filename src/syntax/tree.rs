@@ -38,6 +38,9 @@ pub const KIND_ARRAY_TYPE: u16 = u16::MAX - 9;
 /// Kind id of the synthetic `TypeExpr` wrapping a method reference's type scope.
 pub const KIND_TYPE_EXPR: u16 = u16::MAX - 10;
 
+/// Kind id of the synthetic `EmptyStmt` made from a lone `;` statement.
+pub const KIND_EMPTY_STMT: u16 = u16::MAX - 11;
+
 /// Name of a synthetic kind id, `None` for grammar kinds.
 pub fn synthetic_name(k: u16) -> Option<&'static str> {
     Some(match k {
@@ -51,6 +54,7 @@ pub fn synthetic_name(k: u16) -> Option<&'static str> {
         KIND_VAR_DECLARATOR => "VariableDeclarator",
         KIND_ARRAY_TYPE => "ArrayType",
         KIND_TYPE_EXPR => "TypeExpr",
+        KIND_EMPTY_STMT => "EmptyStmt",
         _ => return None,
     })
 }

@@ -1,6 +1,7 @@
 // JpOracle: independent JavaParser reference for hunkgen's D_ast inputs (DESIGN §4).
 //
-// Usage: java -cp javaparser-core.jar:. JpOracle [--dump] FILE [START:END ...] [-- FILE ...]
+// Usage: java -cp javaparser-core.jar:. JpOracle [--dump|--anchors] FILE [START:END ...] [-- FILE ...]
+// (--anchors: no `dist` lines, for many spans per file)
 // Several jobs separated by `--` run in one JVM; each starts with `file FILE`.
 // Prints, over JavaParser's node tree (Node.getChildNodes(), comments excluded):
 //   nodes N            number of nodes that have a source range (JavaParser's
@@ -29,6 +30,7 @@ public class JpOracle {
     static List<Node> order = new ArrayList<>();
     static List<Integer> parent = new ArrayList<>();
     static List<Integer> depth = new ArrayList<>();
+    static boolean noDist = false;
 
     static void collect(Node root) {
         // Iterative pre-order over getChildNodes(), skipping comments.
@@ -60,8 +62,9 @@ public class JpOracle {
 
     public static void main(String[] all) throws Exception {
         boolean dump = all.length > 0 && all[0].equals("--dump");
+        noDist = all.length > 0 && all[0].equals("--anchors");
         List<String> job = new ArrayList<>();
-        for (int i = dump ? 1 : 0; i <= all.length; i++) {
+        for (int i = dump || noDist ? 1 : 0; i <= all.length; i++) {
             if (i == all.length || all[i].equals("--")) {
                 if (!job.isEmpty()) run(dump, job.toArray(new String[0]));
                 job.clear();
@@ -126,7 +129,7 @@ public class JpOracle {
             System.out.println("anchor " + (k - a - 1) + " " + begin(best) + " " + end(best) + " "
                 + depth.get(best) + " " + order.get(best).getClass().getSimpleName());
         }
-        for (int i = 0; i < anchors.size(); i++) {
+        for (int i = 0; i < anchors.size() && !noDist; i++) {
             for (int j = i + 1; j < anchors.size(); j++) {
                 int x = anchors.get(i), y = anchors.get(j), d = 0;
                 while (depth.get(x) > depth.get(y)) { x = parent.get(x); d++; }
