@@ -137,8 +137,7 @@ pub const JP_TYPE_NAME_PARENTS: &[&str] = &["generic_type", "type_parameter"];
 
 /// Contextual rule: a `local_variable_declaration` directly under these is a statement
 /// and gets an `ExpressionStmt` wrapper (JavaParser: `ExpressionStmt(VariableDeclarationExpr)`).
-pub const JP_STMT_PARENTS: &[&str] =
-    &["block", "constructor_body", "switch_block_statement_group"];
+pub const JP_STMT_PARENTS: &[&str] = &["block", "constructor_body", "switch_block_statement_group"];
 
 /// Contextual rule: a type declared directly under a statement parent
 /// ([`JP_STMT_PARENTS`]) gets a `LocalClassDeclarationStmt` wrapper.

@@ -589,9 +589,18 @@ fn rule_qualified_this_and_wildcard_super() {
 fn rule_empty_statements() {
     let t = jp("class E { void f() { ; while (a); if (b); else ; l: ; } }");
     assert!(t.contains("(block EmptyStmt (while_statement"), "{t}");
-    assert!(t.contains("(while_statement (identifier SimpleName) EmptyStmt)"), "{t}");
-    assert!(t.contains("(if_statement (identifier SimpleName) EmptyStmt EmptyStmt)"), "{t}");
-    assert!(t.contains("(labeled_statement identifier EmptyStmt)"), "{t}");
+    assert!(
+        t.contains("(while_statement (identifier SimpleName) EmptyStmt)"),
+        "{t}"
+    );
+    assert!(
+        t.contains("(if_statement (identifier SimpleName) EmptyStmt EmptyStmt)"),
+        "{t}"
+    );
+    assert!(
+        t.contains("(labeled_statement identifier EmptyStmt)"),
+        "{t}"
+    );
     // Terminators are not statements.
     assert!(!jp("class E { int x; void f() { g(); } }").contains("EmptyStmt"));
 }
