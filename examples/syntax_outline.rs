@@ -1,6 +1,43 @@
 //! Debug aid: print hunkgen's shaped tree of a Java/Python file, one node per line.
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    // `--time FILE…`: parse every file in both shapes and print the total time.
+    if args.get(1).map(String::as_str) == Some("--time") {
+        let files: Vec<Vec<u8>> = args[2..]
+            .iter()
+            .filter_map(|p| std::fs::read(p).ok())
+            .collect();
+        let t = std::time::Instant::now();
+        let (mut nodes, mut bytes) = (0, 0);
+        for src in &files {
+            for shape in [
+                hunkgen::syntax::TreeShape::JavaParser,
+                hunkgen::syntax::TreeShape::Named,
+            ] {
+                let f = hunkgen::syntax::parse_file(hunkgen::syntax::Lang::Java, src, shape);
+                nodes += f.node_count();
+            }
+            bytes += src.len();
+        }
+        println!(
+            "{} files, {bytes} bytes, {nodes} nodes, 2 shapes: {:?}",
+            files.len(),
+            t.elapsed()
+        );
+        let t = std::time::Instant::now();
+        let mut p = tree_sitter::Parser::new();
+        let lang: tree_sitter::Language = tree_sitter_java::LANGUAGE.into();
+        if p.set_language(&lang).is_err() {
+            return;
+        }
+        for src in &files {
+            for _ in 0..2 {
+                let _ = p.parse(src, None);
+            }
+        }
+        println!("tree-sitter parse alone: {:?}", t.elapsed());
+        return;
+    }
     let Some(path) = args.get(1) else {
         eprintln!("usage: syntax_outline FILE [named]");
         std::process::exit(2);

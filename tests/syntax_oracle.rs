@@ -26,6 +26,8 @@ const FIXTURES: &[(&str, &str)] = &[
         include_str!("oracle/fixtures/Switches.java"),
     ),
     ("Misc.java", include_str!("oracle/fixtures/Misc.java")),
+    ("Arrays.java", include_str!("oracle/fixtures/Arrays.java")),
+    ("Empty.java", include_str!("oracle/fixtures/Empty.java")),
 ];
 
 fn jar() -> PathBuf {
@@ -80,7 +82,10 @@ fn spans_for(src: &str) -> Vec<Span> {
 fn ours(src: &str, spans: &[Span]) -> Vec<String> {
     let f = parse_file(Lang::Java, src.as_bytes(), TreeShape::JavaParser);
     assert_eq!(f.error_count(), 0, "fixture does not parse cleanly");
-    let mut out = vec![format!("diameter {}", f.diameter())];
+    let mut out = vec![
+        format!("nodes {}", f.node_count()),
+        format!("diameter {}", f.diameter()),
+    ];
     let anchors: Vec<_> = spans
         .iter()
         .map(|s| f.anchor(*s, AnchorRule::Covering))
@@ -100,27 +105,41 @@ fn ours(src: &str, spans: &[Span]) -> Vec<String> {
     out
 }
 
-fn oracle(cp: &str, file: &Path, spans: &[Span]) -> Vec<String> {
+/// Runs the oracle once over all jobs (one JVM); returns each file's output lines.
+fn oracle(cp: &str, jobs: &[(PathBuf, Vec<Span>)]) -> Vec<Vec<String>> {
+    let mut args: Vec<String> = Vec::new();
+    for (file, spans) in jobs {
+        args.push(file.display().to_string());
+        args.extend(spans.iter().map(|s| format!("{}:{}", s.start, s.end)));
+        args.push("--".into());
+    }
     let out = Command::new("java")
         .arg("-Xss64m")
         .arg("-cp")
         .arg(cp)
         .arg("JpOracle")
-        .arg(file)
-        .args(spans.iter().map(|s| format!("{}:{}", s.start, s.end)))
+        .args(&args)
         .output()
         .unwrap_or_else(|e| panic!("cannot run java: {e}"));
     assert!(
         out.status.success(),
-        "oracle failed on {}: {}",
-        file.display(),
+        "oracle failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| !l.starts_with("nodes "))
-        .map(str::to_owned)
-        .collect()
+    let mut res: Vec<Vec<String>> = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        if line.starts_with("file ") {
+            res.push(Vec::new());
+        } else if let Some(cur) = res.last_mut() {
+            assert!(
+                !line.starts_with("error"),
+                "JavaParser rejected a fixture: {line}"
+            );
+            cur.push(line.to_owned());
+        }
+    }
+    assert_eq!(res.len(), jobs.len(), "oracle output lost a file");
+    res
 }
 
 /// Compares one line of each side: anchors by lines and depth only (kind names differ
@@ -142,12 +161,17 @@ fn javaparser_shape_matches_javaparser() {
     let cp = format!("{}:{}", jar.display(), dir.path().display());
     let mut report = Vec::new();
     let (mut diam_ok, mut pairs, mut pairs_ok) = (0, 0, 0);
-    for (name, src) in FIXTURES {
-        let path = dir.path().join(name);
-        std::fs::write(&path, src).unwrap();
-        let spans = spans_for(src);
-        let want = oracle(&cp, &path, &spans);
-        let got = ours(src, &spans);
+    let jobs: Vec<(PathBuf, Vec<Span>)> = FIXTURES
+        .iter()
+        .map(|(name, src)| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, src).unwrap();
+            (path, spans_for(src))
+        })
+        .collect();
+    let answers = oracle(&cp, &jobs);
+    for (((name, src), (_, spans)), want) in FIXTURES.iter().zip(&jobs).zip(&answers) {
+        let got = ours(src, spans);
         assert_eq!(want.len(), got.len(), "{name}: output shapes differ");
         for (w, g) in want.iter().zip(&got) {
             let ok = same(w, g);

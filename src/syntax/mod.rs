@@ -17,8 +17,14 @@
 //!   `begin ≤ span.end && end ≥ span.start`. For an insertion this is
 //!   `begin < start ≤ end`: strictly inside the member (not before its first line).
 //!
-//! Rules table (JavaParser shape, Java): see [`java`]'s constants; Named shape keeps
-//! every named node except comments. Python uses the Named rules in both shapes.
+//! Rules table (JavaParser shape, Java): see the [`java`] module docs; the Named shape
+//! keeps every named node except comments. Python uses the Named rules in both shapes
+//! (there is no JavaParser for Python).
+//!
+//! Cost: one tree-sitter parse plus one pass over its nodes; the arena is five flat
+//! vectors; [`ParsedFile::diameter`] is computed once at build (O(N)),
+//! [`ParsedFile::anchor`] is O(N) per call, [`ParsedFile::distance`] O(depth).
+//! Detecting oversized files (> 5 MB) is the caller's job.
 
 pub mod java;
 pub mod python;
@@ -34,8 +40,9 @@ pub use crate::diff::Span;
 pub use python::python_module_path;
 pub use tree::NodeId;
 use tree::{
-    Tree, KIND_EXPRESSION_STMT, KIND_INITIALIZER, KIND_INTERSECTION, KIND_LOCAL_CLASS_STMT,
-    KIND_MODIFIER, KIND_SIMPLE_NAME,
+    Tree, KIND_ARRAY_TYPE, KIND_EMPTY_STMT, KIND_EXPRESSION_STMT, KIND_INITIALIZER,
+    KIND_INTERSECTION, KIND_LOCAL_CLASS_STMT, KIND_MODIFIER, KIND_SIMPLE_NAME, KIND_TYPE_EXPR,
+    KIND_VAR_DECLARATOR, KIND_VAR_DECL_EXPR,
 };
 
 /// Source language, because the grammar and the rule tables depend on it.
@@ -216,48 +223,76 @@ enum Action {
 }
 
 // Per-kind flags used by the contextual rules (JavaParser shape) and the queries.
-const F_IDENT: u32 = 1;
-const F_TYPE_IDENT: u32 = 1 << 1;
-const F_PAREN: u32 = 1 << 2;
-const F_COND_PARENT: u32 = 1 << 3;
-const F_SCOPED_TYPE: u32 = 1 << 4;
-const F_GENERIC: u32 = 1 << 5;
-const F_DECLARATOR: u32 = 1 << 6;
-const F_SPREAD: u32 = 1 << 7;
-const F_THIS_SUPER: u32 = 1 << 8;
-const F_EXPLICIT_CTOR: u32 = 1 << 9;
-const F_NAME_PARENT: u32 = 1 << 10;
-const F_TYPE_NAME_PARENT: u32 = 1 << 11;
-const F_LOCAL_VAR: u32 = 1 << 12;
-const F_STMT_PARENT: u32 = 1 << 13;
-const F_TYPED_DECL: u32 = 1 << 14;
-const F_MEMBER: u32 = 1 << 15;
-const F_STMT: u32 = 1 << 16;
-const F_TYPE_DECL: u32 = 1 << 17;
-const F_PACKAGE: u32 = 1 << 18;
-const F_SCOPED_ID: u32 = 1 << 19;
-const F_MODIFIERS: u32 = 1 << 20;
-const F_LOCAL_CLASS: u32 = 1 << 21;
-const F_BLOCK: u32 = 1 << 22;
-const F_CLASS_BODY: u32 = 1 << 23;
-const F_CAST: u32 = 1 << 24;
+const F_IDENT: u64 = 1;
+const F_TYPE_IDENT: u64 = 1 << 1;
+const F_PAREN: u64 = 1 << 2;
+const F_COND_PARENT: u64 = 1 << 3;
+const F_SCOPED_TYPE: u64 = 1 << 4;
+const F_GENERIC: u64 = 1 << 5;
+const F_DECLARATOR: u64 = 1 << 6;
+const F_SPREAD: u64 = 1 << 7;
+const F_THIS_SUPER: u64 = 1 << 8;
+const F_EXPLICIT_CTOR: u64 = 1 << 9;
+const F_NAME_PARENT: u64 = 1 << 10;
+const F_TYPE_NAME_PARENT: u64 = 1 << 11;
+const F_LOCAL_VAR: u64 = 1 << 12;
+const F_STMT_PARENT: u64 = 1 << 13;
+const F_TYPED_DECL: u64 = 1 << 14;
+const F_MEMBER: u64 = 1 << 15;
+const F_STMT: u64 = 1 << 16;
+const F_TYPE_DECL: u64 = 1 << 17;
+const F_PACKAGE: u64 = 1 << 18;
+const F_SCOPED_ID: u64 = 1 << 19;
+const F_MODIFIERS: u64 = 1 << 20;
+const F_LOCAL_CLASS: u64 = 1 << 21;
+const F_BLOCK: u64 = 1 << 22;
+const F_CLASS_BODY: u64 = 1 << 23;
+const F_CAST: u64 = 1 << 24;
+const F_FOREACH: u64 = 1 << 25;
+const F_RESOURCE: u64 = 1 << 26;
+const F_UNION: u64 = 1 << 27;
+const F_ARRAY_TYPE: u64 = 1 << 28;
+const F_ARRAY_NEW: u64 = 1 << 29;
+const F_DIMENSIONS: u64 = 1 << 30;
+const F_METHOD_REF: u64 = 1 << 31;
+const F_FIELD_ACCESS: u64 = 1 << 32;
+const F_WILDCARD: u64 = 1 << 33;
+const F_EMPTY_STMT_PARENT: u64 = 1 << 34;
 
 /// Per-kind-id action and flags for one (language, shape), built once from the tables.
 struct KindTable {
     action: Vec<Action>,
-    flags: Vec<u32>,
+    flags: Vec<u64>,
     /// Field ids that make an `identifier` a name (JavaParser shape).
     name_fields: Vec<FieldId>,
     /// The `type` field id (declarations).
     type_field: Option<FieldId>,
     /// The `name` field id (`scoped_identifier`'s own last segment).
     name_field: Option<FieldId>,
+    /// The `dimensions` field id (`int x[]` in a for-each variable).
+    dims_field: Option<FieldId>,
+    /// The `field` field id (`Outer.this`).
+    field_field: Option<FieldId>,
+    /// Kind id of `this` (named).
+    this_kind: u16,
+    /// Kind id of the `;` token (empty statements).
+    semicolon_kind: u16,
+    /// Fields holding a statement (`body`, `consequence`, `alternative`).
+    stmt_fields: Vec<Option<FieldId>>,
+    /// The `body` field id (an expression-bodied lambda).
+    body_field: Option<FieldId>,
+    /// Kind id of `lambda_expression`, for the lambda-body rule.
+    lambda_kind: u16,
+    /// Kind id of `block`, for the lambda-body rule.
+    block_kind: u16,
+    /// Kinds that are a type name as the scope of a method reference (`TypeExpr`).
+    type_expr_kinds: Vec<u16>,
     /// JavaParser-shape contextual rules apply.
     contextual: bool,
 }
 
 impl KindTable {
-    fn has(&self, k: u16, f: u32) -> bool {
+    fn has(&self, k: u16, f: u64) -> bool {
         self.flags.get(k as usize).is_some_and(|x| x & f != 0)
     }
 
@@ -265,7 +300,7 @@ impl KindTable {
         let l = language(lang);
         let n = l.node_kind_count();
         let mut action = vec![Action::Keep; n];
-        let mut flags = vec![0u32; n];
+        let mut flags = vec![0u64; n];
         let (comments, members, types, stmts) = match lang {
             Lang::Java => (java::COMMENTS, java::MEMBERS, java::TYPES, java::STATEMENTS),
             Lang::Python => (
@@ -276,7 +311,7 @@ impl KindTable {
             ),
         };
         let contextual = lang == Lang::Java && shape == TreeShape::JavaParser;
-        let mut flag_sets: Vec<(&[&str], u32)> =
+        let mut flag_sets: Vec<(&[&str], u64)> =
             vec![(members, F_MEMBER), (types, F_TYPE_DECL), (stmts, F_STMT)];
         if lang == Lang::Java {
             flag_sets.push((&["package_declaration"], F_PACKAGE));
@@ -304,6 +339,16 @@ impl KindTable {
                 (&["block"], F_BLOCK),
                 (java::JP_INITIALIZER_PARENTS, F_CLASS_BODY),
                 (&["cast_expression"], F_CAST),
+                (&[java::JP_FOREACH], F_FOREACH),
+                (&[java::JP_RESOURCE], F_RESOURCE),
+                (&[java::JP_UNION], F_UNION),
+                (&["array_type"], F_ARRAY_TYPE),
+                (&["array_creation_expression"], F_ARRAY_NEW),
+                (&["dimensions"], F_DIMENSIONS),
+                (&["method_reference"], F_METHOD_REF),
+                (&["field_access"], F_FIELD_ACCESS),
+                (&["wildcard"], F_WILDCARD),
+                (java::JP_EMPTY_STMT_PARENTS, F_EMPTY_STMT_PARENT),
             ]);
         }
         for id in 0..n {
@@ -347,6 +392,22 @@ impl KindTable {
             name_fields,
             type_field: l.field_id_for_name("type"),
             name_field: l.field_id_for_name("name"),
+            dims_field: l.field_id_for_name("dimensions"),
+            body_field: l.field_id_for_name("body"),
+            field_field: l.field_id_for_name("field"),
+            this_kind: l.id_for_node_kind("this", true),
+            semicolon_kind: l.id_for_node_kind(";", false),
+            stmt_fields: java::JP_STMT_FIELDS
+                .iter()
+                .map(|f| l.field_id_for_name(f))
+                .collect(),
+            lambda_kind: l.id_for_node_kind("lambda_expression", true),
+            block_kind: l.id_for_node_kind("block", true),
+            type_expr_kinds: java::JP_TYPE_EXPR_SCOPES
+                .iter()
+                .map(|k| l.id_for_node_kind(k, true))
+                .filter(|&k| k != 0)
+                .collect(),
             contextual,
         }
     }
@@ -430,8 +491,25 @@ struct Item<'t> {
     parent_kind: Option<u16>,
     field: Option<FieldId>,
     last_named: bool,
+    /// First named child of its parent.
+    first_named: bool,
+    /// Child of a `field_access` whose field is `this` (`Outer.this`): JavaParser's
+    /// `ThisExpr(Name)`, so the `this` leaf goes and the qualifier is a bare `Name`.
+    in_qualified_this: bool,
     /// A declaration's `type` child to visit first under this declarator.
-    pending_type: Option<(Node<'t>, u16)>,
+    /// The flag marks a copy (second and later declarators).
+    pending_type: Option<(Node<'t>, u16, bool)>,
+    /// Synthetic node (kind, lines) to create under `attach` first; this node and the
+    /// following `use_made` siblings go under it (keeps the arena in pre-order).
+    make: Option<(u16, u32, u32)>,
+    /// Attach under the synthetic node made by the nearest preceding `make` sibling.
+    use_made: bool,
+    /// A second visit of a subtree (a declaration's type copied under a later
+    /// declarator): errors and members are not counted again.
+    dup: bool,
+    /// Synthetic `ArrayType` levels to wrap this (type) node in: JavaParser nests one
+    /// `ArrayType` per bracket pair, including pairs written after the name (`int x[]`).
+    array_wraps: u32,
 }
 
 fn build(out: &mut ParsedFile, root: Node, src: &[u8], table: &KindTable) {
@@ -441,27 +519,47 @@ fn build(out: &mut ParsedFile, root: Node, src: &[u8], table: &KindTable) {
         parent_kind: None,
         field: None,
         last_named: false,
+        first_named: false,
+        in_qualified_this: false,
         pending_type: None,
+        make: None,
+        use_made: false,
+        dup: false,
+        array_wraps: 0,
     }];
+    let mut made: Option<u32> = None;
     let mut cursor: TreeCursor = root.walk();
     let mut kids: Vec<(Node, Option<FieldId>)> = Vec::new();
     while let Some(it) = stack.pop() {
         let node = it.node;
-        if node.is_error() || node.is_missing() {
+        if !it.dup && (node.is_error() || node.is_missing()) {
             out.error_count += 1;
         }
         let kind = node.kind_id();
-        if table.has(kind, F_MEMBER) {
+        if !it.dup && table.has(kind, F_MEMBER) {
             out.members.push(member(out.lang, node, src, table));
         }
         if table.has(kind, F_PACKAGE) && out.package.is_none() {
             out.package = package_name(node, src);
         }
         let d = decide(table, &it, kind);
-        let attach = match it.attach {
+        let mut attach = match it.attach {
             None if !out.tree.is_empty() => Some(0),
             a => a,
         };
+        if it.use_made && made.is_some() {
+            attach = made;
+        }
+        if let Some((k, s, e)) = it.make {
+            made = Some(out.tree.push(k, attach, s, e));
+            attach = made;
+        }
+        if it.array_wraps > 0 {
+            let (s, e) = node_lines(&node);
+            for _ in 0..it.array_wraps {
+                attach = Some(out.tree.push(KIND_ARRAY_TYPE, attach, s, e));
+            }
+        }
         let here = match d.action {
             Action::Drop => continue,
             Action::Collapse => attach,
@@ -474,6 +572,9 @@ fn build(out: &mut ParsedFile, root: Node, src: &[u8], table: &KindTable) {
                 let id = out.tree.push(d.kind.unwrap_or(kind), parent, s, e);
                 if d.simple_name {
                     out.tree.push(KIND_SIMPLE_NAME, Some(id), s, e);
+                }
+                for _ in 0..d.more_levels {
+                    out.tree.push(kind, parent, s, e);
                 }
                 Some(id)
             }
@@ -489,17 +590,34 @@ fn build(out: &mut ParsedFile, root: Node, src: &[u8], table: &KindTable) {
             }
         }
         let last_named = kids.iter().rposition(|(k, _)| k.is_named());
+        let first_named = kids.iter().position(|(k, _)| k.is_named());
+        let qualified_this = table.contextual
+            && table.has(kind, F_FIELD_ACCESS)
+            && kids.iter().any(|(k, f)| {
+                f.is_some() && *f == table.field_field && k.kind_id() == table.this_kind
+            });
         // Declaration type → first declarator (JavaParser shape).
-        let mut moved: Option<(usize, usize)> = None;
+        // Declaration type → a copy under every declarator (JavaParser clones it).
+        let mut moved: Option<usize> = None;
         if table.contextual && table.has(kind, F_TYPED_DECL) {
-            let ty = kids
+            moved = kids
                 .iter()
                 .position(|(_, f)| f.is_some() && *f == table.type_field);
-            let decl = kids
-                .iter()
-                .position(|(k, _)| table.has(k.kind_id(), F_DECLARATOR));
-            if let (Some(t), Some(v)) = (ty, decl) {
-                moved = Some((t, v));
+        }
+        // Bracket pairs after a name (`int x[]`, `String a[]` parameters) wrap the type.
+        let dims_after = if table.contextual {
+            kids.iter()
+                .find(|(_, f)| f.is_some() && *f == table.dims_field)
+                .map_or(0, |(d, _)| bracket_pairs(d))
+        } else {
+            0
+        };
+        // `int[][]`: one tree-sitter `array_type`, two nested JavaParser `ArrayType`s.
+        let mut element_under = here;
+        if table.contextual && table.has(kind, F_ARRAY_TYPE) {
+            let (s, e) = node_lines(&node);
+            for _ in 1..dims_after.max(1) {
+                element_under = Some(out.tree.push(KIND_ARRAY_TYPE, element_under, s, e));
             }
         }
         // `(A & B) x`: JavaParser groups the cast's types in an `IntersectionType`; it is
@@ -515,19 +633,72 @@ fn build(out: &mut ParsedFile, root: Node, src: &[u8], table: &KindTable) {
                 types_under = Some(out.tree.push(KIND_INTERSECTION, here, s, e));
             }
         }
+        // For-each variable and resource declarations: JavaParser's
+        // `VariableDeclarationExpr > VariableDeclarator` (see `java::JP_FOREACH`).
+        // The declarator is made lazily, after any modifiers, so the arena stays pre-order.
+        let mut var_decl: Option<(Option<u32>, u32, u32)> = None;
+        let is_var_child = |k: &Node, f: &Option<FieldId>| {
+            if table.has(kind, F_RESOURCE) {
+                !table.has(k.kind_id(), F_MODIFIERS)
+            } else {
+                f.is_some()
+                    && (*f == table.type_field || *f == table.name_field || *f == table.dims_field)
+            }
+        };
+        let has_type = kids
+            .iter()
+            .any(|(_, f)| f.is_some() && *f == table.type_field);
+        if table.contextual && has_type {
+            let first = kids.iter().find(|(k, f)| is_var_child(k, f));
+            let last = kids.iter().rfind(|(k, f)| is_var_child(k, f));
+            if let (Some(a), Some(b)) = (first, last) {
+                let (s, e) = (node_lines(&a.0).0, node_lines(&b.0).1);
+                if table.has(kind, F_FOREACH) {
+                    let vde = out.tree.push(KIND_VAR_DECL_EXPR, here, s, e);
+                    var_decl = Some((Some(vde), s, e));
+                } else if table.has(kind, F_RESOURCE) {
+                    var_decl = Some((here, s, e));
+                }
+            }
+        }
+        let first_var = var_decl.and_then(|_| kids.iter().position(|(k, f)| is_var_child(k, f)));
+        let mut first_declarator = kids
+            .iter()
+            .position(|(k, _)| table.has(k.kind_id(), F_DECLARATOR));
+        if moved.is_none() {
+            first_declarator = None;
+        }
         for (i, &(child, field)) in kids.iter().enumerate().rev() {
-            if moved.is_some_and(|(t, _)| t == i) {
+            if moved == Some(i) {
                 continue;
             }
-            let attach_child =
-                if types_under != here && field.is_some() && field == table.type_field {
-                    types_under
-                } else {
-                    here
-                };
+            let typed = field.is_some() && field == table.type_field;
+            let (mut attach_child, mut make, mut use_made) = (here, None, false);
+            if types_under != here && typed {
+                attach_child = types_under;
+            } else if let Some((decl_parent, s, e)) = var_decl {
+                attach_child = decl_parent;
+                if first_var == Some(i) {
+                    make = Some((KIND_VAR_DECLARATOR, s, e));
+                } else if is_var_child(&child, &field) {
+                    use_made = true;
+                } else if !table.has(child.kind_id(), F_MODIFIERS) {
+                    attach_child = here;
+                }
+            }
             let pending_type = match moved {
-                Some((t, v)) if v == i => Some((kids[t].0, kind)),
+                Some(t) if table.has(child.kind_id(), F_DECLARATOR) => {
+                    Some((kids[t].0, kind, first_declarator != Some(i)))
+                }
                 _ => None,
+            };
+            if table.has(kind, F_ARRAY_TYPE) && element_under != here {
+                attach_child = element_under;
+            }
+            let array_wraps = if typed && !table.has(kind, F_ARRAY_TYPE | F_ARRAY_NEW) {
+                dims_after
+            } else {
+                0
             };
             stack.push(Item {
                 node: child,
@@ -535,17 +706,29 @@ fn build(out: &mut ParsedFile, root: Node, src: &[u8], table: &KindTable) {
                 parent_kind: Some(kind),
                 field,
                 last_named: Some(i) == last_named,
+                first_named: Some(i) == first_named,
+                in_qualified_this: qualified_this,
                 pending_type,
+                make,
+                use_made,
+                dup: it.dup,
+                array_wraps,
             });
         }
-        if let Some((ty, decl_kind)) = it.pending_type {
+        if let Some((ty, decl_kind, dup)) = it.pending_type {
             stack.push(Item {
                 node: ty,
                 attach: here,
                 parent_kind: Some(decl_kind),
                 field: table.type_field,
                 last_named: false,
+                first_named: true,
+                in_qualified_this: false,
                 pending_type: None,
+                make: None,
+                use_made: false,
+                dup: it.dup || dup,
+                array_wraps: dims_after,
             });
         }
     }
@@ -560,6 +743,9 @@ struct Decision {
     simple_name: bool,
     /// Synthetic wrapper node to insert above this one.
     wrap: Option<u16>,
+    /// Extra copies of this (leaf) node as following siblings: one `ArrayCreationLevel`
+    /// per bracket pair of `new int[][] {…}`.
+    more_levels: u32,
 }
 
 /// Applies the kind table and, in the JavaParser shape, the contextual rules (each
@@ -578,6 +764,7 @@ fn decide(table: &KindTable, it: &Item, kind: u16) -> Decision {
         kind: None,
         simple_name: false,
         wrap: None,
+        more_levels: 0,
     };
     if !table.contextual {
         return d;
@@ -590,9 +777,69 @@ fn decide(table: &KindTable, it: &Item, kind: u16) -> Decision {
             d.action = Action::Keep;
             d.kind = Some(KIND_MODIFIER);
         }
+        // A lone `;` in statement position is JavaParser's `EmptyStmt`.
+        if kind == table.semicolon_kind
+            && (parent_has(F_EMPTY_STMT_PARENT)
+                || it.field.is_some() && table.stmt_fields.contains(&it.field))
+        {
+            d.action = Action::Keep;
+            d.kind = Some(KIND_EMPTY_STMT);
+        }
+        return d;
+    }
+    // `new int[] {…}`: the empty `[]` is an `ArrayCreationLevel` in JavaParser.
+    if table.has(kind, F_DIMENSIONS) && parent_has(F_ARRAY_NEW) {
+        d.action = Action::Keep;
+        d.more_levels = bracket_pairs(&it.node).saturating_sub(1);
+        return d;
+    }
+    if table.has(kind, F_UNION) && it.node.named_child_count() >= 2 {
+        d.action = Action::Keep;
+        return d;
+    }
+    if table.has(kind, F_RESOURCE) && it.node.child_by_field_name("type").is_none() {
+        d.action = Action::Collapse;
         return d;
     }
     if d.action != Action::Keep {
+        return d;
+    }
+    // `? super T`: the bound's direction is a flag in JavaParser.
+    if table.has(kind, F_THIS_SUPER) && parent_has(F_WILDCARD) {
+        d.action = Action::Drop;
+        return d;
+    }
+    // `Outer.this`: `ThisExpr(Name)` — no `this` leaf, the qualifier is a bare name.
+    if it.in_qualified_this {
+        if table.has(kind, F_THIS_SUPER) {
+            d.action = Action::Drop;
+        }
+        return d;
+    }
+    // Method reference: the method name is a plain string in JavaParser (dropped); a
+    // type-like scope is a `TypeExpr` (an identifier scope also gets its `SimpleName`).
+    if parent_has(F_METHOD_REF) {
+        if table.has(kind, F_IDENT) && it.last_named && !it.first_named {
+            d.action = Action::Drop;
+            return d;
+        }
+        if it.first_named && table.type_expr_kinds.contains(&kind) {
+            d.wrap = Some(KIND_TYPE_EXPR);
+            d.simple_name = table.has(kind, F_IDENT) || table.has(kind, F_TYPE_IDENT);
+            return d;
+        }
+    }
+    // Expression-bodied lambda: JavaParser's body is `ExpressionStmt(expr)`.
+    if it.parent_kind == Some(table.lambda_kind)
+        && it.field.is_some()
+        && it.field == table.body_field
+    {
+        if kind != table.block_kind {
+            d.wrap = Some(KIND_EXPRESSION_STMT);
+        }
+        if table.has(kind, F_IDENT) {
+            d.simple_name = true;
+        }
         return d;
     }
     // The last segment of a qualified name is the `Name` node itself.
@@ -622,6 +869,12 @@ fn decide(table: &KindTable, it: &Item, kind: u16) -> Decision {
         d.wrap = Some(KIND_INITIALIZER);
     }
     d
+}
+
+/// Number of `[` tokens in a `dimensions` node.
+fn bracket_pairs(d: &Node) -> u32 {
+    let mut c = d.walk();
+    d.children(&mut c).filter(|k| k.kind() == "[").count() as u32
 }
 
 fn text<'s>(n: Node, src: &'s [u8]) -> &'s str {

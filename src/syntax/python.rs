@@ -1,17 +1,17 @@
 //! Python language table: named nodes minus comments (both shapes), members, statements.
 
 /// Comment kinds, dropped in every shape.
-pub(crate) const COMMENTS: &[&str] = &["comment"];
+pub const COMMENTS: &[&str] = &["comment"];
 
 /// Members that count as methods for spatial proximity: every function, at any depth.
-pub(crate) const MEMBERS: &[&str] = &["function_definition"];
+pub const MEMBERS: &[&str] = &["function_definition"];
 
 /// Type declarations, for a member's display label.
-pub(crate) const TYPES: &[&str] = &["class_definition"];
+pub const TYPES: &[&str] = &["class_definition"];
 
 /// Statement-like kinds for the `FirstStatement` anchor rule: simple and compound
 /// statements plus the clause headers a changed line can start with.
-pub(crate) const STATEMENTS: &[&str] = &[
+pub const STATEMENTS: &[&str] = &[
     "expression_statement",
     "return_statement",
     "if_statement",

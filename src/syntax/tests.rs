@@ -195,8 +195,9 @@ fn rule_no_simple_name_under_name_parents() {
             "class A { void f() { l: while (true) { continue l; } } }",
         ),
         ("labeled_statement", "class A { void f() { l: f(); } }"),
-        ("method_reference", "class A { Object o = a::b; }"),
         ("type_parameter", "class A<T> {}"),
+        ("package_declaration", "package p;"),
+        ("import_declaration", "import p;"),
     ];
     for (parent, src) in cases {
         let t = jp(src);
@@ -204,12 +205,15 @@ fn rule_no_simple_name_under_name_parents() {
         assert!(sub.contains("identifier"), "{parent}: {sub}");
         assert!(!sub.contains("SimpleName"), "{parent}: {sub}");
     }
-    // Method reference: the `a` is an identifier leaf too.
+    // Method reference (refined): scope `a` is `TypeExpr(ClassOrInterfaceType(SimpleName))`,
+    // the method name `b` is a string in JavaParser (dropped).
     assert_eq!(
         jp("class A { Object o = a::b; }"),
         "(program (class_declaration identifier (field_declaration (variable_declarator \
-         (type_identifier SimpleName) identifier (method_reference identifier identifier)))))"
+         (type_identifier SimpleName) identifier (method_reference (TypeExpr (identifier \
+         SimpleName)))))))"
     );
+    assert!(jp("class A { Object o = this::b; }").contains("(method_reference this)"));
 }
 
 #[test]
@@ -258,18 +262,30 @@ fn rule_local_variable_declaration_wrapped_in_statement() {
 }
 
 #[test]
-fn rule_declaration_type_moves_under_first_declarator() {
+fn rule_declaration_type_copied_under_every_declarator() {
+    // JavaParser clones the declaration's type into each declarator (`juggleArrayType`
+    // ends in `.clone()`), so every declarator gets a copy, not only the first.
     // Local.
     assert!(jp("class A { void f() { int a = 1, b; } }").contains(
         "(local_variable_declaration (variable_declarator integral_type identifier \
-         decimal_integer_literal) (variable_declarator identifier))"
+         decimal_integer_literal) (variable_declarator integral_type identifier))"
     ));
-    // Field.
+    // Field; brackets after a name wrap that declarator's copy in ArrayType.
     assert_eq!(
-        jp("class A { int a, b; }"),
+        jp("class A { int a, b[]; }"),
         "(program (class_declaration identifier (field_declaration (variable_declarator \
-         integral_type identifier) (variable_declarator identifier))))"
+         integral_type identifier) (variable_declarator (ArrayType integral_type) identifier))))"
     );
+    // A syntax error inside the type is counted once, not once per copy.
+    let one = parse_file(Lang::Java, b"class A { M<S,> a; }", TreeShape::JavaParser);
+    let two = parse_file(
+        Lang::Java,
+        b"class A { M<S,> a, b; }",
+        TreeShape::JavaParser,
+    );
+    assert!(one.error_count() > 0);
+    assert_eq!(one.error_count(), two.error_count(), "{}", two.sexpr());
+    assert!(two.sexpr().matches("ERROR").count() >= 2, "{}", two.sexpr());
     // Interface constant.
     assert_eq!(
         jp("interface I { int A = 1; }"),
@@ -501,4 +517,90 @@ fn lang_from_path() {
     assert_eq!(Lang::from_path("pkg/m.py"), Some(Lang::Python));
     assert_eq!(Lang::from_path("README"), None);
     assert_eq!(Lang::from_path("a.js"), None);
+}
+
+#[test]
+fn rule_foreach_variable_resource_and_union_catch() {
+    assert!(
+        jp("class A { void f() { for (final int x : xs) {} } }").contains(
+            "(enhanced_for_statement (VariableDeclarationExpr Modifier (VariableDeclarator \
+         integral_type identifier)) (identifier SimpleName) block)"
+        )
+    );
+    let t = jp("class A { void f() { try (R r = o(); s) { } catch (E | F e) { } } }");
+    assert!(
+        t.contains(
+            "(try_with_resources_statement (resource (VariableDeclarator \
+             (type_identifier SimpleName) identifier (method_invocation identifier))) \
+             (identifier SimpleName) block"
+        ),
+        "{t}"
+    );
+    assert!(
+        t.contains(
+            "(catch_formal_parameter (catch_type (type_identifier SimpleName) \
+             (type_identifier SimpleName)) identifier)"
+        ),
+        "{t}"
+    );
+    // A single caught type collapses as before.
+    assert!(jp("class A { void f() { try { } catch (E e) { } } }")
+        .contains("(catch_formal_parameter (type_identifier SimpleName) identifier)"));
+}
+
+#[test]
+fn rule_array_levels() {
+    // `int[][]`: two nested ArrayType nodes; `String a[]` parameter: ArrayType wrap.
+    assert!(jp("class A { int[][] x; }")
+        .contains("(variable_declarator (array_type (ArrayType integral_type)) identifier)"));
+    assert!(jp("class A { void f(String a[]) {} }")
+        .contains("(formal_parameter (ArrayType (type_identifier SimpleName)) identifier)"));
+    // `new int[] {…}` keeps its empty level (ArrayCreationLevel); `new int[4]` has none
+    // beyond the dimension expression.
+    assert!(jp("class A { Object o = new int[] {1}; }").contains(
+        "(array_creation_expression integral_type dimensions (array_initializer \
+         decimal_integer_literal))"
+    ));
+    assert!(jp("class A { Object o = new int[4]; }").contains(
+        "(array_creation_expression integral_type (dimensions_expr decimal_integer_literal))"
+    ));
+}
+
+#[test]
+fn rule_lambda_expression_body_wrapped() {
+    assert!(jp("class A { Object o = x -> x; }").contains(
+        "(lambda_expression (identifier SimpleName) (ExpressionStmt (identifier SimpleName)))"
+    ));
+    assert!(jp("class A { Object o = () -> {}; }").contains("(lambda_expression block)"));
+}
+
+#[test]
+fn rule_qualified_this_and_wildcard_super() {
+    assert!(jp("class A { Object f() { return A.this; } }")
+        .contains("(return_statement (field_access identifier))"));
+    // `this.x` is unaffected.
+    assert!(
+        jp("class A { Object f() { return this.x; } }").contains("(field_access this identifier)")
+    );
+    assert!(jp("class A { L<? super B> x; }").contains("(wildcard (type_identifier SimpleName))"));
+}
+
+#[test]
+fn rule_empty_statements() {
+    let t = jp("class E { void f() { ; while (a); if (b); else ; l: ; } }");
+    assert!(t.contains("(block EmptyStmt (while_statement"), "{t}");
+    assert!(
+        t.contains("(while_statement (identifier SimpleName) EmptyStmt)"),
+        "{t}"
+    );
+    assert!(
+        t.contains("(if_statement (identifier SimpleName) EmptyStmt EmptyStmt)"),
+        "{t}"
+    );
+    assert!(
+        t.contains("(labeled_statement identifier EmptyStmt)"),
+        "{t}"
+    );
+    // Terminators are not statements.
+    assert!(!jp("class E { int x; void f() { g(); } }").contains("EmptyStmt"));
 }

@@ -27,6 +27,20 @@ pub const KIND_MODIFIER: u16 = u16::MAX - 5;
 /// Kind id of the synthetic `IntersectionType` grouping a cast's `A & B` types.
 pub const KIND_INTERSECTION: u16 = u16::MAX - 6;
 
+/// Kind id of the synthetic `VariableDeclarationExpr` of a for-each variable.
+pub const KIND_VAR_DECL_EXPR: u16 = u16::MAX - 7;
+/// Kind id of the synthetic `VariableDeclarator` of a for-each variable or a resource.
+pub const KIND_VAR_DECLARATOR: u16 = u16::MAX - 8;
+
+/// Kind id of the synthetic `ArrayType` levels (JavaParser: one per bracket pair).
+pub const KIND_ARRAY_TYPE: u16 = u16::MAX - 9;
+
+/// Kind id of the synthetic `TypeExpr` wrapping a method reference's type scope.
+pub const KIND_TYPE_EXPR: u16 = u16::MAX - 10;
+
+/// Kind id of the synthetic `EmptyStmt` made from a lone `;` statement.
+pub const KIND_EMPTY_STMT: u16 = u16::MAX - 11;
+
 /// Name of a synthetic kind id, `None` for grammar kinds.
 pub fn synthetic_name(k: u16) -> Option<&'static str> {
     Some(match k {
@@ -36,6 +50,11 @@ pub fn synthetic_name(k: u16) -> Option<&'static str> {
         KIND_INITIALIZER => "InitializerDeclaration",
         KIND_MODIFIER => "Modifier",
         KIND_INTERSECTION => "IntersectionType",
+        KIND_VAR_DECL_EXPR => "VariableDeclarationExpr",
+        KIND_VAR_DECLARATOR => "VariableDeclarator",
+        KIND_ARRAY_TYPE => "ArrayType",
+        KIND_TYPE_EXPR => "TypeExpr",
+        KIND_EMPTY_STMT => "EmptyStmt",
         _ => return None,
     })
 }

@@ -1,8 +1,11 @@
 // JpOracle: independent JavaParser reference for hunkgen's D_ast inputs (DESIGN §4).
 //
-// Usage: java -cp javaparser-core.jar:. JpOracle [--dump] FILE [START:END ...]
+// Usage: java -cp javaparser-core.jar:. JpOracle [--dump|--anchors] FILE [START:END ...] [-- FILE ...]
+// (--anchors: no `dist` lines, for many spans per file)
+// Several jobs separated by `--` run in one JVM; each starts with `file FILE`.
 // Prints, over JavaParser's node tree (Node.getChildNodes(), comments excluded):
-//   nodes N            number of nodes
+//   nodes N            number of nodes that have a source range (JavaParser's
+//                      UnknownType of an inferred lambda parameter has none)
 //   diameter D         longest path in edges
 //   anchor K B E DEP   for span K: its anchor's begin/end line and depth, where the
 //                      anchor is the smallest line-span node covering the span
@@ -27,6 +30,7 @@ public class JpOracle {
     static List<Node> order = new ArrayList<>();
     static List<Integer> parent = new ArrayList<>();
     static List<Integer> depth = new ArrayList<>();
+    static boolean noDist = false;
 
     static void collect(Node root) {
         // Iterative pre-order over getChildNodes(), skipping comments.
@@ -56,25 +60,40 @@ public class JpOracle {
         return order.get(i).getRange().map(r -> r.end.line).orElse(Integer.MIN_VALUE);
     }
 
-    public static void main(String[] args) throws Exception {
-        boolean dump = false;
-        int a = 0;
-        if (args.length > 0 && args[0].equals("--dump")) {
-            dump = true;
-            a = 1;
+    public static void main(String[] all) throws Exception {
+        boolean dump = all.length > 0 && all[0].equals("--dump");
+        noDist = all.length > 0 && all[0].equals("--anchors");
+        List<String> job = new ArrayList<>();
+        for (int i = dump || noDist ? 1 : 0; i <= all.length; i++) {
+            if (i == all.length || all[i].equals("--")) {
+                if (!job.isEmpty()) run(dump, job.toArray(new String[0]));
+                job.clear();
+            } else {
+                job.add(all[i]);
+            }
         }
+    }
+
+    static void run(boolean dump, String[] args) throws Exception {
+        order.clear();
+        parent.clear();
+        depth.clear();
+        int a = 0;
+        System.out.println("file " + args[0]);
         String src = new String(Files.readAllBytes(Paths.get(args[a])), StandardCharsets.UTF_8);
         ParserConfiguration cfg = new ParserConfiguration();
         cfg.setLanguageLevel(ParserConfiguration.LanguageLevel.RAW);
         ParseResult<CompilationUnit> res = new JavaParser(cfg).parse(src);
         if (!res.getResult().isPresent()) {
             System.out.println("error " + res.getProblems());
-            System.exit(2);
+            return;
         }
         if (!res.isSuccessful()) System.out.println("problems " + res.getProblems().size());
         collect(res.getResult().get());
         int n = order.size();
-        System.out.println("nodes " + n);
+        int ranged = 0;
+        for (Node x : order) if (x.getRange().isPresent()) ranged++;
+        System.out.println("nodes " + ranged);
         // Heights by reverse pre-order (children come after parents).
         int[] h1 = new int[n], h2 = new int[n];
         int diam = 0;
@@ -110,7 +129,7 @@ public class JpOracle {
             System.out.println("anchor " + (k - a - 1) + " " + begin(best) + " " + end(best) + " "
                 + depth.get(best) + " " + order.get(best).getClass().getSimpleName());
         }
-        for (int i = 0; i < anchors.size(); i++) {
+        for (int i = 0; i < anchors.size() && !noDist; i++) {
             for (int j = i + 1; j < anchors.size(); j++) {
                 int x = anchors.get(i), y = anchors.get(j), d = 0;
                 while (depth.get(x) > depth.get(y)) { x = parent.get(x); d++; }
