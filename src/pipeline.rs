@@ -282,7 +282,6 @@ pub fn d4j_instance(bug: &D4jBug, rules: &CountRules) -> Instance {
     }
 }
 
-
 /// Instances from a git history (DESIGN §3 "git").
 pub fn git_instances(
     recipe: &LoadedRecipe,
