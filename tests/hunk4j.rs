@@ -179,6 +179,38 @@ fn multi_file_proximity_and_named_examples_need_no_sources() {
 }
 
 #[test]
+fn buggy_side_numbers_are_where_the_fix_lines_land() {
+    // Defects4J builds the buggy file by applying its patch to the fixed file by the
+    // fixed side, so each hunk's buggy start is its fixed start plus the net lines of the
+    // file's earlier hunks, even where a hand-trimmed patch states otherwise (Chart_7,
+    // Codec_12, JacksonDatabind_68, Jsoup_30, Jsoup_56).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let summary = build_hunk4j(dir.path());
+    let mut checked = 0;
+    for inst in &summary.instances {
+        let mut offset: i64 = 0;
+        let mut file = "";
+        for h in &inst.hunks {
+            if h.file != file {
+                file = &h.file;
+                offset = 0;
+            }
+            let first = |r: &hunkgen::model::Range| i64::from(r.start) + i64::from(r.lines == 0);
+            assert_eq!(
+                first(&h.buggy),
+                first(&h.fixed) + offset,
+                "{} hunk {}",
+                inst.instance_id,
+                h.patch_index
+            );
+            offset += i64::from(h.buggy.lines) - i64::from(h.fixed.lines);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 1436, "{checked}");
+}
+
+#[test]
 fn build_is_byte_reproducible() {
     let a = tempfile::tempdir().expect("tempdir");
     let b = tempfile::tempdir().expect("tempdir");

@@ -169,6 +169,33 @@ pub struct FilePatch {
 }
 
 impl FilePatch {
+    /// Set each hunk's numeric `new_start` to where the hunk really lands when the patch
+    /// is applied by its old side (old start plus the net lines of earlier hunks); the
+    /// header bytes are left as written. Hand-edited patches (five in Defects4J) state
+    /// new-side numbers that disagree with their old side. Returns how many hunks moved.
+    pub fn realign_new_starts(&mut self) -> usize {
+        let mut offset: i64 = 0;
+        let mut moved = 0;
+        for h in &mut self.hunks {
+            // An empty range names the line before it, so the first line is start + 1.
+            let old_first = i64::from(h.old_start) + i64::from(h.old_lines == 0);
+            let new_first = old_first + offset;
+            let new_start = if h.new_lines == 0 {
+                new_first - 1
+            } else {
+                new_first
+            };
+            if let Ok(n) = u32::try_from(new_start) {
+                if n != h.new_start {
+                    h.new_start = n;
+                    moved += 1;
+                }
+            }
+            offset += i64::from(h.new_lines) - i64::from(h.old_lines);
+        }
+        moved
+    }
+
     /// The path that names this file: the new path, or the old one for deletions.
     pub fn path(&self) -> &str {
         self.new_path
@@ -231,5 +258,23 @@ impl Patch {
     /// The patch text for JSON output (lossy only where the patch is not UTF-8).
     pub fn to_text(&self) -> String {
         String::from_utf8_lossy(&self.to_bytes()).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn realign_new_starts_follows_the_old_side() {
+        // Second hunk states +20 but lands at 9 + (3 - 2) = 10; the first is consistent.
+        let text = b"--- a/x\n+++ b/x\n@@ -1,2 +1,3 @@\n a\n+b\n c\n@@ -9,1 +20,1 @@\n-d\n+e\n";
+        let mut p = crate::diff::parse(text).expect("parses");
+        assert_eq!(p.files[0].realign_new_starts(), 1);
+        assert_eq!(p.files[0].hunks[1].new_start, 10);
+        assert_eq!(p.to_bytes(), text, "header bytes are kept");
+        assert_eq!(p.files[0].realign_new_starts(), 0, "idempotent");
+        // Empty ranges name the line before: -5,0 +7,2 after a +2 hunk is consistent.
+        let text = b"--- a/x\n+++ b/x\n@@ -1,1 +1,3 @@\n a\n+b\n+c\n@@ -5,0 +8,2 @@\n+d\n+e\n";
+        let mut p = crate::diff::parse(text).expect("parses");
+        assert_eq!(p.files[0].realign_new_starts(), 0);
     }
 }

@@ -211,7 +211,12 @@ pub fn read_forward_patch(path: &Path, required: bool) -> Result<Patch, D4jError
         return Ok(Patch::default());
     }
     let bytes = read_bytes(path)?;
-    let reversed = diff::parse(&bytes).map_err(|e| e.with_file(path))?;
+    let mut reversed = diff::parse(&bytes).map_err(|e| e.with_file(path))?;
+    // Defects4J applies its patch to the fixed file by the old side; a hand-trimmed
+    // patch's stated buggy-side numbers can be off, and spans must be where the lines are.
+    for fp in &mut reversed.files {
+        fp.realign_new_starts();
+    }
     Ok(reversed.reversed())
 }
 
