@@ -67,6 +67,17 @@ pub struct BuildOptions {
 /// A project's repository (if any), revision map and path prefixes.
 type ProjectBase = (Option<PathBuf>, BTreeMap<String, String>, Vec<String>);
 
+impl BuildOptions {
+    /// A progress bar for a stage, or a hidden one when progress is off.
+    fn progress_bar(&self, stage: &str, len: u64) -> Progress {
+        if self.progress {
+            Progress::new(stage, len)
+        } else {
+            Progress::hidden()
+        }
+    }
+}
+
 /// A mined bug: its instance plus what annotation needs that the row does not keep.
 #[derive(Debug, Clone)]
 pub struct Mined {
@@ -110,7 +121,7 @@ pub fn build(recipe: &LoadedRecipe, opts: &BuildOptions) -> Result<BuildSummary,
     mined.retain(|m| m.instance.stats.hunks >= min);
     let mut warnings = Vec::new();
     if recipe.recipe.annotate.enabled {
-        warnings = annotate_all(recipe, &mut mined, opts)?;
+        warnings = annotate_all(recipe, &rules, &mut mined, opts)?;
     }
     let mut kept: Vec<Instance> = mined.into_iter().map(|m| m.instance).collect();
     let output = opts.output.clone().unwrap_or_else(|| recipe.output_dir());
@@ -197,11 +208,7 @@ fn defects4j_instances(
             });
         }
     }
-    let progress = if opts.progress {
-        Progress::new("defects4j", work.len() as u64)
-    } else {
-        Progress::hidden()
-    };
+    let progress = opts.progress_bar("defects4j", work.len() as u64);
     let instances = work
         .par_iter()
         .map(|(name, dir, row)| {
@@ -243,24 +250,46 @@ fn defects4j_instances(
     Ok((instances, sources))
 }
 
+/// The source-independent part of an instance: patches, hunk records and statistics,
+/// with every other field empty for the source to fill in.
+fn instance_from_patches(patch: &Patch, test_patch: &Patch, rules: &CountRules) -> Instance {
+    let (hunks, stats) = extract::hunk_records(patch, rules);
+    Instance {
+        instance_id: String::new(),
+        repo: String::new(),
+        base_commit: String::new(),
+        patch: patch.to_text(),
+        test_patch: test_patch.to_text(),
+        problem_statement: String::new(),
+        hints_text: String::new(),
+        created_at: String::new(),
+        version: String::new(),
+        FAIL_TO_PASS: Vec::new(),
+        PASS_TO_PASS: Vec::new(),
+        environment_setup_commit: String::new(),
+        source: SourceKind::Git,
+        fix_commit: String::new(),
+        project: String::new(),
+        report: None,
+        files: extract::counted_files(&hunks),
+        hunks,
+        stats,
+        divergence: None,
+        proximity: None,
+        extra: None,
+        notes: Vec::new(),
+    }
+}
+
 /// An instance from a Defects4J bug.
 pub fn d4j_instance(bug: &D4jBug, rules: &CountRules) -> Instance {
-    let (hunks, stats) = extract::hunk_records(&bug.patch, rules);
-    let files = extract::counted_files(&hunks);
     Instance {
         instance_id: format!("{}_{}", bug.project, bug.id),
         repo: defects4j::upstream_repo(&bug.project)
             .unwrap_or(&bug.project)
             .to_string(),
         base_commit: bug.buggy_rev.clone(),
-        patch: bug.patch.to_text(),
-        test_patch: bug.test_patch.to_text(),
-        problem_statement: String::new(),
-        hints_text: String::new(),
-        created_at: String::new(),
-        version: String::new(),
         FAIL_TO_PASS: bug.trigger_tests.clone(),
-        PASS_TO_PASS: Vec::new(),
         environment_setup_commit: bug.buggy_rev.clone(),
         source: SourceKind::Defects4j,
         fix_commit: bug.fixed_rev.clone(),
@@ -272,13 +301,7 @@ pub fn d4j_instance(bug: &D4jBug, rules: &CountRules) -> Instance {
                 url: url.clone().unwrap_or_default(),
             }),
         },
-        hunks,
-        files,
-        stats,
-        divergence: None,
-        proximity: None,
-        extra: None,
-        notes: Vec::new(),
+        ..instance_from_patches(&bug.patch, &bug.test_patch, rules)
     }
 }
 
@@ -300,52 +323,36 @@ pub fn git_instances(
         ..GitSourceConfig::default()
     };
     if let Some(re) = &spec.message_regex {
-        if let Err(e) = regex::Regex::new(re) {
-            return Err(BuildError::Recipe {
-                file: recipe.file.clone(),
-                key: "source.git.message_regex".into(),
-                what: format!("not a valid regex: {}", e.to_string().replace('\n', " ")),
-            });
-        }
         cfg.message_regex = re.clone();
     }
     let name = spec.name.clone().unwrap_or_else(|| repo_name(&repo));
-    let progress = if opts.progress {
-        Progress::new("git", 0)
-    } else {
-        Progress::hidden()
-    };
-    let commits = git_history::mine(&repo, &cfg, &rules.classifier, &progress)?;
+    let progress = opts.progress_bar("git", 0);
+    let commits = git_history::mine(&repo, &cfg, &rules.classifier, &progress).map_err(|e| {
+        match e {
+            // The pattern came from the recipe: say where.
+            git_history::GitSourceError::BadRegex { message, .. } => BuildError::Recipe {
+                file: recipe.file.clone(),
+                key: "source.git.message_regex".into(),
+                what: format!("not a valid regex: {message}"),
+            },
+            other => other.into(),
+        }
+    })?;
     progress.finish();
     let instances = commits
         .into_iter()
         .map(|c| {
-            let (hunks, stats) = extract::hunk_records(&c.patch, rules);
-            let files = extract::counted_files(&hunks);
             let instance = Instance {
                 instance_id: format!("{name}-{}", &c.id[..c.id.len().min(12)]),
                 repo: name.clone(),
                 base_commit: c.parent.clone(),
-                patch: c.patch.to_text(),
-                test_patch: c.test_patch.to_text(),
                 problem_statement: c.message.clone(),
-                hints_text: String::new(),
                 created_at: dataset::rfc3339(c.time),
-                version: String::new(),
-                FAIL_TO_PASS: Vec::new(),
-                PASS_TO_PASS: Vec::new(),
                 environment_setup_commit: c.parent.clone(),
                 source: SourceKind::Git,
                 fix_commit: c.id.clone(),
                 project: name.clone(),
-                report: None,
-                hunks,
-                files,
-                stats,
-                divergence: None,
-                proximity: None,
-                extra: None,
-                notes: Vec::new(),
+                ..instance_from_patches(&c.patch, &c.test_patch, rules)
             };
             Mined {
                 instance,
@@ -389,6 +396,7 @@ fn repo_name(path: &std::path::Path) -> String {
 /// Returns one warning line per distinct reason that left AST fields null.
 fn annotate_all(
     recipe: &LoadedRecipe,
+    rules: &CountRules,
     mined: &mut [Mined],
     opts: &BuildOptions,
 ) -> Result<Vec<String>, BuildError> {
@@ -408,18 +416,9 @@ fn annotate_all(
             .unwrap_or_default(),
     };
     let annotator = Annotator::new(spec.profile, tokenizer);
-    let rules = CountRules {
-        classifier: recipe.recipe.files.clone(),
-        skip_created_files: recipe.recipe.select.skip_created_files,
-        skip_import_only_hunks: recipe.recipe.select.skip_import_only_hunks,
-    };
-    let progress = if opts.progress {
-        Progress::new("annotate", mined.len() as u64)
-    } else {
-        Progress::hidden()
-    };
+    let progress = opts.progress_bar("annotate", mined.len() as u64);
     mined.par_iter_mut().for_each(|m| {
-        annotate_one(&annotator, &rules, m);
+        annotate_one(&annotator, rules, m);
         progress.inc(1);
     });
     progress.finish();

@@ -156,7 +156,7 @@ impl Annotator {
                     .unwrap_or(usize::MAX)
             };
             // Stable: unmatched files keep patch order after the matched ones.
-            all.sort_by_key(|(fp, h, _, idx)| {
+            all.sort_by_cached_key(|(fp, h, _, idx)| {
                 (rank(fp.path()), file_pos(patch, fp), h.old_start, *idx)
             });
         }

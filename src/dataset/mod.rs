@@ -296,9 +296,7 @@ fn ordered_files(inst: &Instance) -> Vec<&str> {
 /// Table III (proximity class × bugs × mean divergence) and the divergence distribution.
 pub fn annotation_report(instances: &[Instance], warnings: &[String]) -> String {
     let mut out = proximity_table(instances);
-    out.push_str(&distribution(instances, |i| {
-        i.divergence.as_ref().and_then(|d| d.value)
-    }));
+    out.push_str(&distribution(instances));
     if !warnings.is_empty() {
         let _ = writeln!(out, "\n## Annotation warnings\n");
         for w in warnings {
@@ -357,7 +355,8 @@ pub fn proximity_table(instances: &[Instance]) -> String {
 }
 
 /// The divergence distribution summary (Div(P) and component quantiles).
-fn distribution(instances: &[Instance], div_of: impl Fn(&Instance) -> Option<f64>) -> String {
+fn distribution(instances: &[Instance]) -> String {
+    let div_of = |i: &Instance| i.divergence.as_ref().and_then(|d| d.value);
     let mut out = String::new();
     let _ = writeln!(out, "\n## Divergence distribution\n");
     let divs: Vec<f64> = instances.iter().filter_map(div_of).collect();
