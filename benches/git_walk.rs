@@ -4,8 +4,8 @@
 //! repository it prints a skip message and exits 0 (tests never need fetched data).
 
 use hunkgen::classify::Classifier;
+use hunkgen::git::{diff_all, mine, GitSourceConfig};
 use hunkgen::progress::Progress;
-use hunkgen::source::git_history::{diff_all, mine, GitSourceConfig};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -124,7 +124,7 @@ fn check_against_git(repo: &Path, limit: usize) {
         ..GitSourceConfig::default()
     };
     let fixes = match mine(repo, &cfg, &Classifier::default(), &Progress::hidden()) {
-        Ok(f) => f,
+        Ok(m) => m.fixes,
         Err(e) => return eprintln!("check: {e}"),
     };
     let step = (fixes.len() / limit.max(1)).max(1);
@@ -237,7 +237,7 @@ fn main() {
                 println!(
                     "    mine, default rules : {secs:>8.2}s wall {cpu:>7.2}s cpu  {} fix commits  \
                      ratio: wall {:.2}, cpu {:.2}",
-                    f.len(),
+                    f.fixes.len(),
                     secs / git_secs,
                     cpu / git_cpu
                 );

@@ -1,9 +1,12 @@
 //! Command-line interface: clap definitions and the dispatch to library calls.
 
+use crate::annotate::divergence::Profile;
 use crate::pipeline::{self, BuildOptions};
-use crate::{dataset, recipe};
+use crate::source::Tree;
+use crate::{dataset, recipe, report};
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -28,54 +31,75 @@ pub enum Command {
     /// Build a dataset directory from a recipe (YAML).
     ///
     /// Writes <output>/instances.jsonl (one instance per line, sorted by id, same bytes
-    /// for the same inputs), <output>/dataset.yaml (the card: recipe, counts,
-    /// checksums) and <output>/report/tables.md. Files are written to a temporary name
-    /// and renamed, so an interrupted build never leaves a half-written file.
+    /// for the same inputs), rejected.jsonl (items that could not be read, with the
+    /// reason), pairs.csv, dataset.yaml (the card: recipe, counts, checksums) and
+    /// report/tables.md + tables.json. The dataset changes as a whole: the build writes a
+    /// hidden sibling directory and swaps it in at the end, so an interrupted build
+    /// (Ctrl-C exits 130) leaves the previous dataset intact.
+    ///
+    /// The output directory is the recipe's `output`, else datasets/<name> in the
+    /// directory above the recipe file (recipes/demo.yaml → datasets/demo).
+    #[command(
+        after_help = "Examples:\n  hunkgen build recipes/demo.yaml\n  hunkgen build recipes/hunk4j.yaml --repos repos.yaml\n  hunkgen build recipes/hunk4j.yaml --repo Lang=/src/commons-lang -o /tmp/hunk4j"
+    )]
     Build {
         /// The recipe file; relative paths inside it are relative to the file.
         recipe: PathBuf,
-        /// Write the dataset here instead of the recipe's `output` (default
-        /// datasets/<name> beside the recipes directory).
+        /// Write the dataset here instead of the recipe's `output` (default:
+        /// datasets/<name> in the directory above the recipe file).
         #[arg(long, short)]
         output: Option<PathBuf>,
         /// Worker threads (default: all cores).
         #[arg(long, short)]
         jobs: Option<usize>,
-        /// No progress bars and no summary table.
+        /// No progress bars and no summary tables (warnings and errors still print).
         #[arg(long, short)]
         quiet: bool,
+        /// Replace an output directory that holds another recipe's dataset (or is not a
+        /// dataset at all).
+        #[arg(long)]
+        force: bool,
+        /// Exit 1 when any bug or commit is rejected, leaving the previous dataset as it
+        /// was (without --strict, rejections are listed in rejected.jsonl).
+        #[arg(long)]
+        strict: bool,
         /// A project's git repository, e.g. `--repo Lang=/src/commons-lang` (repeatable;
-        /// overrides the recipe). Projects without one keep AST fields null.
+        /// overrides --repos and the recipe). Projects without one keep AST fields null.
         #[arg(long = "repo", value_name = "NAME=PATH", value_parser = parse_repo_arg)]
         repos: Vec<(String, PathBuf)>,
+        /// A YAML map of project → repository path (`Lang: /src/commons-lang`), relative
+        /// paths relative to the file; `scripts/clone-d4j-repos.sh` writes one.
+        #[arg(long = "repos", value_name = "FILE")]
+        repos_file: Option<PathBuf>,
     },
     /// Annotate one patch: hunk divergence, its components per pair, spatial proximity.
     ///
     /// The patch is forward (buggy → fixed) and applies to the tree given by --root or
     /// --repo/--rev, which is the buggy tree. With --reversed the patch goes fixed → buggy
     /// (Defects4J's direction) and the tree is the fixed one: the buggy files are
-    /// obtained by applying the patch in memory.
+    /// obtained by applying the patch in memory. Without a tree, what needs no sources is
+    /// computed (hunk counts, D_lex, D_file) and the rest is reported as missing.
     #[command(
-        after_help = "Examples:\n  hunkgen annotate fix.patch --root ./checkout\n  hunkgen annotate Lang/patches/4.src.patch --reversed --repo commons-lang.git --rev fb47b96 --json"
+        after_help = "Examples:\n  hunkgen annotate fix.patch --root ./checkout\n  hunkgen annotate fix.patch                  # D_lex and D_file only\n  hunkgen annotate Lang/patches/4.src.patch --reversed --repo commons-lang.git --rev fb47b96 --json"
     )]
     Annotate {
         /// The patch file (git or plain unified diff).
         patch: PathBuf,
         /// Directory holding the tree the patch applies to.
-        #[arg(long, conflicts_with_all = ["repo", "rev"], required_unless_present = "repo")]
+        #[arg(long, conflicts_with_all = ["repo", "rev"])]
         root: Option<PathBuf>,
         /// Git repository holding the tree (read from the object database, no checkout).
         #[arg(long, requires = "rev")]
         repo: Option<PathBuf>,
         /// Revision of --repo the patch applies to.
-        #[arg(long)]
+        #[arg(long, requires = "repo")]
         rev: Option<String>,
         /// The patch goes fixed → buggy (Defects4J); the tree is the fixed one.
         #[arg(long)]
         reversed: bool,
-        /// Annotation profile: hunk4j, hunk4j-published or algorithm1.
-        #[arg(long, default_value = "hunk4j", value_parser = parse_profile)]
-        profile: crate::annotate::divergence::Profile,
+        /// Annotation profile (DESIGN §4).
+        #[arg(long, value_enum, default_value_t = Profile::Hunk4j)]
+        profile: Profile,
         /// λ for proximity (default ⌊median package depth of the patch's hunks / 2⌋).
         #[arg(long)]
         lambda: Option<u32>,
@@ -104,7 +128,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             output,
             jobs,
             quiet,
+            force,
+            strict,
             repos,
+            repos_file,
         } => {
             if let Some(j) = jobs {
                 // Only fails if a global pool already exists, which is harmless.
@@ -112,46 +139,62 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     .num_threads(j)
                     .build_global();
             }
-            let loaded = recipe::load(&recipe)?;
+            let mut repo_map = match &repos_file {
+                Some(f) => read_repos_file(f)?,
+                None => BTreeMap::new(),
+            };
+            repo_map.extend(repos);
+            let plan = recipe::load_with(&recipe, &repo_map)?;
+            install_interrupt_handler();
             let summary = pipeline::build(
-                &loaded,
+                &plan,
                 &BuildOptions {
                     output,
                     progress: !quiet,
-                    repos: repos.into_iter().collect(),
+                    force,
+                    strict,
                 },
             )?;
+            let shown = summary
+                .output
+                .canonicalize()
+                .unwrap_or_else(|_| summary.output.clone());
+            for w in &summary.warnings {
+                eprintln!("warning: {w}");
+            }
+            if !summary.rejected.is_empty() {
+                eprintln!(
+                    "warning: {} item(s) rejected (first: {}: {}); see {}",
+                    summary.rejected.len(),
+                    summary.rejected[0].id,
+                    summary.rejected[0].detail,
+                    shown.join("rejected.jsonl").display()
+                );
+            }
+            let mut out = std::io::stdout().lock();
+            let hunks: usize = summary.instances.iter().map(|i| i.stats.hunks).sum();
+            writeln!(
+                out,
+                "built {}: {} instances ({} hunks); {} walked, {} examined, {} rejected",
+                shown.display(),
+                summary.instances.len(),
+                hunks,
+                summary.walked,
+                summary.examined,
+                summary.rejected.len()
+            )?;
             if !quiet {
-                let mut out = std::io::stdout().lock();
-                let hunks: usize = summary.instances.iter().map(|i| i.stats.hunks).sum();
-                let shown = summary
-                    .output
-                    .canonicalize()
-                    .unwrap_or_else(|_| summary.output.clone());
-                writeln!(
-                    out,
-                    "built {}: {} instances ({} hunks) from {} examined",
-                    shown.display(),
-                    summary.instances.len(),
-                    hunks,
-                    summary.examined
-                )?;
-                writeln!(
-                    out,
-                    "\n{}",
-                    dataset::tables::render(&summary.instances, false)
-                )?;
-                if loaded.recipe.annotate.enabled {
-                    write!(out, "{}", dataset::proximity_table(&summary.instances))?;
+                let tables =
+                    report::Tables::compute(&summary.instances, &[], plan.annotate.is_some());
+                writeln!(out, "\n{}", report::tables12_markdown(&tables, false))?;
+                if let Some(a) = &tables.annotation {
+                    write!(out, "{}", report::table3_markdown(a))?;
                 }
                 writeln!(
                     out,
                     "\nfull report: {}",
                     shown.join("report/tables.md").display()
                 )?;
-                for w in &summary.warnings {
-                    eprintln!("warning: {w}");
-                }
             }
             Ok(())
         }
@@ -166,13 +209,13 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             json,
         } => {
             let tree = match (root, repo, rev) {
-                (Some(root), _, _) => crate::source::files::Tree::Dir(root),
-                (None, Some(repo), Some(rev)) => crate::source::files::Tree::Git {
+                (Some(root), _, _) => Some(Tree::Dir(root)),
+                (None, Some(repo), Some(rev)) => Some(Tree::Git {
                     repo,
                     rev,
                     prefixes: Vec::new(),
-                },
-                _ => anyhow::bail!("give --root DIR, or --repo GIT with --rev REV"),
+                }),
+                _ => None,
             };
             let report = crate::annotate::single::annotate_patch_file(
                 &patch, tree, reversed, profile, lambda,
@@ -192,50 +235,61 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         } => {
             let instances = dataset::read_instances(&dir)
                 .with_context(|| format!("{}: not a hunkgen dataset", dir.display()))?;
+            let annotated = instances.iter().any(|i| i.divergence.is_some());
+            let tables = report::Tables::compute(&instances, &instances, annotated);
             let mut out = std::io::stdout().lock();
             if json {
-                let t1 = dataset::tables::table1(&instances);
-                let t2: Vec<serde_json::Value> = dataset::tables::table2(&instances, false)
-                    .into_iter()
-                    .map(|(p, bugs, h, f)| {
-                        serde_json::json!({"project": p, "bugs": bugs,
-                            "hunks": {"min": h[0], "median": h[1], "mean": h[2], "max": h[3]},
-                            "files": {"min": f[0], "median": f[1], "mean": f[2], "max": f[3]}})
-                    })
-                    .collect();
-                let t3: Vec<serde_json::Value> = crate::annotate::proximity::ProximityClass::ALL
-                    .iter()
-                    .map(|c| {
-                        let of_class: Vec<&crate::model::Instance> = instances
-                            .iter()
-                            .filter(|i| i.proximity.as_ref().and_then(|p| p.class) == Some(*c))
-                            .collect();
-                        let divs: Vec<f64> = of_class
-                            .iter()
-                            .filter_map(|i| i.divergence.as_ref()?.value)
-                            .collect();
-                        let mean = (!divs.is_empty())
-                            .then(|| divs.iter().sum::<f64>() / divs.len() as f64);
-                        serde_json::json!({"class": c.name(), "bugs": of_class.len(), "mean_divergence": mean})
-                    })
-                    .collect();
-                let v = serde_json::json!({
-                    "instances": instances.len(),
-                    "table1": {"single_file": t1[0], "multi_file": t1[1]},
-                    "table2": t2,
-                    "table3": t3,
-                });
-                writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+                writeln!(out, "{}", report::json(&tables))?;
             } else {
                 write!(
                     out,
                     "{}",
-                    dataset::tables::render(&instances, compare_hunk4j)
+                    report::tables12_markdown(&tables, compare_hunk4j)
                 )?;
+                if let Some(a) = &tables.annotation {
+                    write!(out, "{}", report::table3_markdown(a))?;
+                }
             }
             Ok(())
         }
     }
+}
+
+/// Ctrl-C during a build: remove the build's temporary directory (the previous dataset
+/// is untouched), say so in one line and exit 130.
+fn install_interrupt_handler() {
+    let _ = ctrlc::set_handler(|| {
+        crate::dataset::writer::abandon_all();
+        eprintln!(
+            "interrupted: the build was abandoned; the previous dataset (if any) is unchanged"
+        );
+        std::process::exit(130);
+    });
+}
+
+/// Read a `--repos` file: a YAML map of project name → repository path.
+fn read_repos_file(file: &std::path::Path) -> anyhow::Result<BTreeMap<String, PathBuf>> {
+    let text = std::fs::read_to_string(file)
+        .with_context(|| format!("{}: cannot read --repos file", file.display()))?;
+    let map: BTreeMap<String, PathBuf> = serde_norway::from_str(&text).map_err(|e| {
+        let place = e
+            .location()
+            .map(|l| format!(":{}:{}", l.line(), l.column()))
+            .unwrap_or_default();
+        anyhow::anyhow!(
+            "{}{place}: expected a map of project name to repository path (`Lang: /src/commons-lang`): {}",
+            file.display(),
+            e.to_string().split(" at line ").next().unwrap_or_default()
+        )
+    })?;
+    let base = file.parent().unwrap_or(std::path::Path::new("."));
+    Ok(map
+        .into_iter()
+        .map(|(k, v)| {
+            let v = if v.is_absolute() { v } else { base.join(v) };
+            (k, v)
+        })
+        .collect())
 }
 
 fn parse_repo_arg(s: &str) -> Result<(String, PathBuf), String> {
@@ -245,16 +299,4 @@ fn parse_repo_arg(s: &str) -> Result<(String, PathBuf), String> {
         }
         _ => Err(format!("expected NAME=PATH, got `{s}`")),
     }
-}
-
-fn parse_profile(s: &str) -> Result<crate::annotate::divergence::Profile, String> {
-    use crate::annotate::divergence::Profile;
-    [
-        Profile::Hunk4j,
-        Profile::Hunk4jPublished,
-        Profile::Algorithm1,
-    ]
-    .into_iter()
-    .find(|p| p.name() == s)
-    .ok_or_else(|| format!("unknown profile `{s}` (hunk4j, hunk4j-published, algorithm1)"))
 }

@@ -1,8 +1,10 @@
-//! Hunk extraction: which hunks of a forward patch count, and the size statistics.
+//! Hunk extraction: a candidate becomes an instance — which hunks of its forward patch
+//! count, and the size statistics.
 
 use crate::classify::{Classifier, FileClass};
 use crate::diff::{FileChange, FilePatch, Hunk, LineKind, Patch};
-use crate::model::{HunkRecord, Range, Stats};
+use crate::model::{HunkRecord, Instance, Range, SkipReason, Stats, SCHEMA_VERSION};
+use crate::source::Candidate;
 
 /// Counting rules, so HUNK4J's published rules are recipe switches rather than code.
 #[derive(Debug, Clone)]
@@ -13,28 +15,6 @@ pub struct CountRules {
     pub skip_created_files: bool,
     /// Do not count hunks whose only change, in the fix direction, deletes `import` lines.
     pub skip_import_only_hunks: bool,
-}
-
-/// Why a hunk does not count.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SkipReason {
-    /// The file is not a code file (resources, docs, tests).
-    NotCode,
-    /// The fix creates the file.
-    CreatedFile,
-    /// The hunk only deletes import lines.
-    ImportOnly,
-}
-
-impl SkipReason {
-    /// Stable name used in JSON and reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SkipReason::NotCode => "not_code",
-            SkipReason::CreatedFile => "created_file",
-            SkipReason::ImportOnly => "import_only",
-        }
-    }
 }
 
 /// Whether a hunk of `file` counts, and if not, the first rule that excluded it.
@@ -104,7 +84,7 @@ pub fn hunk_records(patch: &Patch, rules: &CountRules) -> (Vec<HunkRecord>, Stat
                 added: hunk.added(),
                 removed: hunk.removed(),
                 counted,
-                skip_reason: reason.map(|r| r.as_str().to_string()),
+                skip_reason: reason,
                 place: None,
             });
             index += 1;
@@ -117,6 +97,38 @@ pub fn hunk_records(patch: &Patch, rules: &CountRules) -> (Vec<HunkRecord>, Stat
     }
     stats.files = counted_files(&records).len();
     (records, stats)
+}
+
+/// The instance a candidate becomes: its identity and metadata, patches, hunk records
+/// and statistics; annotation fields are left empty for the annotate stage.
+pub fn instance(c: &Candidate, rules: &CountRules) -> Instance {
+    let (hunks, stats) = hunk_records(&c.patch, rules);
+    Instance {
+        schema_version: SCHEMA_VERSION,
+        instance_id: c.id.clone(),
+        repo: c.repo.clone(),
+        base_commit: c.base_commit.clone(),
+        patch: c.patch.to_text(),
+        test_patch: c.test_patch.to_text(),
+        problem_statement: c.problem_statement.clone(),
+        hints_text: String::new(),
+        created_at: c.created_at.clone(),
+        version: c.version.clone(),
+        FAIL_TO_PASS: c.fail_to_pass.clone(),
+        PASS_TO_PASS: Vec::new(),
+        environment_setup_commit: c.environment_setup_commit.clone(),
+        source: c.source,
+        fix_commit: c.fix_commit.clone(),
+        project: c.project.clone(),
+        report: c.report.clone(),
+        files: counted_files(&hunks),
+        hunks,
+        stats,
+        divergence: None,
+        proximity: None,
+        extra: None,
+        notes: Vec::new(),
+    }
 }
 
 /// Files with a counted hunk, in patch order.

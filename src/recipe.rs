@@ -1,10 +1,19 @@
-//! Recipe model: what to mine, how to select and where to write, validated up front.
+//! Recipe: what to mine, how to select and where to write, validated into a [`Plan`]
+//! before any work starts.
 //!
 //! Loading is two steps (STYLE §3): YAML → raw serde structs that reject unknown keys,
-//! then path resolution against the recipe file's directory. Errors name the file, the
-//! line and column, the key path, and the closest valid key.
+//! then [`load`] resolves paths against the recipe file's directory, compiles regexes,
+//! builds the count rules, loads the tokenizer and opens the repositories, so every
+//! recipe error surfaces up front. Errors name the file, the line and column, the key
+//! path, and the closest valid key.
 
+use crate::annotate::divergence::Profile;
+use crate::annotate::tokenize::Tokenizer;
 use crate::classify::Classifier;
+use crate::extract::CountRules;
+use crate::git::GitSourceConfig;
+use crate::source::defects4j::{self, D4jConfig, ProjectRepo};
+use crate::source::git_history::{self, GitConfig};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -45,7 +54,7 @@ pub struct AnnotateSpec {
     /// Annotate at all (divergence needs no sources; D_ast and methods do).
     pub enabled: bool,
     /// `hunk4j` (default), `hunk4j-published` or `algorithm1` (DESIGN §4).
-    pub profile: crate::annotate::divergence::Profile,
+    pub profile: Profile,
     /// Fixed λ for proximity; the dataset's ⌊median package depth / 2⌋ when omitted.
     pub lambda: Option<u32>,
     /// `punkt_tab` directory for the tokenizer (else `HUNKGEN_PUNKT_DIR`, else none).
@@ -198,36 +207,6 @@ pub struct ReportSpec {
     pub compare_with: Option<String>,
 }
 
-/// A recipe plus the directory its relative paths are resolved against.
-#[derive(Debug, Clone)]
-pub struct LoadedRecipe {
-    /// The parsed recipe.
-    pub recipe: Recipe,
-    /// The recipe file as given.
-    pub file: PathBuf,
-    /// The recipe text, kept verbatim for the dataset card.
-    pub text: String,
-}
-
-impl LoadedRecipe {
-    /// Resolve a recipe path against the recipe file's directory.
-    pub fn resolve(&self, p: &Path) -> PathBuf {
-        if p.is_absolute() {
-            return p.to_path_buf();
-        }
-        let base = self.file.parent().unwrap_or(Path::new("."));
-        base.join(p)
-    }
-
-    /// Where the dataset goes.
-    pub fn output_dir(&self) -> PathBuf {
-        match &self.recipe.output {
-            Some(p) => self.resolve(p),
-            None => self.resolve(&Path::new("../datasets").join(&self.recipe.name)),
-        }
-    }
-}
-
 /// A recipe that cannot be used, with where and why, printed as one line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecipeError {
@@ -257,8 +236,59 @@ impl fmt::Display for RecipeError {
 
 impl std::error::Error for RecipeError {}
 
-/// Load and check a recipe file.
-pub fn load(file: &Path) -> Result<LoadedRecipe, RecipeError> {
+/// A validated recipe: everything each stage needs, resolved and compiled, so no stage
+/// re-reads the YAML or discovers a recipe error halfway through a build. Each stage
+/// reads its own part; later stages (validate, states, evaluate) add theirs here.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Dataset name.
+    pub name: String,
+    /// The recipe file as given.
+    pub file: PathBuf,
+    /// The recipe text, kept verbatim for the dataset card.
+    pub text: String,
+    /// Where the dataset goes unless `--output` says otherwise.
+    pub output: PathBuf,
+    /// The source stage.
+    pub source: SourcePlan,
+    /// The extract stage: which hunks count (built here, in one place).
+    pub rules: CountRules,
+    /// The selection: keep candidates with at least this many counted hunks.
+    pub min_code_hunks: usize,
+    /// The annotate stage; `None` when `annotate.enabled` is false.
+    pub annotate: Option<AnnotatePlan>,
+    /// Report options.
+    pub report: ReportSpec,
+}
+
+/// The source stage's resolved configuration.
+#[derive(Debug, Clone)]
+pub enum SourcePlan {
+    /// A Defects4J tree.
+    Defects4j(D4jConfig),
+    /// A git history.
+    Git(GitConfig),
+}
+
+/// The annotate stage's resolved configuration.
+#[derive(Debug, Clone)]
+pub struct AnnotatePlan {
+    /// The profile.
+    pub profile: Profile,
+    /// Fixed λ, or `None` for the dataset's own.
+    pub lambda: Option<u32>,
+    /// The tokenizer for D_lex, with its Punkt model loaded.
+    pub tokenizer: Tokenizer,
+}
+
+/// Load a recipe file and validate it into a [`Plan`].
+pub fn load(file: &Path) -> Result<Plan, RecipeError> {
+    load_with(file, &BTreeMap::new())
+}
+
+/// Load a recipe with repository paths from the command line (`--repo`, `--repos`)
+/// taking precedence over the recipe's.
+pub fn load_with(file: &Path, repos: &BTreeMap<String, PathBuf>) -> Result<Plan, RecipeError> {
     let text = std::fs::read_to_string(file).map_err(|e| RecipeError {
         file: file.to_path_buf(),
         location: None,
@@ -266,11 +296,251 @@ pub fn load(file: &Path) -> Result<LoadedRecipe, RecipeError> {
         message: format!("cannot read recipe: {e}"),
     })?;
     let recipe = parse(&text, file)?;
-    Ok(LoadedRecipe {
-        recipe,
+    plan(recipe, file, text, repos)
+}
+
+/// Resolves recipe paths and reports errors at the key's place in the text.
+struct Ctx<'a> {
+    file: &'a Path,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    fn resolve(&self, p: &Path) -> PathBuf {
+        if p.is_absolute() {
+            return p.to_path_buf();
+        }
+        self.file.parent().unwrap_or(Path::new(".")).join(p)
+    }
+
+    fn err(&self, key: &str, message: impl Into<String>) -> RecipeError {
+        RecipeError {
+            file: self.file.to_path_buf(),
+            location: locate(self.text, key),
+            key: key.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+fn plan(
+    recipe: Recipe,
+    file: &Path,
+    text: String,
+    cli_repos: &BTreeMap<String, PathBuf>,
+) -> Result<Plan, RecipeError> {
+    let cx = Ctx { file, text: &text };
+    let output = match &recipe.output {
+        Some(p) => cx.resolve(p),
+        None => cx.resolve(&Path::new("../datasets").join(&recipe.name)),
+    };
+    let source = match (&recipe.source.defects4j, &recipe.source.git) {
+        (Some(d), None) => SourcePlan::Defects4j(d4j_plan(&cx, d, cli_repos)?),
+        (None, Some(g)) => {
+            if let Some(name) = cli_repos.keys().next() {
+                return Err(cx.err(
+                    "source.git",
+                    format!("`--repo {name}=…` is for Defects4J projects; a git recipe names its repository in `source.git.repo`"),
+                ));
+            }
+            SourcePlan::Git(git_plan(&cx, g, recipe.select.min_code_hunks)?)
+        }
+        _ => return Err(cx.err("source", "expected exactly one of `defects4j`, `git`")),
+    };
+    let annotate = if recipe.annotate.enabled {
+        let tokenizer = match &recipe.annotate.punkt {
+            Some(dir) => Tokenizer::from_dir(&cx.resolve(dir))
+                .map_err(|e| cx.err("annotate.punkt", e.to_string()))?,
+            None => Tokenizer::from_env()
+                .map_err(|e| cx.err("annotate.punkt", format!("HUNKGEN_PUNKT_DIR: {e}")))?
+                .unwrap_or_default(),
+        };
+        Some(AnnotatePlan {
+            profile: recipe.annotate.profile,
+            lambda: recipe.annotate.lambda,
+            tokenizer,
+        })
+    } else {
+        None
+    };
+    Ok(Plan {
+        name: recipe.name.clone(),
         file: file.to_path_buf(),
+        output,
+        source,
+        rules: CountRules {
+            classifier: recipe.files.clone(),
+            skip_created_files: recipe.select.skip_created_files,
+            skip_import_only_hunks: recipe.select.skip_import_only_hunks,
+        },
+        min_code_hunks: recipe.select.min_code_hunks,
+        annotate,
+        report: recipe.report.clone(),
         text,
     })
+}
+
+fn d4j_plan(
+    cx: &Ctx<'_>,
+    spec: &Defects4jSpec,
+    cli_repos: &BTreeMap<String, PathBuf>,
+) -> Result<D4jConfig, RecipeError> {
+    let root = cx.resolve(&spec.path);
+    let projects = defects4j::project_dirs(&root, spec.projects.as_deref()).map_err(|e| {
+        let key = if spec.projects.is_some() && root.is_dir() {
+            "source.defects4j.projects"
+        } else {
+            "source.defects4j.path"
+        };
+        cx.err(key, e.to_string())
+    })?;
+    for name in cli_repos.keys() {
+        if !projects.iter().any(|(p, _)| p == name) {
+            return Err(RecipeError {
+                file: cx.file.to_path_buf(),
+                location: None,
+                key: format!("--repo {name}"),
+                message: format!(
+                    "no such project in this build (projects: {})",
+                    projects
+                        .iter()
+                        .map(|p| p.0.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            });
+        }
+    }
+    let mut repos = BTreeMap::new();
+    for (name, _) in &projects {
+        let spec_repo = spec.repos.get(name).cloned().unwrap_or_default();
+        let key = format!("source.defects4j.repos.{name}");
+        let path = match cli_repos.get(name) {
+            Some(p) => {
+                if !crate::git::is_repository(p) {
+                    return Err(RecipeError {
+                        file: cx.file.to_path_buf(),
+                        location: None,
+                        key: format!("--repo {name}"),
+                        message: format!("{}: not a git repository", p.display()),
+                    });
+                }
+                Some(p.clone())
+            }
+            None => match &spec_repo.path {
+                Some(p) => {
+                    let p = cx.resolve(p);
+                    if !crate::git::is_repository(&p) {
+                        return Err(cx.err(
+                            &format!("{key}.path"),
+                            format!("{}: not a git repository (expected a clone or mirror of {name}'s upstream repository)", p.display()),
+                        ));
+                    }
+                    Some(p)
+                }
+                None => None,
+            },
+        };
+        let revision_map = match &spec_repo.revision_map {
+            Some(m) => defects4j::read_revision_map(&cx.resolve(&m.file), &m.from, &m.to)
+                .map_err(|e| cx.err(&format!("{key}.revision_map"), e.to_string()))?,
+            None => BTreeMap::new(),
+        };
+        repos.insert(
+            name.clone(),
+            ProjectRepo {
+                path,
+                revision_map,
+                prefixes: spec_repo.path_prefixes.clone(),
+            },
+        );
+    }
+    for name in spec.repos.keys() {
+        if !projects.iter().any(|(p, _)| p == name) && spec.projects.is_none() {
+            return Err(cx.err(
+                &format!("source.defects4j.repos.{name}"),
+                "no such project under `source.defects4j.path`",
+            ));
+        }
+    }
+    Ok(D4jConfig {
+        root,
+        projects,
+        repos,
+    })
+}
+
+fn git_plan(cx: &Ctx<'_>, spec: &GitSpec, min_code_hunks: usize) -> Result<GitConfig, RecipeError> {
+    let repo = cx.resolve(&spec.repo);
+    if !crate::git::is_repository(&repo) {
+        return Err(cx.err(
+            "source.git.repo",
+            format!("{}: not a git repository", repo.display()),
+        ));
+    }
+    let mut walk = GitSourceConfig {
+        revs: spec.revs.clone(),
+        require_tests: spec.require_tests,
+        max_changed_lines: spec.max_changed_lines,
+        min_code_hunks,
+        verify_objects: spec.verify_objects,
+        ..GitSourceConfig::default()
+    };
+    if let Some(re) = &spec.message_regex {
+        walk.message_regex = re.clone();
+    }
+    let message = regex::Regex::new(&walk.message_regex).map_err(|e| {
+        let first = e.to_string();
+        let last = first.lines().last().unwrap_or("").trim().to_string();
+        cx.err(
+            "source.git.message_regex",
+            format!("not a valid regex: {last}"),
+        )
+    })?;
+    Ok(GitConfig {
+        name: spec
+            .name
+            .clone()
+            .unwrap_or_else(|| git_history::repo_name(&repo)),
+        repo,
+        walk,
+        message,
+    })
+}
+
+/// The 1-based line and column of a dotted key in recipe YAML text (block style), found
+/// by following each segment at a deeper indentation than its parent.
+pub fn locate(text: &str, key: &str) -> Option<(usize, usize)> {
+    let mut found = None;
+    let mut min_indent = 0usize;
+    let mut start = 0usize;
+    let lines: Vec<&str> = text.lines().collect();
+    for seg in key.split('.').filter(|s| !s.is_empty()) {
+        let mut hit = None;
+        for (i, line) in lines.iter().enumerate().skip(start) {
+            let trimmed = line.trim_start();
+            let indent = line.len() - trimmed.len();
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                continue;
+            }
+            if found.is_some() && indent < min_indent {
+                break;
+            }
+            let key_part = trimmed.trim_start_matches("- ");
+            if key_part
+                .strip_prefix(seg)
+                .is_some_and(|r| r.starts_with(':'))
+            {
+                hit = Some((i, indent + (trimmed.len() - key_part.len())));
+                break;
+            }
+        }
+        let (i, col) = hit?;
+        found = Some((i + 1, col + 1));
+        min_indent = col + 1;
+        start = i + 1;
+    }
+    found
 }
 
 /// Parse recipe text; `file` is only used in error messages.
@@ -421,21 +691,10 @@ mod tests {
     }
 
     #[test]
-    fn paths_resolve_against_recipe_dir() {
-        let r = parse(
-            "name: demo\nsource:\n  git:\n    repo: ../x\n",
-            Path::new("r.yaml"),
-        )
-        .expect("valid");
-        let l = LoadedRecipe {
-            recipe: r,
-            file: PathBuf::from("/a/recipes/demo.yaml"),
-            text: String::new(),
-        };
-        assert_eq!(
-            l.resolve(Path::new("../x")),
-            PathBuf::from("/a/recipes/../x")
-        );
-        assert_eq!(l.output_dir(), PathBuf::from("/a/recipes/../datasets/demo"));
+    fn locate_follows_nesting() {
+        let text = "name: x\nsource:\n  git:\n    repo: r\n    message_regex: '('\nselect:\n  min_code_hunks: 2\n";
+        assert_eq!(locate(text, "source.git.message_regex"), Some((5, 5)));
+        assert_eq!(locate(text, "select.min_code_hunks"), Some((7, 3)));
+        assert_eq!(locate(text, "source.defects4j"), None);
     }
 }

@@ -3,17 +3,25 @@
 use serde::{Deserialize, Serialize};
 
 /// Annotation profile: which variant of the published method to compute.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+///
+/// One type for the recipe (`annotate.profile`) and the command line (`--profile`), so
+/// the two accept exactly the same names.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default, clap::ValueEnum,
+)]
 pub enum Profile {
     /// The authors' method as their released code implements it (default).
     #[default]
     #[serde(rename = "hunk4j")]
+    #[value(name = "hunk4j")]
     Hunk4j,
     /// `hunk4j` plus the released pipeline's two defects, to reproduce published numbers.
     #[serde(rename = "hunk4j-published")]
+    #[value(name = "hunk4j-published")]
     Hunk4jPublished,
     /// The paper's Algorithm 1 as written.
     #[serde(rename = "algorithm1")]
+    #[value(name = "algorithm1")]
     Algorithm1,
 }
 

@@ -10,59 +10,27 @@ use super::proximity;
 use super::tokenize::Tokenizer;
 use crate::diff::{FilePatch, Hunk, LineKind, Patch};
 use crate::extract::{self, CountRules};
-use crate::model::{Divergence, PairRecord};
+use crate::model::{Divergence, Extra, HunkPlace, Instance, Note, NoteKind, PairRecord};
+use crate::source::files::{buggy_files, BuggyFiles};
+use crate::source::Candidate;
 use crate::syntax::{self, AnchorRule, Lang, ParsedFile, TreeShape};
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// Files larger than this are not parsed (DESIGN: skip AST with a reason).
 pub const MAX_PARSE_BYTES: usize = 5 * 1024 * 1024;
-
-/// Where buggy-side file contents come from (a directory, a git revision, nowhere).
-pub trait BuggyFiles: Sync {
-    /// The buggy file at `path`, or why it cannot be had.
-    fn buggy(&self, path: &str) -> Result<Vec<u8>, String>;
-}
-
-/// No sources: every AST-dependent field is null with this reason.
-pub struct NoSources(pub String);
-
-impl BuggyFiles for NoSources {
-    fn buggy(&self, _path: &str) -> Result<Vec<u8>, String> {
-        Err(self.0.clone())
-    }
-}
-
-/// What annotation adds to a counted hunk.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct HunkPlaceRecord {
-    /// Position of the hunk in annotation order (pair indices refer to it).
-    pub order: usize,
-    /// Display label of the enclosing method(s), `Type.name(params)`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub method: Option<String>,
-    /// Method identity: (min begin, max end) lines of the matched members.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub method_lines: Option<(u32, u32)>,
-    /// Package for proximity: directory segments without the first one.
-    pub package: Vec<String>,
-    /// Declared package (Java `package`, Python module path).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub declared_package: Option<String>,
-}
 
 /// Per-instance annotation result.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Annotation {
     /// Divergence over the counted hunks.
     pub divergence: Option<Divergence>,
-    /// Places of the counted hunks, each with its 0-based index among all `@@` hunks of
-    /// the patch (the hunk record's `patch_index`).
-    pub places: Vec<(usize, HunkPlaceRecord)>,
+    /// Places of the counted hunks in hunk (annotation) order, each with its 0-based
+    /// index among all `@@` hunks of the patch (the hunk record's `patch_index`).
+    pub places: Vec<(usize, HunkPlace)>,
     /// Whether every counted hunk's method is known (sources parsed).
     pub methods_known: bool,
     /// Per-instance notes: why something is null or approximate.
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// Magic constants: string literals the test patch adds that the buggy files lack.
     pub magic_constants: Vec<String>,
 }
@@ -168,7 +136,7 @@ impl Annotator {
         let n = counted.len();
 
         // Parse each distinct buggy file once.
-        let mut parsed: HashMap<&str, Result<(ParsedFile, Vec<u8>), String>> = HashMap::new();
+        let mut parsed: HashMap<&str, Option<(ParsedFile, Vec<u8>)>> = HashMap::new();
         for (fp, _, _) in &counted {
             let path = buggy_path(fp);
             if parsed.contains_key(path) {
@@ -182,13 +150,13 @@ impl Annotator {
         let mut methods_known = true;
         for (order, (fp, h, patch_index)) in counted.iter().enumerate() {
             let path = buggy_path(fp);
-            let mut place = HunkPlaceRecord {
+            let mut place = HunkPlace {
                 order,
                 package: proximity::package_of(path),
                 ..Default::default()
             };
             match parsed.get(path) {
-                Some(Ok((pf, _))) => {
+                Some(Some((pf, _))) => {
                     let span = h.old_span();
                     place.method_lines = pf.method_for(span);
                     place.method = place.method_lines.and_then(|(b, e)| {
@@ -235,7 +203,7 @@ impl Annotator {
         let anchors: Vec<Option<(syntax::NodeId, u32)>> = counted
             .iter()
             .map(|(fp, h, _)| match parsed.get(buggy_path(fp)) {
-                Some(Ok((pf, _))) => {
+                Some(Some((pf, _))) => {
                     Some((pf.anchor(h.old_span(), self.anchor_rule()), pf.diameter()))
                 }
                 _ => None,
@@ -264,7 +232,7 @@ impl Annotator {
                 };
                 let (mut d_ast, mut dist) = if same_file {
                     match (&anchors[i], &anchors[j], parsed.get(fi)) {
-                        (Some((a, diam)), Some((b, _)), Some(Ok((pf, _)))) => {
+                        (Some((a, diam)), Some((b, _)), Some(Some((pf, _)))) => {
                             let d = pf.distance(*a, *b);
                             (Some(divergence::d_ast(d, *diam)), Some((d, *diam)))
                         }
@@ -315,7 +283,7 @@ impl Annotator {
         // buggy files of the fix.
         let sources: Vec<&[u8]> = parsed
             .values()
-            .filter_map(|r| r.as_ref().ok().map(|(_, b)| b.as_slice()))
+            .filter_map(|r| r.as_ref().map(|(_, b)| b.as_slice()))
             .collect();
         ann.magic_constants = magic_constants(test_patch, &sources);
         ann
@@ -325,34 +293,83 @@ impl Annotator {
         &self,
         path: &str,
         files: &dyn BuggyFiles,
-        notes: &mut Vec<String>,
-    ) -> Result<(ParsedFile, Vec<u8>), String> {
+        notes: &mut Vec<Note>,
+    ) -> Option<(ParsedFile, Vec<u8>)> {
         let Some(lang) = Lang::from_path(path) else {
-            let why = format!("{path}: no grammar for this file type");
-            notes.push(why.clone());
-            return Err(why);
+            notes.push(Note::file(
+                NoteKind::NoGrammar,
+                path,
+                "no grammar for this file type",
+            ));
+            return None;
         };
-        let bytes = files.buggy(path).map_err(|e| {
-            let why = format!("{path}: {e}");
-            notes.push(why.clone());
-            why
-        })?;
+        let bytes = match files.buggy(path) {
+            Ok(b) => b,
+            Err(e) => {
+                notes.push(Note::file(e.kind, path, e.detail));
+                return None;
+            }
+        };
         if bytes.len() > MAX_PARSE_BYTES {
-            let why = format!("{path}: {} bytes, over the 5 MB parse limit", bytes.len());
-            notes.push(why.clone());
-            return Err(why);
+            notes.push(Note::file(
+                NoteKind::TooLarge,
+                path,
+                format!("{} bytes, over the 5 MB parse limit", bytes.len()),
+            ));
+            return None;
         }
         if std::str::from_utf8(&bytes).is_err() {
-            notes.push(format!("{path}: not UTF-8, decoded lossily"));
+            notes.push(Note::file(
+                NoteKind::NotUtf8,
+                path,
+                "not UTF-8, decoded lossily",
+            ));
         }
         let pf = syntax::parse_file(lang, &bytes, self.tree_shape());
         if pf.error_count() > 0 {
-            notes.push(format!(
-                "{path}: {} syntax error node(s); tree kept",
-                pf.error_count()
+            notes.push(Note::file(
+                NoteKind::SyntaxErrors,
+                path,
+                format!("{} syntax error node(s); tree kept", pf.error_count()),
             ));
         }
-        Ok((pf, bytes))
+        Some((pf, bytes))
+    }
+}
+
+impl Annotator {
+    /// The finishing step shared by `hunkgen build` and `hunkgen annotate`: annotate a
+    /// candidate and write places, divergence, notes and extras into its instance.
+    /// Proximity is left for [`super::proximity::classify_all`], which needs the
+    /// dataset's λ.
+    pub fn annotate_instance(&self, c: &Candidate, rules: &CountRules, inst: &mut Instance) {
+        let files = buggy_files(&c.base);
+        let ann = self.annotate(
+            &c.patch,
+            &c.test_patch,
+            rules,
+            &c.modified_classes,
+            files.as_ref(),
+        );
+        for (patch_index, place) in ann.places {
+            if let Some(h) = inst.hunks.iter_mut().find(|h| h.patch_index == patch_index) {
+                h.place = Some(place);
+            }
+        }
+        inst.divergence = ann.divergence;
+        inst.notes = ann.notes;
+        if !ann.methods_known {
+            inst.notes.push(Note::instance(
+                NoteKind::MethodsUnknown,
+                "methods unknown; single-file proximity undecided",
+            ));
+        }
+        inst.notes.sort();
+        inst.notes.dedup();
+        inst.extra = Some(Extra {
+            code_terms: code_terms(&inst.problem_statement),
+            magic_constants: ann.magic_constants,
+        });
     }
 }
 
@@ -481,7 +498,7 @@ mod tests {
 
     struct OneFile(String);
     impl BuggyFiles for OneFile {
-        fn buggy(&self, _path: &str) -> Result<Vec<u8>, String> {
+        fn buggy(&self, _path: &str) -> Result<Vec<u8>, crate::source::files::Unavailable> {
             Ok(self.0.clone().into_bytes())
         }
     }

@@ -1,43 +1,7 @@
 //! Spatial proximity classes (HUNK4J Definition 5) with the rule DESIGN §4 documents.
 
-use serde::{Deserialize, Serialize};
-
-/// Proximity class of a multi-hunk patch, from tightest to loosest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum ProximityClass {
-    /// All hunks in one method of one file.
-    Nucleus,
-    /// One file, more than one method (or code outside methods).
-    Cluster,
-    /// Several files of one package.
-    Orbit,
-    /// Several packages sharing a prefix longer than λ.
-    Sprawl,
-    /// Several packages sharing at most λ leading segments.
-    Fragment,
-}
-
-impl ProximityClass {
-    /// All classes in table order.
-    pub const ALL: [ProximityClass; 5] = [
-        ProximityClass::Nucleus,
-        ProximityClass::Cluster,
-        ProximityClass::Orbit,
-        ProximityClass::Sprawl,
-        ProximityClass::Fragment,
-    ];
-
-    /// Display name.
-    pub fn name(self) -> &'static str {
-        match self {
-            ProximityClass::Nucleus => "Nucleus",
-            ProximityClass::Cluster => "Cluster",
-            ProximityClass::Orbit => "Orbit",
-            ProximityClass::Sprawl => "Sprawl",
-            ProximityClass::Fragment => "Fragment",
-        }
-    }
-}
+pub use crate::model::ProximityClass;
+use crate::model::{Instance, NoteKind, Proximity};
 
 /// A hunk's package for proximity: its file's directory segments without the first path
 /// segment (the rule that reproduces the published classes).
@@ -112,6 +76,40 @@ pub fn classify(hunks: &[HunkPlace], lambda: u32, methods_known: bool) -> Option
     } else {
         ProximityClass::Fragment
     })
+}
+
+/// Classify every instance's proximity with one λ: the given one, or the dataset's
+/// ⌊median package depth of the counted hunks / 2⌋. Returns the λ used.
+///
+/// An instance whose methods are unknown (a `methods_unknown` note) keeps a single-file
+/// class undecided.
+pub fn classify_all(instances: &mut [Instance], lambda: Option<u32>) -> u32 {
+    let depths: Vec<usize> = instances
+        .iter()
+        .flat_map(|i| i.hunks.iter().filter(|h| h.counted))
+        .map(|h| package_of(&h.file).len())
+        .collect();
+    let lambda = lambda.unwrap_or_else(|| lambda_from_depths(&depths));
+    for inst in instances.iter_mut() {
+        let places: Vec<HunkPlace> = inst
+            .hunks
+            .iter()
+            .filter(|h| h.counted)
+            .map(|h| HunkPlace {
+                file: h.file.clone(),
+                method: h.place.as_ref().and_then(|p| p.method_lines),
+            })
+            .collect();
+        let known = !inst
+            .notes
+            .iter()
+            .any(|n| n.kind == NoteKind::MethodsUnknown);
+        inst.proximity = Some(Proximity {
+            class: classify(&places, lambda, known),
+            lambda,
+        });
+    }
+    lambda
 }
 
 #[cfg(test)]

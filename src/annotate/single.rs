@@ -1,14 +1,16 @@
-//! `hunkgen annotate`: divergence and proximity of one patch against one tree.
+//! `hunkgen annotate`: divergence and proximity of one patch against one tree, through
+//! the same extract and finishing steps as `hunkgen build`.
 
 use super::divergence::Profile;
-use super::engine::{Annotator, BuggyFiles, HunkPlaceRecord};
-use super::proximity::{self, HunkPlace, ProximityClass};
+use super::engine::Annotator;
+use super::proximity;
 use super::tokenize::Tokenizer;
 use crate::classify::Classifier;
-use crate::diff::{self, apply_file, Patch};
-use crate::extract::CountRules;
-use crate::model::PairRecord;
-use crate::source::files::{Tree, TreeFiles};
+use crate::diff::{self, apply_file};
+use crate::extract::{self, CountRules};
+use crate::model::{HunkPlace, Note, PairRecord, ProximityClass, SourceKind};
+use crate::source::files::buggy_files;
+use crate::source::{Base, Candidate, Tree};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -27,6 +29,9 @@ pub enum SingleError {
     /// The patch does not parse.
     #[error(transparent)]
     Parse(#[from] diff::PatchFileError),
+    /// The file parses but holds no hunk (plain text, an empty file).
+    #[error("{0}: no diff hunks found (expected a unified diff with `@@` hunks)")]
+    NoHunks(String),
     /// The patch does not apply to the given tree.
     #[error("{patch}: does not apply: {why}")]
     Apply {
@@ -48,7 +53,7 @@ pub struct HunkRow {
     /// Changed-line span in the buggy file.
     pub span: diff::Span,
     /// Where the hunk sits.
-    pub place: HunkPlaceRecord,
+    pub place: HunkPlace,
 }
 
 /// The whole single-patch report (`--json` prints it as is).
@@ -69,41 +74,61 @@ pub struct SingleReport {
     /// Every pair i < j with its components.
     pub pairs: Vec<PairRecord>,
     /// Why anything is null or approximate.
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
-/// Annotate the patch at `path` against `tree`.
+/// What `hunkgen annotate` is told when no tree is given.
+pub const NO_TREE: &str =
+    "no --root or --repo given: D_ast, methods and proximity need the buggy sources";
+
+/// Annotate the patch at `path` against `tree` (`None`: what needs no sources only).
 pub fn annotate_patch_file(
     path: &Path,
-    tree: Tree,
+    tree: Option<Tree>,
     reversed: bool,
     profile: Profile,
     lambda: Option<u32>,
 ) -> Result<SingleReport, SingleError> {
+    let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|source| SingleError::Read {
-        path: path.display().to_string(),
+        path: shown.clone(),
         source,
     })?;
     let parsed = diff::parse(&bytes).map_err(|e| e.with_file(path))?;
-    let (forward, to_buggy): (Patch, Option<&Patch>) = if reversed {
-        (parsed.reversed(), Some(&parsed))
+    if parsed.files.iter().all(|f| f.hunks.is_empty()) {
+        return Err(SingleError::NoHunks(shown));
+    }
+    let forward = if reversed {
+        parsed.reversed()
     } else {
-        (parsed.clone(), None)
+        parsed.clone()
     };
-    let files = TreeFiles { tree, to_buggy };
+    let base = match tree {
+        Some(tree) if reversed => Base::Fixed {
+            tree,
+            to_buggy: parsed,
+        },
+        Some(tree) => Base::Buggy(tree),
+        None => Base::Missing {
+            reason: NO_TREE.into(),
+        },
+    };
     // The forward patch must apply to the buggy files: a mismatch means the wrong tree.
-    for fp in forward.files.iter().filter(|f| !f.hunks.is_empty()) {
-        let Some(old) = fp.old_path.as_deref() else {
-            continue;
-        };
-        let base = files.buggy(old).map_err(|why| SingleError::Apply {
-            patch: path.display().to_string(),
-            why: format!("{old}: {why}"),
-        })?;
-        apply_file(fp, &base).map_err(|e| SingleError::Apply {
-            patch: path.display().to_string(),
-            why: e.to_string(),
-        })?;
+    if !matches!(base, Base::Missing { .. }) {
+        let files = buggy_files(&base);
+        for fp in forward.files.iter().filter(|f| !f.hunks.is_empty()) {
+            let Some(old) = fp.old_path.as_deref() else {
+                continue;
+            };
+            let buggy = files.buggy(old).map_err(|why| SingleError::Apply {
+                patch: shown.clone(),
+                why: format!("{old}: {why}"),
+            })?;
+            apply_file(fp, &buggy).map_err(|e| SingleError::Apply {
+                patch: shown.clone(),
+                why: e.to_string(),
+            })?;
+        }
     }
     let tokenizer = Tokenizer::from_env()
         .map_err(|e| SingleError::Tokenizer(e.to_string()))?
@@ -114,55 +139,50 @@ pub fn annotate_patch_file(
         skip_created_files: false,
         skip_import_only_hunks: false,
     };
-    let ann = annotator.annotate(&forward, &Patch::default(), &rules, &[], &files);
-    let mut hunks: Vec<HunkRow> = Vec::new();
-    let mut index = 0;
-    let mut by_index = std::collections::HashMap::new();
-    for fp in &forward.files {
-        for h in &fp.hunks {
-            by_index.insert(
-                index,
-                (super::engine::buggy_path(fp).to_string(), h.old_span()),
-            );
-            index += 1;
-        }
-    }
-    let mut places = ann.places.clone();
-    places.sort_by_key(|(_, p)| p.order);
-    for (patch_index, place) in places {
-        if let Some((file, span)) = by_index.get(&patch_index) {
-            hunks.push(HunkRow {
-                file: file.clone(),
-                span: *span,
+    let candidate = Candidate {
+        id: shown.clone(),
+        source: SourceKind::Git,
+        repo: String::new(),
+        project: String::new(),
+        base_commit: String::new(),
+        fix_commit: String::new(),
+        environment_setup_commit: String::new(),
+        problem_statement: String::new(),
+        created_at: String::new(),
+        version: String::new(),
+        fail_to_pass: Vec::new(),
+        report: None,
+        patch: forward,
+        test_patch: Default::default(),
+        modified_classes: Vec::new(),
+        base,
+    };
+    let mut inst = [extract::instance(&candidate, &rules)];
+    annotator.annotate_instance(&candidate, &rules, &mut inst[0]);
+    let lambda = proximity::classify_all(&mut inst, lambda);
+    let [inst] = inst;
+    let mut hunks: Vec<HunkRow> = inst
+        .hunks
+        .into_iter()
+        .filter_map(|h| {
+            h.place.map(|place| HunkRow {
+                file: h.file,
+                span: h.span,
                 place,
-            });
-        }
-    }
-    let depths: Vec<usize> = hunks.iter().map(|h| h.place.package.len()).collect();
-    let lambda = lambda.unwrap_or_else(|| proximity::lambda_from_depths(&depths));
-    let hp: Vec<HunkPlace> = hunks
-        .iter()
-        .map(|h| HunkPlace {
-            file: h.file.clone(),
-            method: h.place.method_lines,
+            })
         })
         .collect();
-    let class = proximity::classify(&hp, lambda, ann.methods_known);
-    let div = ann.divergence.unwrap_or(crate::model::Divergence {
-        value: None,
-        n: 0,
-        profile: profile.name().into(),
-        pairs: Vec::new(),
-    });
+    hunks.sort_by_key(|h| h.place.order);
+    let div = inst.divergence;
     Ok(SingleReport {
         profile: profile.name().into(),
-        n: div.n,
-        divergence: div.value,
-        proximity: class,
+        n: div.as_ref().map(|d| d.n).unwrap_or(0),
+        divergence: div.as_ref().and_then(|d| d.value),
+        proximity: inst.proximity.and_then(|p| p.class),
         lambda,
         hunks,
-        pairs: div.pairs,
-        notes: ann.notes,
+        pairs: div.map(|d| d.pairs).unwrap_or_default(),
+        notes: inst.notes,
     })
 }
 

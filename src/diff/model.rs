@@ -74,7 +74,17 @@ pub struct Hunk {
 
 /// Changed-line span of a hunk in one side's file (DESIGN §4): `end = start - 1` for a
 /// hunk that changes no line on that side (a pure insertion from that side's view).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 pub struct Span {
     /// First changed line (1-based).
     pub start: u32,

@@ -3,7 +3,12 @@
 //! Defects4J patches go from the fixed to the buggy revision; everything produced here
 //! is reversed into the usual buggy → fixed direction.
 
+use super::{Base, Candidate, SourceOutput, Tree};
 use crate::diff::{self, Patch};
+use crate::model::{RejectReason, Rejected, Report, SourceKind, Stage};
+use crate::progress::Progress;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// A Defects4J input that cannot be used, with the file and place.
@@ -57,6 +62,8 @@ pub struct D4jBug {
     pub report_url: Option<String>,
     /// Forward (buggy → fixed) source patch.
     pub patch: Patch,
+    /// The source patch as Defects4J ships it (fixed → buggy), hunk numbers realigned.
+    pub to_buggy: Patch,
     /// Forward test patch (empty when Defects4J has none).
     pub test_patch: Patch,
     /// Failing tests, `pkg.Class::method`.
@@ -207,8 +214,14 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>, D4jError> {
 
 /// Parse a reversed Defects4J patch file and turn it forward; a missing file is empty.
 pub fn read_forward_patch(path: &Path, required: bool) -> Result<Patch, D4jError> {
+    read_patch(path, required).map(|(forward, _)| forward)
+}
+
+/// A Defects4J patch file as (forward, as shipped): the fixed → buggy patch with its
+/// hunk numbers realigned, and its reversal. A missing optional file is empty.
+fn read_patch(path: &Path, required: bool) -> Result<(Patch, Patch), D4jError> {
     if !required && !path.exists() {
-        return Ok(Patch::default());
+        return Ok((Patch::default(), Patch::default()));
     }
     let bytes = read_bytes(path)?;
     let mut reversed = diff::parse(&bytes).map_err(|e| e.with_file(path))?;
@@ -217,7 +230,7 @@ pub fn read_forward_patch(path: &Path, required: bool) -> Result<Patch, D4jError
     for fp in &mut reversed.files {
         fp.realign_new_starts();
     }
-    Ok(reversed.reversed())
+    Ok((reversed.reversed(), reversed))
 }
 
 /// Test names from a `trigger_tests/<id>` file (`--- pkg.Class::method` lines).
@@ -250,7 +263,7 @@ fn read_lines(path: &Path) -> Result<Vec<String>, D4jError> {
 /// Read one active bug's files.
 pub fn read_bug(project: &str, dir: &Path, row: &ActiveBug) -> Result<D4jBug, D4jError> {
     let id = row.id;
-    let patch = read_forward_patch(&dir.join(format!("patches/{id}.src.patch")), true)?;
+    let (patch, to_buggy) = read_patch(&dir.join(format!("patches/{id}.src.patch")), true)?;
     let test_patch = read_forward_patch(&dir.join(format!("patches/{id}.test.patch")), false)?;
     Ok(D4jBug {
         project: project.to_string(),
@@ -260,6 +273,7 @@ pub fn read_bug(project: &str, dir: &Path, row: &ActiveBug) -> Result<D4jBug, D4
         report_id: row.report_id.clone(),
         report_url: row.report_url.clone(),
         patch,
+        to_buggy,
         test_patch,
         trigger_tests: read_trigger_tests(&dir.join(format!("trigger_tests/{id}")))?,
         modified_classes: read_lines(&dir.join(format!("modified_classes/{id}.src")))?,
@@ -333,4 +347,132 @@ pub fn read_revision_map(
         }
     }
     Ok(map)
+}
+
+/// A project's repository and how Defects4J's revisions map onto it.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectRepo {
+    /// Local clone or mirror; `None` leaves AST fields null for the project.
+    pub path: Option<PathBuf>,
+    /// Defects4J `revision.id.fixed` → commit to read instead.
+    pub revision_map: BTreeMap<String, String>,
+    /// Directory prefixes tried when a path is missing at a revision.
+    pub prefixes: Vec<String>,
+}
+
+/// Everything the Defects4J source needs, resolved and checked by the recipe plan.
+#[derive(Debug, Clone)]
+pub struct D4jConfig {
+    /// The `framework/projects` directory.
+    pub root: PathBuf,
+    /// The project directories to read, in name order.
+    pub projects: Vec<(String, PathBuf)>,
+    /// Per project: its repository (absent projects have none).
+    pub repos: BTreeMap<String, ProjectRepo>,
+}
+
+/// Read every active bug of the configured projects into candidates; a bug whose files
+/// do not parse or cannot be read becomes a rejection and the rest go on.
+pub fn candidates(cfg: &D4jConfig, progress: &Progress) -> Result<SourceOutput, D4jError> {
+    let mut work = Vec::new();
+    for (name, dir) in &cfg.projects {
+        let rows = read_active_bugs(&dir.join("active-bugs.csv"))?;
+        work.extend(rows.into_iter().map(|r| (name.as_str(), dir.as_path(), r)));
+    }
+    progress.set_len(work.len() as u64);
+    let results: Vec<Result<Candidate, Rejected>> = work
+        .par_iter()
+        .map(|(name, dir, row)| {
+            let read = read_bug(name, dir, row);
+            progress.inc(1);
+            read.map(|bug| candidate(bug, cfg.repos.get(*name)))
+                .map_err(|e| rejection(name, row.id, e))
+        })
+        .collect();
+    let mut out = SourceOutput {
+        walked: work.len(),
+        ..SourceOutput::default()
+    };
+    for r in results {
+        match r {
+            Ok(c) => out.candidates.push(c),
+            Err(r) => out.rejected.push(r),
+        }
+    }
+    out.described.push(format!(
+        "defects4j: {} ({} projects: {})",
+        cfg.root.display(),
+        cfg.projects.len(),
+        cfg.projects
+            .iter()
+            .map(|p| p.0.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    Ok(out)
+}
+
+fn rejection(project: &str, id: u32, e: D4jError) -> Rejected {
+    let reason = match e {
+        D4jError::Patch(_) => RejectReason::PatchParse,
+        D4jError::Csv { .. } => RejectReason::Metadata,
+        D4jError::Io { .. } | D4jError::Missing { .. } => RejectReason::Read,
+    };
+    Rejected::new(
+        format!("{project}_{id}"),
+        Stage::Mine,
+        reason,
+        e.to_string(),
+    )
+}
+
+/// A candidate from a Defects4J bug: the base is the fixed revision plus Defects4J's
+/// own fixed → buggy patch.
+pub fn candidate(bug: D4jBug, repo: Option<&ProjectRepo>) -> Candidate {
+    let base = match repo {
+        Some(ProjectRepo {
+            path: Some(path),
+            revision_map,
+            prefixes,
+        }) => Base::Fixed {
+            tree: Tree::Git {
+                repo: path.clone(),
+                rev: revision_map
+                    .get(&bug.fixed_rev)
+                    .cloned()
+                    .unwrap_or_else(|| bug.fixed_rev.clone()),
+                prefixes: prefixes.clone(),
+            },
+            to_buggy: bug.to_buggy,
+        },
+        _ => Base::Missing {
+            reason: format!("no repository for project {}", bug.project),
+        },
+    };
+    Candidate {
+        id: format!("{}_{}", bug.project, bug.id),
+        source: SourceKind::Defects4j,
+        repo: upstream_repo(&bug.project)
+            .unwrap_or(&bug.project)
+            .to_string(),
+        project: bug.project,
+        base_commit: bug.buggy_rev.clone(),
+        fix_commit: bug.fixed_rev,
+        environment_setup_commit: bug.buggy_rev,
+        problem_statement: String::new(),
+        created_at: String::new(),
+        version: String::new(),
+        fail_to_pass: bug.trigger_tests,
+        report: match (bug.report_id, bug.report_url) {
+            (None, None) => None,
+            (id, url) => Some(Report {
+                id: id.unwrap_or_default(),
+                url: url.unwrap_or_default(),
+            }),
+        },
+        patch: bug.patch,
+        test_patch: bug.test_patch,
+        modified_classes: bug.modified_classes,
+        base,
+    }
 }

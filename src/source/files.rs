@@ -1,13 +1,13 @@
 //! Buggy-side file contents for annotation: from a directory or a git revision, with an
 //! optional patch that turns the base tree into the buggy one (Defects4J's direction).
 
-use crate::annotate::engine::BuggyFiles;
+use super::Base;
 use crate::diff::{apply_file, Patch};
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use crate::git::{self, GitError};
+use crate::model::NoteKind;
+use std::path::PathBuf;
 
-/// Where the base tree is.
+/// Where a base tree is.
 #[derive(Debug, Clone)]
 pub enum Tree {
     /// A working directory.
@@ -24,89 +24,120 @@ pub enum Tree {
     },
 }
 
+/// Why a buggy file cannot be had: the note kind and its detail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unavailable {
+    /// The kind of problem.
+    pub kind: NoteKind,
+    /// What exactly (the project, the revision, the OS error).
+    pub detail: String,
+}
+
+impl Unavailable {
+    /// A problem of a kind with its detail.
+    pub fn new(kind: NoteKind, detail: impl Into<String>) -> Self {
+        Unavailable {
+            kind,
+            detail: detail.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.detail)
+    }
+}
+
+/// Where buggy-side file contents come from (a directory, a git revision, nowhere).
+pub trait BuggyFiles: Sync {
+    /// The buggy file at `path`, or why it cannot be had.
+    fn buggy(&self, path: &str) -> Result<Vec<u8>, Unavailable>;
+}
+
+/// No sources: every AST-dependent field is null with this reason.
+pub struct NoSources(pub Unavailable);
+
+impl BuggyFiles for NoSources {
+    fn buggy(&self, _path: &str) -> Result<Vec<u8>, Unavailable> {
+        Err(self.0.clone())
+    }
+}
+
 /// A base tree plus an optional patch that maps base → buggy.
 pub struct TreeFiles<'a> {
     /// The base tree.
-    pub tree: Tree,
+    pub tree: &'a Tree,
     /// Applied to each base file to get the buggy file (Defects4J's reversed patch,
     /// applied to the fixed revision); `None` when the base is already buggy.
     pub to_buggy: Option<&'a Patch>,
 }
 
-thread_local! {
-    /// One open repository per path per thread: `git2::Repository` is not `Sync`.
-    static REPOS: RefCell<HashMap<PathBuf, git2::Repository>> = RefCell::new(HashMap::new());
+/// The buggy files of a candidate's base, whatever kind of base it is.
+pub fn buggy_files(base: &Base) -> Box<dyn BuggyFiles + '_> {
+    match base {
+        Base::Buggy(tree) => Box::new(TreeFiles {
+            tree,
+            to_buggy: None,
+        }),
+        Base::Fixed { tree, to_buggy } => Box::new(TreeFiles {
+            tree,
+            to_buggy: Some(to_buggy),
+        }),
+        Base::Missing { reason } => Box::new(NoSources(Unavailable::new(
+            NoteKind::NoRepository,
+            reason.clone(),
+        ))),
+    }
 }
 
-/// Run `f` with this thread's handle on the repository at `path`.
-pub fn with_repo<T>(
-    path: &Path,
-    f: impl FnOnce(&git2::Repository) -> Result<T, String>,
-) -> Result<T, String> {
-    REPOS.with(|cell| {
-        let mut map = cell.borrow_mut();
-        if !map.contains_key(path) {
-            let repo = git2::Repository::open(path).map_err(|e| {
-                format!("{}: not a git repository ({})", path.display(), e.message())
-            })?;
-            map.insert(path.to_path_buf(), repo);
-        }
-        match map.get(path) {
-            Some(repo) => f(repo),
-            None => Err(format!("{}: repository not open", path.display())),
-        }
-    })
-}
-
-/// Read `path` at `rev` (trying `prefixes`), or say why not.
-pub fn read_blob(
-    repo: &Path,
-    rev: &str,
-    path: &str,
-    prefixes: &[String],
-) -> Result<Vec<u8>, String> {
-    with_repo(repo, |r| {
-        let commit = r
-            .revparse_single(rev)
-            .and_then(|o| o.peel_to_commit())
-            .map_err(|_| format!("unknown revision `{rev}` in {}", repo.display()))?;
-        let tree = commit.tree().map_err(|e| e.message().to_string())?;
-        let candidates = std::iter::once(path.to_string()).chain(
-            prefixes
-                .iter()
-                .map(|p| format!("{}/{path}", p.trim_end_matches('/'))),
-        );
-        for candidate in candidates {
-            if let Ok(entry) = tree.get_path(Path::new(&candidate)) {
-                let blob = entry
-                    .to_object(r)
-                    .and_then(|o| o.peel_to_blob())
-                    .map_err(|e| format!("{candidate}: {}", e.message()))?;
-                return Ok(blob.content().to_vec());
+fn unavailable(e: GitError) -> Unavailable {
+    match &e {
+        GitError::UnknownRevision { path, rev, .. } => Unavailable::new(
+            NoteKind::UnknownRevision,
+            format!("unknown revision `{rev}` in {}", path.display()),
+        ),
+        GitError::PathMissing { rev, .. } => Unavailable::new(
+            NoteKind::PathMissing,
+            format!("path missing at revision {rev}"),
+        ),
+        _ => {
+            let mut detail = e.to_string();
+            if let Some(src) = std::error::Error::source(&e) {
+                detail = format!("{detail} ({src})");
             }
+            Unavailable::new(NoteKind::RepositoryError, detail)
         }
-        Err(format!("path missing at revision {rev}"))
-    })
+    }
 }
 
 impl BuggyFiles for TreeFiles<'_> {
-    fn buggy(&self, path: &str) -> Result<Vec<u8>, String> {
+    fn buggy(&self, path: &str) -> Result<Vec<u8>, Unavailable> {
         // With a base→buggy patch, the base file has the patch's old-side name.
         let fp = self
             .to_buggy
             .and_then(|p| p.files.iter().find(|f| f.new_path.as_deref() == Some(path)));
         let base_path = fp.and_then(|f| f.old_path.as_deref()).unwrap_or(path);
-        let base = match &self.tree {
-            Tree::Dir(root) => std::fs::read(root.join(base_path))
-                .map_err(|e| format!("cannot read {}: {e}", root.join(base_path).display()))?,
+        let base = match self.tree {
+            Tree::Dir(root) => std::fs::read(root.join(base_path)).map_err(|e| {
+                Unavailable::new(
+                    NoteKind::ReadError,
+                    format!("cannot read {}: {e}", root.join(base_path).display()),
+                )
+            })?,
             Tree::Git {
                 repo,
                 rev,
                 prefixes,
-            } => read_blob(repo, rev, base_path, prefixes)?,
+            } => git::read_blob(repo, rev, base_path, prefixes).map_err(unavailable)?,
         };
         match fp {
-            Some(fp) => apply_file(fp, &base).map_err(|e| format!("patch does not apply: {e}")),
+            Some(fp) => apply_file(fp, &base).map_err(|e| {
+                Unavailable::new(
+                    NoteKind::PatchDoesNotApply,
+                    format!("patch does not apply: {e}"),
+                )
+            }),
             None => Ok(base),
         }
     }

@@ -1,5 +1,83 @@
-//! Sources of bug fixes: each turns some history into forward fix patches.
+//! Sources of bug fixes: each turns some history into candidates — forward fix patches
+//! with a typed base tree — plus the items it could not read, as rejections.
 
 pub mod defects4j;
 pub mod files;
 pub mod git_history;
+
+use crate::diff::Patch;
+use crate::model::{Rejected, Report, SourceKind};
+pub use files::Tree;
+
+/// The tree a candidate's patches apply to, as a typed value.
+#[derive(Debug, Clone)]
+pub enum Base {
+    /// The buggy tree itself (a fix commit's parent).
+    Buggy(Tree),
+    /// The fixed tree plus the patch that makes it buggy (Defects4J ships patches in the
+    /// fixed → buggy direction; this is that patch as read, realigned, never re-reversed).
+    Fixed {
+        /// The fixed tree.
+        tree: Tree,
+        /// Fixed → buggy patch.
+        to_buggy: Patch,
+    },
+    /// No tree is available; everything that needs sources is left null.
+    Missing {
+        /// Why (`no repository for project Lang`).
+        reason: String,
+    },
+}
+
+/// One bug or fix commit as a source produced it: the instance's identity and
+/// metadata, its forward patches, and where its base tree is.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// Instance id.
+    pub id: String,
+    /// Which source.
+    pub source: SourceKind,
+    /// Repository name (`apache/commons-lang`, or the local repository's name).
+    pub repo: String,
+    /// Project name.
+    pub project: String,
+    /// The buggy revision the patches apply to.
+    pub base_commit: String,
+    /// The fix revision.
+    pub fix_commit: String,
+    /// Revision whose environment runs the tests.
+    pub environment_setup_commit: String,
+    /// Issue text when known.
+    pub problem_statement: String,
+    /// ISO-8601 date of the fix when known.
+    pub created_at: String,
+    /// Version label.
+    pub version: String,
+    /// Failing tests the source already names (Defects4J's trigger tests).
+    pub fail_to_pass: Vec<String>,
+    /// Issue-tracker reference.
+    pub report: Option<Report>,
+    /// Forward (buggy → fixed) code patch.
+    pub patch: Patch,
+    /// Forward test patch.
+    pub test_patch: Patch,
+    /// Defects4J `modified_classes` (file order for pairs); empty for other sources.
+    pub modified_classes: Vec<String>,
+    /// Where the base tree is.
+    pub base: Base,
+}
+
+/// What a source produced.
+#[derive(Debug, Default)]
+pub struct SourceOutput {
+    /// Candidates, in the source's order.
+    pub candidates: Vec<Candidate>,
+    /// Items that could not be read, each with its reason.
+    pub rejected: Vec<Rejected>,
+    /// One line per input for the dataset card (paths, revisions).
+    pub described: Vec<String>,
+    /// Items the source walked (bugs listed, commits visited).
+    pub walked: usize,
+    /// One line per problem that affects many candidates (a project without repository).
+    pub warnings: Vec<String>,
+}

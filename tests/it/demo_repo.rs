@@ -1,8 +1,9 @@
 //! The embedded demo: its scripted history builds, and mining it finds exactly the six multi-hunk fixes.
 
+use crate::common::git;
 use hunkgen::classify::Classifier;
+use hunkgen::git::{mine, FixCommit, GitSourceConfig};
 use hunkgen::progress::Progress;
-use hunkgen::source::git_history::{mine, FixCommit, GitSourceConfig};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -90,7 +91,8 @@ fn demo_builds_deterministically_and_yields_the_designed_fixes() {
         &Classifier::default(),
         &Progress::hidden(),
     )
-    .unwrap();
+    .unwrap()
+    .fixes;
     let got: Vec<(&str, Vec<&str>, usize)> = fixes
         .iter()
         .map(|f| {
@@ -151,22 +153,6 @@ fn build_script_refuses_to_overwrite_other_directories() {
     assert!(tmp.path().join("keep.txt").exists());
 }
 
-fn git(repo: &Path, args: &[&str]) -> Vec<u8> {
-    let out = Command::new("git")
-        .current_dir(repo)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
 /// Run the Python unit tests (plain unittest, no pytest needed) in `tree/python`.
 fn python_tests_pass(tree: &Path) -> bool {
     Command::new("python3")
@@ -190,7 +176,8 @@ fn python_fixes_fail_before_and_pass_after() {
         &Classifier::default(),
         &Progress::hidden(),
     )
-    .unwrap();
+    .unwrap()
+    .fixes;
     let python: Vec<&FixCommit> = fixes
         .iter()
         .filter(|f| f.patch.files.iter().any(|p| p.path().ends_with(".py")))

@@ -6,8 +6,7 @@ use hunkgen::diff::{apply_file, parse, FileChange, FilePatch, LineKind};
 
 /// Every `*.patch` under the Defects4J projects, sorted, with its bytes.
 fn d4j_patches() -> Vec<(PathBuf, Vec<u8>)> {
-    let root =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/defects4j/framework/projects");
+    let root = crate::common::d4j_root();
     let mut out = Vec::new();
     for project in std::fs::read_dir(&root).expect("defects4j projects dir") {
         let dir = project.unwrap().path().join("patches");
@@ -120,8 +119,7 @@ fn every_d4j_patch_parses_prints_and_reverses_byte_exact() {
 
 #[test]
 fn non_utf8_patches_keep_their_bytes() {
-    let root =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/defects4j/framework/projects");
+    let root = crate::common::d4j_root();
     for rel in ["Lang/patches/25.src.patch", "Compress/patches/7.test.patch"] {
         let bytes = std::fs::read(root.join(rel)).unwrap();
         assert!(
@@ -227,8 +225,7 @@ fn d4j_patches_apply_and_unapply_on_synthetic_bases() {
 fn gnu_epoch_timestamps_mark_deleted_files() {
     // Codec 14 deletes three resource files with `+++ b/x\t1969-12-31 16:00:00 -0800`
     // (GNU diff -N style) instead of /dev/null.
-    let root =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/defects4j/framework/projects");
+    let root = crate::common::d4j_root();
     let p = parse(&std::fs::read(root.join("Codec/patches/14.src.patch")).unwrap()).unwrap();
     let deleted: Vec<&str> = p
         .files

@@ -1,6 +1,7 @@
 //! Defects4J-style build with a repository: AST annotations end to end, and per-instance
 //! reasons (not failures) for non-UTF-8 files, missing paths and hunks outside the file.
 
+use hunkgen::model::NoteKind;
 use hunkgen::pipeline::{build, BuildOptions};
 use std::fs;
 use std::path::Path;
@@ -137,7 +138,9 @@ fn build_annotates_from_repository_and_records_reasons() {
     // Demo_2: not UTF-8 → decoded lossily, annotated anyway.
     let two = by_id("Demo_2");
     assert!(
-        two.notes.iter().any(|n| n.contains("not UTF-8")),
+        two.notes
+            .iter()
+            .any(|n| n.kind == NoteKind::NotUtf8 && n.detail.contains("not UTF-8")),
         "{:?}",
         two.notes
     );
@@ -149,7 +152,8 @@ fn build_annotates_from_repository_and_records_reasons() {
         three
             .notes
             .iter()
-            .any(|n| n.contains("patch does not apply")),
+            .any(|n| n.kind == NoteKind::PatchDoesNotApply
+                && n.detail.contains("patch does not apply")),
         "{:?}",
         three.notes
     );
@@ -161,7 +165,8 @@ fn build_annotates_from_repository_and_records_reasons() {
     assert!(
         four.notes
             .iter()
-            .any(|n| n.contains("path missing at revision")),
+            .any(|n| n.kind == NoteKind::PathMissing
+                && n.detail.contains("path missing at revision")),
         "{:?}",
         four.notes
     );

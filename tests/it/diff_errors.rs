@@ -1,12 +1,9 @@
 //! Bad input: exact error messages, and no panic on any mutation of real patches.
 
-use std::path::PathBuf;
-
 use hunkgen::diff::{apply_file, parse, ApplyErrorKind, LineKind, ParseErrorKind};
 
 fn d4j(rel: &str) -> Vec<u8> {
-    let root =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/defects4j/framework/projects");
+    let root = crate::common::d4j_root();
     std::fs::read(root.join(rel)).unwrap()
 }
 

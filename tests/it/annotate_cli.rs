@@ -1,15 +1,8 @@
 //! `hunkgen annotate`: one patch against a directory or a git revision.
+use crate::common::hunkgen;
 
-use assert_cmd::Command;
 use std::fs;
 use std::path::Path;
-
-fn hunkgen() -> Command {
-    let mut c = Command::cargo_bin("hunkgen").expect("binary built");
-    // The tokenizer without a Punkt model: these patches have no sentence periods.
-    c.env_remove("HUNKGEN_PUNKT_DIR");
-    c
-}
 
 const BUGGY: &str = "package demo;
 

@@ -1,13 +1,9 @@
 //! CLI behaviour: help, exit codes, and one clear line for each kind of bad input.
+use crate::common::hunkgen;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn hunkgen() -> Command {
-    Command::cargo_bin("hunkgen").expect("binary built")
-}
 
 const LANG1_FORWARD_REVERSED: &str = "\
 diff --git a/src/A.java b/src/A.java
@@ -106,20 +102,40 @@ fn builds_a_small_defects4j_tree() {
         .success();
     let stats: serde_json::Value =
         serde_json::from_slice(&out.get_output().stdout).expect("stats --json is JSON");
-    assert_eq!(stats["table1"]["single_file"], serde_json::json!([1, 0, 0]));
+    assert_eq!(stats["table1"][0], serde_json::json!([1, 0, 0]));
     assert_eq!(stats["table2"][0]["project"], "Demo");
     // Without sources a single-file patch's class is undecided: no class counts it.
-    let t3 = stats["table3"].as_array().expect("table3");
+    let t3 = stats["annotation"]["table3"].as_array().expect("table3");
     assert_eq!(t3.len(), 5);
     assert!(t3.iter().all(|row| row["bugs"] == 0));
+    assert_eq!(stats["annotation"]["undecided"], 1);
+}
+
+/// A previous dataset named `t` in `out`: a minimal card and a marker instances file.
+fn seed_previous(out: &Path) {
+    fs::create_dir_all(out).expect("mkdir");
+    fs::write(
+        out.join("dataset.yaml"),
+        "name: t\nschema_version: 2\ntool_version: x\nbuilt_at: x\nsources: []\ncounts: {examined: 0, instances: 0, hunks: 0}\nchecksums: []\nrecipe: ''\n",
+    )
+    .expect("seed card");
+    fs::write(out.join("instances.jsonl"), "previous\n").expect("seed");
 }
 
 /// Runs a failing build and checks: exit 1, one line on stderr matching `expected`,
 /// and no instances.jsonl written (an earlier one is left untouched).
 fn assert_bad(r: &Path, out: &Path, expected: &[&str]) {
-    fs::create_dir_all(out).expect("mkdir");
-    fs::write(out.join("instances.jsonl"), "previous\n").expect("seed");
-    let assert = hunkgen().args(["build", "--quiet"]).arg(r).assert().code(1);
+    assert_bad_with(r, out, &[], expected)
+}
+
+fn assert_bad_with(r: &Path, out: &Path, flags: &[&str], expected: &[&str]) {
+    seed_previous(out);
+    let assert = hunkgen()
+        .args(["build", "--quiet"])
+        .args(flags)
+        .arg(r)
+        .assert()
+        .code(1);
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
     assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
     for e in expected {
@@ -130,16 +146,21 @@ fn assert_bad(r: &Path, out: &Path, expected: &[&str]) {
         "previous\n",
         "a failed build must not touch instances.jsonl"
     );
-    let leftovers: Vec<_> = fs::read_dir(out)
+    let leftovers: Vec<_> = fs::read_dir(out.parent().expect("parent"))
         .expect("ls")
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+        .filter(|e| e.file_name().to_string_lossy().contains(".building-"))
         .collect();
-    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+    assert!(
+        leftovers.is_empty(),
+        "temporary directories left: {leftovers:?}"
+    );
 }
 
+/// One bad bug becomes a rejection with its reason; the build goes on, and `--strict`
+/// turns the rejection into exit 1 (the dataset is written either way).
 #[test]
-fn malformed_diffs_are_reported_with_file_and_line() {
+fn malformed_diffs_are_rejected_with_file_and_line() {
     let cases: [(&str, &str, &[&str]); 3] = [
         (
             "truncated hunk",
@@ -159,10 +180,44 @@ fn malformed_diffs_are_reported_with_file_and_line() {
     ];
     for (name, patch, expected) in cases {
         let dir = tempfile::tempdir().expect("tempdir");
-        d4j_tree(dir.path(), patch, HEADER);
+        let projects = d4j_tree(dir.path(), patch, HEADER);
+        // A second, good bug: the bad one must not take it down.
+        let demo = projects.join("Demo");
+        fs::write(
+            demo.join("active-bugs.csv"),
+            format!("{HEADER}\n1,aaaa,bbbb,DEMO-1,u\n2,cccc,dddd,DEMO-2,u\n"),
+        )
+        .expect("csv");
+        fs::write(demo.join("patches/2.src.patch"), LANG1_FORWARD_REVERSED).expect("patch");
         let r = d4j_recipe(dir.path());
         eprintln!("case: {name}");
-        assert_bad(&r, &dir.path().join("out"), expected);
+        let out = dir.path().join("out");
+        hunkgen()
+            .args(["build", "--quiet"])
+            .arg(&r)
+            .assert()
+            .success()
+            .stderr(predicate::str::contains("1 item(s) rejected"));
+        let rejected = fs::read_to_string(out.join("rejected.jsonl")).expect("rejected.jsonl");
+        assert_eq!(rejected.lines().count(), 1, "{rejected}");
+        let row: serde_json::Value = serde_json::from_str(rejected.trim()).expect("json");
+        assert_eq!(row["id"], "Demo_1");
+        assert_eq!(row["stage"], "mine");
+        assert_eq!(row["reason"], "patch_parse");
+        for e in expected {
+            let detail = row["detail"].as_str().expect("detail");
+            assert!(detail.contains(e), "expected {e:?} in {detail:?}");
+        }
+        let kept = fs::read_to_string(out.join("instances.jsonl")).expect("instances");
+        assert!(kept.contains("\"instance_id\":\"Demo_2\""), "{kept}");
+        let card = fs::read_to_string(out.join("dataset.yaml")).expect("card");
+        assert!(card.contains("rejected: 1"), "{card}");
+        assert_bad_with(
+            &r,
+            &out,
+            &["--strict"],
+            &["1 item(s) rejected and --strict is on", "Demo_1"],
+        );
     }
 }
 

@@ -1,4 +1,5 @@
-//! HUNK4J-style dataset tables (Table I, Table II) with published figures alongside.
+//! HUNK4J Tables I and II: computed from instances once, rendered with the published
+//! figures alongside.
 
 use crate::model::Instance;
 use std::collections::BTreeMap;
@@ -98,8 +99,21 @@ pub fn table1(instances: &[Instance]) -> [[usize; 3]; 2] {
     t
 }
 
+/// One Table II row.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Table2Row {
+    /// Project (`total` for the last row).
+    pub project: String,
+    /// Bugs of the project.
+    pub bugs: usize,
+    /// Hunks per bug: min, median, mean, max.
+    pub hunks: [f64; 4],
+    /// Files per bug: min, median, mean, max.
+    pub files: [f64; 4],
+}
+
 /// Computed Table II rows per project plus a `total` row.
-pub fn table2(instances: &[Instance], raw_files: bool) -> Vec<(String, usize, [f64; 4], [f64; 4])> {
+pub fn table2(instances: &[Instance], raw_files: bool) -> Vec<Table2Row> {
     let mut by: BTreeMap<&str, Vec<&Instance>> = BTreeMap::new();
     for i in instances {
         by.entry(i.project.as_str()).or_default().push(i);
@@ -116,12 +130,22 @@ pub fn table2(instances: &[Instance], raw_files: bool) -> Vec<(String, usize, [f
         .map(|(p, v)| {
             let h: Vec<f64> = v.iter().map(|i| i.stats.hunks as f64).collect();
             let f: Vec<f64> = v.iter().map(|i| files_of(i)).collect();
-            (p.to_string(), v.len(), summary(&h), summary(&f))
+            Table2Row {
+                project: p.to_string(),
+                bugs: v.len(),
+                hunks: summary(&h),
+                files: summary(&f),
+            }
         })
         .collect();
     let h: Vec<f64> = instances.iter().map(|i| i.stats.hunks as f64).collect();
     let f: Vec<f64> = instances.iter().map(files_of).collect();
-    rows.push(("total".into(), instances.len(), summary(&h), summary(&f)));
+    rows.push(Table2Row {
+        project: "total".into(),
+        bugs: instances.len(),
+        hunks: summary(&h),
+        files: summary(&f),
+    });
     rows
 }
 
@@ -145,34 +169,38 @@ fn cell(computed: f64, published: Option<f64>, decimals: bool) -> String {
 
 /// Markdown for Tables I and II; with `compare`, published HUNK4J figures are shown
 /// beside every computed figure that differs.
-pub fn render(instances: &[Instance], compare: bool) -> String {
+pub fn render(t1: &[[usize; 3]; 2], t2: &[Table2Row], compare: bool) -> String {
     let mut out = String::new();
-    let t1 = table1(instances);
     let _ = writeln!(out, "## Table I — file scope × hunk count\n");
     let _ = writeln!(out, "| scope | 2 hunks | 3 hunks | ≥4 hunks | total |");
     let _ = writeln!(out, "|---|---|---|---|---|");
-    for (r, name) in ["single-file", "multi-file"].iter().enumerate() {
-        let cells: Vec<String> = (0..3)
+    let published_col = |c: usize| HUNK4J_TABLE1[0][c] + HUNK4J_TABLE1[1][c];
+    for (r, name) in ["single-file", "multi-file", "total"].iter().enumerate() {
+        let (computed, published): (Vec<usize>, Vec<usize>) = if r < 2 {
+            (t1[r].to_vec(), HUNK4J_TABLE1[r].to_vec())
+        } else {
+            (
+                (0..3).map(|c| t1[0][c] + t1[1][c]).collect(),
+                (0..3).map(published_col).collect(),
+            )
+        };
+        let mut cells: Vec<String> = (0..3)
             .map(|c| {
-                let p = compare.then(|| HUNK4J_TABLE1[r][c] as f64);
-                cell(t1[r][c] as f64, p, false)
+                cell(
+                    computed[c] as f64,
+                    compare.then(|| published[c] as f64),
+                    false,
+                )
             })
             .collect();
-        let total: usize = t1[r].iter().sum();
-        let ptotal = compare.then(|| HUNK4J_TABLE1[r].iter().sum::<usize>() as f64);
-        let _ = writeln!(
-            out,
-            "| {name} | {} | {} |",
-            cells.join(" | "),
-            cell(total as f64, ptotal, false)
-        );
+        cells.push(cell(
+            computed.iter().sum::<usize>() as f64,
+            compare.then(|| published.iter().sum::<usize>() as f64),
+            false,
+        ));
+        let _ = writeln!(out, "| {name} | {} |", cells.join(" | "));
     }
-    let all = instances.len() as f64;
-    let _ = writeln!(
-        out,
-        "| total | | | | {} |\n",
-        cell(all, compare.then_some(372.0), false)
-    );
+    let _ = writeln!(out);
 
     let _ = writeln!(out, "## Table II — per project\n");
     let _ = writeln!(
@@ -184,9 +212,15 @@ pub fn render(instances: &[Instance], compare: bool) -> String {
         "| project | bugs | h min | h med | h mean | h max | f min | f med | f mean | f max |"
     );
     let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|");
-    for (project, bugs, h, f) in table2(instances, false) {
-        let published = published_row(&project, compare);
-        let mut cells = vec![cell(bugs as f64, published.map(|p| p.bugs as f64), false)];
+    for Table2Row {
+        project,
+        bugs,
+        hunks: h,
+        files: f,
+    } in t2
+    {
+        let published = published_row(project, compare);
+        let mut cells = vec![cell(*bugs as f64, published.map(|p| p.bugs as f64), false)];
         for (vals, pubs) in [
             (h, published.map(|p| p.hunks)),
             (f, published.map(|p| p.files)),
@@ -209,7 +243,7 @@ fn published_row(project: &str, compare: bool) -> Option<&'static PublishedRow> 
 
 /// Table II's file columns under the other counting rule: every file of the patch,
 /// whatever its kind and whether its hunks count.
-pub fn render_all_files_variant(instances: &[Instance], compare: bool) -> String {
+pub fn render_all_files_variant(t2_all: &[Table2Row], compare: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -220,8 +254,11 @@ pub fn render_all_files_variant(instances: &[Instance], compare: bool) -> String
     );
     let _ = writeln!(out, "| project | f min | f med | f mean | f max |");
     let _ = writeln!(out, "|---|---|---|---|---|");
-    for (project, _, _, f) in table2(instances, true) {
-        let published = published_row(&project, compare);
+    for Table2Row {
+        project, files: f, ..
+    } in t2_all
+    {
+        let published = published_row(project, compare);
         let cells: Vec<String> = (0..4)
             .map(|j| cell(f[j], published.map(|p| p.files[j]), j == 1 || j == 2))
             .collect();

@@ -10,24 +10,42 @@ use hunkgen::diff::Span;
 use hunkgen::syntax::{parse_file, AnchorRule, Lang, TreeShape};
 
 const FIXTURES: &[(&str, &str)] = &[
-    ("Nested.java", include_str!("oracle/fixtures/Nested.java")),
-    ("Lambdas.java", include_str!("oracle/fixtures/Lambdas.java")),
-    ("Enums.java", include_str!("oracle/fixtures/Enums.java")),
-    ("Control.java", include_str!("oracle/fixtures/Control.java")),
-    ("Annots.java", include_str!("oracle/fixtures/Annots.java")),
-    ("Fields.java", include_str!("oracle/fixtures/Fields.java")),
+    (
+        "Nested.java",
+        include_str!("../oracle/fixtures/Nested.java"),
+    ),
+    (
+        "Lambdas.java",
+        include_str!("../oracle/fixtures/Lambdas.java"),
+    ),
+    ("Enums.java", include_str!("../oracle/fixtures/Enums.java")),
+    (
+        "Control.java",
+        include_str!("../oracle/fixtures/Control.java"),
+    ),
+    (
+        "Annots.java",
+        include_str!("../oracle/fixtures/Annots.java"),
+    ),
+    (
+        "Fields.java",
+        include_str!("../oracle/fixtures/Fields.java"),
+    ),
     (
         "Generics.java",
-        include_str!("oracle/fixtures/Generics.java"),
+        include_str!("../oracle/fixtures/Generics.java"),
     ),
-    ("Ctors.java", include_str!("oracle/fixtures/Ctors.java")),
+    ("Ctors.java", include_str!("../oracle/fixtures/Ctors.java")),
     (
         "Switches.java",
-        include_str!("oracle/fixtures/Switches.java"),
+        include_str!("../oracle/fixtures/Switches.java"),
     ),
-    ("Misc.java", include_str!("oracle/fixtures/Misc.java")),
-    ("Arrays.java", include_str!("oracle/fixtures/Arrays.java")),
-    ("Empty.java", include_str!("oracle/fixtures/Empty.java")),
+    ("Misc.java", include_str!("../oracle/fixtures/Misc.java")),
+    (
+        "Arrays.java",
+        include_str!("../oracle/fixtures/Arrays.java"),
+    ),
+    ("Empty.java", include_str!("../oracle/fixtures/Empty.java")),
 ];
 
 fn jar() -> PathBuf {

@@ -94,8 +94,7 @@ fn strip_timestamps(bytes: &[u8]) -> Vec<u8> {
 
 #[test]
 fn libgit2_agrees_on_every_git_format_d4j_patch() {
-    let root =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/defects4j/framework/projects");
+    let root = crate::common::d4j_root();
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap()
         .flat_map(|p| {

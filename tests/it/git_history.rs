@@ -1,76 +1,11 @@
 //! Mining a scripted repository: selection rules, code/test split, and byte-equality with `git diff`.
 
+use crate::common::Script;
 use hunkgen::classify::Classifier;
 use hunkgen::diff::{FileChange, LineKind};
+use hunkgen::git::{mine, FixCommit, GitSourceConfig};
 use hunkgen::progress::Progress;
-use hunkgen::source::git_history::{mine, FixCommit, GitSourceConfig};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// A repository built by git commands with fixed identities and dates.
-struct Script {
-    _tmp: tempfile::TempDir,
-    dir: PathBuf,
-    tick: i64,
-}
-
-impl Script {
-    fn new() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("repo");
-        std::fs::create_dir(&dir).unwrap();
-        let s = Script {
-            _tmp: tmp,
-            dir,
-            tick: 0,
-        };
-        s.git(&["init", "-q", "-b", "main"]);
-        s
-    }
-
-    fn git_bytes(&self, args: &[&str]) -> Vec<u8> {
-        let date = format!("{} +0100", 1_700_000_000 + self.tick * 3600);
-        let out = Command::new("git")
-            .current_dir(&self.dir)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "Ada Tester")
-            .env("GIT_AUTHOR_EMAIL", "ada@example.org")
-            .env("GIT_COMMITTER_NAME", "Ada Tester")
-            .env("GIT_COMMITTER_EMAIL", "ada@example.org")
-            .env("GIT_AUTHOR_DATE", &date)
-            .env("GIT_COMMITTER_DATE", &date)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
-    }
-
-    fn git(&self, args: &[&str]) -> String {
-        String::from_utf8(self.git_bytes(args))
-            .unwrap()
-            .trim()
-            .to_string()
-    }
-
-    fn write(&self, path: &str, content: &str) {
-        let p = self.dir.join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, content).unwrap();
-    }
-
-    fn commit(&mut self, msg: &str) -> String {
-        self.tick += 1;
-        self.git(&["add", "-A"]);
-        self.git(&["commit", "-q", "-m", msg]);
-        self.git(&["rev-parse", "HEAD"])
-    }
-}
+use std::path::Path;
 
 const CALC: &str = "src/main/java/org/acme/Calc.java";
 const CALC_TEST: &str = "src/test/java/org/acme/CalcTest.java";
@@ -271,7 +206,9 @@ fn build() -> History {
 }
 
 fn mine_default(repo: &Path, cfg: &GitSourceConfig) -> Vec<FixCommit> {
-    mine(repo, cfg, &Classifier::default(), &Progress::hidden()).unwrap()
+    let mined = mine(repo, cfg, &Classifier::default(), &Progress::hidden()).unwrap();
+    assert!(mined.failed.is_empty(), "{:?}", mined.failed);
+    mined.fixes
 }
 
 fn paths(p: &hunkgen::diff::Patch) -> Vec<&str> {
@@ -443,33 +380,39 @@ fn verification_catches_a_corrupt_object() {
     std::fs::remove_file(loose(&victim)).unwrap();
     std::fs::copy(loose(&good), loose(&victim)).unwrap();
 
-    let err = mine(
+    // The corrupt commit is reported on its own; the walk goes on past it.
+    let mined = mine(
         &h.s.dir,
         &GitSourceConfig::default(),
         &Classifier::default(),
         &Progress::hidden(),
     )
-    .unwrap_err()
-    .to_string();
+    .unwrap();
+    assert_eq!(mined.failed.len(), 1, "{:?}", mined.failed);
+    let (id, e) = &mined.failed[0];
+    assert_eq!(id, &h.big_fix);
+    let err = format!("{e}: {}", std::error::Error::source(e).unwrap());
     assert!(err.contains(&format!("commit {}", h.big_fix)), "{err}");
     assert!(
         err.contains(&format!("object {victim} is corrupt")),
         "{err}"
     );
     assert!(!err.contains('\n'), "{err}");
+    assert!(!mined.fixes.is_empty(), "other fixes are still found");
 
     // Opting out trusts the store: the run completes (with the wrong content).
     let unverified = GitSourceConfig {
         verify_objects: false,
         ..GitSourceConfig::default()
     };
-    assert!(mine(
+    let mined = mine(
         &h.s.dir,
         &unverified,
         &Classifier::default(),
-        &Progress::hidden()
+        &Progress::hidden(),
     )
-    .is_ok());
+    .unwrap();
+    assert!(mined.failed.is_empty());
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! HUNK4J from the real Defects4J metadata: bug set, Table I and Table II hunk columns.
 
-use hunkgen::dataset::tables::{table1, table2, HUNK4J_TABLE2};
 use hunkgen::pipeline::{build, BuildOptions};
+use hunkgen::report::tables::{table1, table2, HUNK4J_TABLE2};
 use std::path::Path;
 
 fn build_hunk4j(out: &Path) -> hunkgen::pipeline::BuildSummary {
@@ -37,7 +37,8 @@ fn hunk4j_reproduces_published_bug_set_and_tables() {
     // (reference/hunk4j.md), and the report shows both.
     assert_eq!(t1[1], [37, 25, 66]);
 
-    for (project, bugs, hunks, _files) in table2(&instances, false) {
+    for row in table2(&instances, false) {
+        let (project, bugs, hunks) = (row.project, row.bugs, row.hunks);
         let published = HUNK4J_TABLE2
             .iter()
             .find(|r| r.project == project)
@@ -175,7 +176,8 @@ fn multi_file_proximity_and_named_examples_need_no_sources() {
     assert!(get("Mockito_6")
         .notes
         .iter()
-        .any(|n| n.contains("no repository for project Mockito")));
+        .any(|n| n.kind == hunkgen::model::NoteKind::NoRepository
+            && n.detail == "no repository for project Mockito"));
 }
 
 #[test]

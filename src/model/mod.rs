@@ -1,17 +1,30 @@
-//! Output rows: the instance schema (a superset of SWE-bench's) and its hunk records.
+//! The data contract: every row and record hunkgen writes (`instances.jsonl`,
+//! `pairs.csv`, `rejected.jsonl`, `dataset.yaml`), a superset of SWE-bench's schema.
 //!
-//! These types are the JSONL contract: field names and meanings change only
-//! deliberately, with [`SCHEMA_VERSION`] bumped.
+//! These types import no stage: stages produce and consume them. Field names and
+//! meanings change only deliberately, with [`SCHEMA_VERSION`] bumped; the JSON Schema in
+//! `docs/instance.schema.json` is generated from them and checked by a test.
 
-use crate::annotate::proximity::ProximityClass;
+mod card;
+mod hunk;
+mod note;
+mod rejected;
+
+pub use card::{Card, Counts};
+pub use hunk::{HunkPlace, ProximityClass, SkipReason};
+pub use note::{Note, NoteKind};
+pub use rejected::{RejectReason, Rejected, Stage};
+
 use crate::diff::Span;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Version of the `instances.jsonl` row schema, written into the dataset card.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the row schemas (`instances.jsonl`, `rejected.jsonl`), written into every
+/// row and the dataset card. Version 2 added `schema_version` and typed notes.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Where an instance came from, so consumers can treat sources differently.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SourceKind {
     /// A Defects4J bug.
@@ -21,7 +34,7 @@ pub enum SourceKind {
 }
 
 /// A line range in one file (1-based start, count), as in a `@@` header.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Range {
     /// First line.
     pub start: u32,
@@ -30,7 +43,7 @@ pub struct Range {
 }
 
 /// One hunk of the forward patch, with what annotation needs to know about it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HunkRecord {
     /// Repository-relative path of the file (buggy side; fixed side for created files).
     pub file: String,
@@ -49,15 +62,15 @@ pub struct HunkRecord {
     /// Whether the hunk counts toward the multi-hunk selection.
     pub counted: bool,
     /// Why an uncounted hunk was not counted (`not_code`, `created_file`, `import_only`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub skip_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip_reason: Option<SkipReason>,
     /// Where annotation placed a counted hunk (method, package); absent when not annotated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub place: Option<crate::annotate::engine::HunkPlaceRecord>,
+    pub place: Option<HunkPlace>,
 }
 
 /// Per-instance size statistics.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Stats {
     /// Counted code hunks.
     pub hunks: usize,
@@ -76,9 +89,11 @@ pub struct Stats {
 }
 
 /// One dataset row: SWE-bench's fields first, then hunkgen's.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[allow(non_snake_case)] // FAIL_TO_PASS / PASS_TO_PASS are SWE-bench's field names.
 pub struct Instance {
+    /// Row schema version ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
     /// Unique id, `Project_N` for Defects4J, `<repo>_<short commit>` for git.
     pub instance_id: String,
     /// Repository name (`apache/commons-lang`, or the local repository's name).
@@ -129,11 +144,11 @@ pub struct Instance {
     pub extra: Option<Extra>,
     /// Why annotation fields are null or approximate for this instance.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 /// Extra annotations from the curation literature (DESIGN §4).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Extra {
     /// snake_case / CamelCase identifiers in the problem statement.
     pub code_terms: Vec<String>,
@@ -142,7 +157,7 @@ pub struct Extra {
 }
 
 /// An issue-tracker reference.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Report {
     /// Tracker id (`LANG-747`).
     pub id: String,
@@ -151,7 +166,7 @@ pub struct Report {
 }
 
 /// One hunk pair's components (a `pairs.csv` row).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PairRecord {
     /// Index of the first hunk in annotation order.
     pub i: usize,
@@ -173,7 +188,7 @@ pub struct PairRecord {
 }
 
 /// Instance-level divergence.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Divergence {
     /// Div(P); `null` when any pair lacks D_ast.
     pub value: Option<f64>,
@@ -186,7 +201,7 @@ pub struct Divergence {
 }
 
 /// Instance-level proximity.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Proximity {
     /// The class; `null` when it cannot be decided without sources.
     pub class: Option<ProximityClass>,

@@ -1,0 +1,183 @@
+//! The only module that uses git2: one repository cache, blob and tree reading, history
+//! mining that prints like `git diff`, object verification, and typed errors.
+//!
+//! Everything git-shaped that other stages need goes through here, so libgit2's
+//! process-wide settings and its non-`Sync` handles stay in one place.
+
+pub mod history;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+pub use history::{diff_all, mine, FixCommit, GitSourceConfig, Mined, WalkTotals};
+
+/// libgit2's error, shown as its message only (its class and code are kept for
+/// programmatic use through [`Libgit2::code`]).
+#[derive(Debug)]
+pub struct Libgit2(pub git2::Error);
+
+impl Libgit2 {
+    /// libgit2's error code, for callers that branch on it.
+    pub fn code(&self) -> git2::ErrorCode {
+        self.0.code()
+    }
+}
+
+impl std::fmt::Display for Libgit2 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.message())
+    }
+}
+
+impl std::error::Error for Libgit2 {}
+
+impl From<git2::Error> for Libgit2 {
+    fn from(e: git2::Error) -> Self {
+        Libgit2(e)
+    }
+}
+
+/// Why a git operation failed; each variant names the repository and the revision,
+/// commit or path, with libgit2's reason as its source.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// The path cannot be opened as a git repository.
+    #[error("{}: not a git repository", path.display())]
+    NotARepository {
+        /// The path given.
+        path: PathBuf,
+        /// libgit2's reason.
+        #[source]
+        source: Libgit2,
+    },
+    /// A revision names nothing in the repository.
+    #[error("{}: unknown revision `{rev}`", path.display())]
+    UnknownRevision {
+        /// The repository.
+        path: PathBuf,
+        /// The revision text.
+        rev: String,
+        /// libgit2's reason.
+        #[source]
+        source: Libgit2,
+    },
+    /// A path is not in the tree of a revision.
+    #[error("{}: path missing at revision {rev}", file)]
+    PathMissing {
+        /// The repository-relative path.
+        file: String,
+        /// The revision.
+        rev: String,
+    },
+    /// `message_regex` does not compile.
+    #[error("git source: invalid message_regex `{regex}`: {message}")]
+    BadRegex {
+        /// The pattern from the config.
+        regex: String,
+        /// The regex compiler's reason (first line).
+        message: String,
+    },
+    /// Walking the history failed.
+    #[error("{}: cannot walk history", path.display())]
+    Walk {
+        /// The repository.
+        path: PathBuf,
+        /// libgit2's reason.
+        #[source]
+        source: Libgit2,
+    },
+    /// Reading or diffing one commit, tree or blob failed (missing or corrupt objects).
+    #[error("{}: {what}", path.display())]
+    Object {
+        /// The repository.
+        path: PathBuf,
+        /// Which commit, tree or blob.
+        what: String,
+        /// libgit2's reason.
+        #[source]
+        source: Libgit2,
+    },
+}
+
+thread_local! {
+    /// One open repository per path per thread: `git2::Repository` is not `Sync`.
+    static REPOS: RefCell<HashMap<PathBuf, git2::Repository>> = RefCell::new(HashMap::new());
+}
+
+/// Open a repository (bare or not) or say which path is not one.
+pub(crate) fn open(path: &Path) -> Result<git2::Repository, GitError> {
+    git2::Repository::open(path).map_err(|e| GitError::NotARepository {
+        path: path.to_path_buf(),
+        source: e.into(),
+    })
+}
+
+/// Run `f` with this thread's cached handle on the repository at `path`.
+fn with_repo<T>(
+    path: &Path,
+    f: impl FnOnce(&git2::Repository) -> Result<T, GitError>,
+) -> Result<T, GitError> {
+    REPOS.with(|cell| {
+        let mut map = cell.borrow_mut();
+        let repo = match map.entry(path.to_path_buf()) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => v.insert(open(path)?),
+        };
+        f(repo)
+    })
+}
+
+/// Whether `path` opens as a git repository (for up-front recipe checks).
+pub fn is_repository(path: &Path) -> bool {
+    with_repo(path, |_| Ok(())).is_ok()
+}
+
+/// Read `file` at `rev` from the object database (no checkout), trying each of
+/// `prefixes` before the file when the plain path is missing (`JodaTime/`).
+pub fn read_blob(
+    repo: &Path,
+    rev: &str,
+    file: &str,
+    prefixes: &[String],
+) -> Result<Vec<u8>, GitError> {
+    with_repo(repo, |r| {
+        let commit = r
+            .revparse_single(rev)
+            .and_then(|o| o.peel_to_commit())
+            .map_err(|e| GitError::UnknownRevision {
+                path: repo.to_path_buf(),
+                rev: rev.to_string(),
+                source: e.into(),
+            })?;
+        let object_err = |what: String| {
+            let path = repo.to_path_buf();
+            move |e: git2::Error| GitError::Object {
+                path,
+                what,
+                source: e.into(),
+            }
+        };
+        let tree = commit
+            .tree()
+            .map_err(object_err(format!("tree of {rev}")))?;
+        let candidates = std::iter::once(file.to_string()).chain(
+            prefixes
+                .iter()
+                .map(|p| format!("{}/{file}", p.trim_end_matches('/'))),
+        );
+        for candidate in candidates {
+            if let Ok(entry) = tree.get_path(Path::new(&candidate)) {
+                let blob = entry
+                    .to_object(r)
+                    .and_then(|o| o.peel_to_blob())
+                    .map_err(object_err(format!("{candidate} at {rev}")))?;
+                return Ok(blob.content().to_vec());
+            }
+        }
+        Err(GitError::PathMissing {
+            file: file.to_string(),
+            rev: rev.to_string(),
+        })
+    })
+}

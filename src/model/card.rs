@@ -1,0 +1,47 @@
+//! The dataset card (`dataset.yaml`): what was built, from what, by which version.
+
+use serde::{Deserialize, Serialize};
+
+/// The dataset card, written beside `instances.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Card {
+    /// Dataset name (the recipe's `name`).
+    pub name: String,
+    /// Row schema version.
+    pub schema_version: u32,
+    /// hunkgen version that built it.
+    pub tool_version: String,
+    /// Build time (UTC, RFC 3339).
+    pub built_at: String,
+    /// SHA-256 of the recipe text, so a rebuild can tell its own dataset from another's.
+    #[serde(default)]
+    pub recipe_sha256: String,
+    /// The recipe file the dataset was built from.
+    #[serde(default)]
+    pub recipe_file: String,
+    /// Source description (paths, revisions).
+    pub sources: Vec<String>,
+    /// Counts.
+    pub counts: Counts,
+    /// SHA-256 of each data file.
+    pub checksums: Vec<(String, String)>,
+    /// The recipe, verbatim.
+    pub recipe: String,
+}
+
+/// Counts for the card and the build summary.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Bugs or commits examined (candidates produced by the source).
+    pub examined: usize,
+    /// Candidates with at least `min_code_hunks` counted hunks.
+    #[serde(default)]
+    pub multi_hunk: usize,
+    /// Items rejected (`rejected.jsonl`).
+    #[serde(default)]
+    pub rejected: usize,
+    /// Instances kept.
+    pub instances: usize,
+    /// Counted hunks over all instances.
+    pub hunks: usize,
+}

@@ -1,0 +1,67 @@
+//! `rejected.jsonl` rows: a bug or commit that did not become an instance, and why.
+//!
+//! One bad item never kills a build (STYLE §6): it is recorded here, counted in the
+//! summary, and `--strict` turns any rejection into a failed build.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The stage at which an item was rejected.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    /// Reading the source (a Defects4J bug's files, a commit's objects).
+    Mine,
+    /// Turning a candidate into an instance.
+    Extract,
+    /// Running the golden tests.
+    Validate,
+    /// Writing repository states.
+    States,
+}
+
+/// Why an item was rejected.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RejectReason {
+    /// A patch file does not parse.
+    PatchParse,
+    /// A file of the item cannot be read.
+    Read,
+    /// A commit or its objects cannot be read (missing or corrupt objects).
+    GitObjects,
+    /// The item's metadata is malformed.
+    Metadata,
+}
+
+/// One `rejected.jsonl` row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Rejected {
+    /// Row schema version (the same as the instance rows').
+    pub schema_version: u32,
+    /// The id the instance would have had (`Lang_7`, `acme-1a2b3c4d5e6f`).
+    pub id: String,
+    /// Where it was rejected.
+    pub stage: Stage,
+    /// Why, as a stable code.
+    pub reason: RejectReason,
+    /// One line naming the file, place or commit at fault.
+    pub detail: String,
+}
+
+impl Rejected {
+    /// A rejection row with the current schema version.
+    pub fn new(id: impl Into<String>, stage: Stage, reason: RejectReason, detail: String) -> Self {
+        Rejected {
+            schema_version: super::SCHEMA_VERSION,
+            id: id.into(),
+            stage,
+            reason,
+            detail,
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! Dataset report: tables computed once as typed values (Tables I–III, the divergence
+//! distribution, uncounted hunks, notes), rendered to markdown and JSON from the same
+//! values.
+
+pub mod tables;
+
+use crate::model::{Instance, NoteKind, ProximityClass, SkipReason};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use tables::Table2Row;
+
+/// Every table of a dataset's report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Tables {
+    /// Instances kept.
+    pub instances: usize,
+    /// Counted hunks over the kept instances.
+    pub hunks: usize,
+    /// Table I: `[single, multi] × [2, 3, ≥4]`.
+    pub table1: [[usize; 3]; 2],
+    /// Table II: per project, files = files with a counted hunk.
+    pub table2: Vec<Table2Row>,
+    /// Table II with files = every file of the patch.
+    pub table2_all_files: Vec<Table2Row>,
+    /// Examined items whose raw `@@` count differs from the counted one.
+    pub not_counted: Vec<NotCounted>,
+    /// Table III and the distribution, when the dataset is annotated.
+    pub annotation: Option<AnnotationTables>,
+}
+
+/// An examined item with uncounted hunks.
+#[derive(Debug, Clone, Serialize)]
+pub struct NotCounted {
+    /// Instance id.
+    pub instance_id: String,
+    /// Raw `@@` hunks.
+    pub raw: usize,
+    /// Counted hunks.
+    pub counted: usize,
+    /// Whether the item was kept.
+    pub kept: bool,
+    /// Uncounted hunks per rule.
+    pub by_rule: BTreeMap<SkipReason, usize>,
+}
+
+/// Table III and the divergence distribution.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnnotationTables {
+    /// λ used for proximity.
+    pub lambda: Option<u32>,
+    /// Table III rows, in class order.
+    pub table3: Vec<Table3Row>,
+    /// Instances whose class could not be decided (no sources).
+    pub undecided: usize,
+    /// Instances with a Div(P) value.
+    pub with_divergence: usize,
+    /// Distribution rows: Div(P) and the components.
+    pub distribution: Vec<DistributionRow>,
+    /// Instances per note kind.
+    pub notes: Vec<(NoteKind, usize)>,
+}
+
+/// One Table III row.
+#[derive(Debug, Clone, Serialize)]
+pub struct Table3Row {
+    /// The class.
+    pub class: ProximityClass,
+    /// Instances of the class.
+    pub bugs: usize,
+    /// Of those, how many have Div(P) (the mean is over these).
+    pub with_divergence: usize,
+    /// Mean Div(P) over those; `None` when none has one.
+    pub mean_divergence: Option<f64>,
+}
+
+/// Summary statistics of one measure.
+#[derive(Debug, Clone, Serialize)]
+pub struct DistributionRow {
+    /// What is measured.
+    pub measure: &'static str,
+    /// Sample size.
+    pub n: usize,
+    /// min, median, mean, p75, max (`None` for an empty sample).
+    pub stats: Option<[f64; 5]>,
+}
+
+impl Tables {
+    /// Compute every table from the kept instances and all examined ones.
+    pub fn compute(kept: &[Instance], examined: &[Instance], annotated: bool) -> Tables {
+        let ids: std::collections::HashSet<&str> =
+            kept.iter().map(|i| i.instance_id.as_str()).collect();
+        let not_counted = examined
+            .iter()
+            .filter(|i| i.hunks.iter().any(|h| !h.counted))
+            .map(|i| {
+                let mut by_rule = BTreeMap::new();
+                for h in i.hunks.iter().filter(|h| !h.counted) {
+                    if let Some(r) = h.skip_reason {
+                        *by_rule.entry(r).or_default() += 1;
+                    }
+                }
+                NotCounted {
+                    instance_id: i.instance_id.clone(),
+                    raw: i.hunks.len(),
+                    counted: i.stats.hunks,
+                    kept: ids.contains(i.instance_id.as_str()),
+                    by_rule,
+                }
+            })
+            .collect();
+        Tables {
+            instances: kept.len(),
+            hunks: kept.iter().map(|i| i.stats.hunks).sum(),
+            table1: tables::table1(kept),
+            table2: tables::table2(kept, false),
+            table2_all_files: tables::table2(kept, true),
+            not_counted,
+            annotation: annotated.then(|| annotation_tables(kept)),
+        }
+    }
+}
+
+fn annotation_tables(instances: &[Instance]) -> AnnotationTables {
+    let class_of = |i: &Instance| i.proximity.as_ref().and_then(|p| p.class);
+    let div_of = |i: &Instance| i.divergence.as_ref().and_then(|d| d.value);
+    let table3 = ProximityClass::ALL
+        .iter()
+        .map(|&class| {
+            let of: Vec<&Instance> = instances
+                .iter()
+                .filter(|i| class_of(i) == Some(class))
+                .collect();
+            let divs: Vec<f64> = of.iter().filter_map(|i| div_of(i)).collect();
+            Table3Row {
+                class,
+                bugs: of.len(),
+                with_divergence: divs.len(),
+                mean_divergence: (!divs.is_empty())
+                    .then(|| divs.iter().sum::<f64>() / divs.len() as f64),
+            }
+        })
+        .collect();
+    let divs: Vec<f64> = instances.iter().filter_map(div_of).collect();
+    let pairs: Vec<&crate::model::PairRecord> = instances
+        .iter()
+        .filter_map(|i| i.divergence.as_ref())
+        .flat_map(|d| d.pairs.iter())
+        .collect();
+    let lex: Vec<f64> = pairs.iter().map(|p| p.d_lex).collect();
+    let ast: Vec<f64> = pairs.iter().filter_map(|p| p.d_ast).collect();
+    let same_file_ast: Vec<f64> = pairs
+        .iter()
+        .filter(|p| p.d_file == 0.0)
+        .filter_map(|p| p.d_ast)
+        .collect();
+    let cross_file: Vec<f64> = pairs
+        .iter()
+        .map(|p| p.d_file)
+        .filter(|d| *d > 0.0)
+        .collect();
+    let row = |measure, v: &[f64]| DistributionRow {
+        measure,
+        n: v.len(),
+        stats: (!v.is_empty()).then(|| {
+            let s = tables::summary(v);
+            [s[0], s[1], s[2], percentile(v, 0.75), s[3]]
+        }),
+    };
+    let notes = NoteKind::ALL
+        .iter()
+        .map(|&k| {
+            let n = instances
+                .iter()
+                .filter(|i| i.notes.iter().any(|n| n.kind == k))
+                .count();
+            (k, n)
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    AnnotationTables {
+        lambda: instances
+            .iter()
+            .find_map(|i| i.proximity.as_ref().map(|p| p.lambda)),
+        table3,
+        undecided: instances.iter().filter(|i| class_of(i).is_none()).count(),
+        with_divergence: divs.len(),
+        distribution: vec![
+            row("Div(P)", &divs),
+            row("D_lex (pairs)", &lex),
+            row("D_ast (all pairs; cross-file = 1)", &ast),
+            row("D_ast (same-file pairs)", &same_file_ast),
+            row("D_file (cross-file pairs)", &cross_file),
+        ],
+        notes,
+    }
+}
+
+/// Table III in markdown: class, bugs, mean divergence; a mean over fewer instances than
+/// the class holds says so in the row.
+pub fn table3_markdown(t: &AnnotationTables) -> String {
+    let mut out = String::from("\n## Table III — proximity class × mean hunk divergence\n\n");
+    if let Some(l) = t.lambda {
+        let _ = writeln!(out, "λ = {l}.\n");
+    }
+    let _ = writeln!(out, "| class | bugs | mean divergence |");
+    let _ = writeln!(out, "|---|---|---|");
+    for r in &t.table3 {
+        let mean = match r.mean_divergence {
+            None => "–".to_string(),
+            Some(m) if r.with_divergence < r.bugs => {
+                format!("{m:.4} (Div for {})", r.with_divergence)
+            }
+            Some(m) => format!("{m:.4}"),
+        };
+        let _ = writeln!(out, "| {} | {} | {mean} |", r.class.name(), r.bugs);
+    }
+    if t.undecided > 0 {
+        let _ = writeln!(out, "| (undecided: no sources) | {} | |", t.undecided);
+    }
+    out
+}
+
+/// Tables I and II in markdown (the part `hunkgen stats` and the build summary print).
+pub fn tables12_markdown(t: &Tables, compare: bool) -> String {
+    tables::render(&t.table1, &t.table2, compare)
+}
+
+/// The whole `report/tables.md`.
+pub fn markdown(name: &str, t: &Tables, warnings: &[String], compare: bool) -> String {
+    let mut out = format!("# {name}: dataset report\n\n");
+    let _ = writeln!(
+        out,
+        "{} instances, {} counted hunks (schema v{}).\n",
+        t.instances,
+        t.hunks,
+        crate::model::SCHEMA_VERSION
+    );
+    out.push_str(&tables12_markdown(t, compare));
+    out.push_str(&tables::render_all_files_variant(
+        &t.table2_all_files,
+        compare,
+    ));
+    let _ = writeln!(out, "\n## Hunks not counted\n");
+    if t.not_counted.is_empty() {
+        let _ = writeln!(out, "Every `@@` hunk of every instance is counted.");
+    } else {
+        let _ = writeln!(
+            out,
+            "Raw `@@` hunks of the patch against counted hunks, for every examined bug \
+             where they differ, with the rule that excluded each hunk.\n"
+        );
+        let _ = writeln!(
+            out,
+            "| instance | raw `@@` | counted | kept | rule: hunks |"
+        );
+        let _ = writeln!(out, "|---|---|---|---|---|");
+        for r in &t.not_counted {
+            let why: Vec<String> = r
+                .by_rule
+                .iter()
+                .map(|(k, n)| format!("{}: {n}", k.as_str()))
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} |",
+                r.instance_id,
+                r.raw,
+                r.counted,
+                if r.kept { "yes" } else { "no" },
+                why.join(", ")
+            );
+        }
+    }
+    if let Some(a) = &t.annotation {
+        out.push_str(&table3_markdown(a));
+        let _ = writeln!(out, "\n## Divergence distribution\n");
+        let _ = writeln!(
+            out,
+            "{} of {} instances have Div(P) (the rest lack a same-file D_ast).\n",
+            a.with_divergence, t.instances
+        );
+        let _ = writeln!(out, "| measure | min | median | mean | p75 | max |");
+        let _ = writeln!(out, "|---|---|---|---|---|---|");
+        for r in &a.distribution {
+            match r.stats {
+                None => {
+                    let _ = writeln!(out, "| {} | – | – | – | – | – |", r.measure);
+                }
+                Some(s) => {
+                    let _ = writeln!(
+                        out,
+                        "| {} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} |",
+                        r.measure, s[0], s[1], s[2], s[3], s[4]
+                    );
+                }
+            }
+        }
+        if !warnings.is_empty() {
+            let _ = writeln!(out, "\n## Annotation warnings\n");
+            for w in warnings {
+                let _ = writeln!(out, "- {w}");
+            }
+        }
+        if !a.notes.is_empty() {
+            let _ = writeln!(out, "\n## Instances with annotation notes\n");
+            let _ = writeln!(out, "| note | instances |");
+            let _ = writeln!(out, "|---|---|");
+            for (kind, n) in &a.notes {
+                let _ = writeln!(out, "| {} | {n} |", kind.describe());
+            }
+        }
+    }
+    out
+}
+
+/// The same tables as JSON (`report/tables.json`, `hunkgen stats --json`).
+pub fn json(t: &Tables) -> String {
+    serde_json::to_string_pretty(t).unwrap_or_default()
+}
+
+/// Linear-interpolation percentile (numpy's default), as the paper's p75.
+pub fn percentile(values: &[f64], q: f64) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let pos = q * (v.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
+}

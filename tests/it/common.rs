@@ -1,0 +1,107 @@
+//! Shared test helpers: a hermetic git runner with fixed identities and dates, the
+//! hunkgen command, and the Defects4J metadata root.
+
+#![allow(dead_code)] // Each test module uses a different subset.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The repository root (for recipes/, demo/, scripts/).
+pub fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Defects4J's `framework/projects`: `HUNKGEN_D4J_ROOT`, else v2.0.1 in `../shared`.
+pub fn d4j_root() -> PathBuf {
+    std::env::var_os("HUNKGEN_D4J_ROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest().join("../shared/defects4j/framework/projects"))
+}
+
+/// The hunkgen binary under test.
+pub fn hunkgen() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("hunkgen").expect("binary built")
+}
+
+/// Run git hermetically (no user or system config) in `dir`; panics with git's stderr
+/// on failure.
+pub fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
+    git_at(dir, args, 0)
+}
+
+/// Like [`git`], with author and committer dates `tick` hours after a fixed epoch.
+pub fn git_at(dir: &Path, args: &[&str], tick: i64) -> Vec<u8> {
+    let date = format!("{} +0100", 1_700_000_000 + tick * 3600);
+    let out = Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Ada Tester")
+        .env("GIT_AUTHOR_EMAIL", "ada@example.org")
+        .env("GIT_COMMITTER_NAME", "Ada Tester")
+        .env("GIT_COMMITTER_EMAIL", "ada@example.org")
+        .env("GIT_AUTHOR_DATE", &date)
+        .env("GIT_COMMITTER_DATE", &date)
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// A repository built by git commands with fixed identities and dates.
+pub struct Script {
+    _tmp: tempfile::TempDir,
+    /// The work tree.
+    pub dir: PathBuf,
+    /// Hours after the fixed epoch of the next git command's dates.
+    pub tick: i64,
+}
+
+impl Script {
+    /// An empty repository on branch `main`.
+    pub fn new() -> Self {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("repo");
+        std::fs::create_dir(&dir).expect("mkdir");
+        let s = Script {
+            _tmp: tmp,
+            dir,
+            tick: 0,
+        };
+        s.git(&["init", "-q", "-b", "main"]);
+        s
+    }
+
+    /// Raw output of a git command.
+    pub fn git_bytes(&self, args: &[&str]) -> Vec<u8> {
+        git_at(&self.dir, args, self.tick)
+    }
+
+    /// Trimmed text output of a git command.
+    pub fn git(&self, args: &[&str]) -> String {
+        String::from_utf8(self.git_bytes(args))
+            .expect("utf-8")
+            .trim()
+            .to_string()
+    }
+
+    /// Write a file of the work tree.
+    pub fn write(&self, path: &str, content: &str) {
+        let p = self.dir.join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, content).expect("write");
+    }
+
+    /// Commit everything, one hour after the previous commit; returns the id.
+    pub fn commit(&mut self, msg: &str) -> String {
+        self.tick += 1;
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", msg]);
+        self.git(&["rev-parse", "HEAD"])
+    }
+}

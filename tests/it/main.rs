@@ -1,0 +1,18 @@
+//! The integration tests, in one binary so the suite links once.
+
+mod common;
+
+mod annotate_bleu;
+mod annotate_build;
+mod annotate_cli;
+mod cli;
+mod demo_dataset;
+mod demo_repo;
+mod diff_d4j;
+mod diff_errors;
+mod diff_oracle;
+mod diff_prop;
+mod git_history;
+mod hunk4j;
+mod syntax_dast;
+mod syntax_oracle;
