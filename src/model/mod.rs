@@ -208,3 +208,20 @@ pub struct Proximity {
     /// λ used.
     pub lambda: u32,
 }
+
+/// The JSON Schema of an `instances.jsonl` row, generated from the types (checked in as
+/// `docs/instance.schema.json`; a test keeps the two equal).
+pub fn instance_schema() -> String {
+    let schema = schemars::schema_for!(Instance);
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The JSON Schema of a `rejected.jsonl` row (`docs/rejected.schema.json`).
+pub fn rejected_schema() -> String {
+    let schema = schemars::schema_for!(Rejected);
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}

@@ -14,5 +14,6 @@ mod diff_oracle;
 mod diff_prop;
 mod git_history;
 mod hunk4j;
+mod schema;
 mod syntax_dast;
 mod syntax_oracle;

@@ -1,0 +1,202 @@
+//! The contract pinned: the checked-in JSON Schemas equal the ones generated from the
+//! types, and golden rows of the demo and HUNK4J keep their fields, order and values.
+
+use crate::common::{d4j_root, manifest};
+use std::fs;
+
+/// Regenerate with `HUNKGEN_BLESS=1 cargo test schema` after a deliberate change.
+fn check(file: &str, generated: &str) {
+    let path = manifest().join(file);
+    if std::env::var_os("HUNKGEN_BLESS").is_some() {
+        fs::write(&path, generated).expect("write schema");
+    }
+    let checked_in = fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        checked_in == generated,
+        "{file} differs from the schema generated from src/model; \
+         rerun with HUNKGEN_BLESS=1 and commit it (and bump SCHEMA_VERSION if the row changed)"
+    );
+}
+
+#[test]
+fn checked_in_schemas_match_the_types() {
+    check(
+        "docs/instance.schema.json",
+        &hunkgen::model::instance_schema(),
+    );
+    check(
+        "docs/rejected.schema.json",
+        &hunkgen::model::rejected_schema(),
+    );
+}
+
+#[test]
+fn every_instance_field_is_explained_in_the_readme() {
+    let readme = fs::read_to_string(manifest().join("README.md")).expect("README");
+    let schema: serde_json::Value =
+        serde_json::from_str(&hunkgen::model::instance_schema()).expect("schema json");
+    let mut missing = Vec::new();
+    for field in schema["properties"].as_object().expect("properties").keys() {
+        if !readme.contains(&format!("`{field}`")) {
+            missing.push(field.clone());
+        }
+    }
+    for (_, def) in schema["$defs"].as_object().expect("defs") {
+        if let Some(props) = def["properties"].as_object() {
+            for field in props.keys() {
+                if !readme.contains(&format!("`{field}`")) {
+                    missing.push(field.clone());
+                }
+            }
+        }
+    }
+    missing.sort();
+    missing.dedup();
+    assert!(missing.is_empty(), "README does not explain: {missing:?}");
+}
+
+/// The instances of a build, with the schema-v2 additions taken back out: no
+/// `schema_version`, and notes as the v1 strings (`ast: <path>: <detail>`, sorted).
+fn as_schema_v1(jsonl: &str) -> String {
+    let mut out = String::new();
+    for line in jsonl.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("row");
+        assert_eq!(v["schema_version"], 2);
+        let mut line = line.replacen("\"schema_version\":2,", "", 1);
+        if let Some(at) = line.find(",\"notes\":[") {
+            let mut old: Vec<String> = v["notes"]
+                .as_array()
+                .expect("notes")
+                .iter()
+                .map(|n| {
+                    let detail = n["detail"].as_str().expect("detail");
+                    match n["path"].as_str() {
+                        Some(p) => format!("ast: {p}: {detail}"),
+                        None => format!("ast: {detail}"),
+                    }
+                })
+                .collect();
+            old.sort();
+            line.truncate(at);
+            line.push_str(",\"notes\":");
+            line.push_str(&serde_json::to_string(&old).expect("json"));
+            line.push('}');
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+fn sha256(text: &str) -> String {
+    hunkgen::dataset::sha256_hex(text.as_bytes())
+}
+
+/// The SHA-256 of each build's `instances.jsonl` before schema v2 (commit da51a57):
+/// the new rows differ from those exactly by `schema_version` and the typed notes.
+const DEMO_V1_SHA256: &str = "023060a8cc96af00e44f3c73243dff12cae1744627e6872297b225a1838ccee5";
+const HUNK4J_V1_SHA256: &str = "22351fe94797333bd67af84852e578dedc21119ccd069c19159e64790034ef34";
+
+#[test]
+fn hunk4j_rows_differ_from_v1_only_by_the_schema_additions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recipe = dir.path().join("hunk4j.yaml");
+    // recipes/hunk4j.yaml as of v1, read against Defects4J v2.0.1.
+    let text = fs::read_to_string(manifest().join("recipes/hunk4j.yaml"))
+        .expect("recipe")
+        .lines()
+        .map(|l| {
+            if l.trim_start().starts_with("path: ") && l.contains("framework/projects") {
+                format!("    path: {}", d4j_root().display())
+            } else if l.trim_start().starts_with("file: ") {
+                let name = l.rsplit('/').next().unwrap_or_default();
+                format!(
+                    "          file: {}",
+                    manifest()
+                        .join("../shared/defects4j/upstream-maps")
+                        .join(name)
+                        .display()
+                )
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    fs::write(&recipe, text).expect("write recipe");
+    let plan = hunkgen::recipe::load(&recipe).expect("plan");
+    let out = dir.path().join("out");
+    hunkgen::pipeline::build(
+        &plan,
+        &hunkgen::pipeline::BuildOptions {
+            output: Some(out.clone()),
+            ..Default::default()
+        },
+    )
+    .expect("build");
+    let jsonl = fs::read_to_string(out.join("instances.jsonl")).expect("instances");
+    assert_eq!(sha256(&as_schema_v1(&jsonl)), HUNK4J_V1_SHA256);
+
+    // Golden row, field by field: Lang_4, the first Lang bug in HUNK4J (Lang_1 has one
+    // counted hunk once created files and import-only hunks are skipped).
+    let lang1 = jsonl
+        .lines()
+        .find(|l| l.contains("\"instance_id\":\"Lang_4\""))
+        .expect("Lang_4");
+    let golden =
+        fs::read_to_string(manifest().join("tests/data/golden/Lang_4.json")).unwrap_or_default();
+    if std::env::var_os("HUNKGEN_BLESS").is_some() {
+        fs::write(
+            manifest().join("tests/data/golden/Lang_4.json"),
+            format!("{lang1}\n"),
+        )
+        .expect("bless");
+    }
+    assert_eq!(format!("{lang1}\n"), golden, "Lang_4 row changed");
+}
+
+#[test]
+fn demo_rows_differ_from_v1_only_by_the_schema_additions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path().join("demo-repo");
+    let status = std::process::Command::new("bash")
+        .arg(manifest().join("demo/build-repo.sh"))
+        .arg(&repo)
+        .output()
+        .expect("build-repo.sh runs");
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let recipe = dir.path().join("demo.yaml");
+    fs::write(
+        &recipe,
+        fs::read_to_string(manifest().join("recipes/demo.yaml"))
+            .expect("recipe")
+            .replace("../target/demo-repo", &repo.display().to_string()),
+    )
+    .expect("recipe");
+    let plan = hunkgen::recipe::load(&recipe).expect("plan");
+    let out = dir.path().join("out");
+    hunkgen::pipeline::build(
+        &plan,
+        &hunkgen::pipeline::BuildOptions {
+            output: Some(out.clone()),
+            ..Default::default()
+        },
+    )
+    .expect("build");
+    let jsonl = fs::read_to_string(out.join("instances.jsonl")).expect("instances");
+    assert_eq!(sha256(&as_schema_v1(&jsonl)), DEMO_V1_SHA256);
+    let first = jsonl.lines().next().expect("a row");
+    let path = manifest().join("tests/data/golden/demo_first.json");
+    if std::env::var_os("HUNKGEN_BLESS").is_some() {
+        fs::write(&path, format!("{first}\n")).expect("bless");
+    }
+    assert_eq!(
+        format!("{first}\n"),
+        fs::read_to_string(&path).unwrap_or_default(),
+        "first demo row changed"
+    );
+}
