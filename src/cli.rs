@@ -159,9 +159,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 .output
                 .canonicalize()
                 .unwrap_or_else(|_| summary.output.clone());
-            for w in &summary.warnings {
-                eprintln!("warning: {w}");
-            }
+            print_warnings(&summary.warnings);
             if !summary.rejected.is_empty() {
                 eprintln!(
                     "warning: {} item(s) rejected (first: {}: {}); see {}",
@@ -251,6 +249,41 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 }
             }
             Ok(())
+        }
+    }
+}
+
+/// Build warnings on stderr; one line for all projects without a repository, with how to
+/// give them, instead of one line per project.
+fn print_warnings(warnings: &[String]) {
+    const NO_REPO: &str = "no repository for project ";
+    let (no_repo, other): (Vec<&String>, Vec<&String>) =
+        warnings.iter().partition(|w| w.starts_with(NO_REPO));
+    for w in other {
+        eprintln!("warning: {w}");
+    }
+    match no_repo.as_slice() {
+        [] => {}
+        [one] => eprintln!("warning: {one}"),
+        many => {
+            let names: Vec<String> = many
+                .iter()
+                .map(|w| {
+                    let rest = &w[NO_REPO.len()..];
+                    let name = rest.split(':').next().unwrap_or(rest);
+                    let n = rest
+                        .split(": ")
+                        .nth(1)
+                        .and_then(|t| t.split(' ').next())
+                        .unwrap_or("?");
+                    format!("{name} {n}")
+                })
+                .collect();
+            eprintln!(
+                "warning: no repository for {} projects (instances without AST fields: {}); give them with --repo NAME=PATH or --repos FILE (scripts/clone-d4j-repos.sh)",
+                many.len(),
+                names.join(", ")
+            );
         }
     }
 }

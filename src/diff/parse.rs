@@ -96,19 +96,22 @@ impl ParseError {
     pub fn with_file(self, path: impl Into<PathBuf>) -> PatchFileError {
         PatchFileError {
             path: path.into(),
-            source: self,
+            error: self,
         }
     }
 }
 
 /// A parse error in a named patch file, printed `path:line: what`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}:{}: {}", path.display(), source.line, source.kind)]
+///
+/// The parse error is part of the message, not a separate cause, so the one-line report
+/// does not print it twice.
+#[error("{}:{}: {}", path.display(), error.line, error.kind)]
 pub struct PatchFileError {
     /// The patch file.
     pub path: PathBuf,
     /// What went wrong inside it.
-    pub source: ParseError,
+    pub error: ParseError,
 }
 
 impl PatchFileError {

@@ -14,6 +14,7 @@ mod diff_oracle;
 mod diff_prop;
 mod git_history;
 mod hunk4j;
+mod rough_edges;
 mod schema;
 mod syntax_dast;
 mod syntax_oracle;
