@@ -34,7 +34,8 @@ pub struct Switches {
     pub covering_anchor: bool,
     /// D_lex text: added lines then deleted lines (else deleted then added).
     pub added_first: bool,
-    /// D_lex text of hunk i is the i-th `@@` hunk of the whole patch (released defect).
+    /// D_lex text of hunk i is the hunk at position i of the whole patch file, every `@@`
+    /// in textual order (released defect: its texts were listed by patch position).
     pub misaligned_lex_text: bool,
     /// Same-file pairs whose Java HashMap key order is reversed get D_ast = 0 (released
     /// defect; cross-file pairs keep D_ast = 1, which needs no lookup).

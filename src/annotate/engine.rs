@@ -216,11 +216,13 @@ impl Annotator {
         }
         ann.methods_known = methods_known && n > 0;
 
-        // Lexical texts; the published defect takes the i-th hunk of all hunks instead.
+        // Lexical texts; the published defect gives hunk id i the text of the hunk at
+        // position i of the patch file (every `@@`, textual order; reversal keeps it).
+        let by_position: Vec<&Hunk> = patch.files.iter().flat_map(|f| &f.hunks).collect();
         let texts: Vec<String> = (0..n)
             .map(|i| {
                 let hunk = if self.switches.misaligned_lex_text {
-                    all.get(i).map(|(_, h, _, _)| *h).unwrap_or(counted[i].1)
+                    by_position.get(i).copied().unwrap_or(counted[i].1)
                 } else {
                     counted[i].1
                 };
@@ -532,6 +534,97 @@ mod tests {
         let count = inverted.iter().flatten().filter(|x| **x).count();
         assert_eq!(count, 10);
         assert!(published.value.expect("value") < plain.value.expect("value"));
+    }
+
+    fn default_rules() -> CountRules {
+        CountRules {
+            classifier: crate::classify::Classifier::default(),
+            skip_created_files: true,
+            skip_import_only_hunks: true,
+        }
+    }
+
+    #[test]
+    fn published_lex_text_is_taken_by_patch_position() {
+        // The patch lists B.java, a non-code file, then A.java; modified_classes puts A
+        // first. Counted ids: 0 = a0, 1 = a1, 2 = b0, 3 = b1; patch positions: 0 = b0,
+        // 1 = b1, 2 = notes.txt (not counted), 3 = a0, 4 = a1.
+        let file = |name: &str, words: [&str; 2]| {
+            let mut f = format!("--- a/src/p/{name}\n+++ b/src/p/{name}\n");
+            for (k, w) in words.iter().enumerate() {
+                let line = 2 + 10 * k;
+                f.push_str(&format!(
+                    "@@ -{line},1 +{line},1 @@\n-    int {w} = {k};\n+    int {w} = call({w}, {k});\n"
+                ));
+            }
+            f
+        };
+        let text = format!(
+            "{}--- a/notes.txt\n+++ b/notes.txt\n@@ -1,1 +1,1 @@\n-old note here\n+new note here\n{}",
+            file("B.java", ["beta", "bravo"]),
+            file("A.java", ["alpha", "alfa"])
+        );
+        let patch = crate::diff::parse(text.as_bytes()).expect("patch parses");
+        let by_position: Vec<&Hunk> = patch.files.iter().flat_map(|f| &f.hunks).collect();
+        assert_eq!(by_position.len(), 5);
+        let classes = ["p.A".to_string(), "p.B".to_string()];
+        let run = |profile: Profile| {
+            let annotator = Annotator::new(profile, Tokenizer::default());
+            let ann = annotator.annotate(
+                &patch,
+                &Patch::default(),
+                &default_rules(),
+                &classes,
+                &NoSources("no sources in this test".into()),
+            );
+            (annotator, ann)
+        };
+        let d_lex = |a: &Annotator, x: &Hunk, y: &Hunk| {
+            let mut interner = Interner::default();
+            let tx = interner.ids(&a.tokenizer.tokenize(&a.hunk_text(x)));
+            let ty = interner.ids(&a.tokenizer.tokenize(&a.hunk_text(y)));
+            1.0 - sentence_bleu4_ids(&tx, &ty)
+        };
+        for profile in [Profile::Hunk4j, Profile::Hunk4jPublished] {
+            let (annotator, ann) = run(profile);
+            // Ids follow modified_classes either way.
+            let order: Vec<(usize, usize)> =
+                ann.places.iter().map(|(ix, p)| (*ix, p.order)).collect();
+            assert_eq!(order, [(3, 0), (4, 1), (0, 2), (1, 3)], "{profile:?}");
+            let own = [3, 4, 0, 1];
+            let div = ann.divergence.expect("divergence");
+            assert_eq!(div.pairs.len(), 6);
+            for p in &div.pairs {
+                let (x, y) = if profile == Profile::Hunk4jPublished {
+                    (p.i, p.j)
+                } else {
+                    (own[p.i], own[p.j])
+                };
+                let want = d_lex(&annotator, by_position[x], by_position[y]);
+                assert!(
+                    (p.d_lex - want).abs() < 1e-12,
+                    "{profile:?} pair {}_{}: {} vs {want}",
+                    p.i,
+                    p.j,
+                    p.d_lex
+                );
+            }
+        }
+        // The published pair 2_3 compares the non-code hunk with a0 (position 2 vs 3).
+        let (_, plain) = run(Profile::Hunk4j);
+        let (_, published) = run(Profile::Hunk4jPublished);
+        let pair = |d: &Divergence, i, j| {
+            d.pairs
+                .iter()
+                .find(|p| (p.i, p.j) == (i, j))
+                .map(|p| p.d_lex)
+                .expect("pair")
+        };
+        let (plain, published) = (
+            plain.divergence.expect("divergence"),
+            published.divergence.expect("divergence"),
+        );
+        assert!((pair(&plain, 2, 3) - pair(&published, 2, 3)).abs() > 1e-6);
     }
 
     #[test]
