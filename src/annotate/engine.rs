@@ -8,7 +8,7 @@ use super::bleu::{sentence_bleu4_ids, Interner};
 use super::divergence::{self, Profile, Switches};
 use super::proximity;
 use super::tokenize::Tokenizer;
-use crate::diff::{FilePatch, Hunk, LineKind, Patch};
+use crate::diff::{FilePatch, Hunk, LineKind, Patch, Span};
 use crate::extract::{self, CountRules};
 use crate::model::{Divergence, PairRecord};
 use crate::syntax::{self, AnchorRule, Lang, ParsedFile, TreeShape};
@@ -100,6 +100,17 @@ impl Annotator {
             AnchorRule::Covering
         } else {
             AnchorRule::FirstStatement
+        }
+    }
+
+    /// The buggy-file span a hunk's D_ast anchor covers: its changed-line span, or with
+    /// `header_anchor_span` the span derived from its buggy-side `@@` numbers as written.
+    pub fn anchor_span(&self, hunk: &Hunk) -> Span {
+        if self.switches.header_anchor_span {
+            let (c, d) = hunk.old_range_as_written();
+            divergence::header_anchor_span(c, d)
+        } else {
+            hunk.old_span()
         }
     }
 
@@ -237,9 +248,10 @@ impl Annotator {
         let anchors: Vec<Option<(syntax::NodeId, u32)>> = counted
             .iter()
             .map(|(fp, h, _)| match parsed.get(buggy_path(fp)) {
-                Some(Ok((pf, _))) => {
-                    Some((pf.anchor(h.old_span(), self.anchor_rule()), pf.diameter()))
-                }
+                Some(Ok((pf, _))) => Some((
+                    pf.anchor(self.anchor_span(h), self.anchor_rule()),
+                    pf.diameter(),
+                )),
                 _ => None,
             })
             .collect();
@@ -497,7 +509,11 @@ mod tests {
             skip_import_only_hunks: false,
         };
         let run = |profile| {
-            Annotator::new(profile, Tokenizer::default())
+            let mut annotator = Annotator::new(profile, Tokenizer::default());
+            // The fixture's hunks have no context lines: keep the changed-line span so
+            // that only the reversed keys tell the two profiles apart.
+            annotator.switches.header_anchor_span = false;
+            annotator
                 .annotate(
                     &patch,
                     &Patch::default(),
@@ -625,6 +641,106 @@ mod tests {
             published.divergence.expect("divergence"),
         );
         assert!((pair(&plain, 2, 3) - pair(&published, 2, 3)).abs() > 1e-6);
+    }
+
+    /// A buggy file whose last line is the class's closing brace (line 13).
+    const TAIL_SRC: &str = "package p;\n\nclass A {\n  int f() {\n    int x = 1;\n    return x;\n  }\n\n  int g() {\n    int y = 2;\n    return y;\n  }\n}\n";
+
+    #[test]
+    fn published_anchor_span_comes_from_the_header() {
+        // Hunk 0 starts at line 1 (no leading context); hunk 1 ends at the file's last
+        // line (no trailing context) and changes that line.
+        let text = "--- a/A.java\n+++ b/A.java\n\
+            @@ -1,4 +1,4 @@\n-package p;\n+package q;\n \n class A {\n   int f() {\n\
+            @@ -8,6 +8,7 @@\n \n   int g() {\n     int y = 2;\n     return y;\n   }\n-}\n+  int h() { return 0; }\n+}\n";
+        let patch = crate::diff::parse(text.as_bytes()).expect("patch parses");
+        let hunks = &patch.files[0].hunks;
+        let plain = Annotator::new(Profile::Hunk4j, Tokenizer::default());
+        let published = Annotator::new(Profile::Hunk4jPublished, Tokenizer::default());
+        let spans = |a: &Annotator| -> Vec<(u32, u32)> {
+            hunks
+                .iter()
+                .map(|h| {
+                    let s = a.anchor_span(h);
+                    (s.start, s.end)
+                })
+                .collect()
+        };
+        // Changed lines: line 1; line 13.
+        assert_eq!(spans(&plain), [(1, 1), (13, 13)]);
+        // Header: 1,4 → 4..1 (c ≤ 3); 8,6 → 11..10 (d ≥ 6), short of the changed line.
+        assert_eq!(spans(&published), [(4, 1), (11, 10)]);
+        let pf = syntax::parse_file(Lang::Java, TAIL_SRC.as_bytes(), TreeShape::JavaParser);
+        let anchor =
+            |a: &Annotator, h: &Hunk| pf.lines(pf.anchor(a.anchor_span(h), AnchorRule::Covering));
+        assert_eq!(
+            anchor(&plain, &hunks[1]),
+            (3, 13),
+            "the class covers line 13"
+        );
+        assert_eq!(
+            anchor(&published, &hunks[1]),
+            (10, 10),
+            "`int y = 2;` (line 10) covers 11..10"
+        );
+        // The pair's distance follows: D_ast is computed from the header anchors.
+        let dist = |a: &Annotator| {
+            let ann = a.annotate(
+                &patch,
+                &Patch::default(),
+                &default_rules(),
+                &[],
+                &OneFile(TAIL_SRC.to_string()),
+            );
+            let div = ann.divergence.expect("divergence");
+            div.pairs[0].dist.expect("same-file distance")
+        };
+        let (d_plain, d_published) = (dist(&plain), dist(&published));
+        let want = |a: &Annotator| {
+            let x = pf.anchor(a.anchor_span(&hunks[0]), AnchorRule::Covering);
+            let y = pf.anchor(a.anchor_span(&hunks[1]), AnchorRule::Covering);
+            (pf.distance(x, y), pf.diameter())
+        };
+        assert_eq!(d_plain, want(&plain));
+        assert_eq!(d_published, want(&published));
+        assert_ne!(d_plain.0, d_published.0);
+        // Places (methods, proximity) keep the changed-line span in every profile.
+        let places = |a: &Annotator| {
+            a.annotate(
+                &patch,
+                &Patch::default(),
+                &default_rules(),
+                &[],
+                &OneFile(TAIL_SRC.to_string()),
+            )
+            .places
+        };
+        assert_eq!(places(&plain), places(&published));
+    }
+
+    #[test]
+    fn published_anchor_span_ignores_realignment_of_hand_trimmed_headers() {
+        // A reversed (fixed → buggy) Defects4J patch whose second hunk states buggy-side
+        // start +20 although, after the first hunk's extra line, it lands at 10.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("1.src.patch");
+        let reversed = "--- a/A.java\n+++ b/A.java\n\
+            @@ -1,2 +1,3 @@\n a\n+b\n c\n\
+            @@ -9,1 +20,1 @@\n-e\n+d\n";
+        std::fs::write(&path, reversed).expect("write");
+        let forward =
+            crate::source::defects4j::read_forward_patch(&path, true).expect("patch reads");
+        let h = &forward.files[0].hunks[1];
+        assert_eq!((h.old_start, h.old_lines), (10, 1), "realigned");
+        assert_eq!(h.old_range_as_written(), (20, 1), "as written");
+        let plain = Annotator::new(Profile::Hunk4j, Tokenizer::default());
+        let published = Annotator::new(Profile::Hunk4jPublished, Tokenizer::default());
+        assert_eq!(plain.anchor_span(h), Span { start: 10, end: 10 });
+        assert_eq!(
+            published.anchor_span(h),
+            divergence::header_anchor_span(20, 1)
+        );
+        assert_eq!(published.anchor_span(h), Span { start: 23, end: 23 });
     }
 
     #[test]
