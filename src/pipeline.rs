@@ -128,6 +128,7 @@ pub fn build(recipe: &LoadedRecipe, opts: &BuildOptions) -> Result<BuildSummary,
     let jsonl = dataset::instances_jsonl(&mut kept);
     let compare = recipe.recipe.report.compare_with.as_deref() == Some("hunk4j");
     let mut report = dataset::report_markdown(&recipe.recipe.name, &kept, &examined, compare);
+    report.push_str(&inputs_section(recipe, &sources));
     if recipe.recipe.annotate.enabled {
         report.push_str(&dataset::annotation_report(&kept, &warnings));
         dataset::write_atomic(
@@ -162,6 +163,28 @@ pub fn build(recipe: &LoadedRecipe, opts: &BuildOptions) -> Result<BuildSummary,
         instances: kept,
         warnings,
     })
+}
+
+/// The report's record of what produced its numbers: the sources (with the Defects4J
+/// version the recipe states) and the annotation profile with every switch.
+fn inputs_section(recipe: &LoadedRecipe, sources: &[String]) -> String {
+    let mut out = String::from("\n## Inputs\n\n");
+    for s in sources {
+        out.push_str(&format!("- source: {s}\n"));
+    }
+    let annotate = &recipe.recipe.annotate;
+    if annotate.enabled {
+        let switches = serde_json::to_string(&annotate.profile.switches())
+            .unwrap_or_default()
+            .replace(['{', '}', '"'], "")
+            .replace(':', " = ")
+            .replace(',', ", ");
+        out.push_str(&format!(
+            "- annotation profile `{}`: {switches}\n",
+            annotate.profile.name()
+        ));
+    }
+    out
 }
 
 fn now_secs() -> i64 {
@@ -238,7 +261,11 @@ fn defects4j_instances(
         .collect::<Result<Vec<_>, D4jError>>()?;
     progress.finish();
     let sources = vec![format!(
-        "defects4j: {} ({} projects: {})",
+        "defects4j{}: {} ({} projects: {})",
+        spec.version
+            .as_deref()
+            .map(|v| format!(" {v}"))
+            .unwrap_or_default(),
         root.display(),
         projects.len(),
         projects
