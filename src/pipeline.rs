@@ -108,7 +108,8 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         hunks: kept.iter().map(|i| i.stats.hunks).sum(),
     };
     let jsonl = dataset::instances_jsonl(&mut kept);
-    let tables = report::Tables::compute(&kept, &examined, plan.annotate.is_some());
+    let mut tables = report::Tables::compute(&kept, &examined, plan.annotate.is_some());
+    tables.inputs = report::inputs(&mined.described, plan.annotate.as_ref().map(|a| a.profile));
     let compare = plan.report.compare_with.as_deref() == Some("hunk4j");
     let mut card = Card {
         name: plan.name.clone(),

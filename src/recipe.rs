@@ -114,6 +114,10 @@ pub struct Defects4jSpec {
     /// Projects to read; all projects found when omitted.
     #[serde(default)]
     pub projects: Option<Vec<String>>,
+    /// The Defects4J release the tree comes from (`v2.1.0`), as the recipe states it;
+    /// reported in the card and the report, not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
     /// Per project: where its git repository is and how Defects4J revisions map onto it.
     /// Projects without a repository keep their instances with AST fields null.
     #[serde(default)]
@@ -465,6 +469,7 @@ fn d4j_plan(
     }
     Ok(D4jConfig {
         root,
+        version: spec.version.clone(),
         projects,
         repos,
     })

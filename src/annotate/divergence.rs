@@ -1,5 +1,6 @@
 //! Hunk divergence (HUNK4J Definition 4) and the three profiles' switches (DESIGN §4).
 
+use crate::diff::Span;
 use serde::{Deserialize, Serialize};
 
 /// Annotation profile: which variant of the published method to compute.
@@ -15,7 +16,7 @@ pub enum Profile {
     #[serde(rename = "hunk4j")]
     #[value(name = "hunk4j")]
     Hunk4j,
-    /// `hunk4j` plus the released pipeline's two defects, to reproduce published numbers.
+    /// `hunk4j` plus the released pipeline's defects, to reproduce published numbers.
     #[serde(rename = "hunk4j-published")]
     #[value(name = "hunk4j-published")]
     Hunk4jPublished,
@@ -42,8 +43,13 @@ pub struct Switches {
     pub covering_anchor: bool,
     /// D_lex text: added lines then deleted lines (else deleted then added).
     pub added_first: bool,
-    /// D_lex text of hunk i is the i-th `@@` hunk of the whole patch (released defect).
+    /// D_lex text of hunk i is the hunk at position i of the whole patch file, every `@@`
+    /// in textual order (released defect: its texts were listed by patch position).
     pub misaligned_lex_text: bool,
+    /// D_ast anchor span from the buggy-side `@@` numbers as written, assuming three
+    /// context lines each side ([`header_anchor_span()`]; released pipeline), else the
+    /// changed-line span.
+    pub header_anchor_span: bool,
     /// Same-file pairs whose Java HashMap key order is reversed get D_ast = 0 (released
     /// defect; cross-file pairs keep D_ast = 1, which needs no lookup).
     pub reversed_key_defect: bool,
@@ -52,24 +58,38 @@ pub struct Switches {
 impl Profile {
     /// The switches that define this profile.
     pub fn switches(self) -> Switches {
+        // hunk4j: the authors' released code, defects fixed.
         let hunk4j = Switches {
+            // γ: the released code weighs D_file only across files.
             gamma_same_file: 0.0,
             gamma_cross_file: 2.0,
+            // The released LCP loop counts matched segments from −1.
             lcp_starts_at_minus_one: true,
+            // Hunk ids follow Defects4J's modified_classes, then line order.
             modified_classes_order: true,
+            // The released code parses with JavaParser.
             javaparser_tree: true,
+            // The released anchor is the smallest node covering the span.
             covering_anchor: true,
+            // The released text lists added lines, then deleted ones.
             added_first: true,
+            // Defects, off: each hunk's own text, its changed-line span, plain pair keys.
             misaligned_lex_text: false,
+            header_anchor_span: false,
             reversed_key_defect: false,
         };
         match self {
             Profile::Hunk4j => hunk4j,
             Profile::Hunk4jPublished => Switches {
+                // Released texts were listed by patch position, hunks by modified_classes.
                 misaligned_lex_text: true,
+                // Released anchors came from the `@@` header as written, ±3 context lines.
+                header_anchor_span: true,
+                // Released pair keys followed Java HashMap order, looked up as "i_j".
                 reversed_key_defect: true,
                 ..hunk4j
             },
+            // algorithm1: the paper's Algorithm 1 as written.
             Profile::Algorithm1 => Switches {
                 gamma_same_file: 1.0,
                 gamma_cross_file: 2.0,
@@ -79,6 +99,7 @@ impl Profile {
                 covering_anchor: false,
                 added_first: false,
                 misaligned_lex_text: false,
+                header_anchor_span: false,
                 reversed_key_defect: false,
             },
         }
@@ -91,6 +112,23 @@ impl Profile {
             Profile::Hunk4jPublished => "hunk4j-published",
             Profile::Algorithm1 => "algorithm1",
         }
+    }
+}
+
+/// The released pipeline's D_ast anchor span from a hunk's buggy-side `@@` range `c,d`
+/// as written, assuming three context lines each side: start = c + 3; end = c + d − 4
+/// when d ≥ 6 or c ≤ 3, else c + 3. An end below line 1 is returned as 0 (every node
+/// ends at or after it, as with the negative end the pipeline computed).
+pub fn header_anchor_span(c: u32, d: u32) -> Span {
+    let (c64, d64) = (i64::from(c), i64::from(d));
+    let end = if d >= 6 || c <= 3 {
+        c64 + d64 - 4
+    } else {
+        c64 + 3
+    };
+    Span {
+        start: c.saturating_add(3),
+        end: u32::try_from(end.max(0)).unwrap_or(u32::MAX),
     }
 }
 
@@ -216,6 +254,30 @@ mod tests {
         assert_eq!(d_ast(0, 0), 0.0);
         // ln 4 / ln 16 = 0.5
         assert!((d_ast(3, 15) - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn header_anchor_span_assumes_three_context_lines() {
+        let span = |c, d| {
+            let s = header_anchor_span(c, d);
+            (s.start, s.end)
+        };
+        // Full context (d ≥ 6): the lines between three context lines each side.
+        assert_eq!(span(53, 13), (56, 62));
+        assert_eq!(span(40, 6), (43, 42), "one inserted line: end = start − 1");
+        // d < 6 away from the file start: end = start.
+        assert_eq!(span(10, 4), (13, 13));
+        assert_eq!(span(10, 5), (13, 13));
+        // At the file start (c ≤ 3) the d ≥ 6 formula holds whatever d is.
+        assert_eq!(span(3, 5), (6, 4));
+        assert_eq!(span(1, 4), (4, 1));
+        // An end below line 1 comes back as 0: every node covers it.
+        assert_eq!(span(1, 2), (4, 0));
+        assert_eq!(span(0, 0), (3, 0));
+        // Only the profile reproducing the published numbers reads the header.
+        assert!(Profile::Hunk4jPublished.switches().header_anchor_span);
+        assert!(!Profile::Hunk4j.switches().header_anchor_span);
+        assert!(!Profile::Algorithm1.switches().header_anchor_span);
     }
 
     #[test]

@@ -27,6 +27,9 @@ pub struct Tables {
     pub not_counted: Vec<NotCounted>,
     /// Table III and the distribution, when the dataset is annotated.
     pub annotation: Option<AnnotationTables>,
+    /// What produced the numbers: one line per source (with the Defects4J release the
+    /// recipe states) and the annotation profile with every switch.
+    pub inputs: Vec<String>,
 }
 
 /// An examined item with uncounted hunks.
@@ -117,6 +120,7 @@ impl Tables {
             table2_all_files: tables::table2(kept, true),
             not_counted,
             annotation: annotated.then(|| annotation_tables(kept)),
+            inputs: Vec::new(),
         }
     }
 }
@@ -196,6 +200,24 @@ fn annotation_tables(instances: &[Instance]) -> AnnotationTables {
     }
 }
 
+/// The report's record of what produced its numbers: the sources and, when annotated,
+/// the profile with every switch.
+pub fn inputs(
+    sources: &[String],
+    profile: Option<crate::annotate::divergence::Profile>,
+) -> Vec<String> {
+    let mut out: Vec<String> = sources.iter().map(|s| format!("source: {s}")).collect();
+    if let Some(p) = profile {
+        let switches = serde_json::to_string(&p.switches())
+            .unwrap_or_default()
+            .replace(['{', '}', '"'], "")
+            .replace(':', " = ")
+            .replace(',', ", ");
+        out.push(format!("annotation profile `{}`: {switches}", p.name()));
+    }
+    out
+}
+
 /// Table III in markdown: class, bugs, mean divergence; a mean over fewer instances than
 /// the class holds says so in the row.
 pub fn table3_markdown(t: &AnnotationTables) -> String {
@@ -270,6 +292,12 @@ pub fn markdown(name: &str, t: &Tables, warnings: &[String], compare: bool) -> S
                 if r.kept { "yes" } else { "no" },
                 why.join(", ")
             );
+        }
+    }
+    if !t.inputs.is_empty() {
+        let _ = writeln!(out, "\n## Inputs\n");
+        for line in &t.inputs {
+            let _ = writeln!(out, "- {line}");
         }
     }
     if let Some(a) = &t.annotation {

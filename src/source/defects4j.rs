@@ -365,6 +365,8 @@ pub struct ProjectRepo {
 pub struct D4jConfig {
     /// The `framework/projects` directory.
     pub root: PathBuf,
+    /// The Defects4J release the recipe says the tree is (`v2.1.0`), for the card.
+    pub version: Option<String>,
     /// The project directories to read, in name order.
     pub projects: Vec<(String, PathBuf)>,
     /// Per project: its repository (absent projects have none).
@@ -400,7 +402,11 @@ pub fn candidates(cfg: &D4jConfig, progress: &Progress) -> Result<SourceOutput, 
         }
     }
     out.described.push(format!(
-        "defects4j: {} ({} projects: {})",
+        "defects4j{}: {} ({} projects: {})",
+        cfg.version
+            .as_deref()
+            .map(|v| format!(" {v}"))
+            .unwrap_or_default(),
         cfg.root.display(),
         cfg.projects.len(),
         cfg.projects

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use hunkgen::annotate::divergence::header_anchor_span;
 use hunkgen::diff::Span;
 use hunkgen::syntax::{parse_file, AnchorRule, Lang, TreeShape};
 
@@ -125,10 +126,23 @@ fn ours(src: &str, spans: &[Span]) -> Vec<String> {
 
 /// Runs the oracle once over all jobs (one JVM); returns each file's output lines.
 fn oracle(cp: &str, jobs: &[(PathBuf, Vec<Span>)]) -> Vec<Vec<String>> {
-    let mut args: Vec<String> = Vec::new();
+    let jobs: Vec<(PathBuf, Vec<String>)> = jobs
+        .iter()
+        .map(|(file, spans)| {
+            let args = spans.iter().map(|s| format!("{}:{}", s.start, s.end));
+            (file.clone(), args.collect())
+        })
+        .collect();
+    oracle_args(cp, None, &jobs)
+}
+
+/// Runs the oracle with an optional leading flag over jobs given as raw span arguments
+/// (`S:E` or a header range `C,D`).
+fn oracle_args(cp: &str, flag: Option<&str>, jobs: &[(PathBuf, Vec<String>)]) -> Vec<Vec<String>> {
+    let mut args: Vec<String> = flag.map(str::to_string).into_iter().collect();
     for (file, spans) in jobs {
         args.push(file.display().to_string());
-        args.extend(spans.iter().map(|s| format!("{}:{}", s.start, s.end)));
+        args.extend(spans.iter().cloned());
         args.push("--".into());
     }
     let out = Command::new("java")
@@ -211,4 +225,75 @@ fn javaparser_shape_matches_javaparser() {
     );
     assert!(report.is_empty(), "mismatches:\n{}", report.join("\n"));
     assert_eq!(pairs_ok, pairs);
+}
+
+/// Header ranges `(c, d)` over a file of `n` lines: every start, with counts on both
+/// sides of the released rule's branches (d < 6 and d ≥ 6, c ≤ 3 and c > 3), including
+/// ranges at the file's first lines whose end falls below line 1 and ranges running
+/// past the last line (no trailing context).
+fn header_ranges(n: u32) -> Vec<(u32, u32)> {
+    let mut v = Vec::new();
+    for c in 0..=n {
+        for d in [0, 1, 3, 4, 5, 6, 7, 9, 13] {
+            if c + d <= n + 3 {
+                v.push((c, d));
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn header_span_anchors_match_javaparser() {
+    let jar = jar();
+    let dir = tempfile::tempdir().unwrap();
+    build_oracle(dir.path(), &jar);
+    let cp = format!("{}:{}", jar.display(), dir.path().display());
+    let jobs: Vec<(PathBuf, Vec<String>)> = FIXTURES
+        .iter()
+        .map(|(name, src)| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, src).unwrap();
+            let ranges = header_ranges(src.lines().count() as u32);
+            let args = ranges.iter().map(|(c, d)| format!("{c},{d}")).collect();
+            (path, args)
+        })
+        .collect();
+    let answers = oracle_args(&cp, Some("--anchors"), &jobs);
+    let (mut checked, mut below_one, mut report) = (0, 0, Vec::new());
+    for ((name, src), want) in FIXTURES.iter().zip(&answers) {
+        let f = parse_file(Lang::Java, src.as_bytes(), TreeShape::JavaParser);
+        let ranges = header_ranges(src.lines().count() as u32);
+        let spans: Vec<&String> = want.iter().filter(|l| l.starts_with("span ")).collect();
+        let anchors: Vec<&String> = want.iter().filter(|l| l.starts_with("anchor ")).collect();
+        assert_eq!(spans.len(), ranges.len(), "{name}: span lines");
+        assert_eq!(anchors.len(), ranges.len(), "{name}: anchor lines");
+        for (k, &(c, d)) in ranges.iter().enumerate() {
+            let span = header_anchor_span(c, d);
+            // The oracle's end may be negative; hunkgen returns it as 0, which every
+            // node covers just the same.
+            let e: i64 = spans[k]
+                .rsplit(' ')
+                .next()
+                .and_then(|x| x.parse().ok())
+                .expect("span line ends in a number");
+            below_one += usize::from(e < 1);
+            let want_span = format!("span {k} {} {}", span.start, e);
+            assert_eq!(spans[k], &want_span, "{name}: range {c},{d}");
+            assert_eq!(i64::from(span.end), e.max(0), "{name}: range {c},{d}");
+            let a = f.anchor(span, AnchorRule::Covering);
+            let (b, en) = f.lines(a);
+            let got = format!("anchor {k} {b} {en} {} {}", f.depth(a), f.kind(a));
+            if !same(anchors[k], &got) {
+                report.push(format!(
+                    "{name} {c},{d}: javaparser `{}` vs hunkgen `{got}`",
+                    anchors[k]
+                ));
+            }
+            checked += 1;
+        }
+    }
+    eprintln!("{checked} header ranges checked, {below_one} with an end below line 1");
+    assert!(below_one > 0, "the file-start branch was exercised");
+    assert!(report.is_empty(), "mismatches:\n{}", report.join("\n"));
 }

@@ -1,7 +1,10 @@
 // JpOracle: independent JavaParser reference for hunkgen's D_ast inputs (DESIGN §4).
 //
-// Usage: java -cp javaparser-core.jar:. JpOracle [--dump|--anchors] FILE [START:END ...] [-- FILE ...]
+// Usage: java -cp javaparser-core.jar:. JpOracle [--dump|--anchors] FILE [SPAN ...] [-- FILE ...]
 // (--anchors: no `dist` lines, for many spans per file)
+// A SPAN is START:END, or C,D: a hunk's buggy-side `@@` range as written, turned into a
+// span as the released HUNK4J pipeline did (three context lines assumed each side):
+// start = C+3; end = C+D-4 when D >= 6 or C <= 3, else C+3 (end may be negative).
 // Several jobs separated by `--` run in one JVM; each starts with `file FILE`.
 // Prints, over JavaParser's node tree (Node.getChildNodes(), comments excluded):
 //   nodes N            number of nodes that have a source range (JavaParser's
@@ -11,6 +14,7 @@
 //                      anchor is the smallest line-span node covering the span
 //                      (begin <= start && end >= end), ties -> first in pre-order,
 //                      root if none
+//   span K S E         (C,D form only) the span computed for span K
 //   dist I J D         edges between the anchors of spans I < J
 //   node P DEP KIND B E  (--dump) every node in pre-order
 // Build: javac -cp /usr/share/java/javaparser-core.jar -d OUT JpOracle.java
@@ -114,8 +118,18 @@ public class JpOracle {
         }
         List<Integer> anchors = new ArrayList<>();
         for (int k = a + 1; k < args.length; k++) {
-            String[] se = args[k].split(":");
-            int s = Integer.parseInt(se[0]), e = Integer.parseInt(se[1]);
+            int s, e;
+            if (args[k].contains(",")) {
+                String[] cd = args[k].split(",");
+                int c = Integer.parseInt(cd[0]), d = Integer.parseInt(cd[1]);
+                s = c + 3;
+                e = (d >= 6 || c <= 3) ? c + d - 4 : c + 3;
+                System.out.println("span " + (k - a - 1) + " " + s + " " + e);
+            } else {
+                String[] se = args[k].split(":");
+                s = Integer.parseInt(se[0]);
+                e = Integer.parseInt(se[1]);
+            }
             int best = -1, bestW = Integer.MAX_VALUE;
             for (int i = 0; i < n; i++) {
                 if (!order.get(i).getRange().isPresent()) continue;
