@@ -103,7 +103,7 @@ pub fn apply_file(fp: &FilePatch, original: &[u8]) -> Result<Vec<u8>, ApplyError
         header: hunk.and_then(|i| {
             fp.hunks
                 .get(i - 1)
-                .map(|h| String::from_utf8_lossy(super::parse::trim_eol(&h.header)).into_owned())
+                .map(|h| String::from_utf8_lossy(super::text::trim_eol(&h.header)).into_owned())
         }),
         line,
     };

@@ -7,6 +7,7 @@ mod apply;
 mod model;
 mod parse;
 mod reverse;
+mod text;
 
 pub use apply::{apply_file, apply_patch_to_files, AppliedFile, ApplyError, ApplyErrorKind};
 pub use model::{FileChange, FilePatch, Hunk, Line, LineKind, Patch, Span};

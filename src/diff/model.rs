@@ -102,10 +102,9 @@ impl Hunk {
     /// Old-side `(start, lines)` as written in the header bytes, which realignment and
     /// reversal keep verbatim (the numeric fields when the header does not parse).
     pub fn old_range_as_written(&self) -> (u32, u32) {
-        super::parse::parse_hunk_header(&self.header)
-            .map_or((self.old_start, self.old_lines), |h| {
-                (h.old_start, h.old_lines)
-            })
+        super::text::parse_hunk_header(&self.header).map_or((self.old_start, self.old_lines), |h| {
+            (h.old_start, h.old_lines)
+        })
     }
 
     /// Changed-line span on the new side (same rule with added lines).

@@ -24,7 +24,7 @@
 //! undo a copy should delete the copy target instead.
 
 use super::model::{FileChange, FilePatch, Hunk, Line, LineKind, Patch};
-use super::parse::{git_line_swap, parse_hunk_header, trim_eol};
+use super::text::{git_line_swap, parse_hunk_header, swap_paths, trim_eol};
 
 impl Patch {
     /// The inverse patch (new → old), so Defects4J's fixed → buggy patches become forward.
@@ -217,46 +217,6 @@ fn reverse_header(header: &[Vec<u8>]) -> Vec<Vec<u8>> {
     out
 }
 
-/// The `a/`/`b/` prefix of a path token (inside an opening quote), if any.
-fn git_prefix(tok: &[u8]) -> Option<&'static [u8]> {
-    let q = usize::from(tok.first() == Some(&b'"'));
-    match tok.get(q..q + 2) {
-        Some(b"a/") => Some(b"a/"),
-        Some(b"b/") => Some(b"b/"),
-        _ => None,
-    }
-}
-
-/// Swap two path tokens between the old and the new side, keeping each side's `a/`/`b/`
-/// prefix in place (a `/dev/null` side lends the mirror of the other's prefix). An
-/// involution: swapping the result again gives the input back.
-pub(crate) fn swap_paths(x: &[u8], y: &[u8]) -> (Vec<u8>, Vec<u8>) {
-    let null = |t: &[u8]| t.starts_with(b"/dev/null");
-    let mirror = |p: &'static [u8]| -> &'static [u8] {
-        if p == b"a/" {
-            b"b/"
-        } else {
-            b"a/"
-        }
-    };
-    let (px, py) = (git_prefix(x), git_prefix(y));
-    let recognised = |t: &[u8], p: Option<&[u8]>| p.is_some() || null(t);
-    if !(recognised(x, px) && recognised(y, py)) || (px.is_none() && py.is_none()) {
-        return (y.to_vec(), x.to_vec());
-    }
-    // The prefix each position keeps (or lends, when it holds /dev/null).
-    let p1 = px.unwrap_or_else(|| mirror(py.unwrap_or(b"b/")));
-    let p2 = py.unwrap_or_else(|| mirror(px.unwrap_or(b"a/")));
-    let with = |t: &[u8], p: &[u8]| -> Vec<u8> {
-        if null(t) {
-            return t.to_vec();
-        }
-        let q = usize::from(t.first() == Some(&b'"'));
-        [&t[..q], p, &t[q + 2..]].concat()
-    };
-    (with(y, p1), with(x, p2))
-}
-
 fn eol_of(l: &[u8]) -> &[u8] {
     &l[trim_eol(l).len()..]
 }
@@ -398,9 +358,9 @@ mod tests {
             (b"b/x", b"a/y", b"b/y", b"a/x"),
         ];
         for (x, y, wx, wy) in cases {
-            let (rx, ry) = super::swap_paths(x, y);
+            let (rx, ry) = crate::diff::text::swap_paths(x, y);
             assert_eq!((&rx[..], &ry[..]), (wx, wy));
-            let (bx, by) = super::swap_paths(&rx, &ry);
+            let (bx, by) = crate::diff::text::swap_paths(&rx, &ry);
             assert_eq!((&bx[..], &by[..]), (x, y), "involution");
         }
     }
