@@ -359,3 +359,34 @@ pub fn percentile(values: &[f64], q: f64) -> f64 {
     let hi = pos.ceil() as usize;
     v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mean_over_fewer_instances_than_the_class_says_so() {
+        let row = |class, bugs, with, mean| Table3Row {
+            class,
+            bugs,
+            with_divergence: with,
+            mean_divergence: mean,
+        };
+        let t = AnnotationTables {
+            lambda: Some(3),
+            table3: vec![
+                row(ProximityClass::Nucleus, 2, 2, Some(0.25)),
+                row(ProximityClass::Orbit, 67, 26, Some(0.29)),
+                row(ProximityClass::Sprawl, 3, 0, None),
+            ],
+            undecided: 0,
+            with_divergence: 28,
+            distribution: Vec::new(),
+            notes: Vec::new(),
+        };
+        let md = table3_markdown(&t);
+        assert!(md.contains("| Nucleus | 2 | 0.2500 |"), "{md}");
+        assert!(md.contains("| Orbit | 67 | 0.2900 (Div for 26) |"), "{md}");
+        assert!(md.contains("| Sprawl | 3 | – |"), "{md}");
+    }
+}

@@ -458,3 +458,62 @@ fn an_interrupted_rebuild_leaves_the_old_dataset_or_the_new_one() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn recipe_errors_surface_before_any_work_with_place_and_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = dir.path().join("repo");
+    crate::common::git(dir.path(), &["init", "-q", &repo.display().to_string()]);
+    let cases = [
+        (
+            "name: t\noutput: out\nsource:\n  git:\n    repo: repo\n    message_regex: 'fix(('\n",
+            "r.yaml:6:5: `source.git.message_regex`: not a valid regex",
+        ),
+        (
+            "name: t\noutput: out\nsource:\n  git:\n    repo: repo\nannotate:\n  punkt: no/such/dir\n",
+            "r.yaml:7:3: `annotate.punkt`: cannot read Punkt model file",
+        ),
+        (
+            "name: t\noutput: out\nsource:\n  defects4j:\n    path: nowhere\n",
+            "r.yaml:5:5: `source.defects4j.path`:",
+        ),
+    ];
+    for (text, expected) in cases {
+        fs::write(dir.path().join("r.yaml"), text).expect("recipe");
+        let out = hunkgen()
+            .args(["build", "-q"])
+            .arg(dir.path().join("r.yaml"))
+            .current_dir(dir.path())
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(1));
+        let err = stderr_of(&out);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(expected), "expected {expected:?} in {err}");
+        assert!(
+            !dir.path().join("out").exists(),
+            "no work before the plan holds"
+        );
+    }
+}
+
+#[test]
+fn stats_prints_table_three_and_says_when_a_mean_covers_fewer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recipe = small_d4j(dir.path(), "");
+    hunkgen()
+        .args(["build", "-q"])
+        .arg(&recipe)
+        .assert()
+        .success();
+    hunkgen()
+        .arg("stats")
+        .arg(dir.path().join("out"))
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("## Table III")
+                .and(predicate::str::contains("| total | "))
+                .and(predicate::str::contains("(undecided: no sources)")),
+        );
+}
