@@ -133,6 +133,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             repos,
             repos_file,
         } => {
+            install_interrupt_handler();
             if let Some(j) = jobs {
                 // Only fails if a global pool already exists, which is harmless.
                 let _ = rayon::ThreadPoolBuilder::new()
@@ -145,7 +146,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             };
             repo_map.extend(repos);
             let plan = recipe::load_with(&recipe, &repo_map)?;
-            install_interrupt_handler();
             let summary = pipeline::build(
                 &plan,
                 &BuildOptions {

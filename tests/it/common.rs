@@ -105,3 +105,35 @@ impl Script {
         self.git(&["rev-parse", "HEAD"])
     }
 }
+
+/// Build the demo repository where recipes/demo.yaml expects it, but under `root`, and
+/// return a copy of the recipe placed so that its relative paths resolve there.
+pub fn demo_recipe(root: &Path) -> PathBuf {
+    let status = Command::new("sh")
+        .arg(manifest().join("demo/build-repo.sh"))
+        .arg(root.join("target/demo-repo"))
+        .output()
+        .expect("build-repo.sh runs");
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    std::fs::create_dir_all(root.join("recipes")).expect("mkdir");
+    let recipe = root.join("recipes/demo.yaml");
+    std::fs::copy(manifest().join("recipes/demo.yaml"), &recipe).expect("copy recipe");
+    recipe
+}
+
+/// Load a recipe and build it into `out`.
+pub fn build_into(recipe: &Path, out: &Path) -> hunkgen::pipeline::BuildSummary {
+    let plan = hunkgen::recipe::load(recipe).expect("plan");
+    hunkgen::pipeline::build(
+        &plan,
+        &hunkgen::pipeline::BuildOptions {
+            output: Some(out.to_path_buf()),
+            ..Default::default()
+        },
+    )
+    .expect("build")
+}

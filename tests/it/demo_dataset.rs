@@ -1,30 +1,9 @@
 //! The demo recipe end to end (what `make demo` runs): every instance annotated and every
 //! proximity class present, the dataset byte-reproducible.
 
+use crate::common::demo_recipe;
 use hunkgen::annotate::proximity::ProximityClass;
 use hunkgen::pipeline::{build, BuildOptions};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// Build the demo repository where recipes/demo.yaml expects it, but under `root`, and
-/// return a copy of the recipe placed so that its relative paths resolve there.
-fn demo_recipe(root: &Path) -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let status = Command::new("sh")
-        .arg(manifest.join("demo/build-repo.sh"))
-        .arg(root.join("target/demo-repo"))
-        .output()
-        .expect("build-repo.sh runs");
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
-    std::fs::create_dir_all(root.join("recipes")).expect("mkdir");
-    let recipe = root.join("recipes/demo.yaml");
-    std::fs::copy(manifest.join("recipes/demo.yaml"), &recipe).expect("copy recipe");
-    recipe
-}
 
 #[test]
 fn demo_dataset_has_every_proximity_class_and_full_annotations() {

@@ -1,7 +1,7 @@
 //! The contract pinned: the checked-in JSON Schemas equal the ones generated from the
 //! types, and golden rows of the demo and HUNK4J keep their fields, order and values.
 
-use crate::common::{d4j_root, manifest};
+use crate::common::{build_into, d4j_root, demo_recipe, manifest};
 use std::fs;
 
 /// Regenerate with `HUNKGEN_BLESS=1 cargo test schema` after a deliberate change.
@@ -124,16 +124,8 @@ fn hunk4j_rows_differ_from_v1_only_by_the_schema_additions() {
         .collect::<Vec<_>>()
         .join("\n");
     fs::write(&recipe, text).expect("write recipe");
-    let plan = hunkgen::recipe::load(&recipe).expect("plan");
     let out = dir.path().join("out");
-    hunkgen::pipeline::build(
-        &plan,
-        &hunkgen::pipeline::BuildOptions {
-            output: Some(out.clone()),
-            ..Default::default()
-        },
-    )
-    .expect("build");
+    build_into(&recipe, &out);
     let jsonl = fs::read_to_string(out.join("instances.jsonl")).expect("instances");
     assert_eq!(sha256(&as_schema_v1(&jsonl)), HUNK4J_V1_SHA256);
 
@@ -158,35 +150,8 @@ fn hunk4j_rows_differ_from_v1_only_by_the_schema_additions() {
 #[test]
 fn demo_rows_differ_from_v1_only_by_the_schema_additions() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let repo = dir.path().join("demo-repo");
-    let status = std::process::Command::new("bash")
-        .arg(manifest().join("demo/build-repo.sh"))
-        .arg(&repo)
-        .output()
-        .expect("build-repo.sh runs");
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
-    let recipe = dir.path().join("demo.yaml");
-    fs::write(
-        &recipe,
-        fs::read_to_string(manifest().join("recipes/demo.yaml"))
-            .expect("recipe")
-            .replace("../target/demo-repo", &repo.display().to_string()),
-    )
-    .expect("recipe");
-    let plan = hunkgen::recipe::load(&recipe).expect("plan");
     let out = dir.path().join("out");
-    hunkgen::pipeline::build(
-        &plan,
-        &hunkgen::pipeline::BuildOptions {
-            output: Some(out.clone()),
-            ..Default::default()
-        },
-    )
-    .expect("build");
+    build_into(&demo_recipe(dir.path()), &out);
     let jsonl = fs::read_to_string(out.join("instances.jsonl")).expect("instances");
     assert_eq!(sha256(&as_schema_v1(&jsonl)), DEMO_V1_SHA256);
     let first = jsonl.lines().next().expect("a row");
