@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 pub mod annotate;
+pub mod cache;
 pub mod classify;
 pub mod cli;
 pub mod dataset;

@@ -1,0 +1,178 @@
+//! A content-addressed cache on disk: environments and test results keyed by the hash of
+//! what produced them, so re-validation is incremental and an interrupted build resumes.
+//!
+//! Writes go to a unique temporary name and are renamed into place, so concurrent writers
+//! (threads, processes, machines sharing the directory) never corrupt an entry and never
+//! wait for each other; the last rename wins with identical content. Each entry carries
+//! the SHA-256 of its payload: a truncated or corrupted entry reads as a miss and is
+//! removed, never as a result.
+
+use sha2::{Digest, Sha256};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A cache directory (`<dir>/<2 hex>/<62 hex>` per entry).
+#[derive(Debug, Clone)]
+pub struct Cache {
+    dir: PathBuf,
+}
+
+/// A key: the SHA-256 of everything that determines the value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Key(String);
+
+impl Key {
+    /// Hash the parts in order, each length-prefixed so `("ab","c")` ≠ `("a","bc")`.
+    pub fn of(parts: &[&[u8]]) -> Key {
+        let mut h = Sha256::new();
+        for p in parts {
+            h.update((p.len() as u64).to_le_bytes());
+            h.update(p);
+        }
+        Key(hex(&h.finalize()))
+    }
+
+    /// The hex digest.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+const MAGIC: &[u8] = b"hunkgen-cache 1 ";
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl Cache {
+    /// A cache rooted at `dir` (created on first write).
+    pub fn new(dir: impl Into<PathBuf>) -> Cache {
+        Cache { dir: dir.into() }
+    }
+
+    /// The root directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn path(&self, key: &Key) -> PathBuf {
+        self.dir.join(&key.0[..2]).join(&key.0[2..])
+    }
+
+    /// The payload stored under `key`, or `None` for a miss (absent, truncated or
+    /// corrupted — a bad entry is removed so the next writer replaces it).
+    pub fn get(&self, key: &Key) -> Option<Vec<u8>> {
+        let path = self.path(key);
+        let bytes = std::fs::read(&path).ok()?;
+        match decode(&bytes) {
+            Some(payload) => Some(payload.to_vec()),
+            None => {
+                let _ = std::fs::remove_file(&path);
+                None
+            }
+        }
+    }
+
+    /// Store `payload` under `key` atomically (temporary file, fsync, rename).
+    pub fn put(&self, key: &Key, payload: &[u8]) -> std::io::Result<()> {
+        let path = self.path(key);
+        let dir = path.parent().unwrap_or(&self.dir);
+        std::fs::create_dir_all(dir)?;
+        let tmp = dir.join(format!(
+            ".{}.{}-{}-{}",
+            &key.0[2..10],
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed),
+            thread_tag()
+        ));
+        let result = (|| {
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(MAGIC)?;
+            f.write_all(hex(&Sha256::digest(payload)).as_bytes())?;
+            f.write_all(b"\n")?;
+            f.write_all(payload)?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &path)
+        })();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result
+    }
+}
+
+fn thread_tag() -> String {
+    format!("{:?}", std::thread::current().id())
+        .chars()
+        .filter(char::is_ascii_digit)
+        .collect()
+}
+
+fn decode(bytes: &[u8]) -> Option<&[u8]> {
+    let rest = bytes.strip_prefix(MAGIC)?;
+    let (sum, payload) = (rest.get(..64)?, rest.get(65..)?);
+    (rest.get(64) == Some(&b'\n') && hex(&Sha256::digest(payload)).as_bytes() == sum)
+        .then_some(payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_corruption_reads_as_a_miss() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = Cache::new(dir.path());
+        let key = Key::of(&[b"tree", b"env", b"cmd"]);
+        assert_ne!(key, Key::of(&[b"tre", b"eenv", b"cmd"]));
+        assert_eq!(cache.get(&key), None);
+        cache.put(&key, b"{\"ok\":true}").expect("put");
+        assert_eq!(cache.get(&key).as_deref(), Some(&b"{\"ok\":true}"[..]));
+        // Truncate the entry: a miss, and the file is gone.
+        let path = cache.path(&key);
+        let bytes = std::fs::read(&path).expect("entry");
+        std::fs::write(&path, &bytes[..bytes.len() - 3]).expect("truncate");
+        assert_eq!(cache.get(&key), None);
+        assert!(!path.exists());
+        // Flip a payload byte: also a miss.
+        cache.put(&key, b"payload").expect("put");
+        let mut bytes = std::fs::read(&path).expect("entry");
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        std::fs::write(&path, &bytes).expect("corrupt");
+        assert_eq!(cache.get(&key), None);
+    }
+
+    #[test]
+    fn concurrent_writers_of_one_key_never_corrupt_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = Cache::new(dir.path());
+        let key = Key::of(&[b"same"]);
+        let payload = vec![7u8; 256 * 1024];
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                s.spawn(|| {
+                    for _ in 0..10 {
+                        cache.put(&key, &payload).expect("put");
+                        if let Some(got) = cache.get(&key) {
+                            assert_eq!(got, payload);
+                        }
+                    }
+                });
+            }
+        });
+        assert_eq!(cache.get(&key), Some(payload));
+        let leftovers = std::fs::read_dir(cache.path(&key).parent().expect("dir"))
+            .expect("ls")
+            .count();
+        assert_eq!(leftovers, 1, "only the entry remains");
+    }
+}
