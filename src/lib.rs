@@ -13,3 +13,4 @@ pub mod progress;
 pub mod recipe;
 pub mod source;
 pub mod syntax;
+pub mod validate;
