@@ -6,8 +6,12 @@
 //! `golden` labels tests (f2p, p2p, ...) across before/after reruns and grades
 //! predictions with SWE-bench's rules. DESIGN §5.
 
+pub mod golden;
+pub mod parse;
 pub mod runner;
 
+pub use golden::{Label, Outcome, Resolution};
+pub use parse::{InfraFailure, InfraKind, RunResult, TestResults, TestStatus};
 pub use runner::{
     Command, ExitKind, RunError, RunOutcome, RunSpec, Runner, Sandbox, SandboxPolicy,
 };
