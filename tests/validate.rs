@@ -8,13 +8,13 @@ use std::fs;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
-// use hunkgen::validate::env::{find_uv, EnvCache, EnvSpec, JavaSpec, PythonSpec};
-// use hunkgen::validate::golden::{self, Label, Outcome};
-use hunkgen::validate::parse::{self, RunResult};
+use hunkgen::validate::env::{find_uv, EnvCache, EnvError, EnvSpec, JavaSpec, PythonSpec};
+use hunkgen::validate::golden::{self, Label, Outcome};
+use hunkgen::validate::parse::{self, IdStyle, InfraKind, RunResult, TestStatus};
 use hunkgen::validate::runner::{ExitKind, RunSpec, Runner, Sandbox, SandboxPolicy};
 
 /// A runner that must be sandboxed: fails the test when bubblewrap is missing.
@@ -301,4 +301,422 @@ fn memory_limit_is_enforced_and_process_limit_set() {
         .lines()
         .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
     assert_eq!(o.process_limit_enforced, !root);
+}
+
+// ---------------------------------------------------------------- environments
+
+/// uv from `make deps` (HUNKGEN_UV, PATH, or target/venv-validate); fails without it.
+fn uv() -> PathBuf {
+    find_uv()
+        .or_else(|| {
+            let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/venv-validate/bin/uv");
+            p.is_file().then_some(p)
+        })
+        .expect("uv not found: run `make deps`")
+}
+
+/// uv's shared cache, seeded by `make deps` so these tests need no network.
+fn uv_cache() -> PathBuf {
+    let p = std::env::var_os("HUNKGEN_UV_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/uv-cache"));
+    assert!(
+        p.join(".seeded").exists(),
+        "{} is not seeded: run `make deps`",
+        p.display()
+    );
+    p
+}
+
+fn pytest_spec(dir: &Path, requirements: &str) -> EnvSpec {
+    let req = dir.join("requirements.txt");
+    fs::write(&req, requirements).unwrap();
+    EnvSpec::Python(PythonSpec {
+        python: None,
+        requirements: Some(req),
+        install: None,
+    })
+}
+
+/// One pytest venv for the tests that run pytest (built offline from the seeded cache).
+fn pytest_env() -> &'static hunkgen::validate::env::BuiltEnv {
+    static ENV: OnceLock<hunkgen::validate::env::BuiltEnv> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let dir = scratch("pyenv");
+        let spec = pytest_spec(dir.path(), "pytest==9.2.0\n");
+        let cache = EnvCache::new(dir.path().join("envs"), uv_cache())
+            .with_uv(uv())
+            .with_network(false);
+        let env = cache.ensure(&sandboxed(), "shared/pytest", &spec).unwrap();
+        // The directory lives as long as the test binary; leak the guard on purpose.
+        std::mem::forget(dir);
+        env
+    })
+}
+
+#[test]
+fn python_env_is_built_once_offline_with_hardlinks_and_reused() {
+    let dir = scratch("envcache");
+    let spec = pytest_spec(dir.path(), "pytest==9.2.0\n");
+    let runner = sandboxed();
+    let cache = EnvCache::new(dir.path().join("envs"), uv_cache())
+        .with_uv(uv())
+        .with_network(false);
+    let first = cache.ensure(&runner, "org/app", &spec).unwrap();
+    assert!(!first.reused && first.offline);
+    assert!(first.dir.starts_with(dir.path().join("envs")));
+    let again = cache.ensure(&runner, "org/app", &spec).unwrap();
+    assert!(again.reused);
+    assert_eq!(again.dir, first.dir);
+    // No temporary directory is left behind.
+    let names: Vec<String> = fs::read_dir(dir.path().join("envs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with(".tmp")), "{names:?}");
+
+    // The venv works after the rename, inside the sandbox.
+    let w = scratch("pyver");
+    let mut rs = RunSpec::shell(
+        "python -m pytest --version",
+        w.path(),
+        w.path().join("v.log"),
+    );
+    rs.env.extend(first.vars());
+    let o = runner.run(&rs).unwrap();
+    assert_eq!(o.exit, ExitKind::Code(0), "{}", read(&o.log_path));
+    assert!(read(&o.log_path).contains("pytest 9.2.0"));
+
+    // Installed files are hardlinks into uv's cache.
+    use std::os::unix::fs::MetadataExt;
+    let site = fs::read_dir(first.dir.join("venv/lib"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let init = site.join("site-packages/_pytest/__init__.py");
+    assert!(
+        fs::metadata(&init).unwrap().nlink() >= 2,
+        "{} is not hardlinked",
+        init.display()
+    );
+
+    // Other dependency contents, another environment.
+    let other = pytest_spec(dir.path(), "pytest==9.2.0\n# pinned\n");
+    assert_ne!(cache.key("org/app", &other).unwrap(), first.key);
+
+    // Offline and not in the cache: a step failure with its log, no environment.
+    let missing = pytest_spec(dir.path(), "surely-not-a-cached-package-hunkgen==1.0\n");
+    match cache.ensure(&runner, "org/app", &missing) {
+        Err(EnvError::Step { log, .. }) => assert!(log.exists()),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn other_python_versions_are_unsupported() {
+    let dir = scratch("pyvers");
+    let cache = EnvCache::new(dir.path().join("envs"), uv_cache()).with_uv(uv());
+    let spec = EnvSpec::Python(PythonSpec {
+        python: Some("2.7".into()),
+        requirements: None,
+        install: None,
+    });
+    match cache.ensure(&unsandboxed(), "org/old", &spec) {
+        Err(e @ EnvError::UnsupportedPython { .. }) => {
+            assert!(e.to_string().contains("2.7"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        !dir.path().join("envs").exists()
+            || fs::read_dir(dir.path().join("envs")).unwrap().count() == 0
+    );
+}
+
+// ---------------------------------------------------------------- pytest
+
+const PYTEST_FILE: &str = r#"
+import pytest
+
+def test_pass():
+    assert True
+
+def test_fail():
+    assert 1 == 2
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("fixture")
+
+def test_error(broken):
+    pass
+
+@pytest.mark.skip(reason="not today")
+def test_skip():
+    pass
+
+@pytest.mark.xfail(reason="known")
+def test_xfail():
+    assert False
+
+@pytest.mark.xfail(reason="fixed meanwhile")
+def test_xpass():
+    pass
+
+@pytest.mark.parametrize("a,b", [(1, 2), (3, 3)])
+def test_param(a, b):
+    assert a < b
+
+@pytest.mark.parametrize("s", ["a - b", "x::y"])
+def test_odd_ids(s):
+    pass
+
+class TestGroup:
+    def test_method(self):
+        pass
+"#;
+
+/// Runs pytest the way validation does: -rA summary and an xunit1 JUnit report.
+fn run_pytest(
+    runner: &Runner,
+    w: &Path,
+    log: &str,
+) -> (hunkgen::validate::RunOutcome, parse::PytestReport) {
+    let mut rs = RunSpec::shell(
+        "python -m pytest -rA -p no:cacheprovider --junitxml=report.xml -o junit_family=xunit1 tests",
+        w,
+        w.join(log),
+    );
+    rs.env.extend(pytest_env().vars());
+    rs.env.push(("PYTHONDONTWRITEBYTECODE".into(), "1".into()));
+    let o = runner.run(&rs).unwrap();
+    let xml = fs::read_to_string(w.join("report.xml")).ok();
+    let rep =
+        parse::parse_pytest(xml.as_deref(), &read(&o.log_path), &w.join("report.xml")).unwrap();
+    let _ = fs::remove_file(w.join("report.xml"));
+    (o, rep)
+}
+
+#[test]
+fn real_pytest_reports_parse_to_node_ids() {
+    let w = scratch("pytest");
+    fs::create_dir_all(w.path().join("tests")).unwrap();
+    fs::write(w.path().join("tests/test_x.py"), PYTEST_FILE).unwrap();
+    let runner = sandboxed();
+    let (o, rep) = run_pytest(&runner, w.path(), "run.log");
+    assert_eq!(o.exit, ExitKind::Code(1), "{}", read(&o.log_path));
+    assert!(
+        rep.collection_errors.is_empty(),
+        "{:?}",
+        rep.collection_errors
+    );
+    let f = "tests/test_x.py::";
+    let expected: Vec<(String, TestStatus)> = [
+        ("test_pass", TestStatus::Passed),
+        ("test_fail", TestStatus::Failed),
+        ("test_error", TestStatus::Error),
+        ("test_skip", TestStatus::Skipped),
+        ("test_xfail", TestStatus::Xfail),
+        ("test_xpass", TestStatus::Passed),
+        ("test_param[1-2]", TestStatus::Passed),
+        ("test_param[3-3]", TestStatus::Failed),
+        ("test_odd_ids[a - b]", TestStatus::Passed),
+        ("test_odd_ids[x::y]", TestStatus::Passed),
+        ("TestGroup::test_method", TestStatus::Passed),
+    ]
+    .iter()
+    .map(|(t, s)| (format!("{f}{t}"), *s))
+    .collect();
+    let got: Vec<(String, TestStatus)> = rep.tests.clone().into_iter().collect();
+    let mut want = expected.clone();
+    want.sort();
+    assert_eq!(got, want);
+    assert!(matches!(
+        parse::verdict(&o, rep.tests, &rep.collection_errors),
+        RunResult::Tests(_)
+    ));
+
+    // A module that cannot be imported: a collection error, not failed tests.
+    fs::write(
+        w.path().join("tests/test_bad.py"),
+        "import surely_missing_module\n",
+    )
+    .unwrap();
+    let (o, rep) = run_pytest(&runner, w.path(), "bad.log");
+    assert!(!rep.collection_errors.is_empty(), "{}", read(&o.log_path));
+    match parse::verdict(&o, rep.tests, &rep.collection_errors) {
+        RunResult::Infra(f) => {
+            assert_eq!(f.kind, InfraKind::CollectionError);
+            assert!(f.reason.contains("tests/test_bad.py"), "{}", f.reason);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn golden_labels_and_a_flaky_test_from_real_reruns() {
+    // The bug: add() subtracts. test_flaky fails on every other run (its counter file
+    // lives in the working copy, as leaked state does in real flaky tests).
+    let module = |body: &str| format!("def add(a, b):\n    return {body}\n");
+    let tests = r#"
+import pathlib
+from calc import add
+
+def test_add():
+    assert add(2, 3) == 5
+
+def test_stable():
+    assert add(0, 0) == 0
+
+def test_flaky():
+    p = pathlib.Path("counter.txt")
+    n = int(p.read_text()) + 1 if p.exists() else 1
+    p.write_text(str(n))
+    assert n % 2 == 0
+"#;
+    let runner = sandboxed();
+    let mut sides = Vec::new();
+    for (name, body) in [("before", "a - b"), ("after", "a + b")] {
+        let w = scratch(name);
+        fs::create_dir_all(w.path().join("tests")).unwrap();
+        fs::write(w.path().join("calc.py"), module(body)).unwrap();
+        fs::write(w.path().join("tests/test_calc.py"), tests).unwrap();
+        fs::write(w.path().join("conftest.py"), "").unwrap();
+        let runs: Vec<RunResult> = (0..3)
+            .map(|k| {
+                let (o, rep) = run_pytest(&runner, w.path(), &format!("{name}-{k}.log"));
+                parse::verdict(&o, rep.tests, &rep.collection_errors)
+            })
+            .collect();
+        sides.push(runs);
+    }
+    let v = golden::validate(&sides[0], &sides[1]);
+    assert_eq!(v.rejection, None, "{v:?}");
+    assert_eq!(v.golden.fail_to_pass, vec!["tests/test_calc.py::test_add"]);
+    assert_eq!(
+        v.golden.pass_to_pass,
+        vec!["tests/test_calc.py::test_stable"]
+    );
+    assert_eq!(v.labels.tests["tests/test_calc.py::test_add"], Label::F2P);
+    let flaky = &v.labels.flaky["tests/test_calc.py::test_flaky"];
+    assert_eq!(
+        flaky.before,
+        vec![Outcome::Fail, Outcome::Pass, Outcome::Fail]
+    );
+    assert!(!v
+        .labels
+        .tests
+        .contains_key("tests/test_calc.py::test_flaky"));
+    // The fixed tree resolves fully under SWE-bench's rules; the buggy one does not.
+    let g = &v.golden;
+    assert_eq!(
+        golden::resolve(&sides[1][0], g, golden::EvalType::PassAndFail),
+        golden::Resolution::Full
+    );
+    assert_eq!(
+        golden::resolve(&sides[0][0], g, golden::EvalType::PassAndFail),
+        golden::Resolution::No
+    );
+}
+
+// ---------------------------------------------------------------- Java
+
+#[test]
+fn real_junit_console_launcher_reports_parse_to_java_ids() {
+    let jars: Vec<PathBuf> = [
+        "junit-platform-console-standalone.jar",
+        "junit-jupiter-params.jar",
+        "junit4.jar",
+        "hamcrest-core.jar",
+    ]
+    .iter()
+    .map(|j| Path::new("/usr/share/java").join(j))
+    .collect();
+    for j in &jars {
+        assert!(j.exists(), "{} missing: run `make deps`", j.display());
+    }
+    let dir = scratch("javaenv");
+    let spec = EnvSpec::Java(JavaSpec {
+        jars,
+        source_dirs: vec!["src".into()],
+        test_dirs: vec!["test".into()],
+    });
+    let cache = EnvCache::new(dir.path().join("envs"), uv_cache());
+    let runner = sandboxed();
+    let env = cache.ensure(&runner, "org/calc", &spec).unwrap();
+    assert!(cache.ensure(&runner, "org/calc", &spec).unwrap().reused);
+
+    let w = scratch("javatree");
+    let write = |rel: &str, text: &str| {
+        let p = w.path().join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    };
+    write("src/calc/Calc.java", "package calc;\npublic class Calc { public static int add(int a, int b) { return a - b; } }\n");
+    write(
+        "test/calc/CalcTest.java",
+        r#"package calc;
+import org.junit.jupiter.api.*;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import static org.junit.jupiter.api.Assertions.*;
+class CalcTest {
+    @Test void zero() { assertEquals(0, Calc.add(0, 0)); }
+    @Test void adds() { assertEquals(5, Calc.add(2, 3)); }
+    @Test @Disabled("later") void disabled() { }
+    @Test void crashes() { throw new IllegalStateException("boom"); }
+    @ParameterizedTest @CsvSource({"1, 1", "2, 0"}) void minus(int a, int b) { assertEquals(0, Calc.add(a, b)); }
+}
+"#,
+    );
+    write(
+        "test/calc/OldTest.java",
+        "package calc;\nimport org.junit.Test;\nimport static org.junit.Assert.*;\npublic class OldTest {\n  @Test public void testOld() { assertEquals(0, Calc.add(1, 1)); }\n  @Test public void testOldFails() { assertEquals(2, Calc.add(1, 1)); }\n}\n",
+    );
+    let cmd = hunkgen::validate::env::java_test_command(&env, "reports").unwrap();
+    let mut rs = RunSpec::new(cmd.clone(), w.path(), w.path().join("java.log"));
+    rs.env.extend(env.vars());
+    let o = runner.run(&rs).unwrap();
+    assert!(
+        w.path().join("reports/TEST-junit-jupiter.xml").exists(),
+        "{}",
+        read(&o.log_path)
+    );
+    assert!(
+        w.path().join("reports/TEST-junit-vintage.xml").exists(),
+        "{}",
+        read(&o.log_path)
+    );
+    let r = parse::parse_junit_dir(&w.path().join("reports"), IdStyle::Java).unwrap();
+    let got: Vec<(&str, TestStatus)> = r.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    assert_eq!(
+        got,
+        vec![
+            ("calc.CalcTest::adds", TestStatus::Failed),
+            ("calc.CalcTest::crashes", TestStatus::Error),
+            ("calc.CalcTest::disabled", TestStatus::Skipped),
+            ("calc.CalcTest::minus[1]", TestStatus::Passed),
+            ("calc.CalcTest::minus[2]", TestStatus::Failed),
+            ("calc.CalcTest::zero", TestStatus::Passed),
+            ("calc.OldTest::testOld", TestStatus::Passed),
+            ("calc.OldTest::testOldFails", TestStatus::Failed),
+        ]
+    );
+    assert!(matches!(parse::verdict(&o, r, &[]), RunResult::Tests(_)));
+
+    // A compile error: no reports, an infrastructure failure naming javac's output.
+    write("src/calc/Calc.java", "package calc;\npublic class Calc { public static int add(int a, int b) { return a - ; } }\n");
+    let mut rs = RunSpec::new(cmd, w.path(), w.path().join("broken.log"));
+    rs.env.extend(env.vars());
+    let o = runner.run(&rs).unwrap();
+    let r = parse::parse_junit_dir(&w.path().join("reports"), IdStyle::Java).unwrap();
+    match parse::verdict(&o, r, &[]) {
+        RunResult::Infra(f) => {
+            assert_eq!(f.kind, InfraKind::BuildFailure);
+            assert!(f.reason.contains("error"), "{}", f.reason);
+        }
+        other => panic!("{other:?}"),
+    }
 }
