@@ -84,6 +84,25 @@ fn missing_sandbox_is_reported_once() {
 }
 
 #[test]
+fn a_bubblewrap_that_cannot_make_namespaces_falls_back_or_fails() {
+    // /bin/false stands for a bwrap that exits non-zero, as in an unprivileged container.
+    let r = Runner::with_bwrap("/bin/false", SandboxPolicy::Auto).unwrap();
+    assert!(!r.is_sandboxed());
+    let w = r.take_warning().expect("warned once");
+    assert!(w.contains("cannot create namespaces"), "{w}");
+    assert_eq!(r.take_warning(), None);
+    let e = Runner::with_bwrap("/nonexistent/bwrap", SandboxPolicy::Required).unwrap_err();
+    assert!(e.to_string().contains("/nonexistent/bwrap"), "{e}");
+    // It still runs, in its own process group with rlimits.
+    let w = scratch("fallback");
+    let o = r
+        .run(&RunSpec::shell("exit 4", w.path(), w.path().join("f.log")))
+        .unwrap();
+    assert_eq!(o.exit, ExitKind::Code(4));
+    assert!(!o.sandboxed);
+}
+
+#[test]
 fn sandbox_denies_network() {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();

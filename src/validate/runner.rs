@@ -248,8 +248,28 @@ impl Runner {
     pub fn new(policy: SandboxPolicy) -> Result<Runner, RunError> {
         let sandbox = match policy {
             SandboxPolicy::Off => Sandbox::None("sandbox turned off".into()),
-            SandboxPolicy::Auto | SandboxPolicy::Required => probe_bwrap(),
+            SandboxPolicy::Auto | SandboxPolicy::Required => match locate_bwrap() {
+                Ok(bwrap) => probe_bwrap(&bwrap),
+                Err(reason) => Sandbox::None(reason),
+            },
         };
+        Runner::decided(sandbox, policy)
+    }
+
+    /// Like [`Runner::new`] with this bubblewrap binary (probed the same way).
+    pub fn with_bwrap(
+        bwrap: impl Into<PathBuf>,
+        policy: SandboxPolicy,
+    ) -> Result<Runner, RunError> {
+        let sandbox = match policy {
+            SandboxPolicy::Off => Sandbox::None("sandbox turned off".into()),
+            _ => probe_bwrap(&bwrap.into()),
+        };
+        Runner::decided(sandbox, policy)
+    }
+
+    /// Applies the policy to a sandbox decision.
+    fn decided(sandbox: Sandbox, policy: SandboxPolicy) -> Result<Runner, RunError> {
         if let (SandboxPolicy::Required, Sandbox::None(reason)) = (policy, &sandbox) {
             return Err(RunError::SandboxUnavailable {
                 reason: reason.clone(),
@@ -445,23 +465,24 @@ fn base_env() -> Vec<(OsString, OsString)> {
     ]
 }
 
-/// Finds bubblewrap and checks that it can make every namespace here.
-fn probe_bwrap() -> Sandbox {
-    let bwrap = match std::env::var_os("HUNKGEN_BWRAP") {
-        Some(p) => PathBuf::from(p),
-        None => match find_in_path("bwrap") {
-            Some(p) => p,
-            None => return Sandbox::None("bubblewrap (bwrap) not found on PATH".into()),
-        },
-    };
+/// `HUNKGEN_BWRAP`, else `bwrap` on `PATH`.
+fn locate_bwrap() -> Result<PathBuf, String> {
+    match std::env::var_os("HUNKGEN_BWRAP") {
+        Some(p) => Ok(PathBuf::from(p)),
+        None => find_in_path("bwrap").ok_or_else(|| "bubblewrap (bwrap) not found on PATH".into()),
+    }
+}
+
+/// Checks that `bwrap` can make every namespace here, with the flags runs use.
+fn probe_bwrap(bwrap: &Path) -> Sandbox {
     let root = Path::new("/");
-    let out = ProcessCommand::new(&bwrap)
+    let out = ProcessCommand::new(bwrap)
         .args(bwrap_args(root, &[], false))
         .args(["--", "/bin/sh", "-c", "exit 0"])
         .stdin(Stdio::null())
         .output();
     match out {
-        Ok(o) if o.status.success() => Sandbox::Bwrap(bwrap),
+        Ok(o) if o.status.success() => Sandbox::Bwrap(bwrap.to_path_buf()),
         Ok(o) => Sandbox::None(format!(
             "{} cannot create namespaces here: {}",
             bwrap.display(),
