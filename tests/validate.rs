@@ -361,15 +361,14 @@ fn pytest_spec(dir: &Path, requirements: &str) -> EnvSpec {
 fn pytest_env() -> &'static hunkgen::validate::env::BuiltEnv {
     static ENV: OnceLock<hunkgen::validate::env::BuiltEnv> = OnceLock::new();
     ENV.get_or_init(|| {
-        let dir = scratch("pyenv");
-        let spec = pytest_spec(dir.path(), "pytest==9.2.0\n");
-        let cache = EnvCache::new(dir.path().join("envs"), uv_cache())
+        // A persistent cache: later test runs reuse this environment.
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("validate-envs");
+        fs::create_dir_all(&dir).unwrap();
+        let spec = pytest_spec(&dir, "pytest==9.2.0\n");
+        let cache = EnvCache::new(dir.join("envs"), uv_cache())
             .with_uv(uv())
             .with_network(false);
-        let env = cache.ensure(&sandboxed(), "shared/pytest", &spec).unwrap();
-        // The directory lives as long as the test binary; leak the guard on purpose.
-        std::mem::forget(dir);
-        env
+        cache.ensure(&sandboxed(), "shared/pytest", &spec).unwrap()
     })
 }
 
@@ -428,9 +427,69 @@ fn python_env_is_built_once_offline_with_hardlinks_and_reused() {
     // Offline and not in the cache: a step failure with its log, no environment.
     let missing = pytest_spec(dir.path(), "surely-not-a-cached-package-hunkgen==1.0\n");
     match cache.ensure(&runner, "org/app", &missing) {
-        Err(EnvError::Step { log, .. }) => assert!(log.exists()),
+        Err(e @ EnvError::Step { .. }) => {
+            let EnvError::Step { log, tail, .. } = &e else {
+                unreachable!()
+            };
+            assert!(log.exists());
+            assert!(tail.contains("surely-not-a-cached-package-hunkgen"), "{e}");
+        }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn install_commands_and_setup_commands_build_environments() {
+    let dir = scratch("setup");
+    let runner = sandboxed();
+    let cache = EnvCache::new(dir.path().join("envs"), uv_cache())
+        .with_uv(uv())
+        .with_network(false);
+    // A venv whose packages come from an install command using the cache's uv.
+    let spec = EnvSpec::Python(PythonSpec {
+        python: Some("3".into()),
+        requirements: None,
+        install: Some("\"$HUNKGEN_UV\" pip install --quiet pytest==9.2.0".into()),
+    });
+    let env = cache.ensure(&runner, "org/cmd", &spec).unwrap();
+    assert!(env.offline);
+    assert!(env.python().unwrap().exists());
+    assert!(fs::read_dir(env.dir.join("venv/lib")).unwrap().any(|d| d
+        .unwrap()
+        .path()
+        .join("site-packages/pytest")
+        .is_dir()));
+    // Any setup command, with its input file in the key.
+    let input = dir.path().join("tool.cfg");
+    fs::write(&input, "v1").unwrap();
+    let setup = EnvSpec::Command {
+        setup: "mkdir bin && printf '#!/bin/sh\\necho tool-ok\\n' > bin/tool && chmod +x bin/tool"
+            .into(),
+        inputs: vec![input.clone()],
+    };
+    let built = cache.ensure(&runner, "org/cmd", &setup).unwrap();
+    assert!(!built.reused);
+    assert!(built.dir.join("bin/tool").exists());
+    assert!(cache.ensure(&runner, "org/cmd", &setup).unwrap().reused);
+    fs::write(&input, "v2").unwrap();
+    let rebuilt = cache.ensure(&runner, "org/cmd", &setup).unwrap();
+    assert!(!rebuilt.reused);
+    assert_ne!(rebuilt.dir, built.dir);
+    // A failing setup leaves nothing behind but its log.
+    let bad = EnvSpec::Command {
+        setup: "echo nope >&2; exit 9".into(),
+        inputs: vec![],
+    };
+    match cache.ensure(&runner, "org/cmd", &bad) {
+        Err(e @ EnvError::Step { .. }) => assert!(e.to_string().contains("nope"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+    let leftovers: Vec<_> = fs::read_dir(dir.path().join("envs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
 #[test]

@@ -29,7 +29,8 @@ pub struct PythonSpec {
     pub python: Option<String>,
     /// A requirements file installed with `uv pip install -r`.
     pub requirements: Option<PathBuf>,
-    /// A shell command run after that with the venv active (`VIRTUAL_ENV`, `PATH`).
+    /// A shell command run after that with the venv active (`VIRTUAL_ENV`, `PATH`) and
+    /// uv at `$HUNKGEN_UV` (e.g. `"$HUNKGEN_UV" pip install -e ./vendored`).
     pub install: Option<String>,
 }
 
@@ -102,7 +103,7 @@ pub enum EnvError {
         source: io::Error,
     },
     /// A build step failed; its log says why.
-    #[error("environment step `{step}` for {repo} failed ({exit}); log: {log}")]
+    #[error("environment step `{step}` for {repo} failed ({exit}); log {log} ends: {tail}")]
     Step {
         /// The repository.
         repo: String,
@@ -112,6 +113,8 @@ pub enum EnvError {
         exit: String,
         /// The step's log.
         log: PathBuf,
+        /// The log's last lines (both streams).
+        tail: String,
     },
     /// The runner could not run a step.
     #[error(transparent)]
@@ -421,6 +424,7 @@ impl EnvCache {
                     } else {
                         format!("{exit:?}")
                     },
+                    tail: super::parse::log_tail(&log, 5),
                     log,
                 }),
             }
@@ -479,6 +483,7 @@ impl EnvCache {
                     ("UV_PYTHON_DOWNLOADS".into(), "never".into()),
                     ("UV_NO_CONFIG".into(), "1".into()),
                     ("VIRTUAL_ENV".into(), venv.clone().into()),
+                    ("HUNKGEN_UV".into(), uv.clone().into()),
                     ("PATH".into(), prepend_path(&venv.join("bin"))),
                 ];
                 prepare()?;

@@ -129,7 +129,7 @@ pub fn parse_junit_xml(text: &str, style: IdStyle, path: &Path) -> Result<TestRe
     Ok(out)
 }
 
-/// Reads every `*.xml` report directly in `dir` (e.g. `target/surefire-reports`,
+/// Reads every `TEST-*.xml` report directly in `dir` (e.g. `target/surefire-reports`,
 /// `build/test-results/test`, the console launcher's `--reports-dir`) and merges them.
 /// A missing directory yields no results (the verdict then calls it an infra failure).
 pub fn parse_junit_dir(dir: &Path, style: IdStyle) -> Result<TestResults, ParseError> {
@@ -139,7 +139,11 @@ pub fn parse_junit_dir(dir: &Path, style: IdStyle) -> Result<TestResults, ParseE
     };
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "xml"))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("TEST-") && n.ends_with(".xml"))
+        })
         .collect();
     files.sort();
     for path in files {
@@ -458,7 +462,7 @@ pub fn verdict(
 }
 
 /// The last `n` non-empty lines of a log, joined with " | " (empty if unreadable).
-fn log_tail(path: &Path, n: usize) -> String {
+pub fn log_tail(path: &Path, n: usize) -> String {
     let text = fs::read(path)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();
