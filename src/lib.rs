@@ -16,3 +16,4 @@ pub mod recipe;
 pub mod report;
 pub mod source;
 pub mod syntax;
+pub mod validate;

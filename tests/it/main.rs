@@ -18,3 +18,4 @@ mod rough_edges;
 mod schema;
 mod syntax_dast;
 mod syntax_oracle;
+mod validate;

@@ -1,0 +1,652 @@
+//! Test environments, built once per content hash into a cache and reused.
+//!
+//! Python: a venv made by uv (`--relocatable`, so the temp-dir-then-rename build stays
+//! valid) from a requirements file and/or an install command, with uv's shared cache
+//! (`UV_CACHE_DIR`, `--link-mode hardlink`); builds try `UV_OFFLINE=1` first and reach
+//! the network only when the cache lacks something and the cache allows it. Java: the
+//! jars of a class path (JUnit console launcher, JUnit 4, hamcrest) copied into the
+//! environment and a compile-and-test command for `javac` + the console launcher. Any
+//! other setup is a shell command run in the new environment directory. A Python
+//! version other than the machine's `python3` is reported as unsupported, never faked.
+//! Every step runs through [`Runner`], so builds are sandboxed and logged too.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::runner::{find_in_path, Command, ExitKind, RunError, RunSpec, Runner};
+
+/// A Python environment: interpreter version and what to install.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PythonSpec {
+    /// Requested version (`3.11`); None = the machine's `python3`.
+    pub python: Option<String>,
+    /// A requirements file installed with `uv pip install -r`.
+    pub requirements: Option<PathBuf>,
+    /// A shell command run after that with the venv active (`VIRTUAL_ENV`, `PATH`) and
+    /// uv at `$HUNKGEN_UV` (e.g. `"$HUNKGEN_UV" pip install -e ./vendored`).
+    pub install: Option<String>,
+}
+
+/// A Java environment: the class path and where sources and tests live in a tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JavaSpec {
+    /// Jars of the class path (one must be the JUnit console launcher to run tests).
+    pub jars: Vec<PathBuf>,
+    /// Source directories relative to the working copy.
+    pub source_dirs: Vec<String>,
+    /// Test directories relative to the working copy.
+    pub test_dirs: Vec<String>,
+}
+
+/// What a repository's tests need.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EnvSpec {
+    /// A uv venv.
+    Python(PythonSpec),
+    /// javac + jars.
+    Java(JavaSpec),
+    /// Any setup command, run in the environment directory (`HUNKGEN_ENV_DIR`); it
+    /// should write relative paths, as the directory is renamed after the build.
+    Command {
+        /// The shell command.
+        setup: String,
+        /// Files whose contents the environment depends on (hashed into its key).
+        inputs: Vec<PathBuf>,
+    },
+}
+
+/// Why an environment could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum EnvError {
+    /// The requested Python is not the machine's.
+    #[error("Python {requested} requested for {repo}, but this machine's python3 is {available}; other versions are not supported")]
+    UnsupportedPython {
+        /// The repository.
+        repo: String,
+        /// The requested version.
+        requested: String,
+        /// The machine's version.
+        available: String,
+    },
+    /// A tool (uv, python3, javac) is missing.
+    #[error("{tool} not found ({hint})")]
+    MissingTool {
+        /// The tool.
+        tool: String,
+        /// How to get it.
+        hint: String,
+    },
+    /// A dependency file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: io::Error,
+    },
+    /// The cache directory could not be written.
+    #[error("cannot write environment cache {path}: {source}")]
+    Write {
+        /// The path.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: io::Error,
+    },
+    /// A build step failed; its log says why.
+    #[error("environment step `{step}` for {repo} failed ({exit}); log {log} ends: {tail}")]
+    Step {
+        /// The repository.
+        repo: String,
+        /// The step's command.
+        step: String,
+        /// The exit status.
+        exit: String,
+        /// The step's log.
+        log: PathBuf,
+        /// The log's last lines (both streams).
+        tail: String,
+    },
+    /// The runner could not run a step.
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
+
+/// A ready environment in the cache.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuiltEnv {
+    /// Its directory (`<cache>/<repo>-<hash>`).
+    pub dir: PathBuf,
+    /// The content hash key.
+    pub key: String,
+    /// What it is.
+    pub spec: EnvSpec,
+    /// Found in the cache rather than built now.
+    pub reused: bool,
+    /// Built without network (everything came from uv's cache).
+    pub offline: bool,
+}
+
+/// The manifest written into each environment, read back on reuse.
+const MANIFEST: &str = "hunkgen-env.json";
+
+impl BuiltEnv {
+    /// The venv's interpreter (Python environments).
+    pub fn python(&self) -> Option<PathBuf> {
+        matches!(self.spec, EnvSpec::Python(_)).then(|| self.dir.join("venv/bin/python"))
+    }
+
+    /// The class path jars as copied into the environment (Java environments).
+    pub fn class_path(&self) -> Vec<PathBuf> {
+        match &self.spec {
+            EnvSpec::Java(j) => j
+                .jars
+                .iter()
+                .map(|jar| self.dir.join("lib").join(file_name(jar)))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Variables a run in this environment needs: `HUNKGEN_ENV_DIR`, and the venv on
+    /// `PATH` with `VIRTUAL_ENV`, or `CLASSPATH`.
+    pub fn vars(&self) -> Vec<(OsString, OsString)> {
+        let mut v: Vec<(OsString, OsString)> =
+            vec![("HUNKGEN_ENV_DIR".into(), self.dir.clone().into())];
+        match &self.spec {
+            EnvSpec::Python(_) => {
+                let venv = self.dir.join("venv");
+                v.push(("VIRTUAL_ENV".into(), venv.clone().into()));
+                v.push(("PATH".into(), prepend_path(&venv.join("bin"))));
+            }
+            EnvSpec::Java(_) => {
+                let cp = std::env::join_paths(self.class_path()).unwrap_or_default();
+                v.push(("CLASSPATH".into(), cp));
+            }
+            EnvSpec::Command { .. } => {}
+        }
+        v
+    }
+}
+
+/// `dir` in front of the current `PATH`.
+fn prepend_path(dir: &Path) -> OsString {
+    let mut parts = vec![dir.to_path_buf()];
+    if let Some(p) = std::env::var_os("PATH") {
+        parts.extend(std::env::split_paths(&p));
+    }
+    std::env::join_paths(parts).unwrap_or_default()
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// uv: `HUNKGEN_UV`, else `uv` on `PATH`.
+pub fn find_uv() -> Option<PathBuf> {
+    std::env::var_os("HUNKGEN_UV")
+        .map(PathBuf::from)
+        .filter(|p| p.is_file())
+        .or_else(|| find_in_path("uv"))
+}
+
+/// The machine's `python3`: its real executable and its version (`3.11.7`).
+pub fn machine_python() -> Result<(PathBuf, String), EnvError> {
+    let missing = || EnvError::MissingTool {
+        tool: "python3".into(),
+        hint: "install Python 3".into(),
+    };
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3])",
+        ])
+        .output()
+        .map_err(|_| missing())?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut lines = text.lines();
+    match (out.status.success(), lines.next(), lines.next()) {
+        (true, Some(exe), Some(version)) => Ok((PathBuf::from(exe), version.to_string())),
+        _ => Err(missing()),
+    }
+}
+
+/// True when `requested` (`3`, `3.11`, `3.11.7`) names the `available` version.
+pub fn python_matches(requested: &str, available: &str) -> bool {
+    let r: Vec<&str> = requested.trim().split('.').collect();
+    let a: Vec<&str> = available.split('.').collect();
+    r.len() <= a.len() && r.iter().zip(&a).all(|(x, y)| x == y)
+}
+
+/// The environment cache: a directory of built environments and uv's package cache.
+#[derive(Debug, Clone)]
+pub struct EnvCache {
+    root: PathBuf,
+    uv_cache: PathBuf,
+    uv: Option<PathBuf>,
+    allow_network: bool,
+    timeout: Duration,
+}
+
+impl EnvCache {
+    /// A cache at `root` using uv's cache at `uv_cache` (share it between builds and
+    /// keep it on the same filesystem so hardlinks work). Network allowed by default.
+    pub fn new(root: impl Into<PathBuf>, uv_cache: impl Into<PathBuf>) -> Self {
+        EnvCache {
+            root: root.into(),
+            uv_cache: uv_cache.into(),
+            uv: find_uv(),
+            allow_network: true,
+            timeout: Duration::from_secs(20 * 60),
+        }
+    }
+
+    /// Uses this uv binary.
+    pub fn with_uv(mut self, uv: impl Into<PathBuf>) -> Self {
+        self.uv = Some(uv.into());
+        self
+    }
+
+    /// Forbids (false) or allows network access for builds the cache cannot satisfy.
+    pub fn with_network(mut self, allow: bool) -> Self {
+        self.allow_network = allow;
+        self
+    }
+
+    /// The content key of an environment: repository, spec, dependency file contents
+    /// and (Python) the interpreter version.
+    pub fn key(&self, repo: &str, spec: &EnvSpec) -> Result<String, EnvError> {
+        let mut h = Sha256::new();
+        h.update(b"hunkgen-env-v1\0");
+        h.update(repo.as_bytes());
+        h.update(b"\0");
+        h.update(serde_json::to_vec(spec).unwrap_or_default());
+        let files: Vec<&PathBuf> = match spec {
+            EnvSpec::Python(p) => {
+                let (_, version) = machine_python()?;
+                h.update(version.as_bytes());
+                p.requirements.iter().collect()
+            }
+            EnvSpec::Java(j) => j.jars.iter().collect(),
+            EnvSpec::Command { inputs, .. } => inputs.iter().collect(),
+        };
+        for f in files {
+            let bytes = fs::read(f).map_err(|source| EnvError::Read {
+                path: f.clone(),
+                source,
+            })?;
+            h.update(b"\0");
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(&bytes);
+        }
+        let slug: String = repo
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let hex: String = h
+            .finalize()
+            .iter()
+            .take(8)
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        Ok(format!("{slug}-{hex}"))
+    }
+
+    /// The environment for `repo` and `spec`: reused from the cache, or built into a
+    /// temporary directory and renamed into place (a concurrent builder's result wins).
+    pub fn ensure(
+        &self,
+        runner: &Runner,
+        repo: &str,
+        spec: &EnvSpec,
+    ) -> Result<BuiltEnv, EnvError> {
+        let python = match spec {
+            EnvSpec::Python(p) => {
+                let (exe, version) = machine_python()?;
+                if let Some(req) = &p.python {
+                    if !python_matches(req, &version) {
+                        return Err(EnvError::UnsupportedPython {
+                            repo: repo.to_string(),
+                            requested: req.clone(),
+                            available: version,
+                        });
+                    }
+                }
+                Some(exe)
+            }
+            _ => None,
+        };
+        let key = self.key(repo, spec)?;
+        let dir = self.root.join(&key);
+        if let Some(env) = read_manifest(&dir) {
+            return Ok(BuiltEnv {
+                reused: true,
+                ..env
+            });
+        }
+        let write_err = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| EnvError::Write { path, source }
+        };
+        fs::create_dir_all(&self.root).map_err(write_err(&self.root))?;
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let tmp = self.root.join(format!(
+            ".tmp-{key}-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        ));
+        let result = self.build(runner, repo, spec, &key, &tmp, python.as_deref());
+        let offline = match result {
+            Ok(offline) => offline,
+            Err(e) => {
+                let _ = fs::remove_dir_all(&tmp);
+                return Err(e);
+            }
+        };
+        let env = BuiltEnv {
+            dir: dir.clone(),
+            key,
+            spec: spec.clone(),
+            reused: false,
+            offline,
+        };
+        let manifest = serde_json::to_vec_pretty(&env).unwrap_or_default();
+        fs::write(tmp.join(MANIFEST), manifest).map_err(write_err(&tmp))?;
+        if let Err(e) = fs::rename(&tmp, &dir) {
+            let _ = fs::remove_dir_all(&tmp);
+            // Another builder finished first: use its environment.
+            return read_manifest(&dir)
+                .map(|env| BuiltEnv {
+                    reused: true,
+                    ..env
+                })
+                .ok_or(EnvError::Write {
+                    path: dir,
+                    source: e,
+                });
+        }
+        Ok(env)
+    }
+
+    /// Builds into `tmp`; returns whether it was done offline.
+    fn build(
+        &self,
+        runner: &Runner,
+        repo: &str,
+        spec: &EnvSpec,
+        key: &str,
+        tmp: &Path,
+        python: Option<&Path>,
+    ) -> Result<bool, EnvError> {
+        let logs = self.root.join("logs");
+        let step = |script: String,
+                    name: &str,
+                    network: bool,
+                    extra: &[(OsString, OsString)]|
+         -> Result<(), EnvError> {
+            let log = logs.join(format!("{key}-{name}.log"));
+            let mut rs = RunSpec::shell(script.clone(), tmp, &log)
+                .with_timeout(self.timeout, Duration::from_secs(10));
+            // One writable mount holding both the environment and uv's cache, when they
+            // share a directory below `/`: link(2) fails across mounts, and uv's
+            // hardlinks would silently become copies.
+            rs.writable = match common_ancestor(&self.root, &self.uv_cache) {
+                Some(dir) => vec![dir],
+                None => vec![self.uv_cache.clone()],
+            };
+            rs.network = network;
+            rs.env.extend(extra.iter().cloned());
+            let o = runner.run(&rs)?;
+            match o.exit {
+                ExitKind::Code(0) if !o.timed_out => Ok(()),
+                exit => Err(EnvError::Step {
+                    repo: repo.to_string(),
+                    step: script,
+                    exit: if o.timed_out {
+                        "timed out".into()
+                    } else {
+                        format!("{exit:?}")
+                    },
+                    tail: super::parse::log_tail(&log, 5),
+                    log,
+                }),
+            }
+        };
+        let fresh = || -> Result<(), EnvError> {
+            let _ = fs::remove_dir_all(tmp);
+            fs::create_dir_all(tmp).map_err(|source| EnvError::Write {
+                path: tmp.to_path_buf(),
+                source,
+            })
+        };
+        match spec {
+            EnvSpec::Python(p) => {
+                let uv = self.uv.clone().ok_or_else(|| EnvError::MissingTool {
+                    tool: "uv".into(),
+                    hint: "set HUNKGEN_UV or put uv on PATH (`pip install uv`; `make deps`)".into(),
+                })?;
+                fs::create_dir_all(&self.uv_cache).map_err(|source| EnvError::Write {
+                    path: self.uv_cache.clone(),
+                    source,
+                })?;
+                let python = python.unwrap_or(Path::new("python3"));
+                let venv = tmp.join("venv");
+                let mut script = format!(
+                    "{} venv --quiet --relocatable --python {} {}",
+                    sh_quote(&uv),
+                    sh_quote(python),
+                    sh_quote(&venv)
+                );
+                // Copied into the environment: the sandbox's /tmp hides the host's.
+                let req_copy = tmp.join("requirements.txt");
+                if p.requirements.is_some() {
+                    script.push_str(&format!(
+                        " && {} pip install --quiet --python {} --link-mode hardlink -r {}",
+                        sh_quote(&uv),
+                        sh_quote(venv.join("bin/python")),
+                        sh_quote(&req_copy)
+                    ));
+                }
+                let prepare = || -> Result<(), EnvError> {
+                    fresh()?;
+                    if let Some(req) = &p.requirements {
+                        fs::copy(req, &req_copy).map_err(|source| EnvError::Read {
+                            path: req.clone(),
+                            source,
+                        })?;
+                    }
+                    Ok(())
+                };
+                if let Some(cmd) = &p.install {
+                    script.push_str(&format!(" && ( {cmd} )"));
+                }
+                let mut vars: Vec<(OsString, OsString)> = vec![
+                    ("UV_CACHE_DIR".into(), self.uv_cache.clone().into()),
+                    ("UV_LINK_MODE".into(), "hardlink".into()),
+                    ("UV_PYTHON_DOWNLOADS".into(), "never".into()),
+                    ("UV_NO_CONFIG".into(), "1".into()),
+                    ("VIRTUAL_ENV".into(), venv.clone().into()),
+                    ("HUNKGEN_UV".into(), uv.clone().into()),
+                    ("PATH".into(), prepend_path(&venv.join("bin"))),
+                ];
+                prepare()?;
+                vars.push(("UV_OFFLINE".into(), "1".into()));
+                match step(script.clone(), "offline", false, &vars) {
+                    Ok(()) => Ok(true),
+                    Err(e) if !self.allow_network => Err(e),
+                    Err(_) => {
+                        vars.pop();
+                        prepare()?;
+                        step(script, "online", true, &vars).map(|()| false)
+                    }
+                }
+            }
+            EnvSpec::Java(j) => {
+                if find_in_path("javac").is_none() {
+                    return Err(EnvError::MissingTool {
+                        tool: "javac".into(),
+                        hint: "install a JDK".into(),
+                    });
+                }
+                fresh()?;
+                let lib = tmp.join("lib");
+                fs::create_dir_all(&lib).map_err(|source| EnvError::Write {
+                    path: lib.clone(),
+                    source,
+                })?;
+                for jar in &j.jars {
+                    let to = lib.join(file_name(jar));
+                    if fs::hard_link(jar, &to).is_err() {
+                        fs::copy(jar, &to).map_err(|source| EnvError::Read {
+                            path: jar.clone(),
+                            source,
+                        })?;
+                    }
+                }
+                Ok(true)
+            }
+            EnvSpec::Command { setup, .. } => {
+                fresh()?;
+                let vars = [("HUNKGEN_ENV_DIR".into(), tmp.as_os_str().to_owned())];
+                step(setup.clone(), "setup", self.allow_network, &vars)
+                    .map(|()| !self.allow_network)
+            }
+        }
+    }
+}
+
+/// The deepest directory containing both paths, if it is not `/` itself.
+fn common_ancestor(a: &Path, b: &Path) -> Option<PathBuf> {
+    let a = fs::canonicalize(a).ok()?;
+    let b = fs::canonicalize(b).ok()?;
+    let common: PathBuf = a
+        .components()
+        .zip(b.components())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x)
+        .collect();
+    (common.components().count() > 1).then_some(common)
+}
+
+/// Reads a finished environment's manifest (None when absent or unreadable).
+fn read_manifest(dir: &Path) -> Option<BuiltEnv> {
+    let bytes = fs::read(dir.join(MANIFEST)).ok()?;
+    let mut env: BuiltEnv = serde_json::from_slice(&bytes).ok()?;
+    env.dir = dir.to_path_buf();
+    Some(env)
+}
+
+/// Single-quotes a path for `/bin/sh`.
+pub fn sh_quote(p: impl AsRef<std::ffi::OsStr>) -> String {
+    let s = p.as_ref().to_string_lossy();
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The command that compiles a Java tree's sources and tests with `javac` and runs
+/// them with the JUnit console launcher, writing JUnit XML into `reports_dir`
+/// (relative to the working copy). A compile error exits non-zero with no reports,
+/// which the verdict calls a build failure.
+pub fn java_test_command(env: &BuiltEnv, reports_dir: &str) -> Result<Command, EnvError> {
+    let EnvSpec::Java(spec) = &env.spec else {
+        return Err(EnvError::MissingTool {
+            tool: "Java environment".into(),
+            hint: "use EnvSpec::Java".into(),
+        });
+    };
+    let cp = env.class_path();
+    let launcher = cp
+        .iter()
+        .find(|j| file_name(j).contains("console-standalone"))
+        .ok_or_else(|| EnvError::MissingTool {
+            tool: "JUnit console launcher".into(),
+            hint: "add junit-platform-console-standalone.jar (Debian junit5) to the jars".into(),
+        })?;
+    let cp_str = cp
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(":");
+    let dirs = |d: &[String]| d.iter().map(sh_quote).collect::<Vec<_>>().join(" ");
+    let script = format!(
+        "set -e\n\
+         B=.hunkgen-build; CP={cp}\n\
+         rm -rf \"$B\" {reports}; mkdir -p \"$B/classes\" \"$B/test-classes\"\n\
+         find {src} -name '*.java' > \"$B/src.txt\"\n\
+         find {test} -name '*.java' > \"$B/test.txt\"\n\
+         javac -nowarn -encoding UTF-8 -d \"$B/classes\" -cp \"$CP\" @\"$B/src.txt\"\n\
+         javac -nowarn -encoding UTF-8 -d \"$B/test-classes\" -cp \"$B/classes:$CP\" @\"$B/test.txt\"\n\
+         exec java -jar {launcher} --disable-banner --details=tree \
+         --class-path \"$B/classes:$B/test-classes:$CP\" --scan-class-path \"$B/test-classes\" \
+         --reports-dir {reports}\n",
+        cp = sh_quote(&cp_str),
+        reports = sh_quote(reports_dir),
+        src = dirs(&spec.source_dirs),
+        test = dirs(&spec.test_dirs),
+        launcher = sh_quote(launcher),
+    );
+    Ok(Command::Shell(script))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_version_matching_is_by_components() {
+        assert!(python_matches("3.11", "3.11.7"));
+        assert!(python_matches("3", "3.11.7"));
+        assert!(python_matches("3.11.7", "3.11.7"));
+        assert!(!python_matches("3.1", "3.11.7"));
+        assert!(!python_matches("3.9", "3.11.7"));
+        assert!(!python_matches("3.11.7.1", "3.11.7"));
+    }
+
+    #[test]
+    fn keys_follow_repo_spec_and_file_contents() {
+        let dir = tempfile::tempdir().unwrap();
+        let setup = dir.path().join("setup.txt");
+        fs::write(&setup, "a").unwrap();
+        let cache = EnvCache::new(dir.path().join("envs"), dir.path().join("uv"));
+        let spec = EnvSpec::Command {
+            setup: "true".into(),
+            inputs: vec![setup.clone()],
+        };
+        let k1 = cache.key("org/repo", &spec).unwrap();
+        assert!(k1.starts_with("org_repo-"), "{k1}");
+        assert_eq!(k1, cache.key("org/repo", &spec).unwrap());
+        assert_ne!(k1, cache.key("org/other", &spec).unwrap());
+        fs::write(&setup, "b").unwrap();
+        assert_ne!(k1, cache.key("org/repo", &spec).unwrap());
+        let missing = EnvSpec::Command {
+            setup: "true".into(),
+            inputs: vec![dir.path().join("nope")],
+        };
+        assert!(matches!(
+            cache.key("r", &missing),
+            Err(EnvError::Read { .. })
+        ));
+    }
+
+    #[test]
+    fn shell_quoting() {
+        assert_eq!(sh_quote("a b"), "'a b'");
+        assert_eq!(sh_quote("it's"), r"'it'\''s'");
+    }
+}

@@ -1,0 +1,719 @@
+//! Test report parsers (JUnit XML, pytest, Defects4J) and the run verdict they feed.
+//!
+//! Test ids: Java tests are `pkg.Class::method` (Defects4J's form; `()` and parameter
+//! lists stripped, a `[n]` invocation suffix kept); pytest tests are node ids
+//! (`tests/test_x.py::TestC::test_a[1-2]`). Statuses carry SWE-bench's `TestStatus`
+//! names. A run whose suite never started is an [`InfraFailure`], never "every test
+//! failed", so a compile error cannot turn into fail-to-pass labels.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::runner::{ExitKind, RunOutcome};
+
+/// One test's status, named as in SWE-bench's `TestStatus`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum TestStatus {
+    /// Ran and passed (pytest XPASS counts here, as in its JUnit report).
+    Passed,
+    /// An assertion failed.
+    Failed,
+    /// The test errored (JUnit `<error>`, pytest fixture error).
+    Error,
+    /// Skipped or disabled.
+    Skipped,
+    /// pytest expected failure that failed as expected (SWE-bench counts it as passing).
+    Xfail,
+}
+
+impl TestStatus {
+    /// SWE-bench's spelling, e.g. `PASSED`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestStatus::Passed => "PASSED",
+            TestStatus::Failed => "FAILED",
+            TestStatus::Error => "ERROR",
+            TestStatus::Skipped => "SKIPPED",
+            TestStatus::Xfail => "XFAIL",
+        }
+    }
+}
+
+/// Per-test statuses of one run, keyed by test id (sorted, so output is stable).
+pub type TestResults = BTreeMap<String, TestStatus>;
+
+/// Why a run produced no usable test results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InfraKind {
+    /// The run hit its timeout.
+    Timeout,
+    /// pytest could not import/collect a test module.
+    CollectionError,
+    /// Non-zero exit and no results: build, compile or start-up failure.
+    BuildFailure,
+    /// Exit 0 but no test results at all (wrong test selection, reports not written).
+    NoResults,
+}
+
+/// A run whose suite did not run: kind, a human reason, and the log to read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InfraFailure {
+    /// The category.
+    pub kind: InfraKind,
+    /// One or a few lines: exit status, collection errors, the log's last lines.
+    pub reason: String,
+    /// The run's log.
+    pub log_path: PathBuf,
+}
+
+/// The verdict on one run: test statuses, or an infrastructure failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunResult {
+    /// The suite ran; these are its tests.
+    Tests(TestResults),
+    /// The suite did not run.
+    Infra(InfraFailure),
+}
+
+/// A report that could not be read or parsed.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    /// Reading a report file failed.
+    #[error("cannot read test report {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Malformed XML.
+    #[error("test report {path} is not well-formed XML: {message}")]
+    Xml {
+        /// The file (or `<text>`).
+        path: PathBuf,
+        /// The XML parser's message with its position.
+        message: String,
+    },
+}
+
+/// How JUnit `testcase` elements become ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdStyle {
+    /// `classname::name` with `()`/parameter lists stripped (Surefire, Ant, Gradle,
+    /// JUnit console launcher).
+    Java,
+    /// pytest node ids from `file`/`classname`/`name` (use `-o junit_family=xunit1` so
+    /// the `file` attribute is present).
+    Pytest,
+}
+
+/// Parses one JUnit XML document (a `<testsuites>` or `<testsuite>` root, nested
+/// suites allowed). A test reported twice keeps its worst status.
+pub fn parse_junit_xml(text: &str, style: IdStyle, path: &Path) -> Result<TestResults, ParseError> {
+    let doc = roxmltree::Document::parse(text).map_err(|e| ParseError::Xml {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let mut out = TestResults::new();
+    for case in doc.descendants().filter(|n| n.has_tag_name("testcase")) {
+        let (id, status) = junit_case(&case, style);
+        insert_worst(&mut out, id, status);
+    }
+    Ok(out)
+}
+
+/// Reads every `TEST-*.xml` report directly in `dir` (e.g. `target/surefire-reports`,
+/// `build/test-results/test`, the console launcher's `--reports-dir`) and merges them.
+/// A missing directory yields no results (the verdict then calls it an infra failure).
+pub fn parse_junit_dir(dir: &Path, style: IdStyle) -> Result<TestResults, ParseError> {
+    let mut out = TestResults::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Ok(out);
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("TEST-") && n.ends_with(".xml"))
+        })
+        .collect();
+    files.sort();
+    for path in files {
+        let text = fs::read_to_string(&path).map_err(|source| ParseError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        for (id, status) in parse_junit_xml(&text, style, &path)? {
+            insert_worst(&mut out, id, status);
+        }
+    }
+    Ok(out)
+}
+
+/// The id and status of one `<testcase>`.
+fn junit_case(case: &roxmltree::Node, style: IdStyle) -> (String, TestStatus) {
+    let suite_name = case
+        .ancestors()
+        .find(|n| n.has_tag_name("testsuite"))
+        .and_then(|s| s.attribute("name"))
+        .unwrap_or("");
+    let classname = case
+        .attribute("classname")
+        .filter(|c| !c.is_empty())
+        .unwrap_or(suite_name);
+    let name = case.attribute("name").unwrap_or("");
+    let id = match style {
+        IdStyle::Java => java_id(classname, name),
+        IdStyle::Pytest => pytest_id(case.attribute("file"), classname, name),
+    };
+    (id, junit_case_status(case))
+}
+
+/// Status of one `<testcase>` from its children.
+fn junit_case_status(case: &roxmltree::Node) -> TestStatus {
+    let mut status = TestStatus::Passed;
+    for child in case.children().filter(|c| c.is_element()) {
+        let s = match child.tag_name().name() {
+            "failure" | "rerunFailure" => TestStatus::Failed,
+            "error" | "rerunError" => TestStatus::Error,
+            "skipped" => {
+                // pytest writes xfail as <skipped type="pytest.xfail">.
+                if child.attribute("type") == Some("pytest.xfail") {
+                    TestStatus::Xfail
+                } else {
+                    TestStatus::Skipped
+                }
+            }
+            // Surefire's flakyFailure/flakyError: failed, then passed on a rerun.
+            _ => continue,
+        };
+        status = worst(status, s);
+    }
+    status
+}
+
+/// Keeps the more severe of two reports of the same test.
+fn worst(a: TestStatus, b: TestStatus) -> TestStatus {
+    let rank = |s| match s {
+        TestStatus::Error => 4,
+        TestStatus::Failed => 3,
+        TestStatus::Skipped => 2,
+        TestStatus::Xfail => 1,
+        TestStatus::Passed => 0,
+    };
+    if rank(b) > rank(a) {
+        b
+    } else {
+        a
+    }
+}
+
+fn insert_worst(out: &mut TestResults, id: String, status: TestStatus) {
+    let s = out.get(&id).map_or(status, |old| worst(*old, status));
+    out.insert(id, s);
+}
+
+/// `pkg.Class::method`, with `()` or a parameter list removed from the method name:
+/// `add(int, int)[2]` → `add[2]`.
+pub fn java_id(classname: &str, name: &str) -> String {
+    let method = match (name.find('('), name.find(')')) {
+        (Some(open), Some(close)) if open < close && !name[..open].contains('[') => {
+            format!("{}{}", &name[..open], &name[close + 1..])
+        }
+        _ => name.to_string(),
+    };
+    format!("{classname}::{method}")
+}
+
+/// A pytest node id from a JUnit testcase: `file` attribute when present (xunit1),
+/// otherwise the classname split into module path and `Test*` classes.
+fn pytest_id(file: Option<&str>, classname: &str, name: &str) -> String {
+    let parts: Vec<&str> = classname.split('.').filter(|p| !p.is_empty()).collect();
+    let (file, classes): (String, Vec<&str>) = match file {
+        Some(f) => {
+            let module_depth = f.trim_end_matches(".py").split('/').count();
+            (
+                f.to_string(),
+                parts.iter().skip(module_depth).copied().collect(),
+            )
+        }
+        None => {
+            let first_class = parts
+                .iter()
+                .position(|p| p.starts_with("Test"))
+                .unwrap_or(parts.len());
+            (
+                format!("{}.py", parts[..first_class].join("/")),
+                parts[first_class..].to_vec(),
+            )
+        }
+    };
+    let mut id = file;
+    for c in classes {
+        id.push_str("::");
+        id.push_str(c);
+    }
+    id.push_str("::");
+    id.push_str(name);
+    id
+}
+
+/// What a pytest run reported: tests and collection errors.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PytestReport {
+    /// Per-test statuses by node id.
+    pub tests: TestResults,
+    /// Modules (or messages) that failed to collect.
+    pub collection_errors: Vec<String>,
+}
+
+/// Parses pytest's `-rA` short test summary from a log: `PASSED id`, `FAILED id - msg`,
+/// `ERROR id - msg`, `XFAIL id - reason`, `XPASS id` (→ PASSED). `SKIPPED` summary
+/// lines carry a location, not a node id; skips come from the JUnit XML. An `ERROR`
+/// without `::` is a collection error, as is "error(s) during collection".
+pub fn parse_pytest_log(log: &str) -> PytestReport {
+    let mut rep = PytestReport::default();
+    let mut in_summary = false;
+    for line in log.lines() {
+        let t = line.trim_end();
+        if t.starts_with('=') && t.contains("short test summary info") {
+            in_summary = true;
+            continue;
+        }
+        if t.contains("error during collection") || t.contains("errors during collection") {
+            let msg = t
+                .trim_matches(|c: char| c == '!' || c == '=' || c == ' ')
+                .to_string();
+            if !rep.collection_errors.contains(&msg) {
+                rep.collection_errors.push(msg);
+            }
+        }
+        if !in_summary {
+            continue;
+        }
+        if t.starts_with('=') {
+            in_summary = false;
+            continue;
+        }
+        let Some((word, rest)) = t.split_once(' ') else {
+            continue;
+        };
+        let status = match word {
+            "PASSED" | "XPASS" => TestStatus::Passed,
+            "FAILED" => TestStatus::Failed,
+            "ERROR" => TestStatus::Error,
+            "XFAIL" => TestStatus::Xfail,
+            _ => continue,
+        };
+        let id = summary_node_id(rest);
+        if id.is_empty() {
+            continue;
+        }
+        if status == TestStatus::Error && !id.contains("::") {
+            rep.collection_errors.push(id);
+            continue;
+        }
+        insert_worst(&mut rep.tests, id, status);
+    }
+    rep
+}
+
+/// The node id at the start of a summary line's remainder: up to " - " outside the
+/// parametrize brackets (ids may contain spaces and dashes inside `[...]`).
+fn summary_node_id(rest: &str) -> String {
+    let mut depth = 0i32;
+    let bytes = rest.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'[' => depth += 1,
+            b']' => depth -= 1,
+            b' ' if depth <= 0 && rest[i..].starts_with(" - ") => return rest[..i].to_string(),
+            _ => {}
+        }
+    }
+    rest.trim().to_string()
+}
+
+/// Merges a pytest JUnit report (for skips and for tests the summary omits) with the
+/// `-rA` summary (authoritative for the ids and statuses it lists). Collection errors
+/// also come from JUnit testcases that report a "collection failure".
+pub fn parse_pytest(
+    junit_xml: Option<&str>,
+    log: &str,
+    xml_path: &Path,
+) -> Result<PytestReport, ParseError> {
+    let mut rep = parse_pytest_log(log);
+    if let Some(xml) = junit_xml {
+        let doc = roxmltree::Document::parse(xml).map_err(|e| ParseError::Xml {
+            path: xml_path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        for case in doc.descendants().filter(|n| n.has_tag_name("testcase")) {
+            let collect_fail = case.children().any(|c| {
+                c.has_tag_name("error")
+                    && c.attribute("message")
+                        .is_some_and(|m| m.contains("collection failure"))
+            });
+            if collect_fail {
+                // pytest's pseudo-testcase for a module that failed to import.
+                let module = case.attribute("name").unwrap_or("").replace('.', "/") + ".py";
+                if !rep.collection_errors.iter().any(|e| e.contains(&module)) {
+                    rep.collection_errors.push(module);
+                }
+                continue;
+            }
+            let (id, status) = junit_case(&case, IdStyle::Pytest);
+            rep.tests.entry(id).or_insert(status);
+        }
+    }
+    Ok(rep)
+}
+
+/// One entry of Defects4J's `failing_tests` file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailingTest {
+    /// `pkg.Class::method` (or just `pkg.Class` for a class-level failure).
+    pub id: String,
+    /// The stack trace lines that follow the `---` header.
+    pub trace: String,
+}
+
+/// Parses Defects4J's `failing_tests`: `--- pkg.Class::method` then its stack trace.
+pub fn parse_defects4j_failing(text: &str) -> Vec<FailingTest> {
+    let mut out: Vec<FailingTest> = Vec::new();
+    for line in text.lines() {
+        if let Some(id) = line.strip_prefix("--- ") {
+            out.push(FailingTest {
+                id: id.trim().to_string(),
+                trace: String::new(),
+            });
+        } else if let Some(last) = out.last_mut() {
+            if !last.trace.is_empty() {
+                last.trace.push('\n');
+            }
+            last.trace.push_str(line);
+        }
+    }
+    out
+}
+
+/// Defects4J failing tests as statuses (all FAILED); the passing ones are not listed
+/// in that file, so callers combine this with the list of tests that ran.
+pub fn defects4j_results(failing: &[FailingTest]) -> TestResults {
+    failing
+        .iter()
+        .map(|f| (f.id.clone(), TestStatus::Failed))
+        .collect()
+}
+
+/// The verdict on one run from its outcome and what its reports said.
+pub fn verdict(
+    outcome: &RunOutcome,
+    tests: TestResults,
+    collection_errors: &[String],
+) -> RunResult {
+    let infra = |kind, reason: String| {
+        RunResult::Infra(InfraFailure {
+            kind,
+            reason,
+            log_path: outcome.log_path.clone(),
+        })
+    };
+    let tail = log_tail(&outcome.log_path, 5);
+    if outcome.timed_out {
+        return infra(
+            InfraKind::Timeout,
+            format!("timed out after {:.1}s", outcome.duration.as_secs_f64()),
+        );
+    }
+    if !collection_errors.is_empty() {
+        return infra(
+            InfraKind::CollectionError,
+            format!("collection error: {}", collection_errors.join("; ")),
+        );
+    }
+    if tests.is_empty() {
+        return match outcome.exit {
+            ExitKind::Code(0) => infra(
+                InfraKind::NoResults,
+                format!("exit 0 but no test results; log ends: {tail}"),
+            ),
+            ExitKind::Code(c) => infra(
+                InfraKind::BuildFailure,
+                format!(
+                    "exit code {c} and no test results (build or start failure); log ends: {tail}"
+                ),
+            ),
+            ExitKind::Signal(s) => infra(
+                InfraKind::BuildFailure,
+                format!("killed by signal {s} before any test result; log ends: {tail}"),
+            ),
+        };
+    }
+    RunResult::Tests(tests)
+}
+
+/// The last `n` non-empty lines of a log, joined with " | " (empty if unreadable).
+pub fn log_tail(path: &Path, n: usize) -> String {
+    let text = fs::read(path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    lines[lines.len().saturating_sub(n)..].join(" | ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn p() -> &'static Path {
+        Path::new("<text>")
+    }
+
+    #[test]
+    fn surefire_report_with_failure_error_skip_and_flaky_rerun() {
+        let xml = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuite xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" version="3.0" name="org.apache.commons.lang3.StringUtilsTest" time="0.2" tests="5" errors="1" skipped="1" failures="1">
+  <properties><property name="java.version" value="1.8.0_292"/></properties>
+  <testcase name="testJoin" classname="org.apache.commons.lang3.StringUtilsTest" time="0.01"/>
+  <testcase name="testSplit" classname="org.apache.commons.lang3.StringUtilsTest" time="0.02">
+    <failure message="expected:&lt;1&gt; but was:&lt;2&gt;" type="junit.framework.AssertionFailedError">junit.framework.AssertionFailedError: expected:&lt;1&gt; but was:&lt;2&gt;
+	at org.apache.commons.lang3.StringUtilsTest.testSplit(StringUtilsTest.java:42)</failure>
+  </testcase>
+  <testcase name="testNpe" classname="org.apache.commons.lang3.StringUtilsTest" time="0">
+    <error message="boom" type="java.lang.NullPointerException">java.lang.NullPointerException</error>
+  </testcase>
+  <testcase name="testIgnored" classname="org.apache.commons.lang3.StringUtilsTest" time="0"><skipped/></testcase>
+  <testcase name="testFlaky" classname="org.apache.commons.lang3.StringUtilsTest" time="0.1">
+    <flakyFailure message="once" type="java.lang.AssertionError"><stackTrace>x</stackTrace></flakyFailure>
+  </testcase>
+</testsuite>"#;
+        let r = parse_junit_xml(xml, IdStyle::Java, p()).unwrap();
+        let c = "org.apache.commons.lang3.StringUtilsTest::";
+        assert_eq!(r[&format!("{c}testJoin")], TestStatus::Passed);
+        assert_eq!(r[&format!("{c}testSplit")], TestStatus::Failed);
+        assert_eq!(r[&format!("{c}testNpe")], TestStatus::Error);
+        assert_eq!(r[&format!("{c}testIgnored")], TestStatus::Skipped);
+        assert_eq!(r[&format!("{c}testFlaky")], TestStatus::Passed);
+        assert_eq!(r.len(), 5);
+    }
+
+    #[test]
+    fn gradle_nested_suites_and_ant_without_classname() {
+        let gradle = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuites>
+  <testsuite name="com.example.CalcTest" tests="2" skipped="0" failures="1" errors="0" timestamp="2024-01-01T00:00:00" hostname="h" time="0.01">
+    <properties/>
+    <testcase name="adds()" classname="com.example.CalcTest" time="0.001"/>
+    <testcase name="divides(int, int)[2]" classname="com.example.CalcTest" time="0.001"><failure message="x" type="org.opentest4j.AssertionFailedError">x</failure></testcase>
+    <system-out><![CDATA[]]></system-out>
+  </testsuite>
+</testsuites>"#;
+        let r = parse_junit_xml(gradle, IdStyle::Java, p()).unwrap();
+        assert_eq!(r["com.example.CalcTest::adds"], TestStatus::Passed);
+        assert_eq!(r["com.example.CalcTest::divides[2]"], TestStatus::Failed);
+        let ant = r#"<testsuite name="org.jfree.chart.AxisTest" tests="1"><testcase name="testEquals" time="0.0"/></testsuite>"#;
+        let r = parse_junit_xml(ant, IdStyle::Java, p()).unwrap();
+        assert_eq!(
+            r["org.jfree.chart.AxisTest::testEquals"],
+            TestStatus::Passed
+        );
+    }
+
+    #[test]
+    fn malformed_xml_is_an_error_naming_the_file() {
+        let e = parse_junit_xml(
+            "<testsuite><testcase>",
+            IdStyle::Java,
+            Path::new("r/TEST-x.xml"),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("r/TEST-x.xml"), "{e}");
+    }
+
+    #[test]
+    fn java_ids_strip_parentheses_and_parameters() {
+        assert_eq!(java_id("a.B", "test()"), "a.B::test");
+        assert_eq!(java_id("a.B", "test"), "a.B::test");
+        assert_eq!(java_id("a.B", "add(int, int)[1]"), "a.B::add[1]");
+        assert_eq!(java_id("a.B", "[1] x(y)"), "a.B::[1] x(y)");
+    }
+
+    #[test]
+    fn pytest_ids_from_classname_without_file_attribute() {
+        assert_eq!(
+            pytest_id(None, "tests.test_x", "test_a[1-2]"),
+            "tests/test_x.py::test_a[1-2]"
+        );
+        assert_eq!(
+            pytest_id(None, "tests.test_x.TestC", "test_b"),
+            "tests/test_x.py::TestC::test_b"
+        );
+        assert_eq!(
+            pytest_id(Some("tests/test_x.py"), "tests.test_x.TestC", "test_b"),
+            "tests/test_x.py::TestC::test_b"
+        );
+    }
+
+    #[test]
+    fn pytest_summary_with_parametrized_ids_and_messages() {
+        let log = "\
+============================= test session starts ==============================
+collected 7 items
+
+tests/test_x.py .F.sxX                                                    [100%]
+
+=========================== short test summary info ============================
+PASSED tests/test_x.py::test_a[1-2]
+PASSED tests/test_x.py::test_a[a - b]
+FAILED tests/test_x.py::TestC::test_b - assert 1 == 2
+ERROR tests/test_x.py::test_e - RuntimeError: fixture
+SKIPPED [1] tests/test_x.py:20: unconditional skip
+XFAIL tests/test_x.py::test_xf - known bug
+XPASS tests/test_x.py::test_xp
+======== 1 failed, 2 passed, 1 skipped, 1 xfailed, 1 xpassed, 1 error in 0.05s ========
+";
+        let r = parse_pytest_log(log);
+        assert!(r.collection_errors.is_empty());
+        assert_eq!(r.tests["tests/test_x.py::test_a[1-2]"], TestStatus::Passed);
+        assert_eq!(
+            r.tests["tests/test_x.py::test_a[a - b]"],
+            TestStatus::Passed
+        );
+        assert_eq!(
+            r.tests["tests/test_x.py::TestC::test_b"],
+            TestStatus::Failed
+        );
+        assert_eq!(r.tests["tests/test_x.py::test_e"], TestStatus::Error);
+        assert_eq!(r.tests["tests/test_x.py::test_xf"], TestStatus::Xfail);
+        assert_eq!(r.tests["tests/test_x.py::test_xp"], TestStatus::Passed);
+        assert_eq!(r.tests.len(), 6);
+    }
+
+    #[test]
+    fn pytest_collection_error_in_summary() {
+        let log = "\
+==================================== ERRORS ====================================
+______________________ ERROR collecting tests/test_bad.py ______________________
+E   ModuleNotFoundError: No module named 'nope'
+=========================== short test summary info ============================
+ERROR tests/test_bad.py
+!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!
+";
+        let r = parse_pytest_log(log);
+        assert!(r.tests.is_empty());
+        assert!(
+            r.collection_errors.iter().any(|e| e == "tests/test_bad.py"),
+            "{:?}",
+            r.collection_errors
+        );
+    }
+
+    #[test]
+    fn defects4j_failing_tests_file() {
+        let text = "\
+--- org.apache.commons.lang3.math.NumberUtilsTest::TestLang747
+java.lang.NumberFormatException: For input string: \"80000000\"
+\tat java.lang.Integer.parseInt(Integer.java:583)
+\tat org.apache.commons.lang3.math.NumberUtils.createInteger(NumberUtils.java:684)
+--- org.apache.commons.lang3.math.NumberUtilsTest::testCreateNumber
+junit.framework.AssertionFailedError: expected:<4> but was:<5>
+";
+        let f = parse_defects4j_failing(text);
+        assert_eq!(f.len(), 2);
+        assert_eq!(
+            f[0].id,
+            "org.apache.commons.lang3.math.NumberUtilsTest::TestLang747"
+        );
+        assert!(f[0].trace.starts_with("java.lang.NumberFormatException"));
+        assert_eq!(f[0].trace.lines().count(), 3);
+        let r = defects4j_results(&f);
+        assert_eq!(
+            r["org.apache.commons.lang3.math.NumberUtilsTest::testCreateNumber"],
+            TestStatus::Failed
+        );
+    }
+
+    fn outcome(exit: ExitKind, timed_out: bool, log: &Path) -> RunOutcome {
+        RunOutcome {
+            exit,
+            timed_out,
+            duration: Duration::from_millis(5),
+            log_path: log.to_path_buf(),
+            sandboxed: false,
+            process_limit_enforced: true,
+        }
+    }
+
+    #[test]
+    fn verdict_separates_infra_failures_from_test_failures() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("run.log");
+        fs::write(&log, "javac: error: cannot find symbol\n1 error\n").unwrap();
+        let one: TestResults = [("a.B::t".to_string(), TestStatus::Failed)].into();
+        match verdict(
+            &outcome(ExitKind::Code(1), false, &log),
+            TestResults::new(),
+            &[],
+        ) {
+            RunResult::Infra(f) => {
+                assert_eq!(f.kind, InfraKind::BuildFailure);
+                assert!(
+                    f.reason.contains("exit code 1") && f.reason.contains("1 error"),
+                    "{}",
+                    f.reason
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let r = verdict(
+            &outcome(ExitKind::Code(0), false, &log),
+            TestResults::new(),
+            &[],
+        );
+        assert!(matches!(
+            r,
+            RunResult::Infra(InfraFailure {
+                kind: InfraKind::NoResults,
+                ..
+            })
+        ));
+        let r = verdict(&outcome(ExitKind::Code(1), true, &log), one.clone(), &[]);
+        assert!(matches!(
+            r,
+            RunResult::Infra(InfraFailure {
+                kind: InfraKind::Timeout,
+                ..
+            })
+        ));
+        let r = verdict(
+            &outcome(ExitKind::Code(2), false, &log),
+            TestResults::new(),
+            &["t/x.py".into()],
+        );
+        assert!(matches!(
+            r,
+            RunResult::Infra(InfraFailure {
+                kind: InfraKind::CollectionError,
+                ..
+            })
+        ));
+        assert_eq!(
+            verdict(&outcome(ExitKind::Code(1), false, &log), one.clone(), &[]),
+            RunResult::Tests(one)
+        );
+    }
+}
