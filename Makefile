@@ -20,12 +20,12 @@ export HUNKGEN_UV_CACHE ?= $(CURDIR)/target/uv-cache
 .PHONY: demo test lint deps bench hunk4j clean-datasets
 
 ## Build the embedded demo repository and the demo dataset (datasets/demo).
-demo: $(PUNKT_DIR)/abbrev_types.txt
+demo: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_CACHE)/.seeded
 	@echo "== 1/3 compiling hunkgen (the first build takes a few minutes; cargo shows its progress)"
 	$(CARGO) build
 	@echo "== 2/3 writing the demo project's scripted git history into $(DEMO_REPO)"
 	bash demo/build-repo.sh $(DEMO_REPO)
-	@echo "== 3/3 mining, annotating and writing datasets/demo (hunkgen build recipes/demo.yaml)"
+	@echo "== 3/3 mining, annotating, running the golden tests (pytest, JUnit) in the sandbox and writing datasets/demo"
 	$(CARGO) run --quiet -- build recipes/demo.yaml
 
 ## The whole test suite (unit, property, real Defects4J data, oracles, CLI) plus lints.

@@ -63,6 +63,10 @@ pub enum Command {
         /// was (without --strict, rejections are listed in rejected.jsonl).
         #[arg(long)]
         strict: bool,
+        /// Run every golden test again instead of answering from the result cache (a
+        /// build otherwise resumes: runs finished before an interruption are reused).
+        #[arg(long)]
+        no_cache: bool,
         /// A project's git repository, e.g. `--repo Lang=/src/commons-lang` (repeatable;
         /// overrides --repos and the recipe). Projects without one keep AST fields null.
         #[arg(long = "repo", value_name = "NAME=PATH", value_parser = parse_repo_arg)]
@@ -107,6 +111,36 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run a dataset's golden tests again and compare with its recorded labels.
+    ///
+    /// For each instance (or those given with --only): the base, base + test patch and
+    /// base + test patch + patch are tested again as the dataset's recipe says, and
+    /// FAIL_TO_PASS / PASS_TO_PASS are compared with the recorded ones. Prints one row per
+    /// instance — confirmed, changed, flaky or broken — and exits 1 when any changed or
+    /// broke. Runs are answered from the result cache when nothing they depend on
+    /// changed (an unchanged dataset re-validates at once); --no-cache runs everything.
+    #[command(
+        after_help = "Examples:\n  hunkgen validate datasets/demo\n  hunkgen validate datasets/demo --only acme-5d04f4b5e53d --no-cache\n  hunkgen validate datasets/demo --json"
+    )]
+    Validate {
+        /// The dataset directory.
+        dataset: PathBuf,
+        /// Only these instances (repeatable, or comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        /// Run every test again instead of answering from the result cache.
+        #[arg(long)]
+        no_cache: bool,
+        /// Worker threads (default: all cores).
+        #[arg(long, short)]
+        jobs: Option<usize>,
+        /// Print JSON Lines (one object per instance) instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Print a dataset's tables (HUNK4J Tables I, II and, when annotated, III).
     Stats {
         /// The dataset directory (holding instances.jsonl).
@@ -130,6 +164,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             quiet,
             force,
             strict,
+            no_cache,
             repos,
             repos_file,
         } => {
@@ -153,6 +188,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     progress: !quiet,
                     force,
                     strict,
+                    no_cache,
                 },
             )?;
             let shown = summary
@@ -187,6 +223,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 writeln!(out, "\n{}", report::tables12_markdown(&tables, false))?;
                 if let Some(a) = &tables.annotation {
                     write!(out, "{}", report::table3_markdown(a))?;
+                }
+                if plan.validate.is_some() {
+                    write!(out, "{}", report::instances_markdown(&summary.instances))?;
                 }
                 writeln!(
                     out,
@@ -223,6 +262,68 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
             } else {
                 write!(out, "{}", report.to_table())?;
+            }
+            Ok(())
+        }
+        Command::Validate {
+            dataset: dir,
+            only,
+            no_cache,
+            jobs,
+            json,
+            quiet,
+        } => {
+            if let Some(j) = jobs {
+                let _ = rayon::ThreadPoolBuilder::new()
+                    .num_threads(j)
+                    .build_global();
+            }
+            let rows = pipeline::revalidate(
+                &dir,
+                &only,
+                &BuildOptions {
+                    progress: !quiet,
+                    no_cache,
+                    ..Default::default()
+                },
+            )?;
+            let mut out = std::io::stdout().lock();
+            if json {
+                for r in &rows {
+                    writeln!(out, "{}", serde_json::to_string(r)?)?;
+                }
+            } else {
+                writeln!(
+                    out,
+                    "| instance | status | runs (cached/executed) | detail |"
+                )?;
+                writeln!(out, "|---|---|---|---|")?;
+                for r in &rows {
+                    writeln!(
+                        out,
+                        "| {} | {} | {}/{} | {} |",
+                        r.instance_id, r.status, r.cached_runs, r.executed_runs, r.detail
+                    )?;
+                }
+                let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
+                writeln!(
+                    out,
+                    "\n{} confirmed, {} changed, {} flaky, {} broken",
+                    count("confirmed"),
+                    count("changed"),
+                    count("flaky"),
+                    count("broken")
+                )?;
+            }
+            let bad = rows
+                .iter()
+                .filter(|r| r.status == "changed" || r.status == "broken")
+                .count();
+            if bad > 0 {
+                anyhow::bail!(
+                    "{bad} of {} instance(s) changed or broke since the dataset was built",
+                    rows.len()
+                );
             }
             Ok(())
         }

@@ -128,6 +128,7 @@ pub fn instance(c: &Candidate, rules: &CountRules) -> Instance {
         proximity: None,
         extra: None,
         notes: Vec::new(),
+        validation: None,
     }
 }
 

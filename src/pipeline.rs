@@ -28,6 +28,9 @@ pub enum BuildError {
     /// The dataset could not be written.
     #[error(transparent)]
     Dataset(#[from] DatasetError),
+    /// Validation could not start (the sandbox is required but unavailable).
+    #[error("validate: {0}")]
+    Validate(String),
     /// `--strict` and some items were rejected; nothing was written.
     #[error("{count} item(s) rejected and --strict is on, dataset not written (first: {first}); run without --strict to see them all in rejected.jsonl")]
     Strict {
@@ -66,6 +69,8 @@ pub struct BuildOptions {
     pub force: bool,
     /// Fail (exit 1) when any item is rejected, without writing the dataset.
     pub strict: bool,
+    /// Run every test again instead of answering from the result cache.
+    pub no_cache: bool,
 }
 
 impl BuildOptions {
@@ -91,7 +96,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         .filter(|&k| examined[k].stats.hunks >= plan.min_code_hunks)
         .collect();
     let mut kept: Vec<Instance> = keep.iter().map(|&k| examined[k].clone()).collect();
-    let warnings = match &plan.annotate {
+    let mut warnings = match &plan.annotate {
         Some(spec) => {
             let of_kept: Vec<&Candidate> = keep.iter().map(|&k| &mined.candidates[k]).collect();
             annotate(plan, spec, &of_kept, &mut kept, opts)
@@ -99,11 +104,30 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         None => Vec::new(),
     };
     let mut rejected = mined.rejected;
+    let mut validated = 0;
+    if let Some(vplan) = &plan.validate {
+        let keep_c: Vec<&Candidate> = keep.iter().map(|&k| &mined.candidates[k]).collect();
+        let (kept_now, rejected_now, warning) = validate(
+            plan,
+            vplan,
+            keep_c,
+            std::mem::take(&mut kept),
+            &writer,
+            opts,
+        )?;
+        kept = kept_now;
+        validated = kept.len();
+        rejected.extend(rejected_now);
+        if let Some(w) = warning {
+            warnings.push(w);
+        }
+    }
     rejected.sort_by_key(|r| dataset::natural_key(&r.id));
     let counts = Counts {
         examined: examined.len(),
-        multi_hunk: kept.len(),
+        multi_hunk: keep.len(),
         rejected: rejected.len(),
+        validated,
         instances: kept.len(),
         hunks: kept.iter().map(|i| i.stats.hunks).sum(),
     };
@@ -117,8 +141,12 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         built_at: dataset::rfc3339(now_secs()),
         recipe_sha256: dataset::sha256_hex(plan.text.as_bytes()),
-        recipe_file: plan.file.display().to_string(),
+        recipe_file: std::path::absolute(&plan.file)
+            .unwrap_or_else(|_| plan.file.clone())
+            .display()
+            .to_string(),
         sources: mined.described,
+        repositories: repositories(plan),
         counts,
         checksums: vec![("instances.jsonl".into(), dataset::sha256_hex(&jsonl))],
         recipe: plan.text.clone(),
@@ -224,4 +252,273 @@ fn annotate(
         .into_iter()
         .map(|(why, n)| format!("{why}: {n} instance(s) without AST fields"))
         .collect()
+}
+
+/// Repository name → path, for the card (later commands find the objects there).
+fn repositories(plan: &Plan) -> BTreeMap<String, String> {
+    let abs = |p: &std::path::Path| {
+        p.canonicalize()
+            .unwrap_or_else(|_| p.to_path_buf())
+            .display()
+            .to_string()
+    };
+    match &plan.source {
+        SourcePlan::Git(g) => BTreeMap::from([(g.name.clone(), abs(&g.repo))]),
+        SourcePlan::Defects4j(d) => d
+            .repos
+            .iter()
+            .filter_map(|(project, r)| {
+                let path = r.path.as_ref()?;
+                let name = crate::source::defects4j::upstream_repo(project)
+                    .unwrap_or(project)
+                    .to_string();
+                Some((name, abs(path)))
+            })
+            .collect(),
+    }
+}
+
+/// The confirmed instances, the rejected ones, and the runner's one warning.
+type Validated = (Vec<Instance>, Vec<Rejected>, Option<String>);
+
+/// Stage 4: run each kept instance's golden tests; returns the confirmed instances (with
+/// FAIL_TO_PASS, PASS_TO_PASS and `validation{}`), the rejected ones, and the runner's
+/// one warning (no sandbox), if any.
+fn validate(
+    plan: &Plan,
+    vplan: &crate::validate::stage::ValidatePlan,
+    candidates: Vec<&Candidate>,
+    kept: Vec<Instance>,
+    writer: &DatasetWriter,
+    opts: &BuildOptions,
+) -> Result<Validated, BuildError> {
+    use crate::validate::{runner::SandboxPolicy, stage::Validator, Runner};
+    let policy = match plan.sandbox {
+        crate::recipe::SandboxChoice::Auto => SandboxPolicy::Auto,
+        crate::recipe::SandboxChoice::Required => SandboxPolicy::Required,
+        crate::recipe::SandboxChoice::Off => SandboxPolicy::Off,
+    };
+    let runner = Runner::new(policy).map_err(|e| BuildError::Validate(e.to_string()))?;
+    let validator = Validator::new(vplan, runner);
+    let logs = writer.dir().join("logs");
+    let progress = opts.progress_bar("validate", kept.len() as u64);
+    let outcomes: Vec<crate::validate::stage::Outcome> = candidates
+        .par_iter()
+        .map(|c| {
+            let o = validator.validate(c, &logs, !opts.no_cache);
+            progress.inc(1);
+            o
+        })
+        .collect();
+    progress.finish();
+    let mut confirmed = Vec::new();
+    let mut rejected = Vec::new();
+    for (mut inst, o) in kept.into_iter().zip(outcomes) {
+        match o.rejection {
+            Some((reason, detail)) => rejected.push(Rejected::new(
+                inst.instance_id.clone(),
+                crate::model::Stage::Validate,
+                reason,
+                detail,
+            )),
+            None => {
+                inst.FAIL_TO_PASS = o.fail_to_pass;
+                inst.PASS_TO_PASS = o.pass_to_pass;
+                inst.validation = Some(o.record);
+                confirmed.push(inst);
+            }
+        }
+    }
+    Ok((confirmed, rejected, validator.take_warning()))
+}
+
+/// One instance's outcome when a dataset's golden tests are run again.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Revalidated {
+    /// The instance.
+    pub instance_id: String,
+    /// `confirmed`, `changed`, `flaky` or `broken`.
+    pub status: &'static str,
+    /// What differs, or why it is broken.
+    pub detail: String,
+    /// Runs answered from the cache / executed.
+    pub cached_runs: usize,
+    /// Runs executed.
+    pub executed_runs: usize,
+}
+
+/// Run a dataset's golden tests again (`hunkgen validate`) and compare with the recorded
+/// FAIL_TO_PASS / PASS_TO_PASS: confirmed (the same), changed (different lists, or now
+/// rejected), flaky (the same, but some test's outcome varied between reruns) or broken
+/// (the runs could not be made: base tree, environment, sandbox).
+pub fn revalidate(
+    dataset: &std::path::Path,
+    only: &[String],
+    opts: &BuildOptions,
+) -> Result<Vec<Revalidated>, BuildError> {
+    use crate::validate::{runner::SandboxPolicy, stage::Validator, Runner};
+    let card = dataset::read_card(dataset)?.ok_or_else(|| {
+        BuildError::Validate(format!(
+            "{}: not a hunkgen dataset (no dataset.yaml)",
+            dataset.display()
+        ))
+    })?;
+    let plan = crate::recipe::load_text(
+        &card.recipe,
+        std::path::Path::new(&card.recipe_file),
+        &BTreeMap::new(),
+    )
+    .map_err(|e| BuildError::Validate(format!("the dataset's recipe: {e}")))?;
+    let Some(vplan) = &plan.validate else {
+        return Err(BuildError::Validate(format!(
+            "{}: its recipe has no `validate:` section, so there are no golden runs to repeat",
+            dataset.display()
+        )));
+    };
+    let instances = dataset::read_instances(dataset)?;
+    for id in only {
+        if !instances.iter().any(|i| &i.instance_id == id) {
+            return Err(BuildError::Validate(format!(
+                "{}: no instance `{id}`",
+                dataset.display()
+            )));
+        }
+    }
+    let chosen: Vec<&Instance> = instances
+        .iter()
+        .filter(|i| only.is_empty() || only.contains(&i.instance_id))
+        .collect();
+    let policy = match plan.sandbox {
+        crate::recipe::SandboxChoice::Auto => SandboxPolicy::Auto,
+        crate::recipe::SandboxChoice::Required => SandboxPolicy::Required,
+        crate::recipe::SandboxChoice::Off => SandboxPolicy::Off,
+    };
+    let runner = Runner::new(policy).map_err(|e| BuildError::Validate(e.to_string()))?;
+    let validator = Validator::new(vplan, runner);
+    let logs = dataset.join(".validate-logs");
+    let progress = opts.progress_bar("validate", chosen.len() as u64);
+    let rows = chosen
+        .par_iter()
+        .map(|inst| {
+            let row = revalidate_one(inst, &card, &validator, &logs, opts);
+            progress.inc(1);
+            row
+        })
+        .collect();
+    progress.finish();
+    if let Some(w) = validator.take_warning() {
+        eprintln!("warning: {w}");
+    }
+    Ok(rows)
+}
+
+fn revalidate_one(
+    inst: &Instance,
+    card: &Card,
+    validator: &crate::validate::stage::Validator<'_>,
+    logs: &std::path::Path,
+    opts: &BuildOptions,
+) -> Revalidated {
+    let row = |status, detail: String, cached, executed| Revalidated {
+        instance_id: inst.instance_id.clone(),
+        status,
+        detail,
+        cached_runs: cached,
+        executed_runs: executed,
+    };
+    let candidate = match candidate_of(inst, card) {
+        Ok(c) => c,
+        Err(why) => return row("broken", why, 0, 0),
+    };
+    let o = validator.validate(&candidate, logs, !opts.no_cache);
+    let (cached, executed) = (o.cached_runs, o.executed_runs);
+    if let Some((reason, detail)) = &o.rejection {
+        use crate::model::RejectReason as R;
+        let status = match reason {
+            R::Infrastructure | R::BaseTree | R::NoTestSuite => "broken",
+            _ => "changed",
+        };
+        return row(status, detail.clone(), cached, executed);
+    }
+    let diff = |name: &str, old: &[String], new: &[String]| -> Option<String> {
+        let gone: Vec<&String> = old.iter().filter(|t| !new.contains(t)).collect();
+        let added: Vec<&String> = new.iter().filter(|t| !old.contains(t)).collect();
+        (!gone.is_empty() || !added.is_empty()).then(|| {
+            format!(
+                "{name}: {} no longer, {} newly ({})",
+                gone.len(),
+                added.len(),
+                gone.iter()
+                    .map(|t| format!("-{t}"))
+                    .chain(added.iter().map(|t| format!("+{t}")))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        })
+    };
+    let changes: Vec<String> = [
+        diff("FAIL_TO_PASS", &inst.FAIL_TO_PASS, &o.fail_to_pass),
+        diff("PASS_TO_PASS", &inst.PASS_TO_PASS, &o.pass_to_pass),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !changes.is_empty() {
+        return row("changed", changes.join("; "), cached, executed);
+    }
+    if !o.record.flaky.is_empty() {
+        return row(
+            "flaky",
+            format!("varied between reruns: {}", o.record.flaky.join(", ")),
+            cached,
+            executed,
+        );
+    }
+    row("confirmed", String::new(), cached, executed)
+}
+
+/// The candidate an instance row was built from (patches parsed back, base tree from
+/// the card's repositories).
+fn candidate_of(inst: &Instance, card: &Card) -> Result<Candidate, String> {
+    let parse = |name: &str, text: &str| {
+        crate::diff::parse(text.as_bytes()).map_err(|e| format!("{name} does not parse: {e}"))
+    };
+    let repo = card
+        .repositories
+        .get(&inst.repo)
+        .ok_or_else(|| format!("the card names no repository for `{}`", inst.repo))?;
+    let patch = parse("patch", &inst.patch)?;
+    let base = match inst.source {
+        crate::model::SourceKind::Git => source::Base::Buggy(source::Tree::Git {
+            repo: PathBuf::from(repo),
+            rev: inst.base_commit.clone(),
+            prefixes: Vec::new(),
+        }),
+        crate::model::SourceKind::Defects4j => source::Base::Fixed {
+            tree: source::Tree::Git {
+                repo: PathBuf::from(repo),
+                rev: inst.fix_commit.clone(),
+                prefixes: Vec::new(),
+            },
+            to_buggy: patch.reversed(),
+        },
+    };
+    Ok(Candidate {
+        id: inst.instance_id.clone(),
+        source: inst.source,
+        repo: inst.repo.clone(),
+        project: inst.project.clone(),
+        base_commit: inst.base_commit.clone(),
+        fix_commit: inst.fix_commit.clone(),
+        environment_setup_commit: inst.environment_setup_commit.clone(),
+        problem_statement: inst.problem_statement.clone(),
+        created_at: inst.created_at.clone(),
+        version: inst.version.clone(),
+        fail_to_pass: inst.FAIL_TO_PASS.clone(),
+        report: inst.report.clone(),
+        test_patch: parse("test_patch", &inst.test_patch)?,
+        patch,
+        modified_classes: Vec::new(),
+        base,
+    })
 }

@@ -45,6 +45,61 @@ pub struct Recipe {
     /// Report options.
     #[serde(default)]
     pub report: ReportSpec,
+    /// Golden-test validation (DESIGN §5); absent: no test is run.
+    #[serde(default)]
+    pub validate: Option<ValidateSpec>,
+}
+
+/// Golden-test validation settings.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValidateSpec {
+    /// Runs per tree; a test whose outcome differs between them is flaky and excluded.
+    #[serde(default = "one")]
+    pub reruns: usize,
+    /// Seconds one run may take before its whole process tree is stopped.
+    #[serde(default = "default_timeout")]
+    pub timeout: u64,
+    /// Address-space limit per run, in MiB.
+    #[serde(default)]
+    pub memory_mb: Option<u64>,
+    /// `touched` (the test files the test patch touches, as SWE-bench) or `full`.
+    #[serde(default)]
+    pub scope: crate::validate::stage::Scope,
+    /// `auto` (bubblewrap when it works, else a warning), `required` or `off`.
+    #[serde(default)]
+    pub sandbox: SandboxChoice,
+    /// Cache directory for environments and run results (default `$HUNKGEN_CACHE_DIR`,
+    /// else `~/.cache/hunkgen`).
+    #[serde(default)]
+    pub cache: Option<PathBuf>,
+    /// Let environment builds download packages when the cache lacks them.
+    #[serde(default = "yes")]
+    pub network_for_setup: bool,
+    /// How to run tests; each instance uses the suites whose `paths` its test patch
+    /// touches.
+    pub suites: Vec<crate::validate::stage::Suite>,
+}
+
+/// Sandbox policy as the recipe spells it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SandboxChoice {
+    /// bubblewrap when it works here, else process groups and rlimits with a warning.
+    #[default]
+    Auto,
+    /// Fail when bubblewrap cannot sandbox.
+    Required,
+    /// No sandbox (trusted code only).
+    Off,
+}
+
+fn one() -> usize {
+    1
+}
+
+fn default_timeout() -> u64 {
+    600
 }
 
 /// Annotation settings.
@@ -263,6 +318,10 @@ pub struct Plan {
     pub annotate: Option<AnnotatePlan>,
     /// Report options.
     pub report: ReportSpec,
+    /// The validate stage; `None` when the recipe has no `validate:`.
+    pub validate: Option<crate::validate::stage::ValidatePlan>,
+    /// Its sandbox policy.
+    pub sandbox: SandboxChoice,
 }
 
 /// The source stage's resolved configuration.
@@ -301,6 +360,17 @@ pub fn load_with(file: &Path, repos: &BTreeMap<String, PathBuf>) -> Result<Plan,
     })?;
     let recipe = parse(&text, file)?;
     plan(recipe, file, text, repos)
+}
+
+/// Validate recipe `text` as if it were the file `file` (relative paths resolve against
+/// its directory): how a dataset's own copy of its recipe (in the card) is re-planned.
+pub fn load_text(
+    text: &str,
+    file: &Path,
+    repos: &BTreeMap<String, PathBuf>,
+) -> Result<Plan, RecipeError> {
+    let recipe = parse(text, file)?;
+    plan(recipe, file, text.to_string(), repos)
 }
 
 /// Resolves recipe paths and reports errors at the key's place in the text.
@@ -380,8 +450,91 @@ fn plan(
         min_code_hunks: recipe.select.min_code_hunks,
         annotate,
         report: recipe.report.clone(),
+        sandbox: recipe
+            .validate
+            .as_ref()
+            .map(|v| v.sandbox)
+            .unwrap_or_default(),
+        validate: match &recipe.validate {
+            Some(v) => Some(validate_plan(&cx, v)?),
+            None => None,
+        },
         text,
     })
+}
+
+fn validate_plan(
+    cx: &Ctx<'_>,
+    v: &ValidateSpec,
+) -> Result<crate::validate::stage::ValidatePlan, RecipeError> {
+    use crate::validate::env::EnvSpec;
+    if v.suites.is_empty() {
+        return Err(cx.err("validate.suites", "expected at least one suite"));
+    }
+    if v.reruns == 0 {
+        return Err(cx.err("validate.reruns", "expected at least 1"));
+    }
+    // Absolute: test runs use these paths from inside their own working copies.
+    let absolute = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
+    let mut suites = v.suites.clone();
+    for (i, s) in suites.iter_mut().enumerate() {
+        let key = format!("validate.suites.{i}.env");
+        match &mut s.env {
+            EnvSpec::Python(p) => {
+                if let Some(r) = &p.requirements {
+                    let r = absolute(cx.resolve(r));
+                    if !r.is_file() {
+                        return Err(
+                            cx.err(&key, format!("{}: no such requirements file", r.display()))
+                        );
+                    }
+                    p.requirements = Some(r);
+                }
+            }
+            EnvSpec::Java(j) => {
+                for jar in j.jars.iter_mut() {
+                    *jar = absolute(cx.resolve(jar));
+                    if !jar.is_file() {
+                        return Err(cx.err(
+                            &key,
+                            format!("{}: no such jar (Debian: junit5, junit4, libhamcrest-java; `make deps` installs them)", jar.display()),
+                        ));
+                    }
+                }
+            }
+            EnvSpec::Command { inputs, .. } => {
+                for f in inputs.iter_mut() {
+                    *f = absolute(cx.resolve(f));
+                }
+            }
+        }
+    }
+    let cache_dir = absolute(match &v.cache {
+        Some(p) => cx.resolve(p),
+        None => default_cache_dir(),
+    });
+    Ok(crate::validate::stage::ValidatePlan {
+        reruns: v.reruns,
+        timeout: std::time::Duration::from_secs(v.timeout),
+        memory_limit: v.memory_mb.map(|m| m * 1024 * 1024),
+        scope: v.scope,
+        suites,
+        cache_dir,
+        network_for_setup: v.network_for_setup,
+    })
+}
+
+/// `$HUNKGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/hunkgen`, else `~/.cache/hunkgen`.
+pub fn default_cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("HUNKGEN_CACHE_DIR") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("hunkgen");
+    }
+    std::env::var_os("HOME")
+        .map(|h| PathBuf::from(h).join(".cache/hunkgen"))
+        .unwrap_or_else(|| std::env::temp_dir().join("hunkgen-cache"))
 }
 
 fn d4j_plan(

@@ -4,7 +4,10 @@
 //! Everything git-shaped that other stages need goes through here, so libgit2's
 //! process-wide settings and its non-`Sync` handles stay in one place.
 
+mod export;
 pub mod history;
+
+pub use export::export_tree;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -179,5 +182,19 @@ pub fn read_blob(
             file: file.to_string(),
             rev: rev.to_string(),
         })
+    })
+}
+
+/// The id of the tree of `rev` (the content a working copy of it holds).
+pub fn tree_id(repo: &Path, rev: &str) -> Result<String, GitError> {
+    with_repo(repo, |r| {
+        r.revparse_single(rev)
+            .and_then(|o| o.peel_to_tree())
+            .map(|t| t.id().to_string())
+            .map_err(|e| GitError::UnknownRevision {
+                path: repo.to_path_buf(),
+                rev: rev.to_string(),
+                source: e.into(),
+            })
     })
 }

@@ -21,6 +21,10 @@ pub struct Card {
     pub recipe_file: String,
     /// Source description (paths, revisions).
     pub sources: Vec<String>,
+    /// Repository name (an instance's `repo`) → local path of its git repository, so
+    /// later commands (validate, checkout) find the objects.
+    #[serde(default)]
+    pub repositories: std::collections::BTreeMap<String, String>,
     /// Counts.
     pub counts: Counts,
     /// SHA-256 of each data file.
@@ -40,6 +44,9 @@ pub struct Counts {
     /// Items rejected (`rejected.jsonl`).
     #[serde(default)]
     pub rejected: usize,
+    /// Instances whose golden tests were run and confirmed (0 without validation).
+    #[serde(default)]
+    pub validated: usize,
     /// Instances kept.
     pub instances: usize,
     /// Counted hunks over all instances.

@@ -9,11 +9,13 @@ mod card;
 mod hunk;
 mod note;
 mod rejected;
+mod validation;
 
 pub use card::{Card, Counts};
 pub use hunk::{HunkPlace, ProximityClass, SkipReason};
 pub use note::{Note, NoteKind};
 pub use rejected::{RejectReason, Rejected, Stage};
+pub use validation::{TreeRuns, TreeSeconds, ValidationRecord};
 
 use crate::diff::Span;
 use schemars::JsonSchema;
@@ -145,6 +147,9 @@ pub struct Instance {
     /// Why annotation fields are null or approximate for this instance.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<Note>,
+    /// How the golden tests were proven by running them (absent when not validated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validation: Option<ValidationRecord>,
 }
 
 /// Extra annotations from the curation literature (DESIGN §4).

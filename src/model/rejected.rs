@@ -36,6 +36,16 @@ pub enum RejectReason {
     GitObjects,
     /// The item's metadata is malformed.
     Metadata,
+    /// No test goes from failing to passing.
+    NoFailToPass,
+    /// The golden patch breaks a test that passed before it.
+    PassToFail,
+    /// A test run did not start or finish (build failure, collection error, timeout).
+    Infrastructure,
+    /// No test suite of the recipe covers the instance's test files.
+    NoTestSuite,
+    /// The instance's base tree cannot be read or its patches do not apply to it.
+    BaseTree,
 }
 
 /// One `rejected.jsonl` row.

@@ -243,6 +243,36 @@ pub fn table3_markdown(t: &AnnotationTables) -> String {
     out
 }
 
+/// One row per instance: hunks, divergence, class, golden tests (the build summary of a
+/// validated dataset).
+pub fn instances_markdown(instances: &[Instance]) -> String {
+    let mut out = String::from("\n## Instances\n\n| instance | hunks | divergence | class | f2p | p2p | flaky |\n|---|---|---|---|---|---|---|\n");
+    for i in instances {
+        let div = i
+            .divergence
+            .as_ref()
+            .and_then(|d| d.value)
+            .map(|v| format!("{v:.4}"))
+            .unwrap_or_else(|| "–".into());
+        let class = i
+            .proximity
+            .as_ref()
+            .and_then(|p| p.class)
+            .map(|c| c.name())
+            .unwrap_or("–");
+        let flaky = i.validation.as_ref().map(|v| v.flaky.len()).unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {div} | {class} | {} | {} | {flaky} |",
+            i.instance_id,
+            i.stats.hunks,
+            i.FAIL_TO_PASS.len(),
+            i.PASS_TO_PASS.len()
+        );
+    }
+    out
+}
+
 /// Tables I and II in markdown (the part `hunkgen stats` and the build summary print).
 pub fn tables12_markdown(t: &Tables, compare: bool) -> String {
     tables::render(&t.table1, &t.table2, compare)

@@ -24,6 +24,7 @@ use super::runner::{find_in_path, Command, ExitKind, RunError, RunSpec, Runner};
 
 /// A Python environment: interpreter version and what to install.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PythonSpec {
     /// Requested version (`3.11`); None = the machine's `python3`.
     pub python: Option<String>,
@@ -36,6 +37,7 @@ pub struct PythonSpec {
 
 /// A Java environment: the class path and where sources and tests live in a tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct JavaSpec {
     /// Jars of the class path (one must be the JUnit console launcher to run tests).
     pub jars: Vec<PathBuf>,
@@ -46,8 +48,11 @@ pub struct JavaSpec {
 }
 
 /// What a repository's tests need.
+///
+/// Written as a map with one key (`python:`, `java:` or `command:`), in YAML recipes and
+/// JSON manifests alike.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(try_from = "EnvChoice", into = "EnvChoice")]
 pub enum EnvSpec {
     /// A uv venv.
     Python(PythonSpec),
@@ -61,6 +66,67 @@ pub enum EnvSpec {
         /// Files whose contents the environment depends on (hashed into its key).
         inputs: Vec<PathBuf>,
     },
+}
+
+/// [`EnvSpec`] as written: a map with exactly one of its keys (YAML has no plain enum
+/// syntax that serde_norway reads without tags).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvChoice {
+    /// A uv venv.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<PythonSpec>,
+    /// javac + jars.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub java: Option<JavaSpec>,
+    /// A setup command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<CommandEnv>,
+}
+
+/// A setup-command environment as written.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandEnv {
+    /// The shell command.
+    pub setup: String,
+    /// Files whose contents the environment depends on.
+    #[serde(default)]
+    pub inputs: Vec<PathBuf>,
+}
+
+impl TryFrom<EnvChoice> for EnvSpec {
+    type Error = String;
+    fn try_from(c: EnvChoice) -> Result<Self, String> {
+        match (c.python, c.java, c.command) {
+            (Some(p), None, None) => Ok(EnvSpec::Python(p)),
+            (None, Some(j), None) => Ok(EnvSpec::Java(j)),
+            (None, None, Some(c)) => Ok(EnvSpec::Command {
+                setup: c.setup,
+                inputs: c.inputs,
+            }),
+            _ => Err("expected exactly one of `python`, `java`, `command`".into()),
+        }
+    }
+}
+
+impl From<EnvSpec> for EnvChoice {
+    fn from(s: EnvSpec) -> Self {
+        match s {
+            EnvSpec::Python(p) => EnvChoice {
+                python: Some(p),
+                ..Default::default()
+            },
+            EnvSpec::Java(j) => EnvChoice {
+                java: Some(j),
+                ..Default::default()
+            },
+            EnvSpec::Command { setup, inputs } => EnvChoice {
+                command: Some(CommandEnv { setup, inputs }),
+                ..Default::default()
+            },
+        }
+    }
 }
 
 /// Why an environment could not be built.
@@ -563,7 +629,13 @@ pub fn sh_quote(p: impl AsRef<std::ffi::OsStr>) -> String {
 /// them with the JUnit console launcher, writing JUnit XML into `reports_dir`
 /// (relative to the working copy). A compile error exits non-zero with no reports,
 /// which the verdict calls a build failure.
-pub fn java_test_command(env: &BuiltEnv, reports_dir: &str) -> Result<Command, EnvError> {
+///
+/// `classes` selects test classes (`org.acme.FooTest`); empty runs every test class.
+pub fn java_test_command(
+    env: &BuiltEnv,
+    reports_dir: &str,
+    classes: &[String],
+) -> Result<Command, EnvError> {
     let EnvSpec::Java(spec) = &env.spec else {
         return Err(EnvError::MissingTool {
             tool: "Java environment".into(),
@@ -584,6 +656,15 @@ pub fn java_test_command(env: &BuiltEnv, reports_dir: &str) -> Result<Command, E
         .collect::<Vec<_>>()
         .join(":");
     let dirs = |d: &[String]| d.iter().map(sh_quote).collect::<Vec<_>>().join(" ");
+    let select = if classes.is_empty() {
+        "--scan-class-path \"$B/test-classes\"".to_string()
+    } else {
+        classes
+            .iter()
+            .map(|c| format!("--select-class {}", sh_quote(c)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     let script = format!(
         "set -e\n\
          B=.hunkgen-build; CP={cp}\n\
@@ -593,7 +674,7 @@ pub fn java_test_command(env: &BuiltEnv, reports_dir: &str) -> Result<Command, E
          javac -nowarn -encoding UTF-8 -d \"$B/classes\" -cp \"$CP\" @\"$B/src.txt\"\n\
          javac -nowarn -encoding UTF-8 -d \"$B/test-classes\" -cp \"$B/classes:$CP\" @\"$B/test.txt\"\n\
          exec java -jar {launcher} --disable-banner --details=tree \
-         --class-path \"$B/classes:$B/test-classes:$CP\" --scan-class-path \"$B/test-classes\" \
+         --class-path \"$B/classes:$B/test-classes:$CP\" {select} \
          --reports-dir {reports}\n",
         cp = sh_quote(&cp_str),
         reports = sh_quote(reports_dir),

@@ -10,6 +10,7 @@ pub mod env;
 pub mod golden;
 pub mod parse;
 pub mod runner;
+pub mod stage;
 
 pub use golden::{Label, Outcome, Resolution};
 pub use parse::{InfraFailure, InfraKind, RunResult, TestResults, TestStatus};

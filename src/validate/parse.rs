@@ -266,6 +266,17 @@ fn pytest_id(file: Option<&str>, classname: &str, name: &str) -> String {
     id
 }
 
+/// A pytest node id in JUnit's dotted form: `tests/test_x.py::C::t[1]` → `tests.test_x.C.t[1]`.
+fn dotted_node_id(id: &str) -> String {
+    let (file, rest) = id.split_once("::").unwrap_or((id, ""));
+    let module = file.trim_end_matches(".py").replace('/', ".");
+    if rest.is_empty() {
+        module
+    } else {
+        format!("{module}.{}", rest.replace("::", "."))
+    }
+}
+
 /// What a pytest run reported: tests and collection errors.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PytestReport {
@@ -351,6 +362,8 @@ pub fn parse_pytest(
     xml_path: &Path,
 ) -> Result<PytestReport, ParseError> {
     let mut rep = parse_pytest_log(log);
+    let logged: std::collections::HashSet<String> =
+        rep.tests.keys().map(|id| dotted_node_id(id)).collect();
     if let Some(xml) = junit_xml {
         let doc = roxmltree::Document::parse(xml).map_err(|e| ParseError::Xml {
             path: xml_path.to_path_buf(),
@@ -368,6 +381,17 @@ pub fn parse_pytest(
                 if !rep.collection_errors.iter().any(|e| e.contains(&module)) {
                     rep.collection_errors.push(module);
                 }
+                continue;
+            }
+            // The `-rA` summary names tests exactly; the XML's classname is dotted and
+            // cannot always be split into file and classes (a `StatsTest` class in
+            // `tests/test_stats.py`), so a case the summary already has is skipped.
+            let dotted = format!(
+                "{}.{}",
+                case.attribute("classname").unwrap_or(""),
+                case.attribute("name").unwrap_or("")
+            );
+            if logged.contains(&dotted) {
                 continue;
             }
             let (id, status) = junit_case(&case, IdStyle::Pytest);
@@ -714,6 +738,24 @@ junit.framework.AssertionFailedError: expected:<4> but was:<5>
         assert_eq!(
             verdict(&outcome(ExitKind::Code(1), false, &log), one.clone(), &[]),
             RunResult::Tests(one)
+        );
+    }
+}
+
+#[cfg(test)]
+mod pytest_class_ids {
+    use super::*;
+
+    /// A unittest-style class whose name does not start with `Test`: the `-rA` summary's
+    /// node id is kept and the XML's dotted classname does not add a second id.
+    #[test]
+    fn unittest_class_not_named_test_is_counted_once() {
+        let xml = r#"<testsuites><testsuite><testcase classname="tests.test_stats.StatsTest" name="test_median_even" time="0.001"/></testsuite></testsuites>"#;
+        let log = "===== short test summary info =====\nPASSED tests/test_stats.py::StatsTest::test_median_even\n===== 1 passed in 0.01s =====\n";
+        let rep = parse_pytest(Some(xml), log, Path::new("pytest.xml")).expect("parses");
+        assert_eq!(
+            rep.tests.keys().collect::<Vec<_>>(),
+            ["tests/test_stats.py::StatsTest::test_median_even"]
         );
     }
 }

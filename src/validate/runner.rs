@@ -87,6 +87,9 @@ pub struct RunSpec {
     /// Extra paths bound writable inside the sandbox (an environment being built,
     /// a shared package cache). Tests leave this empty.
     pub writable: Vec<PathBuf>,
+    /// Extra paths bound read-only on top of the private `/tmp` (an environment or a
+    /// cache that lives under `/tmp` would otherwise be hidden).
+    pub readable: Vec<PathBuf>,
     /// Keep the network (environment builds that download); tests leave this false.
     pub network: bool,
 }
@@ -108,6 +111,7 @@ impl RunSpec {
             process_limit: None,
             log_path: log_path.into(),
             writable: Vec::new(),
+            readable: Vec::new(),
             network: false,
         }
     }
@@ -383,7 +387,12 @@ impl Runner {
         let mut cmd = match &self.sandbox {
             Sandbox::Bwrap(bwrap) => {
                 let mut c = ProcessCommand::new(bwrap);
-                c.args(bwrap_args(&spec.workdir, &spec.writable, spec.network));
+                c.args(bwrap_args(
+                    &spec.workdir,
+                    &spec.writable,
+                    &spec.readable,
+                    spec.network,
+                ));
                 c.arg("--").arg(program).args(args);
                 c
             }
@@ -421,7 +430,12 @@ fn run_token() -> String {
 
 /// The sandbox flags: every namespace unshared, the system read-only, the working copy
 /// and a private `/tmp` writable.
-fn bwrap_args(workdir: &Path, writable: &[PathBuf], network: bool) -> Vec<OsString> {
+fn bwrap_args(
+    workdir: &Path,
+    writable: &[PathBuf],
+    readable: &[PathBuf],
+    network: bool,
+) -> Vec<OsString> {
     let mut a: Vec<OsString> = ["--unshare-all"].iter().map(OsString::from).collect();
     if network {
         a.push("--share-net".into());
@@ -440,6 +454,13 @@ fn bwrap_args(workdir: &Path, writable: &[PathBuf], network: bool) -> Vec<OsStri
         a.push(s.into());
     }
     // After the /tmp tmpfs, so a working copy under /tmp is bound on top of it.
+    for dir in readable {
+        a.push("--ro-bind".into());
+        a.push(dir.into());
+        a.push(dir.into());
+    }
+    // The working copy first: a wider writable path bound after it (an environment and
+    // uv's cache under one ancestor) then makes one mount, so hardlinks work across it.
     for dir in std::iter::once(workdir).chain(writable.iter().map(PathBuf::as_path)) {
         a.push("--bind".into());
         a.push(dir.into());
@@ -477,7 +498,7 @@ fn locate_bwrap() -> Result<PathBuf, String> {
 fn probe_bwrap(bwrap: &Path) -> Sandbox {
     let root = Path::new("/");
     let out = ProcessCommand::new(bwrap)
-        .args(bwrap_args(root, &[], false))
+        .args(bwrap_args(root, &[], &[], false))
         .args(["--", "/bin/sh", "-c", "exit 0"])
         .stdin(Stdio::null())
         .output();
@@ -773,7 +794,7 @@ mod tests {
 
     #[test]
     fn bwrap_flags_unshare_everything_and_bind_only_the_workdir() {
-        let a: Vec<String> = bwrap_args(Path::new("/w/copy"), &[], false)
+        let a: Vec<String> = bwrap_args(Path::new("/w/copy"), &[], &[], false)
             .iter()
             .map(|s| s.to_string_lossy().into_owned())
             .collect();
@@ -785,7 +806,7 @@ mod tests {
         assert!(joined.ends_with("--die-with-parent --new-session"));
         assert!(!joined.contains("--share-net"));
         assert_eq!(a.iter().filter(|s| *s == "--bind").count(), 1);
-        let with_net = bwrap_args(Path::new("/w"), &[PathBuf::from("/cache")], true);
+        let with_net = bwrap_args(Path::new("/w"), &[PathBuf::from("/cache")], &[], true);
         assert!(with_net.iter().any(|s| s == "--share-net"));
         assert_eq!(with_net.iter().filter(|s| *s == "--bind").count(), 2);
     }

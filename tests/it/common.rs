@@ -107,8 +107,20 @@ impl Script {
 }
 
 /// Build the demo repository where recipes/demo.yaml expects it, but under `root`, and
-/// return a copy of the recipe placed so that its relative paths resolve there.
+/// return a copy of the recipe placed so that its relative paths resolve there, without
+/// its `validate:` section (mining and annotation only).
 pub fn demo_recipe(root: &Path) -> PathBuf {
+    let recipe = demo_recipe_validated(root);
+    let text = std::fs::read_to_string(&recipe).expect("recipe");
+    let cut = text
+        .find("\n# Golden tests")
+        .or_else(|| text.find("\nvalidate:"));
+    std::fs::write(&recipe, &text[..cut.unwrap_or(text.len())]).expect("recipe");
+    recipe
+}
+
+/// The demo recipe as shipped, golden-test validation included (see [`demo_recipe`]).
+pub fn demo_recipe_validated(root: &Path) -> PathBuf {
     let status = Command::new("sh")
         .arg(manifest().join("demo/build-repo.sh"))
         .arg(root.join("target/demo-repo"))
@@ -136,4 +148,24 @@ pub fn build_into(recipe: &Path, out: &Path) -> hunkgen::pipeline::BuildSummary 
         },
     )
     .expect("build")
+}
+
+/// Environment variables that point validation at the uv and package cache `make deps`
+/// installed under target/ (the Makefile exports the same).
+pub fn validation_env() -> Vec<(&'static str, PathBuf)> {
+    let target = manifest().join("target");
+    vec![
+        (
+            "HUNKGEN_UV",
+            std::env::var_os("HUNKGEN_UV")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| target.join("venv-validate/bin/uv")),
+        ),
+        (
+            "HUNKGEN_UV_CACHE",
+            std::env::var_os("HUNKGEN_UV_CACHE")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| target.join("uv-cache")),
+        ),
+    ]
 }

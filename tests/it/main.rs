@@ -13,6 +13,7 @@ mod diff_errors;
 mod diff_oracle;
 mod diff_prop;
 mod git_history;
+mod golden;
 mod hunk4j;
 mod rough_edges;
 mod schema;

@@ -753,7 +753,7 @@ class CalcTest {
         "test/calc/OldTest.java",
         "package calc;\nimport org.junit.Test;\nimport static org.junit.Assert.*;\npublic class OldTest {\n  @Test public void testOld() { assertEquals(0, Calc.add(1, 1)); }\n  @Test public void testOldFails() { assertEquals(2, Calc.add(1, 1)); }\n}\n",
     );
-    let cmd = hunkgen::validate::env::java_test_command(&env, "reports").unwrap();
+    let cmd = hunkgen::validate::env::java_test_command(&env, "reports", &[]).unwrap();
     let mut rs = RunSpec::new(cmd.clone(), w.path(), w.path().join("java.log"));
     rs.env.extend(env.vars());
     let o = runner.run(&rs).unwrap();

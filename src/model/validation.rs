@@ -1,0 +1,49 @@
+//! The `validation{}` record of an instance: how its golden tests were proven by running
+//! them, so a reader can judge (and `hunkgen validate` can re-check) the labels.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// How an instance's FAIL_TO_PASS / PASS_TO_PASS were obtained.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ValidationRecord {
+    /// Test suites run (recipe `validate.suites[].name`).
+    pub suites: Vec<String>,
+    /// Scope: `touched` (the test files the test patch touches) or `full`.
+    pub scope: String,
+    /// Runs per tree: base, base + test patch, base + test patch + patch.
+    pub runs: TreeRuns,
+    /// Wall seconds of the test processes per tree (all reruns summed).
+    pub seconds: TreeSeconds,
+    /// Tests per label: `f2p`, `p2p`, `f2f`, `p2f`, `s2p`, `n2p`.
+    pub labels: BTreeMap<String, usize>,
+    /// Tests whose outcome differed between reruns of one tree (excluded from labels).
+    pub flaky: Vec<String>,
+    /// Environment keys (hash of repository, spec and dependency files), one per suite.
+    pub environments: Vec<String>,
+    /// Whether the runs were sandboxed (bubblewrap).
+    pub sandboxed: bool,
+}
+
+/// A count per tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct TreeRuns {
+    /// The buggy base.
+    pub base: usize,
+    /// Base + test patch.
+    pub before: usize,
+    /// Base + test patch + patch.
+    pub after: usize,
+}
+
+/// Seconds per tree.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct TreeSeconds {
+    /// The buggy base.
+    pub base: f64,
+    /// Base + test patch.
+    pub before: f64,
+    /// Base + test patch + patch.
+    pub after: f64,
+}

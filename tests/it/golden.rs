@@ -1,0 +1,147 @@
+//! Golden tests proven by running them: the demo's Python instances with a real pytest
+//! and its Java instances with a real JUnit, in the sandbox; `hunkgen validate` confirms
+//! an unchanged dataset from the cache and reports a deliberately broken test.
+
+use crate::common::{demo_recipe_validated, hunkgen, validation_env};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// One validated demo build shared by the tests here (it runs ~60 test processes).
+fn demo() -> &'static Path {
+    static DIR: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    let (_, out) = DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let recipe = demo_recipe_validated(dir.path());
+        let out = dir.path().join("datasets/demo");
+        let res = hunkgen()
+            .args(["build", "-q"])
+            .arg(&recipe)
+            .envs(validation_env())
+            .output()
+            .expect("runs");
+        assert!(
+            res.status.success(),
+            "{}",
+            String::from_utf8_lossy(&res.stderr)
+        );
+        (dir, out)
+    });
+    out
+}
+
+fn rows(dataset: &Path) -> Vec<serde_json::Value> {
+    fs::read_to_string(dataset.join("instances.jsonl"))
+        .expect("instances")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect()
+}
+
+#[test]
+fn demo_instances_are_validated_by_real_pytest_and_junit() {
+    let rows = rows(demo());
+    assert_eq!(rows.len(), 6, "every demo fix is confirmed");
+    let mut suites = std::collections::BTreeSet::new();
+    for r in &rows {
+        let id = r["instance_id"].as_str().expect("id");
+        let f2p = r["FAIL_TO_PASS"].as_array().expect("f2p");
+        assert!(!f2p.is_empty(), "{id}: no FAIL_TO_PASS");
+        let v = &r["validation"];
+        assert_eq!(v["sandboxed"], true, "{id}");
+        assert_eq!(v["runs"]["before"], 2, "{id}");
+        assert_eq!(v["runs"]["after"], 2, "{id}");
+        assert_eq!(v["labels"]["f2p"].as_u64(), Some(f2p.len() as u64), "{id}");
+        for s in v["suites"].as_array().expect("suites") {
+            suites.insert(s.as_str().expect("suite").to_string());
+        }
+        // Both streams of every run are logged.
+        let logs = demo().join("logs").join(id);
+        assert!(fs::read_dir(&logs).expect("logs").count() >= 5, "{id}");
+    }
+    assert_eq!(
+        suites.into_iter().collect::<Vec<_>>(),
+        ["java", "python"],
+        "both real runners ran"
+    );
+    // Java ids are Defects4J-style, Python ids pytest node ids.
+    let all: Vec<String> = rows
+        .iter()
+        .flat_map(|r| r["FAIL_TO_PASS"].as_array().expect("f2p").clone())
+        .map(|t| t.as_str().expect("id").to_string())
+        .collect();
+    assert!(all
+        .iter()
+        .any(|t| t.starts_with("org.acme.") && t.contains("::")));
+    assert!(all
+        .iter()
+        .any(|t| t.starts_with("tests/test_") && t.contains(".py::")));
+    assert!(all.contains(&"tests/test_stats.py::StatsTest::test_median_even".to_string()));
+}
+
+#[test]
+fn validate_confirms_an_unchanged_dataset_from_the_cache() {
+    let out = hunkgen()
+        .args(["validate", "-q", "--json"])
+        .arg(demo())
+        .envs(validation_env())
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(rows.len(), 6);
+    for r in &rows {
+        assert_eq!(r["status"], "confirmed", "{r}");
+        assert_eq!(r["executed_runs"], 0, "answered from the cache: {r}");
+    }
+}
+
+#[test]
+fn validate_reports_a_deliberately_broken_test_as_changed() {
+    let copy = tempfile::tempdir().expect("tempdir");
+    let dataset = copy.path().join("demo");
+    fs::create_dir_all(&dataset).expect("mkdir");
+    for f in ["dataset.yaml", "instances.jsonl"] {
+        fs::copy(demo().join(f), dataset.join(f)).expect("copy");
+    }
+    // Break the median test: it now expects a wrong value, so it fails after the fix too.
+    let text = fs::read_to_string(dataset.join("instances.jsonl")).expect("rows");
+    let mut broken = 0;
+    let text: String = text
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("row");
+            let tp = v["test_patch"].as_str().unwrap_or("").to_string();
+            let needle = "median([4, 1, 3, 2]), 2.5)";
+            if tp.contains(needle) {
+                broken += 1;
+                v["test_patch"] = tp.replace(needle, "median([4, 1, 3, 2]), 3.5)").into();
+            }
+            format!("{v}\n")
+        })
+        .collect();
+    assert_eq!(broken, 1, "the median test is in one instance's test patch");
+    fs::write(dataset.join("instances.jsonl"), text).expect("write");
+    let out = hunkgen()
+        .args(["validate", "-q"])
+        .arg(&dataset)
+        .envs(validation_env())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let changed: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("| changed |"))
+        .collect();
+    assert_eq!(changed.len(), 1, "{stdout}");
+    assert!(changed[0].contains("test_median_even"), "{stdout}");
+    assert!(stdout.contains("5 confirmed, 1 changed"), "{stdout}");
+}
