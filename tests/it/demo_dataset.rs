@@ -11,7 +11,11 @@ fn demo_dataset_has_every_proximity_class_and_full_annotations() {
     let recipe = hunkgen::recipe::load(&demo_recipe(dir.path())).expect("demo recipe loads");
     let summary = build(&recipe, &BuildOptions::default()).expect("demo builds");
     assert_eq!(summary.output, dir.path().join("recipes/../datasets/demo"));
-    assert_eq!(summary.instances.len(), 6);
+    assert_eq!(
+        summary.instances.len(),
+        7,
+        "six fixes and the one validation rejects"
+    );
     for inst in &summary.instances {
         let div = inst.divergence.as_ref().expect("annotated");
         assert!(div.value.is_some(), "{} has Div(P)", inst.instance_id);
@@ -46,12 +50,14 @@ fn demo_dataset_has_every_proximity_class_and_full_annotations() {
     assert_eq!(class("Fix zero-padded money columns"), Some(Sprawl));
     assert_eq!(class("Fix round trip of backslashes"), Some(Fragment));
     assert_eq!(class("Fix median of even-sized samples"), Some(Cluster));
+    // #11, mined without validation (which would reject it), is a Cluster too.
+    assert_eq!(class("Fix empty-data check of mean"), Some(Cluster));
 
     let out = &summary.output;
     let report = std::fs::read_to_string(out.join("report/tables.md")).expect("report");
     for row in [
         "| Nucleus | 1 |",
-        "| Cluster | 2 |",
+        "| Cluster | 3 |",
         "| Orbit | 1 |",
         "| Sprawl | 1 |",
         "| Fragment | 1 |",

@@ -1,4 +1,5 @@
-//! The embedded demo: its scripted history builds, and mining it finds exactly the six multi-hunk fixes.
+//! The embedded demo: its scripted history builds, and mining it finds exactly the seven
+//! multi-hunk fix commits (six real fixes and one that validation rejects).
 
 use crate::common::git;
 use hunkgen::classify::Classifier;
@@ -56,6 +57,13 @@ const EXPECTED: &[(&str, &[&str], usize)] = &[
     ),
     (
         "Fix median of even-sized samples and percentile rank rounding",
+        &[STATS_PY],
+        2,
+    ),
+    // Mined like the others, but its new test passes before the change too: golden-test
+    // validation rejects it (no FAIL_TO_PASS).
+    (
+        "Fix empty-data check of mean and the percentile rank arithmetic",
         &[STATS_PY],
         2,
     ),
@@ -130,8 +138,8 @@ fn demo_builds_deterministically_and_yields_the_designed_fixes() {
         })
         .collect();
     depths.sort_unstable();
-    assert_eq!(depths.len(), 12);
-    let median = (depths[5] + depths[6]) as f64 / 2.0;
+    assert_eq!(depths.len(), 14);
+    let median = (depths[6] + depths[7]) as f64 / 2.0;
     assert_eq!((median / 2.0).floor() as usize, 3);
     assert_eq!(lcp(&package(MONEY), &package(PAD)), 5);
     assert_eq!(lcp(&package(RECORD), &package(RECORD_PY)), 0);
@@ -178,9 +186,11 @@ fn python_fixes_fail_before_and_pass_after() {
     )
     .unwrap()
     .fixes;
+    // The real Python fixes (#11 is mined but changes no behaviour; see the next test).
     let python: Vec<&FixCommit> = fixes
         .iter()
         .filter(|f| f.patch.files.iter().any(|p| p.path().ends_with(".py")))
+        .filter(|f| !subject(f).starts_with("Fix empty-data check of mean"))
         .collect();
     assert_eq!(python.len(), 2);
     for fix in python {
@@ -217,4 +227,45 @@ fn python_fixes_fail_before_and_pass_after() {
         );
         assert!(python_tests_pass(&fixed), "{} fails after", subject(fix));
     }
+}
+
+/// Commit #11 is mined (fix words, code + test, two hunks) but its new test passes on its
+/// parent too: the case golden-test validation exists to reject.
+#[test]
+fn the_behaviour_preserving_fix_passes_before_as_well() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("acme");
+    build_demo(&repo);
+    let fixes = mine(
+        &repo,
+        &GitSourceConfig::default(),
+        &Classifier::default(),
+        &Progress::hidden(),
+    )
+    .unwrap()
+    .fixes;
+    let fix = fixes
+        .iter()
+        .find(|f| subject(f).starts_with("Fix empty-data check of mean"))
+        .expect("#11 is mined");
+    let buggy = tmp.path().join("buggy");
+    git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "--detach",
+            buggy.to_str().unwrap(),
+            &fix.parent,
+        ],
+    );
+    let test_patch = buggy.join("test.patch");
+    std::fs::write(&test_patch, fix.test_patch.to_bytes()).unwrap();
+    git(&buggy, &["apply", test_patch.to_str().unwrap()]);
+    std::fs::remove_file(&test_patch).unwrap();
+    assert!(
+        python_tests_pass(&buggy),
+        "its test passes before the change"
+    );
 }

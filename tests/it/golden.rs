@@ -80,6 +80,24 @@ fn demo_instances_are_validated_by_real_pytest_and_junit() {
 }
 
 #[test]
+fn a_fix_whose_tests_pass_before_is_rejected_with_its_reason() {
+    let rejected = fs::read_to_string(demo().join("rejected.jsonl")).expect("rejected");
+    let rows: Vec<serde_json::Value> = rejected
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect();
+    assert_eq!(rows.len(), 1, "{rejected}");
+    assert_eq!(rows[0]["id"], "acme-a1c687eb61e1");
+    assert_eq!(rows[0]["stage"], "validate");
+    assert_eq!(rows[0]["reason"], "no_fail_to_pass");
+    let card = fs::read_to_string(demo().join("dataset.yaml")).expect("card");
+    assert!(
+        card.contains("rejected: 1") && card.contains("validated: 6"),
+        "{card}"
+    );
+}
+
+#[test]
 fn validate_confirms_an_unchanged_dataset_from_the_cache() {
     let out = hunkgen()
         .args(["validate", "-q", "--json"])
