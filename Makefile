@@ -75,12 +75,13 @@ hunk4j:
 ## Benchmarks; BENCH_REPO=/path/to/a/git/repo (e.g. a commons-lang mirror) for the walk;
 ## BENCH_D4J_REPOS="Lang=/path,Jsoup=/path" for annotation against the Python baseline
 ## (its venv, target/venv-bench, is created here when Python can make one).
-bench: $(PUNKT_DIR)/abbrev_types.txt
+bench: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_CACHE)/.seeded
 	$(CARGO) build --release
 	-target/venv-bench/bin/python -c "import javalang, nltk, punkt" 2>/dev/null || { $(PYTHON) -m venv target/venv-bench && target/venv-bench/bin/pip install --quiet -r scripts/requirements-bench.txt; } || echo "bench: no Python venv; the annotate_d4j baseline will be skipped"
 	$(CARGO) bench --bench parse_d4j
 	HUNKGEN_BENCH_REPO=$(BENCH_REPO) $(CARGO) bench --bench git_walk
 	HUNKGEN_BENCH_D4J_REPOS="$(BENCH_D4J_REPOS)" $(CARGO) bench --bench annotate_d4j
+	$(CARGO) bench --bench validate_demo
 
 clean-datasets:
 	rm -rf datasets/demo datasets/hunk4j
