@@ -119,6 +119,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         recipe_sha256: dataset::sha256_hex(plan.text.as_bytes()),
         recipe_file: plan.file.display().to_string(),
         sources: mined.described,
+        repositories: repositories(plan),
         counts,
         checksums: vec![("instances.jsonl".into(), dataset::sha256_hex(&jsonl))],
         recipe: plan.text.clone(),
@@ -159,6 +160,18 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         rejected,
         warnings,
     })
+}
+
+/// Instance `repo` name → repository path (absolute when it resolves), so states can be
+/// materialized from the dataset alone. Git sources only: a Defects4J instance's base is
+/// a fixed revision plus a patch, not a commit a state repository can start from.
+fn repositories(plan: &Plan) -> BTreeMap<String, String> {
+    let mut map = BTreeMap::new();
+    if let SourcePlan::Git(cfg) = &plan.source {
+        let path = cfg.repo.canonicalize().unwrap_or_else(|_| cfg.repo.clone());
+        map.insert(cfg.name.clone(), path.display().to_string());
+    }
+    map
 }
 
 fn now_secs() -> i64 {

@@ -9,11 +9,13 @@ mod card;
 mod hunk;
 mod note;
 mod rejected;
+mod state;
 
 pub use card::{Card, Counts};
 pub use hunk::{HunkPlace, ProximityClass, SkipReason};
 pub use note::{Note, NoteKind};
 pub use rejected::{RejectReason, Rejected, Stage};
+pub use state::{Expected, PartialSource, Scenario, StateKind, StateManifest};
 
 use crate::diff::Span;
 use schemars::JsonSchema;
