@@ -14,4 +14,5 @@ pub mod progress;
 pub mod recipe;
 pub mod report;
 pub mod source;
+pub mod states;
 pub mod syntax;

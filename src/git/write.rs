@@ -330,6 +330,8 @@ fn remove_with_empty_parents(target: &Path, root: &Path) -> Result<(), GitError>
 pub fn pack_history(repo: &Path, rev: &str, into: &Path) -> Result<HistoryPack, GitError> {
     let base = with_repo(repo, |r| resolve_commit(r, repo, rev))?.to_string();
     std::fs::create_dir_all(into).map_err(io_err(into))?;
+    // git runs in the source repository: the output path must not be relative.
+    let into = &std::path::absolute(into).map_err(io_err(into))?;
     let prefix = into.join("pack");
     let prefix = prefix.to_string_lossy();
     let out = command::run_ok(
@@ -522,4 +524,52 @@ fn commit_on(
     let committer = signature(&meta.committer).map_err(object_err(dir, "committer signature"))?;
     r.commit(None, &author, &committer, &meta.message, &tree, &[base])
         .map_err(object_err(dir, "state commit"))
+}
+
+/// For each needle, whether any file of `rev`'s tree contains it, so a leak probe can be
+/// a line the state's history has never held (a line already in the tree would make
+/// `log -S` find the commits that introduced it, which are no leak).
+pub fn tree_contains(repo: &Path, rev: &str, needles: &[&[u8]]) -> Result<Vec<bool>, GitError> {
+    with_repo(repo, |r| {
+        let tree = r
+            .revparse_single(rev)
+            .and_then(|o| o.peel_to_tree())
+            .map_err(|e| GitError::UnknownRevision {
+                path: repo.to_path_buf(),
+                rev: rev.to_string(),
+                source: e.into(),
+            })?;
+        let finders: Vec<memchr::memmem::Finder<'_>> = needles
+            .iter()
+            .map(|n| memchr::memmem::Finder::new(n))
+            .collect();
+        let mut found = vec![false; needles.len()];
+        let mut failed = None;
+        tree.walk(git2::TreeWalkMode::PreOrder, |_, entry| {
+            if entry.kind() != Some(git2::ObjectType::Blob) {
+                return git2::TreeWalkResult::Ok;
+            }
+            match r.find_blob(entry.id()) {
+                Ok(blob) => {
+                    for (k, f) in finders.iter().enumerate() {
+                        found[k] |= f.find(blob.content()).is_some();
+                    }
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    return git2::TreeWalkResult::Abort;
+                }
+            }
+            if found.iter().all(|&b| b) {
+                git2::TreeWalkResult::Abort
+            } else {
+                git2::TreeWalkResult::Ok
+            }
+        })
+        .ok();
+        if let Some(e) = failed {
+            return Err(object_err(repo, format!("blobs of {rev}"))(e));
+        }
+        Ok(found)
+    })
 }

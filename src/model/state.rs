@@ -96,7 +96,7 @@ pub enum Expected {
 
 /// Where a Partial state's change came from, so results can be grouped by strategy.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case", tag = "strategy")]
+#[serde(rename_all = "kebab-case", tag = "strategy")]
 pub enum PartialSource {
     /// A proper, non-empty subset of the counted golden hunks (plus every uncounted one).
     HunkSubset {
