@@ -132,9 +132,9 @@ pub enum GitError {
         path: PathBuf,
         /// The revision or tree.
         rev: String,
-        /// Where and why.
+        /// Where and why (boxed to keep `Result`s small).
         #[source]
-        source: crate::diff::ApplyError,
+        source: Box<crate::diff::ApplyError>,
     },
     /// A path in a tree or patch would escape the target directory (`..`, absolute).
     #[error("{}: refusing to write path `{file}` outside the directory", dir.display())]

@@ -145,7 +145,7 @@ fn apply_to_tree(
     apply_patch_to_files(patch, get).map_err(|source| GitError::Apply {
         path: path.to_path_buf(),
         rev: label.to_string(),
-        source,
+        source: Box::new(source),
     })
 }
 
@@ -539,10 +539,8 @@ pub fn tree_contains(repo: &Path, rev: &str, needles: &[&[u8]]) -> Result<Vec<bo
                 rev: rev.to_string(),
                 source: e.into(),
             })?;
-        let finders: Vec<memchr::memmem::Finder<'_>> = needles
-            .iter()
-            .map(|n| memchr::memmem::Finder::new(n))
-            .collect();
+        let finders: Vec<memchr::memmem::Finder<'_>> =
+            needles.iter().map(memchr::memmem::Finder::new).collect();
         let mut found = vec![false; needles.len()];
         let mut failed = None;
         tree.walk(git2::TreeWalkMode::PreOrder, |_, entry| {

@@ -208,12 +208,16 @@ pub fn hunk_subsets(inst: &Instance, cap: usize) -> Vec<Vec<usize>> {
     out
 }
 
+/// Decides whether a Partial candidate (sorted patch indices of the hunks it applies) is
+/// kept: it should still compile and still fail a golden test.
+pub type SubsetVerifier<'a> = dyn Fn(&[usize]) -> bool + 'a;
+
 /// The first (largest) candidate the verifier accepts, or the first one when there is
 /// no verifier; a verifier compiles and runs the golden tests on the Partial tree and
 /// accepts subsets that still compile and still fail (see [`worst_state_verifier`]).
 pub fn choose_partial<'a>(
     candidates: &'a [Vec<usize>],
-    verify: Option<&dyn Fn(&[usize]) -> bool>,
+    verify: Option<&SubsetVerifier<'_>>,
 ) -> Option<&'a [usize]> {
     match verify {
         None => candidates.first().map(Vec::as_slice),
@@ -250,7 +254,7 @@ pub fn partial_change(
     inst: &Instance,
     repo: &Path,
     strategy: &PartialStrategy,
-    verify: Option<&dyn Fn(&[usize]) -> bool>,
+    verify: Option<&SubsetVerifier<'_>>,
 ) -> Result<PartialChange, StatesError> {
     let no = |what: String| StatesError::Instance {
         instance: inst.instance_id.clone(),

@@ -16,5 +16,6 @@ mod git_history;
 mod hunk4j;
 mod rough_edges;
 mod schema;
+mod states;
 mod syntax_dast;
 mod syntax_oracle;
