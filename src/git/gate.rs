@@ -27,7 +27,7 @@ pub enum GateCheck {
     /// Stored objects (`cat-file --batch-all-objects`) = reachable objects
     /// (`rev-list --objects --all`).
     StoredIsReachable,
-    /// `fsck --unreachable --no-reflogs` prints nothing.
+    /// `fsck --connectivity-only --unreachable --no-reflogs` prints nothing.
     Fsck,
     /// The fix commit is absent (`cat-file -e` fails); Novel and Partial only.
     FixAbsent,
@@ -263,6 +263,9 @@ pub fn check_state(dir: &Path, spec: &GateSpec) -> Result<GateReport, GateError>
         dir,
         &[
             "fsck".as_ref(),
+            // Lists unreachable objects like a full fsck but reads no blob: 0.2 s instead
+            // of 2.5 s on commons-lang. Object integrity is not what the gate is about.
+            "--connectivity-only".as_ref(),
             "--unreachable".as_ref(),
             "--no-reflogs".as_ref(),
             "--no-progress".as_ref(),
