@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 pub use gate::{check_state, GateCheck, GateError, GateReport, GateSpec};
 pub use history::{diff_all, mine, FixCommit, GitSourceConfig, Mined, WalkTotals};
 pub use write::{
-    build_state_repo, commit_meta, export_tree, pack_history, patched_tree_files, tree_contains,
-    CommitMeta, HistoryPack, Person, StateRepo,
+    build_state_repo, commit_meta, commit_time, export_tree, is_ancestor, pack_history,
+    pack_segment, patched_tree_files, tree_contains, CommitMeta, HistoryPack, Person, StateRepo,
 };
 
 /// libgit2's error, shown as its message only (its class and code are kept for

@@ -328,7 +328,25 @@ fn remove_with_empty_parents(target: &Path, root: &Path) -> Result<(), GitError>
 /// if missing) with `git pack-objects --revs`: exactly that commit's history, nothing
 /// else of the store (no other branches, tags, later commits or unreachable objects).
 pub fn pack_history(repo: &Path, rev: &str, into: &Path) -> Result<HistoryPack, GitError> {
-    let base = with_repo(repo, |r| resolve_commit(r, repo, rev))?.to_string();
+    pack_segment(repo, rev, None, into)
+}
+
+/// Pack the objects reachable from `tip` but not from `exclude` (an ancestor of `tip`):
+/// one layer of a chain of bases, so the states of many instances share their common
+/// history (DESIGN §6). Objects the walk cannot prove reachable from `exclude` are
+/// included, so the layers of a chain always cover a state's history.
+pub fn pack_segment(
+    repo: &Path,
+    tip: &str,
+    exclude: Option<&str>,
+    into: &Path,
+) -> Result<HistoryPack, GitError> {
+    let base = with_repo(repo, |r| resolve_commit(r, repo, tip))?.to_string();
+    let mut input = format!("{base}\n");
+    if let Some(ex) = exclude {
+        let ex = with_repo(repo, |r| resolve_commit(r, repo, ex))?;
+        input.push_str(&format!("^{ex}\n"));
+    }
     std::fs::create_dir_all(into).map_err(io_err(into))?;
     // git runs in the source repository: the output path must not be relative.
     let into = &std::path::absolute(into).map_err(io_err(into))?;
@@ -343,13 +361,36 @@ pub fn pack_history(repo: &Path, rev: &str, into: &Path) -> Result<HistoryPack, 
             "-q",
             &prefix,
         ],
-        format!("{base}\n").as_bytes(),
+        input.as_bytes(),
     )?;
     let hash = String::from_utf8_lossy(&out).trim().to_string();
     Ok(HistoryPack {
         dir: into.to_path_buf(),
         name: format!("pack-{hash}"),
         base,
+    })
+}
+
+/// Whether `ancestor` is `descendant` or one of its ancestors, to chain instance bases.
+pub fn is_ancestor(repo: &Path, ancestor: &str, descendant: &str) -> Result<bool, GitError> {
+    with_repo(repo, |r| {
+        let a = resolve_commit(r, repo, ancestor)?;
+        let d = resolve_commit(r, repo, descendant)?;
+        if a == d {
+            return Ok(true);
+        }
+        r.graph_descendant_of(d, a)
+            .map_err(object_err(repo, format!("ancestry of {descendant}")))
+    })
+}
+
+/// Committer time of a commit, to order instance bases before chaining them.
+pub fn commit_time(repo: &Path, rev: &str) -> Result<i64, GitError> {
+    with_repo(repo, |r| {
+        let id = resolve_commit(r, repo, rev)?;
+        r.find_commit(id)
+            .map(|c| c.time().seconds())
+            .map_err(object_err(repo, format!("commit {rev}")))
     })
 }
 
@@ -373,14 +414,15 @@ fn signature(p: &Person) -> Result<git2::Signature<'static>, git2::Error> {
 }
 
 /// Build a Best-state repository with a checked-out work tree at `dir` (which must not
-/// exist or be empty): branch `main` at the base commit of `history`, or, with `top`,
-/// at one new commit on it whose tree is the base tree with the patch applied and whose
-/// message and signatures are the given ones. The store holds the history pack
-/// (hardlinked) plus, with `top`, one small pack of the new commit's own objects; no
-/// tags, remotes, reflogs or other refs are written.
+/// exist or be empty): branch `main` at `base`, or, with `top`, at one new commit on it
+/// whose tree is the base tree with the patch applied and whose message and signatures
+/// are the given ones. The store holds the `history` packs (hardlinked; together they
+/// must hold exactly the objects reachable from `base`) plus, with `top`, one small pack
+/// of the new commit's own objects; no tags, remotes, reflogs or other refs are written.
 pub fn build_state_repo(
     dir: &Path,
-    history: &HistoryPack,
+    base: &str,
+    history: &[HistoryPack],
     top: Option<(&Patch, &CommitMeta)>,
 ) -> Result<StateRepo, GitError> {
     let init_err = object_err(dir, "init state repository");
@@ -405,7 +447,11 @@ pub fn build_state_repo(
     let pack_dir = git_dir.join("objects/pack");
     std::fs::create_dir_all(&pack_dir).map_err(io_err(&pack_dir))?;
     let mut packs = Vec::new();
-    for file in history.files()? {
+    let mut files = Vec::new();
+    for h in history {
+        files.extend(h.files()?);
+    }
+    for file in files {
         let Some(name) = file.file_name() else {
             continue;
         };
@@ -421,11 +467,11 @@ pub fn build_state_repo(
         path: dir.to_path_buf(),
         source: e.into(),
     })?;
-    let base_id = git2::Oid::from_str(&history.base)
+    let base_id = git2::Oid::from_str(base)
         .and_then(|id| r.find_commit(id))
         .map_err(object_err(
             dir,
-            format!("base commit {} in the history pack", history.base),
+            format!("base commit {base} in the history packs"),
         ))?;
     let head = match top {
         None => base_id.id(),
@@ -443,7 +489,7 @@ pub fn build_state_repo(
                     "-q",
                     &prefix.to_string_lossy(),
                 ],
-                format!("{id}\n^{}\n", history.base).as_bytes(),
+                format!("{id}\n^{base}\n").as_bytes(),
             )?;
             let name = format!("pack-{}", String::from_utf8_lossy(&out).trim());
             packs.extend(pack_files(&pack_dir, &name)?);

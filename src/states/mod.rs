@@ -8,6 +8,10 @@
 //! sibling directory, gated (Best), then renamed into place: a refused state is never
 //! published.
 
+pub mod layers;
+
+pub use layers::LayeredStore;
+
 use crate::dataset::{self, DatasetError};
 use crate::diff::{self, LineKind, Patch, PatchFileError};
 use crate::git::{self, CommitMeta, GateError, GateSpec, GitError, HistoryPack, Person};
@@ -509,19 +513,20 @@ pub fn leak_probe(
 pub struct Materialized {
     /// Its manifest (not yet written anywhere).
     pub manifest: StateManifest,
-    /// For a Best state, its history pack as published, to hardlink into the instance's
-    /// other states.
-    pub history: Option<HistoryPack>,
+    /// For a Best state, its history packs as published (in its store), to hardlink
+    /// into the instance's other states; empty for Worst.
+    pub history: Vec<HistoryPack>,
 }
 
 /// Materialize one state into `target` (created; must not exist or be empty) and return
 /// its manifest. Best states are built in a hidden sibling, gated, then renamed into
-/// place; `history` reuses an instance's history pack (hardlinked) instead of packing
-/// the base history again.
+/// place. `history` gives packs that together hold exactly the objects reachable from
+/// the base (an instance's history pack, or a layered store's segments), hardlinked
+/// instead of packing the base history out of the source again.
 pub fn materialize(
     req: &StateRequest<'_>,
     target: &Path,
-    history: Option<&HistoryPack>,
+    history: Option<&[HistoryPack]>,
 ) -> Result<Materialized, StatesError> {
     check_target(target)?;
     let inst = req.instance;
@@ -552,7 +557,7 @@ pub fn materialize(
         gate: Vec::new(),
         verification: None,
     };
-    let mut history_name = None;
+    let mut history_names = Vec::new();
     match req.scenario {
         Scenario::Worst => {
             git::export_tree(req.repo, &inst.base_commit, change.patch.as_ref(), &tmp_dir)?;
@@ -565,16 +570,19 @@ pub fn materialize(
                 None => {
                     let dir = sibling(target, "pack")?;
                     staging.0 = Some(dir.clone());
-                    staged = git::pack_history(req.repo, &inst.base_commit, &dir)?;
-                    &staged
+                    staged = [git::pack_history(req.repo, &inst.base_commit, &dir)?];
+                    &staged[..]
                 }
             };
             let top = match (&change.patch, &change.meta) {
                 (Some(p), Some(m)) => Some((p, m)),
                 _ => None,
             };
-            let built = git::build_state_repo(&tmp_dir, history, top)?;
-            history_name = Some((history.name.clone(), history.base.clone()));
+            let built = git::build_state_repo(&tmp_dir, &inst.base_commit, history, top)?;
+            history_names = history
+                .iter()
+                .map(|h| (h.name.clone(), h.base.clone()))
+                .collect();
             drop(staging);
             let mut spec = GateSpec::default();
             if req.state != StateKind::Resolved {
@@ -600,11 +608,14 @@ pub fn materialize(
     publish(&mut tmp, target)?;
     Ok(Materialized {
         manifest,
-        history: history_name.map(|(name, base)| HistoryPack {
-            dir: target.join(".git/objects/pack"),
-            name,
-            base,
-        }),
+        history: history_names
+            .into_iter()
+            .map(|(name, base)| HistoryPack {
+                dir: target.join(".git/objects/pack"),
+                name,
+                base,
+            })
+            .collect(),
     })
 }
 
@@ -655,7 +666,20 @@ pub fn materialize_instance(
     with_tests: bool,
     partial: Option<&PartialChange>,
 ) -> Result<Vec<StateManifest>, StatesError> {
-    let mut history: Option<HistoryPack> = None;
+    states_of(dataset, inst, repo, which, with_tests, partial, Vec::new())
+}
+
+/// The states of one instance, starting from `history` (empty: pack it for the first
+/// Best state and share that pack).
+fn states_of(
+    dataset: &Path,
+    inst: &Instance,
+    repo: &Path,
+    which: &[(StateKind, Scenario)],
+    with_tests: bool,
+    partial: Option<&PartialChange>,
+    mut history: Vec<HistoryPack>,
+) -> Result<Vec<StateManifest>, StatesError> {
     let mut out = Vec::new();
     for &(state, scenario) in which {
         let dir = state_dir(dataset, &inst.instance_id, state, scenario, with_tests);
@@ -668,12 +692,66 @@ pub fn materialize_instance(
             partial,
         };
         let repo_dir = dir.join("repo");
-        let done = materialize(&req, &repo_dir, history.as_ref())?;
-        if history.is_none() {
+        let shared = (!history.is_empty()).then_some(history.as_slice());
+        let done = materialize(&req, &repo_dir, shared)?;
+        if history.is_empty() {
             history = done.history;
         }
         write_manifest(&dir.join("manifest.yaml"), &done.manifest)?;
         out.push(done.manifest);
+    }
+    Ok(out)
+}
+
+/// One instance's id and its states' manifests, or why they could not be made.
+pub type InstanceStates = (String, Result<Vec<StateManifest>, StatesError>);
+
+/// Where a repository's layered segment packs live in a dataset.
+pub fn layers_dir(dataset: &Path, repo_name: &str) -> PathBuf {
+    dataset
+        .join("states/.packs")
+        .join(repo_name.replace(['/', '\\'], "_"))
+}
+
+/// Materialize the states of many instances of one repository under a dataset's
+/// `states/`, their Best states sharing layered history packs ([`LayeredStore`]): each
+/// links the O(log n) segments covering its base's history, plus a small pack of its own
+/// commit. One instance's failure (no Partial change, a refused gate) is its result
+/// only; the others go on.
+pub fn materialize_layered(
+    dataset: &Path,
+    repo: &Path,
+    instances: &[&Instance],
+    which: &[(StateKind, Scenario)],
+    with_tests: bool,
+    partial_for: &dyn Fn(&Instance) -> Option<PartialChange>,
+) -> Result<Vec<InstanceStates>, StatesError> {
+    let Some(first) = instances.first() else {
+        return Ok(Vec::new());
+    };
+    let bases: Vec<&str> = instances.iter().map(|i| i.base_commit.as_str()).collect();
+    let mut store = LayeredStore::new(repo, &layers_dir(dataset, &first.repo), &bases)?;
+    let best = which.iter().any(|(_, sc)| *sc == Scenario::Best);
+    let mut out = Vec::new();
+    for inst in instances {
+        let result = (|| {
+            let history = if best {
+                store.packs_for(&inst.base_commit)?
+            } else {
+                Vec::new()
+            };
+            let partial = partial_for(inst);
+            states_of(
+                dataset,
+                inst,
+                repo,
+                which,
+                with_tests,
+                partial.as_ref(),
+                history,
+            )
+        })();
+        out.push((inst.instance_id.clone(), result));
     }
     Ok(out)
 }

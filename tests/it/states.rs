@@ -946,3 +946,153 @@ fn checkout_cli_materializes_and_explains_refusals() {
         .assert()
         .code(2);
 }
+
+/// A class with eight methods far apart; `fixed[m]` selects method m's fixed body.
+fn many(fixed: [bool; 8]) -> String {
+    let mut s = String::from("package org.acme;\n\npublic class Many {\n");
+    for (m, f) in fixed.iter().enumerate() {
+        let body = if *f {
+            format!("        return Math.addExact(x, {m}); // fixed m{m}\n")
+        } else {
+            format!("        return x + {m};\n")
+        };
+        s.push_str(&format!("    static long m{m}(long x) {{\n{body}    }}\n"));
+        for i in 0..8 {
+            s.push_str(&format!("    // m{m} note {i}\n"));
+        }
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// Number of objects in a pack, read from its index.
+fn pack_objects(idx: &Path) -> usize {
+    let out = std::process::Command::new("git")
+        .args(["show-index"])
+        .stdin(std::fs::File::open(idx).expect("idx"))
+        .output()
+        .expect("git show-index");
+    String::from_utf8_lossy(&out.stdout).lines().count()
+}
+
+#[test]
+fn layered_packs_share_history_across_instances() {
+    const MANY: &str = "src/main/java/org/acme/Many.java";
+    const MANY_TEST: &str = "src/test/java/org/acme/ManyTest.java";
+    let mut src = Script::new();
+    let mut fixed = [false; 8];
+    src.write(MANY, &many(fixed));
+    src.write(MANY_TEST, "tests 0\n");
+    src.commit("Initial import");
+    let mut fixes = Vec::new();
+    let mut fix1 = String::new();
+    for k in 0..4 {
+        src.write("README.md", &format!("notes {k}\n"));
+        src.commit(&format!("Notes {k}"));
+        fixed[2 * k] = true;
+        fixed[2 * k + 1] = true;
+        src.write(MANY, &many(fixed));
+        src.write(MANY_TEST, &format!("tests {}\n", k + 1));
+        let id = src.commit(&format!("Fix overflow in m{} and m{}", 2 * k, 2 * k + 1));
+        if k == 0 {
+            fix1 = id.clone();
+        }
+        fixes.push(id);
+    }
+    // A fix on a side branch: its base is no descendant of the later main bases.
+    src.git(&["checkout", "-q", "-b", "side", &fix1]);
+    src.write("SIDE.md", "side\n");
+    src.commit("Side notes");
+    src.write(
+        MANY,
+        &many([true, true, false, false, false, false, true, true]),
+    );
+    src.write(MANY_TEST, "tests side\n");
+    src.commit("Fix overflow in m6 and m7 on the side branch");
+    src.git(&["checkout", "-q", "main"]);
+
+    let (_tmp, dataset, instances) = build_dataset(&src.dir);
+    assert_eq!(instances.len(), 5);
+    let refs: Vec<&Instance> = instances.iter().collect();
+    let which = [
+        (StateKind::Novel, Scenario::Best),
+        (StateKind::Resolved, Scenario::Best),
+    ];
+    let results = states::materialize_layered(&dataset, &src.dir, &refs, &which, false, &|_| None)
+        .expect("layered");
+    for (id, r) in &results {
+        assert!(
+            r.is_ok(),
+            "{id}: {:?}",
+            r.as_ref().err().map(|e| e.to_string())
+        );
+    }
+
+    let bases: Vec<&str> = refs.iter().map(|i| i.base_commit.as_str()).collect();
+    let store = states::LayeredStore::new(&src.dir, &states::layers_dir(&dataset, "calc"), &bases)
+        .expect("store");
+    assert_eq!(
+        store.chains().iter().map(Vec::len).collect::<Vec<_>>(),
+        vec![4, 1],
+        "main's bases on one chain, the side base on its own"
+    );
+    let main_chain = store.chains()[0].clone();
+
+    let segment_inodes: std::collections::BTreeSet<u64> =
+        walk_packs(&states::layers_dir(&dataset, "calc"))
+            .iter()
+            .map(|p| inode(p))
+            .collect();
+    let mut stored_sum = 0;
+    for inst in &instances {
+        for state in [StateKind::Novel, StateKind::Resolved] {
+            let repo = states::state_dir(&dataset, &inst.instance_id, state, Scenario::Best, false)
+                .join("repo");
+            assert_no_leak(&repo, &inst.fix_commit, state == StateKind::Novel);
+            let history: Vec<PathBuf> = walk_packs(&repo.join(".git/objects/pack"))
+                .into_iter()
+                .filter(|p| segment_inodes.contains(&inode(p)))
+                .collect();
+            let expected = match main_chain.iter().position(|b| *b == inst.base_commit) {
+                Some(p) => hunkgen::states::layers::decomposition(p + 1).len(),
+                None => 1,
+            };
+            assert_eq!(
+                history.len(),
+                expected,
+                "{}: segment packs",
+                inst.instance_id
+            );
+            if state == StateKind::Novel {
+                stored_sum += text(&repo, &["rev-list", "--objects", "--all"])
+                    .lines()
+                    .count();
+            }
+        }
+    }
+    // The third base links two segments; all five instances store fewer objects in
+    // segments than one full history pack each would.
+    let in_segments: usize = walk_packs(&states::layers_dir(&dataset, "calc"))
+        .iter()
+        .map(|p| pack_objects(&p.with_extension("idx")))
+        .sum();
+    assert!(
+        in_segments < stored_sum,
+        "segments hold {in_segments} objects, per-instance packs would hold {stored_sum}"
+    );
+}
+
+/// `.pack` files under `dir`, recursively.
+fn walk_packs(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).expect("read_dir").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk_packs(&p));
+        } else if p.extension().is_some_and(|x| x == "pack") {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
