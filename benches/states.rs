@@ -145,4 +145,70 @@ fn main() {
         "{made} states; a full copy of the repository is {:.1} MB",
         mb(full_copy)
     );
+    layered(&instances, &card, out.path());
+}
+
+/// Novel Best states of every instance with layered history packs: time, disk of the
+/// segments against one full history pack per state, packs linked per state.
+fn layered(instances: &[hunkgen::model::Instance], card: &hunkgen::model::Card, out: &Path) {
+    let Some(first) = instances.first() else {
+        return;
+    };
+    let repo = PathBuf::from(
+        card.repositories
+            .get(&first.repo)
+            .expect("repository in card"),
+    );
+    let mine: Vec<&hunkgen::model::Instance> =
+        instances.iter().filter(|i| i.repo == first.repo).collect();
+    let dir = out.join("layered");
+    let t = Instant::now();
+    let results = states::materialize_layered(
+        &dir,
+        &repo,
+        &mine,
+        &[(StateKind::Novel, Scenario::Best)],
+        false,
+        &|_| None,
+    )
+    .expect("layered states");
+    let secs = t.elapsed().as_secs_f64();
+    let ok = results.iter().filter(|(_, r)| r.is_ok()).count();
+    let segments = allocated(&states::layers_dir(&dir, &first.repo), &mut HashSet::new());
+    let mut max_packs = 0;
+    let mut one_pack = 0;
+    for inst in &mine {
+        let repo_dir = states::state_dir(
+            &dir,
+            &inst.instance_id,
+            StateKind::Novel,
+            Scenario::Best,
+            false,
+        )
+        .join("repo/.git/objects/pack");
+        let packs = std::fs::read_dir(&repo_dir)
+            .map(|d| {
+                d.flatten()
+                    .filter(|e| e.path().extension().is_some_and(|x| x == "pack"))
+                    .count()
+            })
+            .unwrap_or(0);
+        max_packs = max_packs.max(packs);
+    }
+    // One full history pack, for scale: the last instance's history alone.
+    if let Some(last) = mine.last() {
+        let tmp = out.join("one-pack");
+        if hunkgen::git::pack_history(&repo, &last.base_commit, &tmp).is_ok() {
+            one_pack = allocated(&tmp, &mut HashSet::new());
+        }
+    }
+    println!(
+        "layered: {ok}/{} Novel Best states in {secs:.1}s ({:.2}s each); segments {:.1} MB in all, at most {max_packs} packs per state; one full history pack is {:.1} MB ({:.1} MB for {} states without layers)",
+        mine.len(),
+        secs / mine.len().max(1) as f64,
+        mb(segments),
+        mb(one_pack),
+        mb(one_pack) * mine.len() as f64,
+        mine.len()
+    );
 }

@@ -2,11 +2,12 @@
 //! repository share their common history as a few hardlinked packs instead of one full
 //! history pack each.
 //!
-//! Bases are ordered into chains where each base is an ancestor of the next. Position i
-//! (1-based) of a chain owns a segment pack holding the objects reachable from base i but
-//! not from base i − lowbit(i) (a Fenwick tree over the chain), so a state at position i
-//! links the O(log n) segments of i's binary decomposition, which together hold exactly
-//! its history, and each object is stored O(log n) times in all.
+//! Bases are ordered into chains b0, b1, … where each base is an ancestor of the next.
+//! The root pack holds b0's whole history, once. Position j ≥ 1 owns a segment pack
+//! holding the objects reachable from bj but not from b(j − lowbit(j)) (a Fenwick tree
+//! over the chain above its root), so a state at bp links the root plus the O(log p)
+//! segments of p's binary decomposition, which together hold exactly its history. The
+//! root history is stored once and each later layer O(log n) times in all.
 
 use super::StatesError;
 use crate::git::{self, HistoryPack};
@@ -76,36 +77,37 @@ impl LayeredStore {
         &self.chains
     }
 
-    /// The segment packs that together hold exactly the objects reachable from `base`,
-    /// packing the ones not built yet.
+    /// The packs that together hold exactly the objects reachable from `base` (the
+    /// chain's root, then the segments of its position's decomposition), packing the
+    /// ones not built yet.
     pub fn packs_for(&mut self, base: &str) -> Result<Vec<HistoryPack>, StatesError> {
         let found = self
             .chains
             .iter()
             .enumerate()
-            .find_map(|(c, chain)| chain.iter().position(|b| b == base).map(|p| (c, p + 1)));
-        let Some((c, i)) = found else {
+            .find_map(|(c, chain)| chain.iter().position(|b| b == base).map(|p| (c, p)));
+        let Some((c, p)) = found else {
             return Err(StatesError::Instance {
                 instance: base.to_string(),
                 what: "base commit not in the layered store".into(),
             });
         };
-        let mut packs = Vec::new();
-        for j in decomposition(i) {
+        let mut packs = vec![self.segment(c, 0)?];
+        for j in decomposition(p) {
             packs.push(self.segment(c, j)?);
         }
         Ok(packs)
     }
 
-    /// Segment `j` of chain `c`: reachable from base j, not from base j − lowbit(j).
+    /// Segment `j` of chain `c`: the root's whole history for j = 0, else reachable from
+    /// base j and not from base j − lowbit(j).
     fn segment(&mut self, c: usize, j: usize) -> Result<HistoryPack, StatesError> {
         if let Some(p) = self.built.get(&(c, j)) {
             return Ok(p.clone());
         }
         let chain = &self.chains[c];
-        let tip = &chain[j - 1];
-        let start = j - lowbit(j);
-        let exclude = (start > 0).then(|| chain[start - 1].as_str());
+        let tip = &chain[j];
+        let exclude = (j > 0).then(|| chain[j - lowbit(j)].as_str());
         let short = |id: &str| id.chars().take(12).collect::<String>();
         let dir = self.root.join(format!(
             "{}-{}",

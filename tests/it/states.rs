@@ -1054,7 +1054,7 @@ fn layered_packs_share_history_across_instances() {
                 .filter(|p| segment_inodes.contains(&inode(p)))
                 .collect();
             let expected = match main_chain.iter().position(|b| *b == inst.base_commit) {
-                Some(p) => hunkgen::states::layers::decomposition(p + 1).len(),
+                Some(p) => 1 + hunkgen::states::layers::decomposition(p).len(),
                 None => 1,
             };
             assert_eq!(
@@ -1070,8 +1070,8 @@ fn layered_packs_share_history_across_instances() {
             }
         }
     }
-    // The third base links two segments; all five instances store fewer objects in
-    // segments than one full history pack each would.
+    // The fourth base links the root and two segments; all five instances store fewer
+    // objects in segments than one full history pack each would.
     let in_segments: usize = walk_packs(&states::layers_dir(&dataset, "calc"))
         .iter()
         .map(|p| pack_objects(&p.with_extension("idx")))
