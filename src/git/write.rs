@@ -187,6 +187,25 @@ fn safe_join(dir: &Path, file: &str) -> Result<PathBuf, GitError> {
     }
 }
 
+/// Refuse to write through a symbolic link the tree placed between `dir` and `target`
+/// (a patch adding `link/file` where `link` points outside would write outside).
+fn no_symlink_between(dir: &Path, target: &Path, file: &str) -> Result<(), GitError> {
+    let mut p = target.parent();
+    while let Some(d) = p {
+        if d == dir {
+            break;
+        }
+        if std::fs::symlink_metadata(d).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(GitError::UnsafePath {
+                dir: dir.to_path_buf(),
+                file: file.to_string(),
+            });
+        }
+        p = d.parent();
+    }
+    Ok(())
+}
+
 /// Write one file with git's mode: executable bit for 100755, a symbolic link for 120000.
 fn write_file(target: &Path, content: &[u8], mode: u32) -> Result<(), GitError> {
     if let Some(parent) = target.parent() {
@@ -298,6 +317,7 @@ pub fn export_tree(
         };
         for (file, content) in &applied {
             let target = safe_join(dir, file)?;
+            no_symlink_between(dir, &target, file)?;
             match content {
                 Some(bytes) => write_file(&target, bytes, mode_for(patch, &tree, file))?,
                 None => remove_with_empty_parents(&target, dir)?,

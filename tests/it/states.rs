@@ -1096,3 +1096,52 @@ fn walk_packs(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+#[test]
+fn export_keeps_modes_and_links_and_never_writes_through_a_link() {
+    use std::os::unix::fs::PermissionsExt;
+    let outside = tempfile::tempdir().expect("tempdir");
+    let mut src = Script::new();
+    src.write("run.sh", "#!/bin/sh\necho hi\n");
+    std::fs::set_permissions(
+        src.dir.join("run.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .expect("chmod");
+    std::os::unix::fs::symlink(outside.path(), src.dir.join("out")).expect("symlink");
+    std::os::unix::fs::symlink("run.sh", src.dir.join("alias.sh")).expect("symlink");
+    let head = src.commit("Initial import");
+    let tmp = tempfile::tempdir().expect("tempdir");
+
+    let plain = tmp.path().join("plain");
+    hunkgen::git::export_tree(&src.dir, &head, None, &plain).expect("export");
+    let mode = std::fs::metadata(plain.join("run.sh"))
+        .expect("meta")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o111, 0o111, "executable kept");
+    assert_eq!(
+        std::fs::read_link(plain.join("alias.sh")).expect("a link"),
+        PathBuf::from("run.sh")
+    );
+
+    let evil = hunkgen::diff::parse(
+        b"diff --git a/out/evil.txt b/out/evil.txt\nnew file mode 100644\n--- /dev/null\n+++ b/out/evil.txt\n@@ -0,0 +1 @@\n+gotcha\n",
+    )
+    .expect("patch");
+    let err = hunkgen::git::export_tree(&src.dir, &head, Some(&evil), &tmp.path().join("e"))
+        .expect_err("refused");
+    assert!(err.to_string().contains("outside the directory"), "{err}");
+    assert_eq!(
+        std::fs::read_dir(outside.path()).expect("dir").count(),
+        0,
+        "nothing written through the link"
+    );
+    let dotdot =
+        hunkgen::diff::parse(b"--- /dev/null\n+++ b/../escape.txt\n@@ -0,0 +1 @@\n+gotcha\n")
+            .expect("patch");
+    assert!(
+        hunkgen::git::export_tree(&src.dir, &head, Some(&dotdot), &tmp.path().join("d")).is_err()
+    );
+    assert!(!tmp.path().join("escape.txt").exists());
+}
