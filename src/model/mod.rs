@@ -227,3 +227,11 @@ pub fn rejected_schema() -> String {
     text.push('\n');
     text
 }
+
+/// The JSON Schema of a state's `manifest.yaml` (`docs/state-manifest.schema.json`).
+pub fn state_manifest_schema() -> String {
+    let schema = schemars::schema_for!(StateManifest);
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
