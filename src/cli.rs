@@ -125,7 +125,7 @@ pub enum Command {
     /// printed as YAML on stdout, and written to --manifest FILE if given. The source
     /// repository is the one recorded in the dataset card (git sources), or --repo.
     #[command(
-        after_help = "Examples:\n  hunkgen checkout datasets/demo acme-3f2a1b0c9d8e --state partial --scenario best /tmp/acme-partial\n  hunkgen checkout datasets/demo acme-3f2a1b0c9d8e --state resolved --scenario worst --with-tests /tmp/w\n  hunkgen checkout datasets/demo acme-3f2a1b0c9d8e --state novel --scenario best --manifest /tmp/n.yaml /tmp/n"
+        after_help = "Examples (make demo builds datasets/demo):\n  hunkgen checkout datasets/demo acme-14c2831b2f4c --state partial --scenario best /tmp/p\n  hunkgen checkout datasets/demo acme-14c2831b2f4c --state resolved --scenario worst \\\n      --with-tests /tmp/w\n  hunkgen checkout datasets/demo acme-14c2831b2f4c --state novel --scenario best \\\n      --manifest /tmp/n.yaml /tmp/n"
     )]
     Checkout {
         /// The dataset directory (holding instances.jsonl and dataset.yaml).
