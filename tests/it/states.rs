@@ -931,7 +931,11 @@ fn checkout_cli_materializes_and_explains_refusals() {
         .args(["checkout", "--help"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("Examples:").and(predicate::str::contains("--scenario")));
+        .stdout(
+            predicate::str::contains("Examples (make demo").and(predicate::str::contains(
+                "acme-14c2831b2f4c --state partial",
+            )),
+        );
     hunkgen()
         .args([
             "checkout",
