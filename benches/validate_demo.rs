@@ -31,20 +31,38 @@ fn main() {
         .expect("build-repo.sh");
     assert!(built.status.success());
     std::fs::create_dir_all(root.join("recipes")).expect("mkdir");
-    std::fs::copy(manifest.join("recipes/demo.yaml"), root.join("recipes/demo.yaml"))
-        .expect("recipe");
+    std::fs::copy(
+        manifest.join("recipes/demo.yaml"),
+        root.join("recipes/demo.yaml"),
+    )
+    .expect("recipe");
 
     // Cold: environments built, every run executed.
     let (cold, out) = hunkgen(&["build", "-q", "--jobs", "1", "recipes/demo.yaml"], root);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // Warm environments, every test run again: the overhead measurement.
     let (wall, out) = hunkgen(
-        &["build", "-q", "--jobs", "1", "--no-cache", "recipes/demo.yaml"],
+        &[
+            "build",
+            "-q",
+            "--jobs",
+            "1",
+            "--no-cache",
+            "recipes/demo.yaml",
+        ],
         root,
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let rows = std::fs::read_to_string(root.join("datasets/demo/instances.jsonl"))
-        .expect("instances");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows =
+        std::fs::read_to_string(root.join("datasets/demo/instances.jsonl")).expect("instances");
     let mut tests = 0.0;
     for line in rows.lines() {
         let v: serde_json::Value = serde_json::from_str(line).expect("row");
@@ -69,7 +87,11 @@ fn main() {
         cached / wall
     );
     let (revalidate, out) = hunkgen(&["validate", "-q", "datasets/demo"], root);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     println!("  hunkgen validate (cached)            : {revalidate:>8.2}s wall");
 
     // A warm Python environment: the cache lookup a run pays before it starts.

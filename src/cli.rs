@@ -1,9 +1,10 @@
 //! Command-line interface: clap definitions and the dispatch to library calls.
 
 use crate::annotate::divergence::Profile;
+use crate::model::{Scenario, StateKind};
 use crate::pipeline::{self, BuildOptions};
 use crate::source::Tree;
-use crate::{dataset, recipe, report};
+use crate::{dataset, recipe, report, states};
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use std::collections::BTreeMap;
@@ -17,7 +18,7 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "hunkgen", version, propagate_version = true)]
 #[command(
-    after_help = "Examples:\n  hunkgen build recipes/demo.yaml\n  hunkgen build recipes/hunk4j.yaml --output /tmp/hunk4j\n  hunkgen stats datasets/hunk4j --json\n\nExit codes: 0 success, 1 bad input or failed build, 2 usage error."
+    after_help = "Examples:\n  hunkgen build recipes/demo.yaml\n  hunkgen build recipes/hunk4j.yaml --output /tmp/hunk4j\n  hunkgen stats datasets/hunk4j --json\n  hunkgen checkout datasets/demo <id> --state partial --scenario best /tmp/state\n\nExit codes: 0 success, 1 bad input or failed build, 2 usage error."
 )]
 pub struct Cli {
     /// What to do.
@@ -140,6 +141,51 @@ pub enum Command {
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
+    },
+    /// Materialize one repository state of an instance (FixedBench) into a directory.
+    ///
+    /// States: novel = the buggy base; partial = the base with a proper, non-empty subset
+    /// of the golden code hunks (the largest that applies, or --partial-patches
+    /// DIR/<id>.patch); resolved = the base with the golden patch. Scenarios: best = a git
+    /// repository whose history ends at the state (for resolved, its last commit is the
+    /// real fix's message, author and date), written as a pack of exactly that history and
+    /// refused unless it passes the leak gate (no fix commit, tags, remotes, reflogs,
+    /// unreachable objects or later commits; `git log --all -S` finds no line of the fix);
+    /// worst = a plain directory without .git. The golden test patch is applied only with
+    /// --with-tests.
+    ///
+    /// The state is written next to <dir>, checked, then renamed to <dir>; the manifest
+    /// (instance, state, expected behaviour, hunks applied, golden tests, gate checks) is
+    /// printed as YAML on stdout, and written to --manifest FILE if given. The source
+    /// repository is the one recorded in the dataset card (git sources), or --repo.
+    #[command(
+        after_help = "Examples (make demo builds datasets/demo):\n  hunkgen checkout datasets/demo acme-14c2831b2f4c --state partial --scenario best /tmp/p\n  hunkgen checkout datasets/demo acme-14c2831b2f4c --state resolved --scenario worst \\\n      --with-tests /tmp/w\n  hunkgen checkout datasets/demo acme-14c2831b2f4c --state novel --scenario best \\\n      --manifest /tmp/n.yaml /tmp/n"
+    )]
+    Checkout {
+        /// The dataset directory (holding instances.jsonl and dataset.yaml).
+        dataset: PathBuf,
+        /// The instance id.
+        id: String,
+        /// Which state.
+        #[arg(long, value_enum)]
+        state: StateKind,
+        /// Which scenario.
+        #[arg(long, value_enum)]
+        scenario: Scenario,
+        /// Apply the golden test patch too (the "tests already present" variant).
+        #[arg(long)]
+        with_tests: bool,
+        /// Partial states from DIR/<instance_id>.patch instead of a subset of the golden hunks.
+        #[arg(long, value_name = "DIR")]
+        partial_patches: Option<PathBuf>,
+        /// The source repository (default: the one the dataset card records).
+        #[arg(long, value_name = "PATH")]
+        repo: Option<PathBuf>,
+        /// Also write the manifest to this file.
+        #[arg(long, value_name = "FILE")]
+        manifest: Option<PathBuf>,
+        /// Where the state goes; must not exist or be an empty directory.
+        dir: PathBuf,
     },
     /// Print a dataset's tables (HUNK4J Tables I, II and, when annotated, III).
     Stats {
@@ -327,6 +373,27 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        Command::Checkout {
+            dataset,
+            id,
+            state,
+            scenario,
+            with_tests,
+            partial_patches,
+            repo,
+            manifest,
+            dir,
+        } => checkout(
+            &dataset,
+            &id,
+            state,
+            scenario,
+            with_tests,
+            partial_patches,
+            repo,
+            manifest,
+            &dir,
+        ),
         Command::Stats {
             dataset: dir,
             json,
@@ -352,6 +419,87 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// `hunkgen checkout`: one state of one instance, gated, manifest on stdout.
+#[allow(clippy::too_many_arguments)] // One per command-line option, passed straight through.
+fn checkout(
+    dir: &std::path::Path,
+    id: &str,
+    state: StateKind,
+    scenario: Scenario,
+    with_tests: bool,
+    partial_patches: Option<PathBuf>,
+    repo: Option<PathBuf>,
+    manifest: Option<PathBuf>,
+    target: &std::path::Path,
+) -> anyhow::Result<()> {
+    let instances = dataset::read_instances(dir)
+        .with_context(|| format!("{}: not a hunkgen dataset", dir.display()))?;
+    let Some(inst) = instances.iter().find(|i| i.instance_id == id) else {
+        let some: Vec<&str> = instances
+            .iter()
+            .take(3)
+            .map(|i| i.instance_id.as_str())
+            .collect();
+        anyhow::bail!(
+            "{}: no instance `{id}` ({} instances{})",
+            dir.display(),
+            instances.len(),
+            if some.is_empty() {
+                String::new()
+            } else {
+                format!(", e.g. {}", some.join(", "))
+            }
+        );
+    };
+    let repo = match repo {
+        Some(r) => r,
+        None => {
+            let card = dataset::read_card(dir)?;
+            match card.as_ref().and_then(|c| c.repositories.get(&inst.repo)) {
+                Some(p) => PathBuf::from(p),
+                None => anyhow::bail!(
+                    "{}: the dataset card records no repository for `{}`; give one with --repo PATH",
+                    dir.join("dataset.yaml").display(),
+                    inst.repo
+                ),
+            }
+        }
+    };
+    if !crate::git::is_repository(&repo) {
+        anyhow::bail!(
+            "{}: repository of `{}` is missing or not a git repository; give one with --repo PATH",
+            repo.display(),
+            inst.repo
+        );
+    }
+    let partial = if state == StateKind::Partial {
+        let strategy = match partial_patches {
+            Some(dir) => states::PartialStrategy::PatchFile { dir },
+            None => states::PartialStrategy::HunkSubset {
+                cap: states::SUBSET_CAP,
+            },
+        };
+        Some(states::partial_change(inst, &repo, &strategy, None)?)
+    } else {
+        None
+    };
+    let req = states::StateRequest {
+        instance: inst,
+        repo: &repo,
+        state,
+        scenario,
+        with_tests,
+        partial: partial.as_ref(),
+    };
+    let done = states::materialize(&req, target, None)?;
+    if let Some(path) = &manifest {
+        states::write_manifest(path, &done.manifest)?;
+    }
+    let mut out = std::io::stdout().lock();
+    write!(out, "{}", states::manifest_yaml(&done.manifest))?;
+    Ok(())
 }
 
 /// Build warnings on stderr; one line for all projects without a repository, with how to

@@ -15,5 +15,6 @@ pub mod progress;
 pub mod recipe;
 pub mod report;
 pub mod source;
+pub mod states;
 pub mod syntax;
 pub mod validate;

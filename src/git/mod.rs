@@ -4,16 +4,21 @@
 //! Everything git-shaped that other stages need goes through here, so libgit2's
 //! process-wide settings and its non-`Sync` handles stay in one place.
 
-mod export;
+mod command;
+pub mod gate;
 pub mod history;
-
-pub use export::export_tree;
+pub mod write;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+pub use gate::{check_state, GateCheck, GateError, GateReport, GateSpec};
 pub use history::{diff_all, mine, FixCommit, GitSourceConfig, Mined, WalkTotals};
+pub use write::{
+    build_state_repo, commit_meta, commit_time, export_tree, is_ancestor, pack_history,
+    pack_segment, patched_tree_files, tree_contains, CommitMeta, HistoryPack, Person, StateRepo,
+};
 
 /// libgit2's error, shown as its message only (its class and code are kept for
 /// programmatic use through [`Libgit2::code`]).
@@ -101,6 +106,52 @@ pub enum GitError {
         #[source]
         source: Libgit2,
     },
+    /// A `git` command failed or could not be started.
+    #[error("{}: `{command}` failed: {detail}", path.display())]
+    Command {
+        /// Where it ran.
+        path: PathBuf,
+        /// The command line.
+        command: String,
+        /// git's first line of complaint.
+        detail: String,
+    },
+    /// Writing a state (files, links, directories) failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A patch does not apply to the tree it was made for.
+    #[error("{}: patch does not apply at {rev}: {source}", path.display())]
+    Apply {
+        /// The repository.
+        path: PathBuf,
+        /// The revision or tree.
+        rev: String,
+        /// Where and why (boxed to keep `Result`s small).
+        #[source]
+        source: Box<crate::diff::ApplyError>,
+    },
+    /// A path in a tree or patch would escape the target directory (`..`, absolute).
+    #[error("{}: refusing to write path `{file}` outside the directory", dir.display())]
+    UnsafePath {
+        /// The target directory.
+        dir: PathBuf,
+        /// The offending path.
+        file: String,
+    },
+}
+
+/// Map an I/O error to [`GitError::Io`] naming `path`.
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> GitError + '_ {
+    move |source| GitError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 thread_local! {

@@ -1,6 +1,7 @@
 //! The dataset card (`dataset.yaml`): what was built, from what, by which version.
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The dataset card, written beside `instances.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -21,10 +22,10 @@ pub struct Card {
     pub recipe_file: String,
     /// Source description (paths, revisions).
     pub sources: Vec<String>,
-    /// Repository name (an instance's `repo`) → local path of its git repository, so
-    /// later commands (validate, checkout) find the objects.
-    #[serde(default)]
-    pub repositories: std::collections::BTreeMap<String, String>,
+    /// Repository path per instance `repo` name, so states can be materialized from the
+    /// dataset alone (`hunkgen checkout`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub repositories: BTreeMap<String, String>,
     /// Counts.
     pub counts: Counts,
     /// SHA-256 of each data file.

@@ -9,12 +9,14 @@ mod card;
 mod hunk;
 mod note;
 mod rejected;
+mod state;
 mod validation;
 
 pub use card::{Card, Counts};
 pub use hunk::{HunkPlace, ProximityClass, SkipReason};
 pub use note::{Note, NoteKind};
 pub use rejected::{RejectReason, Rejected, Stage};
+pub use state::{Expected, PartialSource, Scenario, StateKind, StateManifest};
 pub use validation::{TreeRuns, TreeSeconds, ValidationRecord};
 
 use crate::diff::Span;
@@ -226,6 +228,14 @@ pub fn instance_schema() -> String {
 /// The JSON Schema of a `rejected.jsonl` row (`docs/rejected.schema.json`).
 pub fn rejected_schema() -> String {
     let schema = schemars::schema_for!(Rejected);
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The JSON Schema of a state's `manifest.yaml` (`docs/state-manifest.schema.json`).
+pub fn state_manifest_schema() -> String {
+    let schema = schemars::schema_for!(StateManifest);
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
     text

@@ -440,7 +440,7 @@ impl<'a> Validator<'a> {
             .tempdir()
             .map_err(|e| format!("cannot create a working copy: {e}"))?;
         let root = wc.path().join("repo");
-        crate::git::export_tree(a.repo, a.rev, &root).map_err(|e| {
+        crate::git::export_tree(a.repo, a.rev, None, &root).map_err(|e| {
             let mut s = e.to_string();
             if let Some(src) = std::error::Error::source(&e) {
                 s = format!("{s}: {src}");

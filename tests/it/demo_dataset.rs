@@ -16,6 +16,14 @@ fn demo_dataset_has_every_proximity_class_and_full_annotations() {
         7,
         "six fixes and the one validation rejects"
     );
+    // `hunkgen checkout --help` uses this id in its examples.
+    assert!(
+        summary
+            .instances
+            .iter()
+            .any(|i| i.instance_id == "acme-14c2831b2f4c"),
+        "the checkout example's instance exists"
+    );
     for inst in &summary.instances {
         let div = inst.divergence.as_ref().expect("annotated");
         assert!(div.value.is_some(), "{} has Div(P)", inst.instance_id);

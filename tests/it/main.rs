@@ -17,6 +17,7 @@ mod golden;
 mod hunk4j;
 mod rough_edges;
 mod schema;
+mod states;
 mod syntax_dast;
 mod syntax_oracle;
 mod validate;

@@ -28,6 +28,10 @@ fn checked_in_schemas_match_the_types() {
         "docs/rejected.schema.json",
         &hunkgen::model::rejected_schema(),
     );
+    check(
+        "docs/state-manifest.schema.json",
+        &hunkgen::model::state_manifest_schema(),
+    );
 }
 
 #[test]

@@ -1,0 +1,109 @@
+//! Runs the `git` program for what libgit2 does slowly or not at all (packing with delta
+//! reuse, `fsck`, pickaxe search), in an environment that cannot redirect it elsewhere.
+
+use super::GitError;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Environment variables that would make git read or write another repository, object
+/// store or index than the one named, or rewrite history on the fly (`replace` refs).
+const REDIRECTING_VARS: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_QUARANTINE_PATH",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_GRAFT_FILE",
+    "GIT_SHALLOW_FILE",
+];
+
+/// What one `git` run printed, for callers that parse it or judge its status.
+#[derive(Debug)]
+pub(crate) struct GitOutput {
+    /// Whether git exited 0.
+    pub success: bool,
+    /// Standard output, raw.
+    pub stdout: Vec<u8>,
+    /// Standard error, lossily decoded and trimmed.
+    pub stderr: String,
+}
+
+/// Run `git <args>` in `dir` (a work tree or a git directory), feeding `stdin`; a git that
+/// cannot be started is an error, a non-zero exit is reported in the output.
+pub(crate) fn run(
+    dir: &Path,
+    args: &[&std::ffi::OsStr],
+    stdin: &[u8],
+) -> Result<GitOutput, GitError> {
+    let shown = || {
+        let words: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        format!("git {}", words.join(" "))
+    };
+    let mut cmd = Command::new("git");
+    cmd.current_dir(dir)
+        .args(["-c", "color.ui=never", "-c", "core.pager=cat"])
+        .args(args)
+        .env("GIT_NO_REPLACE_OBJECTS", "1")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("LC_ALL", "C")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for var in REDIRECTING_VARS {
+        cmd.env_remove(var);
+    }
+    let spawn_err = |e: std::io::Error| GitError::Command {
+        path: dir.to_path_buf(),
+        command: shown(),
+        detail: format!("cannot run git: {e}"),
+    };
+    let mut child = cmd.spawn().map_err(spawn_err)?;
+    // Write stdin from another thread so a large output cannot deadlock against it.
+    let writer = child.stdin.take().map(|mut pipe| {
+        let input = stdin.to_vec();
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&input);
+        })
+    });
+    let out = child.wait_with_output().map_err(spawn_err)?;
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    Ok(GitOutput {
+        success: out.status.success(),
+        stdout: out.stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+    })
+}
+
+/// Like [`run`] with plain string arguments, failing with git's stderr on a non-zero exit.
+pub(crate) fn run_ok(dir: &Path, args: &[&str], stdin: &[u8]) -> Result<Vec<u8>, GitError> {
+    let os: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+    let out = run(dir, &os, stdin)?;
+    if out.success {
+        Ok(out.stdout)
+    } else {
+        Err(GitError::Command {
+            path: dir.to_path_buf(),
+            command: format!("git {}", args.join(" ")),
+            detail: first_line(&out.stderr),
+        })
+    }
+}
+
+/// The first line of git's complaint, or a note that it said nothing.
+pub(crate) fn first_line(stderr: &str) -> String {
+    stderr
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .unwrap_or_else(|| "failed without a message".into())
+}

@@ -1,0 +1,639 @@
+//! Writing repository states: a tree exported to a plain directory (Worst), and a state
+//! repository whose object store is exactly a pack of its own history (Best, DESIGN §6).
+//!
+//! Nothing here writes into the source repository: new blobs, trees and the state's own
+//! commit are created in the state repository, whose store starts as a pack of the base
+//! history copied out of the source by `git pack-objects --revs`.
+
+use super::{command, io_err, with_repo, GitError};
+use crate::diff::{apply_patch_to_files, AppliedFile, Patch};
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+
+/// Who made a commit and when, so a state's commit can carry a real or a neutral identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Person {
+    /// Name.
+    pub name: String,
+    /// E-mail address.
+    pub email: String,
+    /// Seconds since the epoch.
+    pub time: i64,
+    /// Time-zone offset in minutes.
+    pub offset_minutes: i32,
+}
+
+/// Message and signatures of the one commit a Partial or Resolved state adds on its base.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitMeta {
+    /// The whole message.
+    pub message: String,
+    /// Author.
+    pub author: Person,
+    /// Committer.
+    pub committer: Person,
+}
+
+/// A pack holding every object reachable from one commit, written once per instance and
+/// hardlinked into each of its Best states.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryPack {
+    /// Directory holding the pack files.
+    pub dir: PathBuf,
+    /// File stem, `pack-<hash>`.
+    pub name: String,
+    /// Full id of the commit whose history it holds.
+    pub base: String,
+}
+
+impl HistoryPack {
+    /// The pack's files (`.pack`, `.idx`, and `.rev` when git wrote one), so all of them
+    /// are linked together.
+    pub fn files(&self) -> Result<Vec<PathBuf>, GitError> {
+        pack_files(&self.dir, &self.name)
+    }
+}
+
+/// A written Best-state repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateRepo {
+    /// The work tree (the repository is `<dir>/.git`).
+    pub dir: PathBuf,
+    /// Full id of HEAD (the base commit, or the state's own commit on top of it).
+    pub head: String,
+    /// Pack files in the state's store: the history pack's, then the top commit's.
+    pub packs: Vec<PathBuf>,
+}
+
+/// `<dir>/<name>.*`: the files of one pack.
+fn pack_files(dir: &Path, name: &str) -> Result<Vec<PathBuf>, GitError> {
+    let prefix = format!("{name}.");
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io_err(dir))? {
+        let entry = entry.map_err(io_err(dir))?;
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            files.push(entry.path());
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+fn object_err(path: &Path, what: impl Into<String>) -> impl FnOnce(git2::Error) -> GitError {
+    let path = path.to_path_buf();
+    let what = what.into();
+    move |e| GitError::Object {
+        path,
+        what,
+        source: e.into(),
+    }
+}
+
+/// Resolve `rev` to a commit id, naming the repository when it names nothing.
+fn resolve_commit(r: &git2::Repository, path: &Path, rev: &str) -> Result<git2::Oid, GitError> {
+    r.revparse_single(rev)
+        .and_then(|o| o.peel_to_commit())
+        .map(|c| c.id())
+        .map_err(|e| GitError::UnknownRevision {
+            path: path.to_path_buf(),
+            rev: rev.to_string(),
+            source: e.into(),
+        })
+}
+
+fn person(sig: &git2::Signature<'_>) -> Person {
+    Person {
+        name: String::from_utf8_lossy(sig.name_bytes()).into_owned(),
+        email: String::from_utf8_lossy(sig.email_bytes()).into_owned(),
+        time: sig.when().seconds(),
+        offset_minutes: sig.when().offset_minutes(),
+    }
+}
+
+/// The message, author and committer of a commit, to replay the real fix on a Resolved
+/// state.
+pub fn commit_meta(repo: &Path, rev: &str) -> Result<CommitMeta, GitError> {
+    with_repo(repo, |r| {
+        let id = resolve_commit(r, repo, rev)?;
+        let c = r
+            .find_commit(id)
+            .map_err(object_err(repo, format!("commit {rev}")))?;
+        let (author, committer) = (person(&c.author()), person(&c.committer()));
+        let message = String::from_utf8_lossy(c.message_raw_bytes()).into_owned();
+        Ok(CommitMeta {
+            message,
+            author,
+            committer,
+        })
+    })
+}
+
+/// The files `patch` changes when applied to `tree`: path and new content (`None` when
+/// deleted), exact as [`crate::diff::apply_patch_to_files`] applies them.
+fn apply_to_tree(
+    r: &git2::Repository,
+    path: &Path,
+    tree: &git2::Tree<'_>,
+    label: &str,
+    patch: &Patch,
+) -> Result<Vec<AppliedFile>, GitError> {
+    let get = |file: &str| -> Option<Vec<u8>> {
+        let entry = tree.get_path(Path::new(file)).ok()?;
+        let blob = entry.to_object(r).ok()?.peel_to_blob().ok()?;
+        Some(blob.content().to_vec())
+    };
+    apply_patch_to_files(patch, get).map_err(|source| GitError::Apply {
+        path: path.to_path_buf(),
+        rev: label.to_string(),
+        source: Box::new(source),
+    })
+}
+
+/// The files `patch` changes when applied to `rev`'s tree (nothing is written), so
+/// callers can check that a candidate patch applies before materializing anything.
+pub fn patched_tree_files(
+    repo: &Path,
+    rev: &str,
+    patch: &Patch,
+) -> Result<Vec<AppliedFile>, GitError> {
+    with_repo(repo, |r| {
+        let tree = r
+            .revparse_single(rev)
+            .and_then(|o| o.peel_to_tree())
+            .map_err(|e| GitError::UnknownRevision {
+                path: repo.to_path_buf(),
+                rev: rev.to_string(),
+                source: e.into(),
+            })?;
+        apply_to_tree(r, repo, &tree, rev, patch)
+    })
+}
+
+/// `file` joined under `dir`, refusing absolute paths, `..` and `.git` components.
+fn safe_join(dir: &Path, file: &str) -> Result<PathBuf, GitError> {
+    let rel = Path::new(file);
+    let ok = !file.is_empty()
+        && rel.components().all(|c| match c {
+            Component::Normal(n) => !n.eq_ignore_ascii_case(".git"),
+            _ => false,
+        });
+    if ok {
+        Ok(dir.join(rel))
+    } else {
+        Err(GitError::UnsafePath {
+            dir: dir.to_path_buf(),
+            file: file.to_string(),
+        })
+    }
+}
+
+/// Refuse to write through a symbolic link the tree placed between `dir` and `target`
+/// (a patch adding `link/file` where `link` points outside would write outside).
+fn no_symlink_between(dir: &Path, target: &Path, file: &str) -> Result<(), GitError> {
+    let mut p = target.parent();
+    while let Some(d) = p {
+        if d == dir {
+            break;
+        }
+        if std::fs::symlink_metadata(d).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(GitError::UnsafePath {
+                dir: dir.to_path_buf(),
+                file: file.to_string(),
+            });
+        }
+        p = d.parent();
+    }
+    Ok(())
+}
+
+/// Write one file with git's mode: executable bit for 100755, a symbolic link for 120000.
+fn write_file(target: &Path, content: &[u8], mode: u32) -> Result<(), GitError> {
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent).map_err(io_err(parent))?;
+    }
+    match std::fs::symlink_metadata(target) {
+        Ok(_) => std::fs::remove_file(target).map_err(io_err(target))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_err(target)(e)),
+    }
+    #[cfg(unix)]
+    if mode == 0o120000 {
+        use std::os::unix::ffi::OsStrExt;
+        let link = std::ffi::OsStr::from_bytes(content);
+        return std::os::unix::fs::symlink(link, target).map_err(io_err(target));
+    }
+    std::fs::write(target, content).map_err(io_err(target))?;
+    #[cfg(unix)]
+    if mode == 0o100755 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(target, std::fs::Permissions::from_mode(0o755))
+            .map_err(io_err(target))?;
+    }
+    Ok(())
+}
+
+/// Write `tree` under `dir` (blobs as files, submodules as empty directories).
+fn write_tree_dir(
+    r: &git2::Repository,
+    repo: &Path,
+    tree: &git2::Tree<'_>,
+    dir: &Path,
+    prefix: &str,
+) -> Result<(), GitError> {
+    for entry in tree.iter() {
+        let name = String::from_utf8_lossy(entry.name_bytes()).into_owned();
+        let rel = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let target = safe_join(dir, &rel)?;
+        match entry.kind() {
+            Some(git2::ObjectType::Tree) => {
+                let sub = entry
+                    .to_object(r)
+                    .and_then(|o| o.peel_to_tree())
+                    .map_err(object_err(repo, format!("tree {rel}")))?;
+                std::fs::create_dir_all(&target).map_err(io_err(&target))?;
+                write_tree_dir(r, repo, &sub, dir, &rel)?;
+            }
+            Some(git2::ObjectType::Blob) => {
+                let blob = entry
+                    .to_object(r)
+                    .and_then(|o| o.peel_to_blob())
+                    .map_err(object_err(repo, format!("blob {rel}")))?;
+                write_file(&target, blob.content(), entry.filemode() as u32)?;
+            }
+            // A submodule (gitlink): its contents are another repository's.
+            _ => std::fs::create_dir_all(&target).map_err(io_err(&target))?,
+        }
+    }
+    Ok(())
+}
+
+/// Mode a patched file gets: the patch's new mode, else the tree's, else a plain file.
+fn mode_for(patch: &Patch, tree: &git2::Tree<'_>, file: &str) -> u32 {
+    let from_patch = patch
+        .files
+        .iter()
+        .rev()
+        .find(|fp| fp.new_path.as_deref() == Some(file))
+        .and_then(|fp| fp.new_mode);
+    from_patch
+        .or_else(|| {
+            tree.get_path(Path::new(file))
+                .ok()
+                .map(|e| e.filemode() as u32)
+        })
+        .unwrap_or(0o100644)
+}
+
+/// Export `rev`'s tree (a commit or tree id or any revision) into `dir`, then apply
+/// `patch` on top, so Worst states and test working copies need no `.git` and no
+/// checkout. `dir` is created if missing; existing files are overwritten.
+pub fn export_tree(
+    repo: &Path,
+    rev: &str,
+    patch: Option<&Patch>,
+    dir: &Path,
+) -> Result<(), GitError> {
+    with_repo(repo, |r| {
+        let tree = r
+            .revparse_single(rev)
+            .and_then(|o| o.peel_to_tree())
+            .map_err(|e| GitError::UnknownRevision {
+                path: repo.to_path_buf(),
+                rev: rev.to_string(),
+                source: e.into(),
+            })?;
+        let applied = match patch {
+            Some(p) => apply_to_tree(r, repo, &tree, rev, p)?,
+            None => Vec::new(),
+        };
+        std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+        write_tree_dir(r, repo, &tree, dir, "")?;
+        let Some(patch) = patch else {
+            return Ok(());
+        };
+        for (file, content) in &applied {
+            let target = safe_join(dir, file)?;
+            no_symlink_between(dir, &target, file)?;
+            match content {
+                Some(bytes) => write_file(&target, bytes, mode_for(patch, &tree, file))?,
+                None => remove_with_empty_parents(&target, dir)?,
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Remove a file and the directories it leaves empty (git keeps no empty directories).
+fn remove_with_empty_parents(target: &Path, root: &Path) -> Result<(), GitError> {
+    match std::fs::remove_file(target) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io_err(target)(e)),
+    }
+    let mut dir = target.parent();
+    while let Some(d) = dir {
+        if d == root || std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
+    Ok(())
+}
+
+/// Pack every object reachable from `rev` in the source repository into `into` (created
+/// if missing) with `git pack-objects --revs`: exactly that commit's history, nothing
+/// else of the store (no other branches, tags, later commits or unreachable objects).
+pub fn pack_history(repo: &Path, rev: &str, into: &Path) -> Result<HistoryPack, GitError> {
+    pack_segment(repo, rev, None, into)
+}
+
+/// Pack the objects reachable from `tip` but not from `exclude` (an ancestor of `tip`):
+/// one layer of a chain of bases, so the states of many instances share their common
+/// history (DESIGN §6). Objects the walk cannot prove reachable from `exclude` are
+/// included, so the layers of a chain always cover a state's history.
+pub fn pack_segment(
+    repo: &Path,
+    tip: &str,
+    exclude: Option<&str>,
+    into: &Path,
+) -> Result<HistoryPack, GitError> {
+    let base = with_repo(repo, |r| resolve_commit(r, repo, tip))?.to_string();
+    let mut input = format!("{base}\n");
+    if let Some(ex) = exclude {
+        let ex = with_repo(repo, |r| resolve_commit(r, repo, ex))?;
+        input.push_str(&format!("^{ex}\n"));
+    }
+    std::fs::create_dir_all(into).map_err(io_err(into))?;
+    // git runs in the source repository: the output path must not be relative.
+    let into = &std::path::absolute(into).map_err(io_err(into))?;
+    let prefix = into.join("pack");
+    let prefix = prefix.to_string_lossy();
+    let out = command::run_ok(
+        repo,
+        &[
+            "pack-objects",
+            "--revs",
+            "--delta-base-offset",
+            "-q",
+            &prefix,
+        ],
+        input.as_bytes(),
+    )?;
+    let hash = String::from_utf8_lossy(&out).trim().to_string();
+    Ok(HistoryPack {
+        dir: into.to_path_buf(),
+        name: format!("pack-{hash}"),
+        base,
+    })
+}
+
+/// Whether `ancestor` is `descendant` or one of its ancestors, to chain instance bases.
+pub fn is_ancestor(repo: &Path, ancestor: &str, descendant: &str) -> Result<bool, GitError> {
+    with_repo(repo, |r| {
+        let a = resolve_commit(r, repo, ancestor)?;
+        let d = resolve_commit(r, repo, descendant)?;
+        if a == d {
+            return Ok(true);
+        }
+        r.graph_descendant_of(d, a)
+            .map_err(object_err(repo, format!("ancestry of {descendant}")))
+    })
+}
+
+/// Committer time of a commit, to order instance bases before chaining them.
+pub fn commit_time(repo: &Path, rev: &str) -> Result<i64, GitError> {
+    with_repo(repo, |r| {
+        let id = resolve_commit(r, repo, rev)?;
+        r.find_commit(id)
+            .map(|c| c.time().seconds())
+            .map_err(object_err(repo, format!("commit {rev}")))
+    })
+}
+
+/// Hardlink `from` to `to`, copying when the two are on different file systems.
+fn link_or_copy(from: &Path, to: &Path) -> Result<(), GitError> {
+    match std::fs::hard_link(from, to) {
+        Ok(()) => Ok(()),
+        Err(e) if e.raw_os_error() == Some(libc::EXDEV) => {
+            std::fs::copy(from, to).map(|_| ()).map_err(io_err(to))
+        }
+        Err(e) => Err(io_err(to)(e)),
+    }
+}
+
+fn signature(p: &Person) -> Result<git2::Signature<'static>, git2::Error> {
+    git2::Signature::new(
+        &p.name,
+        &p.email,
+        &git2::Time::new(p.time, p.offset_minutes),
+    )
+}
+
+/// Build a Best-state repository with a checked-out work tree at `dir` (which must not
+/// exist or be empty): branch `main` at `base`, or, with `top`, at one new commit on it
+/// whose tree is the base tree with the patch applied and whose message and signatures
+/// are the given ones. The store holds the `history` packs (hardlinked; together they
+/// must hold exactly the objects reachable from `base`) plus, with `top`, one small pack
+/// of the new commit's own objects; no tags, remotes, reflogs or other refs are written.
+pub fn build_state_repo(
+    dir: &Path,
+    base: &str,
+    history: &[HistoryPack],
+    top: Option<(&Patch, &CommitMeta)>,
+) -> Result<StateRepo, GitError> {
+    let init_err = object_err(dir, "init state repository");
+    let r = git2::Repository::init_opts(
+        dir,
+        git2::RepositoryInitOptions::new()
+            .initial_head("main")
+            .external_template(false)
+            .mkdir(true)
+            .mkpath(true),
+    )
+    .map_err(init_err)?;
+    {
+        let mut cfg = r.config().map_err(object_err(dir, "config"))?;
+        // No reflogs (they would keep objects and history reachable from outside HEAD),
+        // and the blobs land in the work tree byte for byte.
+        cfg.set_bool("core.logAllRefUpdates", false)
+            .and_then(|_| cfg.set_bool("core.autocrlf", false))
+            .map_err(object_err(dir, "config"))?;
+    }
+    let git_dir = r.path().to_path_buf();
+    let pack_dir = git_dir.join("objects/pack");
+    std::fs::create_dir_all(&pack_dir).map_err(io_err(&pack_dir))?;
+    let mut packs = Vec::new();
+    let mut files = Vec::new();
+    for h in history {
+        files.extend(h.files()?);
+    }
+    for file in files {
+        let Some(name) = file.file_name() else {
+            continue;
+        };
+        let to = pack_dir.join(name);
+        if file != to {
+            link_or_copy(&file, &to)?;
+        }
+        packs.push(to);
+    }
+    // A fresh handle, so libgit2 sees the pack just linked in.
+    drop(r);
+    let r = git2::Repository::open(dir).map_err(|e| GitError::NotARepository {
+        path: dir.to_path_buf(),
+        source: e.into(),
+    })?;
+    let base_id = git2::Oid::from_str(base)
+        .and_then(|id| r.find_commit(id))
+        .map_err(object_err(
+            dir,
+            format!("base commit {base} in the history packs"),
+        ))?;
+    let head = match top {
+        None => base_id.id(),
+        Some((patch, meta)) => {
+            let id = commit_on(&r, dir, &base_id, patch, meta)?;
+            // Move the new objects (blobs, trees, the commit) from loose files into one
+            // small pack of what the base history does not already hold.
+            let prefix = pack_dir.join("pack");
+            let out = command::run_ok(
+                dir,
+                &[
+                    "pack-objects",
+                    "--revs",
+                    "--delta-base-offset",
+                    "-q",
+                    &prefix.to_string_lossy(),
+                ],
+                format!("{id}\n^{base}\n").as_bytes(),
+            )?;
+            let name = format!("pack-{}", String::from_utf8_lossy(&out).trim());
+            packs.extend(pack_files(&pack_dir, &name)?);
+            command::run_ok(dir, &["prune-packed", "-q"], b"")?;
+            id
+        }
+    };
+    r.reference("refs/heads/main", head, true, "")
+        .map_err(object_err(dir, "refs/heads/main"))?;
+    r.checkout_head(Some(git2::build::CheckoutBuilder::new().force()))
+        .map_err(object_err(dir, "checkout of HEAD"))?;
+    let logs = git_dir.join("logs");
+    if logs.exists() {
+        std::fs::remove_dir_all(&logs).map_err(io_err(&logs))?;
+    }
+    Ok(StateRepo {
+        dir: dir.to_path_buf(),
+        head: head.to_string(),
+        packs,
+    })
+}
+
+/// Create (without moving any ref) the commit whose tree is `base`'s with `patch` applied.
+fn commit_on(
+    r: &git2::Repository,
+    dir: &Path,
+    base: &git2::Commit<'_>,
+    patch: &Patch,
+    meta: &CommitMeta,
+) -> Result<git2::Oid, GitError> {
+    let base_tree = base.tree().map_err(object_err(dir, "base tree"))?;
+    let applied = apply_to_tree(r, dir, &base_tree, &base.id().to_string(), patch)?;
+    let mut index = git2::Index::new().map_err(object_err(dir, "index"))?;
+    index
+        .read_tree(&base_tree)
+        .map_err(object_err(dir, "index of the base tree"))?;
+    let mut modes: HashMap<&str, u32> = HashMap::new();
+    for (file, _) in &applied {
+        modes.insert(file, mode_for(patch, &base_tree, file));
+    }
+    for (file, content) in &applied {
+        safe_join(dir, file)?;
+        match content {
+            None => index
+                .remove_path(Path::new(file))
+                .map_err(object_err(dir, format!("remove {file}")))?,
+            Some(bytes) => {
+                let id = r
+                    .blob(bytes)
+                    .map_err(object_err(dir, format!("blob {file}")))?;
+                let entry = git2::IndexEntry {
+                    ctime: git2::IndexTime::new(0, 0),
+                    mtime: git2::IndexTime::new(0, 0),
+                    dev: 0,
+                    ino: 0,
+                    mode: modes.get(file.as_str()).copied().unwrap_or(0o100644),
+                    uid: 0,
+                    gid: 0,
+                    file_size: bytes.len() as u32,
+                    id,
+                    flags: 0,
+                    flags_extended: 0,
+                    path: file.as_bytes().to_vec(),
+                };
+                index
+                    .add(&entry)
+                    .map_err(object_err(dir, format!("index entry {file}")))?;
+            }
+        }
+    }
+    let tree_id = index
+        .write_tree_to(r)
+        .map_err(object_err(dir, "patched tree"))?;
+    let tree = r
+        .find_tree(tree_id)
+        .map_err(object_err(dir, "patched tree"))?;
+    let author = signature(&meta.author).map_err(object_err(dir, "author signature"))?;
+    let committer = signature(&meta.committer).map_err(object_err(dir, "committer signature"))?;
+    r.commit(None, &author, &committer, &meta.message, &tree, &[base])
+        .map_err(object_err(dir, "state commit"))
+}
+
+/// For each needle, whether any file of `rev`'s tree contains it, so a leak probe can be
+/// a line the state's history has never held (a line already in the tree would make
+/// `log -S` find the commits that introduced it, which are no leak).
+pub fn tree_contains(repo: &Path, rev: &str, needles: &[&[u8]]) -> Result<Vec<bool>, GitError> {
+    with_repo(repo, |r| {
+        let tree = r
+            .revparse_single(rev)
+            .and_then(|o| o.peel_to_tree())
+            .map_err(|e| GitError::UnknownRevision {
+                path: repo.to_path_buf(),
+                rev: rev.to_string(),
+                source: e.into(),
+            })?;
+        let finders: Vec<memchr::memmem::Finder<'_>> =
+            needles.iter().map(memchr::memmem::Finder::new).collect();
+        let mut found = vec![false; needles.len()];
+        let mut failed = None;
+        tree.walk(git2::TreeWalkMode::PreOrder, |_, entry| {
+            if entry.kind() != Some(git2::ObjectType::Blob) {
+                return git2::TreeWalkResult::Ok;
+            }
+            match r.find_blob(entry.id()) {
+                Ok(blob) => {
+                    for (k, f) in finders.iter().enumerate() {
+                        found[k] |= f.find(blob.content()).is_some();
+                    }
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    return git2::TreeWalkResult::Abort;
+                }
+            }
+            if found.iter().all(|&b| b) {
+                git2::TreeWalkResult::Abort
+            } else {
+                git2::TreeWalkResult::Ok
+            }
+        })
+        .ok();
+        if let Some(e) = failed {
+            return Err(object_err(repo, format!("blobs of {rev}"))(e));
+        }
+        Ok(found)
+    })
+}

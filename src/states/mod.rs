@@ -1,0 +1,757 @@
+//! FixedBench states (DESIGN §6): Novel, Partial and Resolved trees of an instance, each
+//! as a leak-gated git repository (Best) or a plain directory (Worst), with a manifest.
+//!
+//! On disk, in a dataset: `states/<instance_id>/<state>-<scenario>[-tests]/` holds
+//! `repo/` (the state: a repository with its work tree, or a plain directory) and
+//! `manifest.yaml` beside it, outside the repository, so the manifest neither dirties the
+//! work tree nor tells an agent what the state is. A state is written into a hidden
+//! sibling directory, gated (Best), then renamed into place: a refused state is never
+//! published.
+
+pub mod layers;
+
+pub use layers::LayeredStore;
+
+use crate::dataset::{self, DatasetError};
+use crate::diff::{self, LineKind, Patch, PatchFileError};
+use crate::git::{self, CommitMeta, GateError, GateSpec, GitError, HistoryPack, Person};
+use crate::model::{Instance, PartialSource, Scenario, SourceKind, StateKind, StateManifest};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Default cap on the hunk subsets a `hunk-subset` Partial strategy tries.
+pub const SUBSET_CAP: usize = 64;
+
+/// Message of the neutral commit a Partial state (or a state with tests) adds.
+pub const WIP_MESSAGE: &str = "work in progress\n";
+
+/// Why a state could not be materialized, naming the instance or path.
+#[derive(Debug, thiserror::Error)]
+pub enum StatesError {
+    /// Reading the source repository or writing the state failed.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// The leak gate refused the state; it was not published.
+    #[error(transparent)]
+    Gate(#[from] GateError),
+    /// The instance cannot give this state (no Partial change, unparsable patch).
+    #[error("{instance}: {what}")]
+    Instance {
+        /// The instance id.
+        instance: String,
+        /// What is missing or wrong.
+        what: String,
+    },
+    /// A `patch-file` Partial patch does not parse.
+    #[error(transparent)]
+    PatchFile(#[from] PatchFileError),
+    /// The target exists and is not an empty directory, or another I/O failure.
+    #[error("{}: {what}", path.display())]
+    Path {
+        /// The path.
+        path: PathBuf,
+        /// What is wrong with it.
+        what: String,
+    },
+    /// The manifest could not be written.
+    #[error(transparent)]
+    Dataset(#[from] DatasetError),
+}
+
+fn path_err(path: &Path) -> impl FnOnce(std::io::Error) -> StatesError + '_ {
+    move |e| StatesError::Path {
+        path: path.to_path_buf(),
+        what: e.to_string(),
+    }
+}
+
+/// How a Partial state's change is chosen (DESIGN §6).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartialStrategy {
+    /// A proper, non-empty subset of the counted golden hunks, largest first.
+    HunkSubset {
+        /// At most this many subsets are tried.
+        cap: usize,
+    },
+    /// `<dir>/<instance_id>.patch`, an external weak patch.
+    PatchFile {
+        /// The directory of patches.
+        dir: PathBuf,
+    },
+}
+
+/// The change a Partial state applies to the base.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartialChange {
+    /// Forward patch (base → Partial), code only.
+    pub patch: Patch,
+    /// Patch indices of the golden hunks it applies (empty for a patch file).
+    pub hunks_applied: Vec<usize>,
+    /// Where it came from.
+    pub source: PartialSource,
+}
+
+/// One state to materialize.
+#[derive(Debug, Clone, Copy)]
+pub struct StateRequest<'a> {
+    /// The instance.
+    pub instance: &'a Instance,
+    /// Its source repository (holding base and fix commits).
+    pub repo: &'a Path,
+    /// Which state.
+    pub state: StateKind,
+    /// Which scenario.
+    pub scenario: Scenario,
+    /// Apply the golden test patch too (the "tests already present" variant).
+    pub with_tests: bool,
+    /// The Partial change; required for [`StateKind::Partial`], ignored otherwise.
+    pub partial: Option<&'a PartialChange>,
+}
+
+fn parse_patch(inst: &Instance, which: &str, text: &str) -> Result<Patch, StatesError> {
+    diff::parse(text.as_bytes()).map_err(|e| StatesError::Instance {
+        instance: inst.instance_id.clone(),
+        what: format!("{which} does not parse: line {}: {}", e.line, e.kind),
+    })
+}
+
+/// The golden patch of an instance, parsed.
+pub fn golden_patch(inst: &Instance) -> Result<Patch, StatesError> {
+    parse_patch(inst, "patch", &inst.patch)
+}
+
+/// The golden test patch of an instance, parsed (empty when it has none).
+pub fn test_patch(inst: &Instance) -> Result<Patch, StatesError> {
+    if inst.test_patch.trim().is_empty() {
+        return Ok(Patch::default());
+    }
+    parse_patch(inst, "test_patch", &inst.test_patch)
+}
+
+/// The hunks of `patch` whose global index (position among all `@@` hunks, as in
+/// `HunkRecord::patch_index`) is in `keep`; file patches without hunks (pure renames,
+/// mode changes) are kept, files left without hunks are dropped. Hunks apply by their
+/// old-side position, so any subset of a patch that applies applies too.
+pub fn subset_patch(patch: &Patch, keep: &[usize]) -> Patch {
+    let keep: BTreeSet<usize> = keep.iter().copied().collect();
+    let mut index = 0usize;
+    let mut out = Patch {
+        preamble: Vec::new(),
+        files: Vec::new(),
+    };
+    for fp in &patch.files {
+        if fp.hunks.is_empty() {
+            out.files.push(fp.clone());
+            continue;
+        }
+        let mut f = fp.clone();
+        f.hunks = fp
+            .hunks
+            .iter()
+            .filter(|_| {
+                let k = index;
+                index += 1;
+                keep.contains(&k)
+            })
+            .cloned()
+            .collect();
+        if !f.hunks.is_empty() {
+            out.files.push(f);
+        }
+    }
+    out
+}
+
+/// `a` then `b`'s file patches, as one patch (code then tests).
+fn concat(a: &Patch, b: &Patch) -> Patch {
+    Patch {
+        preamble: Vec::new(),
+        files: a.files.iter().chain(&b.files).cloned().collect(),
+    }
+}
+
+/// Proper, non-empty subsets of an instance's counted hunks, largest first (then in
+/// lexicographic order), at most `cap`; each is returned with every uncounted hunk added
+/// (imports, created files: the counted hunks may need them), as sorted patch indices.
+pub fn hunk_subsets(inst: &Instance, cap: usize) -> Vec<Vec<usize>> {
+    let counted: Vec<usize> = inst
+        .hunks
+        .iter()
+        .filter(|h| h.counted)
+        .map(|h| h.patch_index)
+        .collect();
+    let uncounted: Vec<usize> = inst
+        .hunks
+        .iter()
+        .filter(|h| !h.counted)
+        .map(|h| h.patch_index)
+        .collect();
+    let n = counted.len();
+    let mut out = Vec::new();
+    for k in (1..n).rev() {
+        // Combinations of k positions out of n, lexicographic.
+        let mut pos: Vec<usize> = (0..k).collect();
+        loop {
+            if out.len() >= cap {
+                return out;
+            }
+            let mut subset: Vec<usize> = pos.iter().map(|&p| counted[p]).collect();
+            subset.extend(&uncounted);
+            subset.sort_unstable();
+            out.push(subset);
+            let Some(i) = (0..k).rev().find(|&i| pos[i] < n - k + i) else {
+                break;
+            };
+            pos[i] += 1;
+            for j in i + 1..k {
+                pos[j] = pos[j - 1] + 1;
+            }
+        }
+    }
+    out
+}
+
+/// Decides whether a Partial candidate (sorted patch indices of the hunks it applies) is
+/// kept: it should still compile and still fail a golden test.
+pub type SubsetVerifier<'a> = dyn Fn(&[usize]) -> bool + 'a;
+
+/// The first (largest) candidate the verifier accepts, or the first one when there is
+/// no verifier; a verifier compiles and runs the golden tests on the Partial tree and
+/// accepts subsets that still compile and still fail (see [`worst_state_verifier`]).
+pub fn choose_partial<'a>(
+    candidates: &'a [Vec<usize>],
+    verify: Option<&SubsetVerifier<'_>>,
+) -> Option<&'a [usize]> {
+    match verify {
+        None => candidates.first().map(Vec::as_slice),
+        Some(v) => candidates.iter().map(Vec::as_slice).find(|c| v(c)),
+    }
+}
+
+/// A subset verifier for [`choose_partial`] from a directory verifier: each subset is
+/// exported as a Worst state with the golden tests present into a fresh directory under
+/// `scratch`, handed to `check`, then removed. Export failures reject the subset.
+pub fn worst_state_verifier<'a>(
+    inst: &'a Instance,
+    repo: &'a Path,
+    scratch: &'a Path,
+    check: &'a dyn Fn(&Path) -> bool,
+) -> impl Fn(&[usize]) -> bool + 'a {
+    move |subset: &[usize]| {
+        let (Ok(golden), Ok(tests)) = (golden_patch(inst), test_patch(inst)) else {
+            return false;
+        };
+        let dir = scratch.join(format!(".verify-{}", unique()));
+        let patch = concat(&subset_patch(&golden, subset), &tests);
+        let ok =
+            git::export_tree(repo, &inst.base_commit, Some(&patch), &dir).is_ok() && check(&dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        ok
+    }
+}
+
+/// Choose the Partial change of an instance by `strategy`; with `hunk-subset` the
+/// subsets that do not apply to the base are skipped and `verify` (if any) picks among
+/// the rest, largest first.
+pub fn partial_change(
+    inst: &Instance,
+    repo: &Path,
+    strategy: &PartialStrategy,
+    verify: Option<&SubsetVerifier<'_>>,
+) -> Result<PartialChange, StatesError> {
+    let no = |what: String| StatesError::Instance {
+        instance: inst.instance_id.clone(),
+        what,
+    };
+    let golden = golden_patch(inst)?;
+    match strategy {
+        PartialStrategy::HunkSubset { cap } => {
+            let all = hunk_subsets(inst, *cap);
+            if all.is_empty() {
+                return Err(no(
+                    "no Partial state: fewer than two counted hunks, so no proper non-empty subset"
+                        .into(),
+                ));
+            }
+            let applying: Vec<Vec<usize>> = all
+                .into_iter()
+                .filter(|s| {
+                    git::patched_tree_files(repo, &inst.base_commit, &subset_patch(&golden, s))
+                        .is_ok()
+                })
+                .collect();
+            let chosen = choose_partial(&applying, verify).ok_or_else(|| {
+                no(format!(
+                    "no Partial state: none of {} hunk subset(s) {}",
+                    applying.len(),
+                    if verify.is_some() {
+                        "was accepted by the verifier"
+                    } else {
+                        "applies to the base"
+                    }
+                ))
+            })?;
+            let omitted = inst
+                .hunks
+                .iter()
+                .filter(|h| h.counted && !chosen.contains(&h.patch_index))
+                .map(|h| h.patch_index)
+                .collect();
+            Ok(PartialChange {
+                patch: subset_patch(&golden, chosen),
+                hunks_applied: chosen.to_vec(),
+                source: PartialSource::HunkSubset { omitted },
+            })
+        }
+        PartialStrategy::PatchFile { dir } => {
+            let file = dir.join(format!("{}.patch", inst.instance_id));
+            let bytes = std::fs::read(&file).map_err(path_err(&file))?;
+            let patch = diff::parse(&bytes).map_err(|e| e.with_file(&file))?;
+            git::patched_tree_files(repo, &inst.base_commit, &patch)?;
+            Ok(PartialChange {
+                patch,
+                hunks_applied: Vec::new(),
+                source: PartialSource::PatchFile {
+                    path: file.display().to_string(),
+                },
+            })
+        }
+    }
+}
+
+/// A process-unique number for temporary names (several states may be written at once).
+fn unique() -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Removes a temporary directory when dropped, unless it was published.
+struct TempDir(Option<PathBuf>);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = std::fs::remove_dir_all(p);
+        }
+    }
+}
+
+/// A hidden sibling of `target` to write into before the rename.
+fn sibling(target: &Path, what: &str) -> Result<PathBuf, StatesError> {
+    let parent = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent).map_err(path_err(&parent))?;
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "state".into());
+    Ok(parent.join(format!(".{name}.hunkgen-{what}-{}", unique())))
+}
+
+/// Refuse a target that exists and is not an empty directory.
+fn check_target(target: &Path) -> Result<(), StatesError> {
+    match std::fs::read_dir(target) {
+        Ok(mut entries) => {
+            if entries.next().is_some() {
+                Err(StatesError::Path {
+                    path: target.to_path_buf(),
+                    what: "exists and is not empty; give an empty or new directory".into(),
+                })
+            } else {
+                Ok(())
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => Err(StatesError::Path {
+            path: target.to_path_buf(),
+            what: "exists and is not a directory".into(),
+        }),
+        Err(e) => Err(path_err(target)(e)),
+    }
+}
+
+/// Move the finished state into place (replacing an empty directory).
+fn publish(tmp: &mut TempDir, target: &Path) -> Result<(), StatesError> {
+    check_target(target)?;
+    if target.is_dir() {
+        std::fs::remove_dir(target).map_err(path_err(target))?;
+    }
+    if let Some(from) = &tmp.0 {
+        std::fs::rename(from, target).map_err(path_err(target))?;
+    }
+    tmp.0 = None;
+    Ok(())
+}
+
+/// What a state applies to the base: its patch (None for plain Novel), the golden hunks
+/// in it, and the commit that carries it in the Best scenario.
+struct Change {
+    patch: Option<Patch>,
+    hunks: Vec<usize>,
+    partial: Option<PartialSource>,
+    meta: Option<CommitMeta>,
+}
+
+/// The neutral commit on a base: its author's identity, one second after it, a message
+/// that says nothing about the fix.
+fn wip_meta(repo: &Path, base: &str) -> Result<CommitMeta, StatesError> {
+    let b = git::commit_meta(repo, base)?;
+    let when = |p: &Person| Person {
+        time: b.committer.time.max(b.author.time) + 1,
+        offset_minutes: p.offset_minutes,
+        name: b.author.name.clone(),
+        email: b.author.email.clone(),
+    };
+    Ok(CommitMeta {
+        message: WIP_MESSAGE.into(),
+        author: when(&b.author),
+        committer: when(&b.committer),
+    })
+}
+
+fn change_of(req: &StateRequest<'_>) -> Result<Change, StatesError> {
+    let inst = req.instance;
+    let tests = if req.with_tests {
+        Some(test_patch(inst)?)
+    } else {
+        None
+    };
+    let with_tests = |p: Patch| match &tests {
+        Some(t) => concat(&p, t),
+        None => p,
+    };
+    Ok(match req.state {
+        StateKind::Novel => Change {
+            meta: match tests {
+                Some(_) => Some(wip_meta(req.repo, &inst.base_commit)?),
+                None => None,
+            },
+            patch: tests.clone(),
+            hunks: Vec::new(),
+            partial: None,
+        },
+        StateKind::Partial => {
+            let p = req.partial.ok_or_else(|| StatesError::Instance {
+                instance: inst.instance_id.clone(),
+                what: "no Partial change given".into(),
+            })?;
+            Change {
+                patch: Some(with_tests(p.patch.clone())),
+                hunks: p.hunks_applied.clone(),
+                partial: Some(p.source.clone()),
+                meta: Some(wip_meta(req.repo, &inst.base_commit)?),
+            }
+        }
+        StateKind::Resolved => {
+            let golden = golden_patch(inst)?;
+            let mut hunks: Vec<usize> = inst.hunks.iter().map(|h| h.patch_index).collect();
+            hunks.sort_unstable();
+            Change {
+                patch: Some(with_tests(golden)),
+                hunks,
+                partial: None,
+                meta: Some(git::commit_meta(req.repo, &inst.fix_commit)?),
+            }
+        }
+    })
+}
+
+/// The `log -S` probe of a Novel or Partial state: the longest trimmed line the golden
+/// patch adds in a hunk the state lacks, that no file of the base tree or of the state's
+/// change already contains (such a line would be found without any leak).
+pub fn leak_probe(
+    inst: &Instance,
+    repo: &Path,
+    applied: &[usize],
+    change: Option<&Patch>,
+) -> Result<Option<Vec<u8>>, StatesError> {
+    let golden = golden_patch(inst)?;
+    let applied: BTreeSet<usize> = applied.iter().copied().collect();
+    let mut lines: Vec<Vec<u8>> = Vec::new();
+    let mut index = 0usize;
+    for fp in &golden.files {
+        for h in &fp.hunks {
+            if !applied.contains(&index) {
+                for l in h.lines.iter().filter(|l| l.kind == LineKind::Added) {
+                    let t = l.text().trim_ascii();
+                    if !t.is_empty() {
+                        lines.push(t.to_vec());
+                    }
+                }
+            }
+            index += 1;
+        }
+    }
+    lines.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    lines.dedup();
+    let changed: Vec<Vec<u8>> = match change {
+        Some(p) => git::patched_tree_files(repo, &inst.base_commit, p)?
+            .into_iter()
+            .filter_map(|(_, c)| c)
+            .collect(),
+        None => Vec::new(),
+    };
+    let needles: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
+    let in_base = git::tree_contains(repo, &inst.base_commit, &needles)?;
+    Ok(lines.into_iter().zip(in_base).find_map(|(l, in_base)| {
+        let in_change = changed
+            .iter()
+            .any(|c| memchr::memmem::find(c, &l).is_some());
+        (!in_base && !in_change).then_some(l)
+    }))
+}
+
+/// A published state.
+#[derive(Debug, Clone)]
+pub struct Materialized {
+    /// Its manifest (not yet written anywhere).
+    pub manifest: StateManifest,
+    /// For a Best state, its history packs as published (in its store), to hardlink
+    /// into the instance's other states; empty for Worst.
+    pub history: Vec<HistoryPack>,
+}
+
+/// Materialize one state into `target` (created; must not exist or be empty) and return
+/// its manifest. Best states are built in a hidden sibling, gated, then renamed into
+/// place. `history` gives packs that together hold exactly the objects reachable from
+/// the base (an instance's history pack, or a layered store's segments), hardlinked
+/// instead of packing the base history out of the source again.
+pub fn materialize(
+    req: &StateRequest<'_>,
+    target: &Path,
+    history: Option<&[HistoryPack]>,
+) -> Result<Materialized, StatesError> {
+    check_target(target)?;
+    let inst = req.instance;
+    if inst.source != SourceKind::Git {
+        return Err(StatesError::Instance {
+            instance: inst.instance_id.clone(),
+            what: "states are made from git-source instances only (a Defects4J base is a fixed revision plus a patch, not a commit)".into(),
+        });
+    }
+    let change = change_of(req)?;
+    let mut tmp = TempDir(Some(sibling(target, "state")?));
+    let tmp_dir = tmp.0.clone().unwrap_or_default();
+    let mut manifest = StateManifest {
+        schema_version: inst.schema_version,
+        instance_id: inst.instance_id.clone(),
+        repo: inst.repo.clone(),
+        state: req.state,
+        scenario: req.scenario,
+        expected: req.state.expected(),
+        base_commit: inst.base_commit.clone(),
+        fix_commit: inst.fix_commit.clone(),
+        head_commit: None,
+        hunks_applied: change.hunks.clone(),
+        partial: change.partial.clone(),
+        tests_present: req.with_tests,
+        FAIL_TO_PASS: inst.FAIL_TO_PASS.clone(),
+        PASS_TO_PASS: inst.PASS_TO_PASS.clone(),
+        gate: Vec::new(),
+        verification: None,
+    };
+    let mut history_names = Vec::new();
+    match req.scenario {
+        Scenario::Worst => {
+            git::export_tree(req.repo, &inst.base_commit, change.patch.as_ref(), &tmp_dir)?;
+        }
+        Scenario::Best => {
+            let staged;
+            let mut staging = TempDir(None);
+            let history = match history {
+                Some(h) => h,
+                None => {
+                    let dir = sibling(target, "pack")?;
+                    staging.0 = Some(dir.clone());
+                    staged = [git::pack_history(req.repo, &inst.base_commit, &dir)?];
+                    &staged[..]
+                }
+            };
+            let top = match (&change.patch, &change.meta) {
+                (Some(p), Some(m)) => Some((p, m)),
+                _ => None,
+            };
+            let built = git::build_state_repo(&tmp_dir, &inst.base_commit, history, top)?;
+            history_names = history
+                .iter()
+                .map(|h| (h.name.clone(), h.base.clone()))
+                .collect();
+            drop(staging);
+            let mut spec = GateSpec::default();
+            if req.state != StateKind::Resolved {
+                spec.absent_commits.push(inst.fix_commit.clone());
+                let code = match req.state {
+                    StateKind::Partial => req.partial.map(|p| &p.patch),
+                    _ => None,
+                };
+                let applied = if req.state == StateKind::Partial {
+                    change.hunks.as_slice()
+                } else {
+                    &[]
+                };
+                if let Some(probe) = leak_probe(inst, req.repo, applied, code)? {
+                    spec.probes.push(probe);
+                }
+            }
+            let report = git::check_state(&tmp_dir, &spec)?;
+            manifest.head_commit = Some(built.head);
+            manifest.gate = report.passed.iter().map(|c| c.name().to_string()).collect();
+        }
+    }
+    publish(&mut tmp, target)?;
+    Ok(Materialized {
+        manifest,
+        history: history_names
+            .into_iter()
+            .map(|(name, base)| HistoryPack {
+                dir: target.join(".git/objects/pack"),
+                name,
+                base,
+            })
+            .collect(),
+    })
+}
+
+/// `manifest.yaml` text.
+pub fn manifest_yaml(m: &StateManifest) -> String {
+    serde_norway::to_string(m).unwrap_or_default()
+}
+
+/// Write a manifest atomically.
+pub fn write_manifest(path: &Path, m: &StateManifest) -> Result<(), StatesError> {
+    Ok(dataset::write_atomic(path, manifest_yaml(m).as_bytes())?)
+}
+
+/// Read a manifest back.
+pub fn read_manifest(path: &Path) -> Result<StateManifest, StatesError> {
+    let text = std::fs::read_to_string(path).map_err(path_err(path))?;
+    serde_norway::from_str(&text).map_err(|e| StatesError::Path {
+        path: path.to_path_buf(),
+        what: format!("not a state manifest: {e}"),
+    })
+}
+
+/// Where a state lives in a dataset: `states/<id>/<state>-<scenario>[-tests]/`, holding
+/// `repo/` and `manifest.yaml`.
+pub fn state_dir(
+    dataset: &Path,
+    instance_id: &str,
+    state: StateKind,
+    scenario: Scenario,
+    with_tests: bool,
+) -> PathBuf {
+    let tests = if with_tests { "-tests" } else { "" };
+    dataset.join("states").join(instance_id).join(format!(
+        "{}-{}{tests}",
+        state.name(),
+        scenario.name()
+    ))
+}
+
+/// Materialize several states of one instance under a dataset's `states/` with one
+/// history pack: packed once from the source for the first Best state, hardlinked into
+/// every other. Each state is published whole (repo and manifest) or not at all.
+pub fn materialize_instance(
+    dataset: &Path,
+    inst: &Instance,
+    repo: &Path,
+    which: &[(StateKind, Scenario)],
+    with_tests: bool,
+    partial: Option<&PartialChange>,
+) -> Result<Vec<StateManifest>, StatesError> {
+    states_of(dataset, inst, repo, which, with_tests, partial, Vec::new())
+}
+
+/// The states of one instance, starting from `history` (empty: pack it for the first
+/// Best state and share that pack).
+fn states_of(
+    dataset: &Path,
+    inst: &Instance,
+    repo: &Path,
+    which: &[(StateKind, Scenario)],
+    with_tests: bool,
+    partial: Option<&PartialChange>,
+    mut history: Vec<HistoryPack>,
+) -> Result<Vec<StateManifest>, StatesError> {
+    let mut out = Vec::new();
+    for &(state, scenario) in which {
+        let dir = state_dir(dataset, &inst.instance_id, state, scenario, with_tests);
+        let req = StateRequest {
+            instance: inst,
+            repo,
+            state,
+            scenario,
+            with_tests,
+            partial,
+        };
+        let repo_dir = dir.join("repo");
+        let shared = (!history.is_empty()).then_some(history.as_slice());
+        let done = materialize(&req, &repo_dir, shared)?;
+        if history.is_empty() {
+            history = done.history;
+        }
+        write_manifest(&dir.join("manifest.yaml"), &done.manifest)?;
+        out.push(done.manifest);
+    }
+    Ok(out)
+}
+
+/// One instance's id and its states' manifests, or why they could not be made.
+pub type InstanceStates = (String, Result<Vec<StateManifest>, StatesError>);
+
+/// Where a repository's layered segment packs live in a dataset.
+pub fn layers_dir(dataset: &Path, repo_name: &str) -> PathBuf {
+    dataset
+        .join("states/.packs")
+        .join(repo_name.replace(['/', '\\'], "_"))
+}
+
+/// Materialize the states of many instances of one repository under a dataset's
+/// `states/`, their Best states sharing layered history packs ([`LayeredStore`]): each
+/// links the O(log n) segments covering its base's history, plus a small pack of its own
+/// commit. One instance's failure (no Partial change, a refused gate) is its result
+/// only; the others go on.
+pub fn materialize_layered(
+    dataset: &Path,
+    repo: &Path,
+    instances: &[&Instance],
+    which: &[(StateKind, Scenario)],
+    with_tests: bool,
+    partial_for: &dyn Fn(&Instance) -> Option<PartialChange>,
+) -> Result<Vec<InstanceStates>, StatesError> {
+    let Some(first) = instances.first() else {
+        return Ok(Vec::new());
+    };
+    let bases: Vec<&str> = instances.iter().map(|i| i.base_commit.as_str()).collect();
+    let mut store = LayeredStore::new(repo, &layers_dir(dataset, &first.repo), &bases)?;
+    let best = which.iter().any(|(_, sc)| *sc == Scenario::Best);
+    let mut out = Vec::new();
+    for inst in instances {
+        let result = (|| {
+            let history = if best {
+                store.packs_for(&inst.base_commit)?
+            } else {
+                Vec::new()
+            };
+            let partial = partial_for(inst);
+            states_of(
+                dataset,
+                inst,
+                repo,
+                which,
+                with_tests,
+                partial.as_ref(),
+                history,
+            )
+        })();
+        out.push((inst.instance_id.clone(), result));
+    }
+    Ok(out)
+}
