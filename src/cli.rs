@@ -270,7 +270,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 if let Some(a) = &tables.annotation {
                     write!(out, "{}", report::table3_markdown(a))?;
                 }
-                if plan.validate.is_some() {
+                if plan.validate.is_some() || plan.states.is_some() {
                     write!(out, "{}", report::instances_markdown(&summary.instances))?;
                 }
                 writeln!(

@@ -105,22 +105,33 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
     };
     let mut rejected = mined.rejected;
     let mut validated = 0;
-    if let Some(vplan) = &plan.validate {
-        let keep_c: Vec<&Candidate> = keep.iter().map(|&k| &mined.candidates[k]).collect();
-        let (kept_now, rejected_now, warning) = validate(
-            plan,
-            vplan,
-            keep_c,
-            std::mem::take(&mut kept),
-            &writer,
-            opts,
-        )?;
+    let validator = match &plan.validate {
+        Some(vplan) => Some(validator(plan, vplan)?),
+        None => None,
+    };
+    // Kept instances' candidates, in step with `kept` through every stage below.
+    let mut kept_c: Vec<&Candidate> = keep.iter().map(|&k| &mined.candidates[k]).collect();
+    if let Some(v) = &validator {
+        let (kept_now, kept_c_now, rejected_now) =
+            validate(v, kept_c, std::mem::take(&mut kept), &writer, opts);
         kept = kept_now;
+        kept_c = kept_c_now;
         validated = kept.len();
         rejected.extend(rejected_now);
-        if let Some(w) = warning {
+        if let Some(w) = v.take_warning() {
             warnings.push(w);
         }
+    }
+    if let Some(spec) = &plan.states {
+        write_states(
+            plan,
+            spec,
+            validator.as_ref(),
+            &kept_c,
+            &mut kept,
+            writer.dir(),
+            opts,
+        );
     }
     rejected.sort_by_key(|r| dataset::natural_key(&r.id));
     let counts = Counts {
@@ -278,20 +289,11 @@ fn repositories(plan: &Plan) -> BTreeMap<String, String> {
     }
 }
 
-/// The confirmed instances, the rejected ones, and the runner's one warning.
-type Validated = (Vec<Instance>, Vec<Rejected>, Option<String>);
-
-/// Stage 4: run each kept instance's golden tests; returns the confirmed instances (with
-/// FAIL_TO_PASS, PASS_TO_PASS and `validation{}`), the rejected ones, and the runner's
-/// one warning (no sandbox), if any.
-fn validate(
+/// The runner and validator a plan's `validate:` asks for.
+fn validator<'p>(
     plan: &Plan,
-    vplan: &crate::validate::stage::ValidatePlan,
-    candidates: Vec<&Candidate>,
-    kept: Vec<Instance>,
-    writer: &DatasetWriter,
-    opts: &BuildOptions,
-) -> Result<Validated, BuildError> {
+    vplan: &'p crate::validate::stage::ValidatePlan,
+) -> Result<crate::validate::stage::Validator<'p>, BuildError> {
     use crate::validate::{runner::SandboxPolicy, stage::Validator, Runner};
     let policy = match plan.sandbox {
         crate::recipe::SandboxChoice::Auto => SandboxPolicy::Auto,
@@ -299,7 +301,21 @@ fn validate(
         crate::recipe::SandboxChoice::Off => SandboxPolicy::Off,
     };
     let runner = Runner::new(policy).map_err(|e| BuildError::Validate(e.to_string()))?;
-    let validator = Validator::new(vplan, runner);
+    Ok(Validator::new(vplan, runner))
+}
+
+/// The confirmed instances with their candidates, and the rejected ones.
+type Validated<'c> = (Vec<Instance>, Vec<&'c Candidate>, Vec<Rejected>);
+
+/// Stage 4: run each kept instance's golden tests; confirmed instances get
+/// FAIL_TO_PASS, PASS_TO_PASS and `validation{}`, the others a rejection.
+fn validate<'c>(
+    validator: &crate::validate::stage::Validator<'_>,
+    candidates: Vec<&'c Candidate>,
+    kept: Vec<Instance>,
+    writer: &DatasetWriter,
+    opts: &BuildOptions,
+) -> Validated<'c> {
     let logs = writer.dir().join("logs");
     let progress = opts.progress_bar("validate", kept.len() as u64);
     let outcomes: Vec<crate::validate::stage::Outcome> = candidates
@@ -312,8 +328,9 @@ fn validate(
         .collect();
     progress.finish();
     let mut confirmed = Vec::new();
+    let mut confirmed_c = Vec::new();
     let mut rejected = Vec::new();
-    for (mut inst, o) in kept.into_iter().zip(outcomes) {
+    for ((mut inst, c), o) in kept.into_iter().zip(candidates).zip(outcomes) {
         match o.rejection {
             Some((reason, detail)) => rejected.push(Rejected::new(
                 inst.instance_id.clone(),
@@ -326,10 +343,144 @@ fn validate(
                 inst.PASS_TO_PASS = o.pass_to_pass;
                 inst.validation = Some(o.record);
                 confirmed.push(inst);
+                confirmed_c.push(c);
             }
         }
     }
-    Ok((confirmed, rejected, validator.take_warning()))
+    (confirmed, confirmed_c, rejected)
+}
+
+/// Stage 5: write each kept instance's repository states under `states/` (git sources).
+/// A Partial state is the largest proper subset of the golden hunks that, with a
+/// validator, still builds and still fails a FAIL_TO_PASS test on every rerun. States
+/// that cannot be made are listed in the instance's `states.missing`, never fatal.
+fn write_states(
+    plan: &Plan,
+    spec: &crate::recipe::StatesSpec,
+    validator: Option<&crate::validate::stage::Validator<'_>>,
+    candidates: &[&Candidate],
+    kept: &mut [Instance],
+    dataset: &std::path::Path,
+    opts: &BuildOptions,
+) {
+    use crate::model::{Scenario, StateKind, StatesRecord};
+    use crate::states::{self, PartialStrategy};
+    let SourcePlan::Git(git) = &plan.source else {
+        return;
+    };
+    let repo = &git.repo;
+    let strategy = match &spec.partial_patches {
+        Some(dir) => PartialStrategy::PatchFile { dir: dir.clone() },
+        None => PartialStrategy::HunkSubset {
+            cap: spec.subset_cap,
+        },
+    };
+    let logs = dataset.join("logs");
+    let progress = opts.progress_bar("states", kept.len() as u64);
+    // Partial changes first (test runs, in parallel), then the states (git writing).
+    let partials: Vec<(
+        Result<states::PartialChange, String>,
+        Option<serde_json::Value>,
+    )> = kept
+        .par_iter()
+        .zip(candidates.par_iter())
+        .map(|(inst, c)| {
+            if !spec.kinds.contains(&StateKind::Partial) {
+                return (Err(String::new()), None);
+            }
+            let verdict = std::sync::Mutex::new(None);
+            let verify = |subset: &[usize]| -> bool {
+                let Some(v) = validator else { return true };
+                let change = match states::golden_patch(inst) {
+                    Ok(g) => states::subset_patch(&g, subset),
+                    Err(_) => return false,
+                };
+                let (ok, record) = v.partial_still_fails(c, &change, &inst.FAIL_TO_PASS, &logs);
+                if ok {
+                    if let Ok(mut slot) = verdict.lock() {
+                        *slot = Some(record);
+                    }
+                }
+                ok
+            };
+            let change = states::partial_change(inst, repo, &strategy, Some(&verify))
+                .map_err(|e| e.to_string());
+            let record = verdict.into_inner().ok().flatten();
+            (change, record)
+        })
+        .collect();
+    let with_tests: &[bool] = if spec.with_tests {
+        &[false, true]
+    } else {
+        &[false]
+    };
+    for (inst, (partial, partial_record)) in kept.iter_mut().zip(partials) {
+        let mut record = StatesRecord::default();
+        let mut which: Vec<(StateKind, Scenario)> = Vec::new();
+        for &kind in &spec.kinds {
+            if kind == StateKind::Partial {
+                if let Err(why) = &partial {
+                    record.missing.push(format!("partial: {why}"));
+                    continue;
+                }
+            }
+            for &sc in &spec.scenarios {
+                which.push((kind, sc));
+            }
+        }
+        let verification = |kind: StateKind| -> Option<serde_json::Value> {
+            let v = inst.validation.as_ref()?;
+            match kind {
+                StateKind::Novel => Some(serde_json::json!({
+                    "golden_tests": "fail",
+                    "runs": v.runs.before,
+                    "from": "validation: base + test patch",
+                })),
+                StateKind::Resolved => Some(serde_json::json!({
+                    "golden_tests": "pass",
+                    "runs": v.runs.after,
+                    "from": "validation: base + test patch + patch",
+                })),
+                StateKind::Partial => partial_record.clone(),
+            }
+        };
+        for &tests in with_tests {
+            let snapshot = inst.clone();
+            let result =
+                states::materialize_layered(dataset, repo, &[&snapshot], &which, tests, &|_| {
+                    partial.as_ref().ok().cloned()
+                });
+            let outcome = match result {
+                Ok(mut v) => v.pop().map(|(_, r)| r),
+                Err(e) => Some(Err(e)),
+            };
+            match outcome {
+                Some(Ok(manifests)) => {
+                    for mut m in manifests {
+                        let dir = states::state_dir(
+                            dataset,
+                            &inst.instance_id,
+                            m.state,
+                            m.scenario,
+                            tests,
+                        );
+                        m.verification = verification(m.state);
+                        let _ = states::write_manifest(&dir.join("manifest.yaml"), &m);
+                        record.written.push(
+                            dir.file_name()
+                                .map(|n| n.to_string_lossy().into_owned())
+                                .unwrap_or_default(),
+                        );
+                    }
+                }
+                Some(Err(e)) => record.missing.push(format!("states: {e}")),
+                None => {}
+            }
+        }
+        inst.states = Some(record);
+        progress.inc(1);
+    }
+    progress.finish();
 }
 
 /// One instance's outcome when a dataset's golden tests are run again.

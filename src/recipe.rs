@@ -48,6 +48,42 @@ pub struct Recipe {
     /// Golden-test validation (DESIGN §5); absent: no test is run.
     #[serde(default)]
     pub validate: Option<ValidateSpec>,
+    /// Repository states (FixedBench, DESIGN §6); absent: none are written.
+    #[serde(default)]
+    pub states: Option<StatesSpec>,
+}
+
+/// Which repository states a build writes under `states/`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatesSpec {
+    /// `novel`, `partial`, `resolved` (default: all three).
+    #[serde(default = "all_kinds")]
+    pub kinds: Vec<crate::model::StateKind>,
+    /// `best` (git history ending at the state) and/or `worst` (no `.git`); default both.
+    #[serde(default = "both_scenarios")]
+    pub scenarios: Vec<crate::model::Scenario>,
+    /// Also write each state with the golden test patch applied ("tests present").
+    #[serde(default)]
+    pub with_tests: bool,
+    /// Partial states from `<dir>/<instance_id>.patch` instead of golden-hunk subsets.
+    #[serde(default)]
+    pub partial_patches: Option<PathBuf>,
+    /// At most this many hunk subsets are tried for a Partial state (largest first).
+    #[serde(default = "subset_cap")]
+    pub subset_cap: usize,
+}
+
+fn all_kinds() -> Vec<crate::model::StateKind> {
+    crate::model::StateKind::ALL.to_vec()
+}
+
+fn both_scenarios() -> Vec<crate::model::Scenario> {
+    vec![crate::model::Scenario::Best, crate::model::Scenario::Worst]
+}
+
+fn subset_cap() -> usize {
+    64
 }
 
 /// Golden-test validation settings.
@@ -322,6 +358,8 @@ pub struct Plan {
     pub validate: Option<crate::validate::stage::ValidatePlan>,
     /// Its sandbox policy.
     pub sandbox: SandboxChoice,
+    /// The states stage; `None` when the recipe has no `states:`.
+    pub states: Option<StatesSpec>,
 }
 
 /// The source stage's resolved configuration.
@@ -455,6 +493,20 @@ fn plan(
             .as_ref()
             .map(|v| v.sandbox)
             .unwrap_or_default(),
+        states: match &recipe.states {
+            Some(st) => {
+                if matches!(recipe.source.kind(), Some(Source::Defects4j(_))) {
+                    return Err(cx.err(
+                        "states",
+                        "states are written for git-history sources (a Defects4J base is a fixed revision plus a patch, not a commit)",
+                    ));
+                }
+                let mut st = st.clone();
+                st.partial_patches = st.partial_patches.as_ref().map(|p| cx.resolve(p));
+                Some(st)
+            }
+            None => None,
+        },
         validate: match &recipe.validate {
             Some(v) => Some(validate_plan(&cx, v)?),
             None => None,

@@ -16,7 +16,7 @@ pub use card::{Card, Counts};
 pub use hunk::{HunkPlace, ProximityClass, SkipReason};
 pub use note::{Note, NoteKind};
 pub use rejected::{RejectReason, Rejected, Stage};
-pub use state::{Expected, PartialSource, Scenario, StateKind, StateManifest};
+pub use state::{Expected, PartialSource, Scenario, StateKind, StateManifest, StatesRecord};
 pub use validation::{TreeRuns, TreeSeconds, ValidationRecord};
 
 use crate::diff::Span;
@@ -152,6 +152,9 @@ pub struct Instance {
     /// How the golden tests were proven by running them (absent when not validated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validation: Option<ValidationRecord>,
+    /// Repository states written under `states/<instance_id>/` (absent when none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub states: Option<StatesRecord>,
 }
 
 /// Extra annotations from the curation literature (DESIGN §4).

@@ -152,3 +152,13 @@ pub struct StateManifest {
     #[serde(default)]
     pub verification: Option<serde_json::Value>,
 }
+
+/// The `states{}` record of an instance: which states were written, and why any was not.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct StatesRecord {
+    /// Written states, as their directory names under `states/<id>/` (`novel-best`, …).
+    pub written: Vec<String>,
+    /// States not written, each with the reason (`partial: no subset still fails`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<String>,
+}

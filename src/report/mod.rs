@@ -246,7 +246,7 @@ pub fn table3_markdown(t: &AnnotationTables) -> String {
 /// One row per instance: hunks, divergence, class, golden tests (the build summary of a
 /// validated dataset).
 pub fn instances_markdown(instances: &[Instance]) -> String {
-    let mut out = String::from("\n## Instances\n\n| instance | hunks | divergence | class | f2p | p2p | flaky |\n|---|---|---|---|---|---|---|\n");
+    let mut out = String::from("\n## Instances\n\n| instance | hunks | divergence | class | f2p | p2p | flaky | states |\n|---|---|---|---|---|---|---|---|\n");
     for i in instances {
         let div = i
             .divergence
@@ -261,9 +261,19 @@ pub fn instances_markdown(instances: &[Instance]) -> String {
             .map(|c| c.name())
             .unwrap_or("–");
         let flaky = i.validation.as_ref().map(|v| v.flaky.len()).unwrap_or(0);
+        let states = match &i.states {
+            None => "–".to_string(),
+            Some(s) if s.missing.is_empty() => s.written.len().to_string(),
+            Some(s) => format!(
+                "{} ({} missing: {})",
+                s.written.len(),
+                s.missing.len(),
+                s.missing.join("; ")
+            ),
+        };
         let _ = writeln!(
             out,
-            "| {} | {} | {div} | {class} | {} | {} | {flaky} |",
+            "| {} | {} | {div} | {class} | {} | {} | {flaky} | {states} |",
             i.instance_id,
             i.stats.hunks,
             i.FAIL_TO_PASS.len(),

@@ -372,6 +372,103 @@ impl<'a> Validator<'a> {
         out
     }
 
+    /// Whether a Partial change is a still-buggy state: base + `change` + test patch must
+    /// build and run, and at least one of `fail_to_pass` must still not pass on every
+    /// rerun. Returns the verdict and a JSON record for the state's manifest.
+    pub fn partial_still_fails(
+        &self,
+        c: &Candidate,
+        change: &Patch,
+        fail_to_pass: &[String],
+        logs: &Path,
+    ) -> (bool, serde_json::Value) {
+        let mut partial = c.clone();
+        partial.patch = change.clone();
+        partial.id = format!("{}/partial", c.id);
+        let (repo, rev, to_buggy) = match &c.base {
+            Base::Buggy(Tree::Git { repo, rev, .. }) => (repo, rev, None),
+            Base::Fixed {
+                tree: Tree::Git { repo, rev, .. },
+                to_buggy,
+            } => (repo, rev, Some(to_buggy)),
+            _ => return (false, serde_json::json!({"error": "no git base tree"})),
+        };
+        let Ok(tree_id) = crate::git::tree_id(repo, rev) else {
+            return (false, serde_json::json!({"error": "base tree unreadable"}));
+        };
+        let suites: Vec<&Suite> = self
+            .plan
+            .suites
+            .iter()
+            .filter(|s| {
+                s.paths.is_empty()
+                    || c.test_patch
+                        .files
+                        .iter()
+                        .any(|f| s.paths.iter().any(|p| f.path().starts_with(p.as_str())))
+            })
+            .collect();
+        let mut still_failing_each_run = Vec::new();
+        for k in 0..self.plan.reruns.max(1) {
+            let mut merged: Option<RunResult> = None;
+            for s in &suites {
+                let Ok(env) = self.env(&c.repo, s) else {
+                    return (
+                        false,
+                        serde_json::json!({"error": "environment unavailable"}),
+                    );
+                };
+                match self.run(RunArgs {
+                    c: &partial,
+                    repo,
+                    rev,
+                    to_buggy,
+                    tree_id: &tree_id,
+                    kind: TreeKind::After,
+                    rerun: k,
+                    suite: s,
+                    env: &env,
+                    logs,
+                    use_cache: true,
+                }) {
+                    Ok((_, _, r)) => merged = Some(merge(merged, r)),
+                    Err(why) => return (false, serde_json::json!({"error": why})),
+                }
+            }
+            match merged {
+                Some(RunResult::Tests(t)) => {
+                    let failing: Vec<&String> = fail_to_pass
+                        .iter()
+                        .filter(|id| !golden::test_passed(id, &t))
+                        .collect();
+                    if failing.is_empty() {
+                        return (
+                            false,
+                            serde_json::json!({"golden_tests": "pass", "rerun": k}),
+                        );
+                    }
+                    still_failing_each_run.push(failing.len());
+                }
+                Some(RunResult::Infra(f)) => {
+                    return (
+                        false,
+                        serde_json::json!({"error": f.reason, "kind": format!("{:?}", f.kind)}),
+                    )
+                }
+                None => return (false, serde_json::json!({"error": "no suite"})),
+            }
+        }
+        (
+            true,
+            serde_json::json!({
+                "golden_tests": "fail",
+                "runs": still_failing_each_run.len(),
+                "failing_per_run": still_failing_each_run,
+                "of": fail_to_pass.len(),
+            }),
+        )
+    }
+
     /// One run (from the cache when possible): (cached, seconds, result).
     fn run(&self, a: RunArgs<'_>) -> Result<(bool, f64, RunResult), String> {
         let suite = a.suite;

@@ -163,3 +163,72 @@ fn validate_reports_a_deliberately_broken_test_as_changed() {
     assert!(changed[0].contains("test_median_even"), "{stdout}");
     assert!(stdout.contains("5 confirmed, 1 changed"), "{stdout}");
 }
+
+#[test]
+fn every_confirmed_demo_instance_has_three_states_in_two_scenarios() {
+    for r in rows(demo()) {
+        let id = r["instance_id"].as_str().expect("id");
+        let written: Vec<&str> = r["states"]["written"]
+            .as_array()
+            .expect("states")
+            .iter()
+            .map(|w| w.as_str().expect("name"))
+            .collect();
+        assert_eq!(
+            written,
+            [
+                "novel-best",
+                "novel-worst",
+                "partial-best",
+                "partial-worst",
+                "resolved-best",
+                "resolved-worst"
+            ],
+            "{id}"
+        );
+        for name in &written {
+            let dir = demo().join("states").join(id).join(name);
+            let manifest = fs::read_to_string(dir.join("manifest.yaml")).expect("manifest");
+            let m: serde_norway::Value = serde_norway::from_str(&manifest).expect("yaml");
+            let best = name.ends_with("-best");
+            assert_eq!(dir.join("repo/.git").is_dir(), best, "{id} {name}");
+            if best {
+                assert!(
+                    m["gate"].as_sequence().is_some_and(|g| g.len() >= 10),
+                    "{id} {name}: gated"
+                );
+            }
+            // Golden tests fail on Novel and Partial, pass on Resolved: verified by runs.
+            let expect = if name.starts_with("resolved") {
+                "pass"
+            } else {
+                "fail"
+            };
+            assert_eq!(
+                m["verification"]["golden_tests"].as_str(),
+                Some(expect),
+                "{id} {name}: {manifest}"
+            );
+        }
+        // A Partial state applies a proper, non-empty subset of the golden hunks.
+        let partial: serde_norway::Value = serde_norway::from_str(
+            &fs::read_to_string(
+                demo()
+                    .join("states")
+                    .join(id)
+                    .join("partial-worst/manifest.yaml"),
+            )
+            .expect("manifest"),
+        )
+        .expect("yaml");
+        let applied = partial["hunks_applied"]
+            .as_sequence()
+            .expect("applied")
+            .len();
+        let counted = r["stats"]["hunks"].as_u64().expect("hunks") as usize;
+        assert!(
+            applied >= 1 && applied < counted,
+            "{id}: {applied} of {counted}"
+        );
+    }
+}
