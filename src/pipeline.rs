@@ -121,6 +121,16 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         if let Some(w) = v.take_warning() {
             warnings.push(w);
         }
+        // An environment that cannot be built rejects every instance that needs it: say
+        // it once, as a build warning, not only per instance.
+        let mut env_failures: Vec<&str> = rejected
+            .iter()
+            .filter(|r| r.detail.starts_with("environment `"))
+            .map(|r| r.detail.as_str())
+            .collect();
+        env_failures.sort_unstable();
+        env_failures.dedup();
+        warnings.extend(env_failures.into_iter().map(|d| d.to_string()));
     }
     if let Some(spec) = &plan.states {
         write_states(

@@ -24,6 +24,10 @@ pub struct ValidationRecord {
     pub environments: Vec<String>,
     /// Whether the runs were sandboxed (bubblewrap).
     pub sandboxed: bool,
+    /// Why the tests could not be collected or compiled on base + test patch (they use
+    /// what the fix adds), so they count as absent before, as SWE-bench grades them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before_unbuilt: Option<String>,
 }
 
 /// A count per tree.

@@ -477,14 +477,36 @@ fn bwrap_args(
 fn base_env() -> Vec<(OsString, OsString)> {
     let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
     let home = std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into());
-    vec![
+    let mut env: Vec<(OsString, OsString)> = vec![
         ("PATH".into(), path),
         ("HOME".into(), home),
         ("LANG".into(), "C.UTF-8".into()),
         ("TZ".into(), "UTC".into()),
         ("TMPDIR".into(), "/tmp".into()),
-    ]
+    ];
+    // How this machine reaches package indexes (certificates, proxies, mirrors): an
+    // environment build that downloads needs them, and they change no test result.
+    for key in PASSED_THROUGH {
+        if let Some(v) = std::env::var_os(key) {
+            env.push((key.into(), v));
+        }
+    }
+    env
 }
+
+/// Variables passed from hunkgen's environment to every run: TLS trust and proxies.
+const PASSED_THROUGH: [&str; 10] = [
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "PIP_CERT",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+];
 
 /// `HUNKGEN_BWRAP`, else `bwrap` on `PATH`.
 fn locate_bwrap() -> Result<PathBuf, String> {

@@ -199,6 +199,7 @@ impl<'a> Validator<'a> {
                 flaky: Vec::new(),
                 environments: Vec::new(),
                 sandboxed: self.runner.is_sandboxed(),
+                before_unbuilt: None,
             },
             rejection: None,
             cached_runs: 0,
@@ -331,6 +332,25 @@ impl<'a> Validator<'a> {
             before: by_tree[1].len(),
             after: by_tree[2].len(),
         };
+        // A new test that cannot even be collected or compiled before the fix (it imports
+        // or calls what the fix adds) is absent there, as SWE-bench's grading counts it,
+        // when every after-run ran: its tests become n2p instead of an infrastructure
+        // rejection. Any other infrastructure failure still rejects the instance.
+        let unbuilt = |r: &RunResult| {
+            matches!(r, RunResult::Infra(f)
+                if matches!(f.kind, InfraKind::CollectionError | InfraKind::BuildFailure))
+        };
+        let before_unbuilt = !by_tree[1].is_empty()
+            && by_tree[1].iter().all(unbuilt)
+            && by_tree[2].iter().all(|r| matches!(r, RunResult::Tests(_)));
+        if before_unbuilt {
+            if let Some(RunResult::Infra(f)) = by_tree[1].first() {
+                out.record.before_unbuilt = Some(f.reason.clone());
+            }
+            for r in by_tree[1].iter_mut() {
+                *r = RunResult::Tests(Default::default());
+            }
+        }
         let v = golden::validate(&by_tree[1], &by_tree[2]);
         for label in [
             Label::F2P,
@@ -346,20 +366,38 @@ impl<'a> Validator<'a> {
             }
         }
         out.record.flaky = v.labels.flaky.keys().cloned().collect();
+        let labels_seen: Vec<String> = out
+            .record
+            .labels
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
         out.fail_to_pass = v.golden.fail_to_pass.clone();
         out.pass_to_pass = v.golden.pass_to_pass.clone();
         out.rejection = v.rejection.map(|r| match r {
             Rejection::Infra { side, run, failure } => (
                 RejectReason::Infrastructure,
                 format!(
-                    "{side} run {run}: {} ({})",
+                    "{side} run {run}: {} (logs/{}/{})",
                     failure.reason,
-                    failure.log_path.display()
+                    c.id,
+                    failure
+                        .log_path
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default()
                 ),
             ),
             Rejection::NoFailToPass => (
                 RejectReason::NoFailToPass,
-                "no test fails before the fix and passes after it".into(),
+                format!(
+                    "no test fails before the fix and passes after it ({})",
+                    if labels_seen.is_empty() {
+                        "no stable test ran".to_string()
+                    } else {
+                        labels_seen.join(", ")
+                    }
+                ),
             ),
             Rejection::PassToFail { tests } => (
                 RejectReason::PassToFail,

@@ -232,3 +232,73 @@ fn every_confirmed_demo_instance_has_three_states_in_two_scenarios() {
         );
     }
 }
+
+/// A fix that adds a function, and a new test module that imports it: on base + test
+/// patch the module cannot even be collected. The tests count as absent before (n2p, as
+/// SWE-bench grades them), so the instance is confirmed, not an infrastructure failure.
+#[test]
+fn a_new_test_that_cannot_import_before_the_fix_counts_as_absent() {
+    let mut s = crate::common::Script::new();
+    s.write("pkg/__init__.py", "");
+    let filler = "\n\ndef one():\n    return 1\n\n\ndef two():\n    return 2\n\n\ndef three():\n    return 3\n";
+    s.write(
+        "pkg/calc.py",
+        &format!(
+            "def add(a, b):\n    return a + b\n{filler}\n\ndef sub(a, b):\n    return a - b\n"
+        ),
+    );
+    s.write(
+        "tests/test_calc.py",
+        "from pkg.calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+    );
+    s.commit("Initial calc");
+    s.write(
+        "pkg/calc.py",
+        &format!("def add(a, b):\n    return a + b\n\n\ndef twice(a):\n    return add(a, a)\n{filler}\n\ndef sub(a, b):\n    return a - b\n\n\ndef neg(a):\n    return sub(0, a)\n"),
+    );
+    s.write(
+        "tests/test_more.py",
+        "from pkg.calc import neg, twice\n\n\ndef test_twice():\n    assert twice(2) == 4\n\n\ndef test_neg():\n    assert neg(2) == -2\n",
+    );
+    s.commit("Fix missing twice and neg helpers");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recipe = dir.path().join("r.yaml");
+    fs::write(
+        &recipe,
+        format!(
+            "name: calc\noutput: out\nsource:\n  git:\n    repo: {}\nfiles:\n  code_extensions: [py]\nvalidate:\n  cache: cache\n  suites:\n    - name: pytest\n      env:\n        python:\n          install: '\"$HUNKGEN_UV\" pip install --quiet pytest==9.2.0'\n      command: python -m pytest -rA -p no:cacheprovider -o junit_family=xunit1 --junitxml={{report_dir}}/pytest.xml {{tests}}\n      report: pytest\n",
+            s.dir.display()
+        ),
+    )
+    .expect("recipe");
+    let out = hunkgen()
+        .args(["build", "-q"])
+        .arg(&recipe)
+        .envs(validation_env())
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = rows(&dir.path().join("out"));
+    assert_eq!(
+        rows.len(),
+        1,
+        "{}",
+        fs::read_to_string(dir.path().join("out/rejected.jsonl")).unwrap_or_default()
+    );
+    let r = &rows[0];
+    assert_eq!(
+        r["FAIL_TO_PASS"],
+        serde_json::json!([
+            "tests/test_more.py::test_neg",
+            "tests/test_more.py::test_twice"
+        ])
+    );
+    assert_eq!(r["validation"]["labels"]["n2p"], 2);
+    assert!(r["validation"]["before_unbuilt"]
+        .as_str()
+        .is_some_and(|s| s.contains("collection")));
+}
