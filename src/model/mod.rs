@@ -6,6 +6,7 @@
 //! `docs/instance.schema.json` is generated from them and checked by a test.
 
 mod card;
+mod evaluation;
 mod hunk;
 mod note;
 mod rejected;
@@ -13,6 +14,9 @@ mod state;
 mod validation;
 
 pub use card::{Card, Counts};
+pub use evaluation::{
+    ApplyMethod, EvaluationSummary, Paired, PredictionResult, Rate, Rates, ResolutionStatus, Scores,
+};
 pub use hunk::{HunkPlace, ProximityClass, SkipReason};
 pub use note::{Note, NoteKind};
 pub use rejected::{RejectReason, Rejected, Stage};
