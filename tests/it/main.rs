@@ -18,6 +18,7 @@ mod hunk4j;
 mod rough_edges;
 mod schema;
 mod states;
+mod swebench_grader;
 mod syntax_dast;
 mod syntax_oracle;
 mod validate;
