@@ -4,7 +4,7 @@ use crate::annotate::divergence::Profile;
 use crate::model::{Scenario, StateKind};
 use crate::pipeline::{self, BuildOptions};
 use crate::source::Tree;
-use crate::{dataset, recipe, report, states};
+use crate::{dataset, evaluate, recipe, report, states};
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use std::collections::BTreeMap;
@@ -18,7 +18,7 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "hunkgen", version, propagate_version = true)]
 #[command(
-    after_help = "Examples:\n  hunkgen build recipes/demo.yaml\n  hunkgen build recipes/hunk4j.yaml --output /tmp/hunk4j\n  hunkgen stats datasets/hunk4j --json\n  hunkgen checkout datasets/demo <id> --state partial --scenario best /tmp/state\n\nExit codes: 0 success, 1 bad input or failed build, 2 usage error."
+    after_help = "Examples:\n  hunkgen build recipes/demo.yaml\n  hunkgen build recipes/hunk4j.yaml --output /tmp/hunk4j\n  hunkgen stats datasets/hunk4j --json\n  hunkgen compare a/summary.json b/summary.json\n  hunkgen checkout datasets/demo <id> --state partial --scenario best /tmp/state\n\nExit codes: 0 success, 1 bad input or failed build, 2 usage error."
 )]
 pub struct Cli {
     /// What to do.
@@ -186,6 +186,25 @@ pub enum Command {
         manifest: Option<PathBuf>,
         /// Where the state goes; must not exist or be an empty directory.
         dir: PathBuf,
+    },
+    /// Compare two systems' evaluation summaries of the same dataset (McNemar's test).
+    ///
+    /// Pairs the outcomes (instance and state) both summary.json files have and prints,
+    /// for resolution and for abstention, both rates with 95% Wilson intervals, the
+    /// discordant counts b (A has it, B does not) and c (the reverse) and the two-sided
+    /// exact McNemar p-value. Outcomes only one summary has are left out and counted.
+    /// Summaries of different datasets (dataset_sha256) are refused.
+    #[command(
+        after_help = "Examples:\n  hunkgen compare results/a/summary.json results/b/summary.json\n  hunkgen compare a.json b.json --json"
+    )]
+    Compare {
+        /// System A's summary.json.
+        summary_a: PathBuf,
+        /// System B's summary.json.
+        summary_b: PathBuf,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
     },
     /// Print a dataset's tables (HUNK4J Tables I, II and, when annotated, III).
     Stats {
@@ -394,6 +413,24 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             manifest,
             &dir,
         ),
+        Command::Compare {
+            summary_a,
+            summary_b,
+            json,
+        } => {
+            let a = evaluate::read_summary(&summary_a)?;
+            let b = evaluate::read_summary(&summary_b)?;
+            let c = evaluate::compare(&a, &b).map_err(|e| {
+                anyhow::anyhow!("{} vs {}: {e}", summary_a.display(), summary_b.display())
+            })?;
+            let mut out = std::io::stdout().lock();
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&c)?)?;
+            } else {
+                write!(out, "{}", c.to_table())?;
+            }
+            Ok(())
+        }
         Command::Stats {
             dataset: dir,
             json,

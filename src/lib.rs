@@ -7,6 +7,7 @@ pub mod classify;
 pub mod cli;
 pub mod dataset;
 pub mod diff;
+pub mod evaluate;
 pub mod extract;
 pub mod git;
 pub mod model;

@@ -26,6 +26,7 @@
 //! [`ParsedFile::anchor`] is O(N) per call, [`ParsedFile::distance`] O(depth).
 //! Detecting oversized files (> 5 MB) is the caller's job.
 
+mod comments;
 pub mod java;
 pub mod python;
 pub mod tree;
@@ -37,6 +38,7 @@ use std::num::NonZeroU16 as FieldId;
 use tree_sitter::{Language, Node, Parser, TreeCursor};
 
 pub use crate::diff::Span;
+pub use comments::comment_lines;
 pub use python::python_module_path;
 pub use tree::NodeId;
 use tree::{
@@ -437,21 +439,7 @@ thread_local! {
 /// [`ParsedFile::error_count`] and the (partial) tree is kept; if tree-sitter produces no
 /// tree at all the result is an empty tree with an error count of 1.
 pub fn parse_file(lang: Lang, src: &[u8], shape: TreeShape) -> ParsedFile {
-    let ts_tree = PARSERS.with(|cell| {
-        let mut parsers = cell.borrow_mut();
-        let slot = &mut parsers[lang as usize];
-        if slot.is_none() {
-            let mut p = Parser::new();
-            // Cannot fail: the grammar crates match the tree-sitter ABI we link.
-            if p.set_language(language(lang)).is_err() {
-                return None;
-            }
-            *slot = Some(p);
-        }
-        let p = slot.as_mut()?;
-        p.reset();
-        p.parse(src, None)
-    });
+    let ts_tree = ts_parse(lang, src);
     let table = kind_table(lang, shape);
     let mut out = ParsedFile {
         lang,
@@ -467,6 +455,26 @@ pub fn parse_file(lang: Lang, src: &[u8], shape: TreeShape) -> ParsedFile {
     }
     out.diameter = out.tree.diameter();
     out
+}
+
+/// One tree-sitter parse with this thread's parser for `lang`; `None` only when
+/// tree-sitter produces no tree at all.
+fn ts_parse(lang: Lang, src: &[u8]) -> Option<tree_sitter::Tree> {
+    PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        let slot = &mut parsers[lang as usize];
+        if slot.is_none() {
+            let mut p = Parser::new();
+            // Cannot fail: the grammar crates match the tree-sitter ABI we link.
+            if p.set_language(language(lang)).is_err() {
+                return None;
+            }
+            *slot = Some(p);
+        }
+        let p = slot.as_mut()?;
+        p.reset();
+        p.parse(src, None)
+    })
 }
 
 /// 1-based inclusive line range of a tree-sitter node; a node ending at column 0 of a

@@ -6,6 +6,7 @@ mod annotate_bleu;
 mod annotate_build;
 mod annotate_cli;
 mod cli;
+mod compare;
 mod demo_dataset;
 mod demo_repo;
 mod diff_d4j;

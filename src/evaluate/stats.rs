@@ -1,0 +1,137 @@
+//! Binomial statistics for evaluation summaries: Wilson score intervals and McNemar's
+//! exact test.
+
+use crate::model::Rate;
+
+/// z for a two-sided 95% interval (the 0.975 quantile of the standard normal).
+pub const Z95: f64 = 1.959963984540054;
+
+/// `k / n` with its 95% Wilson score interval, clamped to [0, 1].
+///
+/// `n = 0` carries no information: rate 0 and the whole interval [0, 1]. The bounds are
+/// exactly 0 when `k = 0` and exactly 1 when `k = n`. `k > n` is clamped to `n`.
+pub fn wilson(k: usize, n: usize) -> Rate {
+    let k = k.min(n);
+    if n == 0 {
+        return Rate {
+            k,
+            n,
+            rate: 0.0,
+            low: 0.0,
+            high: 1.0,
+        };
+    }
+    let nf = n as f64;
+    let p = k as f64 / nf;
+    let z2 = Z95 * Z95;
+    let denom = 1.0 + z2 / nf;
+    let center = (p + z2 / (2.0 * nf)) / denom;
+    let half = Z95 / denom * (p * (1.0 - p) / nf + z2 / (4.0 * nf * nf)).sqrt();
+    let low = if k == 0 {
+        0.0
+    } else {
+        (center - half).max(0.0)
+    };
+    let high = if k == n {
+        1.0
+    } else {
+        (center + half).min(1.0)
+    };
+    Rate {
+        k,
+        n,
+        rate: p,
+        low,
+        high,
+    }
+}
+
+/// Two-sided exact McNemar p-value for discordant counts `b` and `c`:
+/// `min(1, 2 · Σ_{i ≤ min(b, c)} C(b + c, i) / 2^(b + c))`; `b = c = 0` gives 1.
+///
+/// The terms are summed in log space (each `ln C(n, i)` built from the previous one),
+/// so `b + c` of many thousands neither overflows nor underflows.
+pub fn mcnemar_exact(b: usize, c: usize) -> f64 {
+    let n = b + c;
+    let m = b.min(c);
+    if n == 0 {
+        return 1.0;
+    }
+    let nf = n as f64;
+    let ln2n = nf * std::f64::consts::LN_2;
+    // ln(C(n, i) / 2^n) for i = 0..=m; increasing in i because m ≤ n/2.
+    let mut logs = Vec::with_capacity(m + 1);
+    let mut ln_c = 0.0f64;
+    logs.push(-ln2n);
+    for i in 1..=m {
+        ln_c += ((n - i + 1) as f64).ln() - (i as f64).ln();
+        logs.push(ln_c - ln2n);
+    }
+    let max = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let sum: f64 = logs.iter().map(|l| (l - max).exp()).sum();
+    let tail = (max + sum.ln()).exp();
+    (2.0 * tail).min(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round6(x: f64) -> f64 {
+        (x * 1e6).round() / 1e6
+    }
+
+    #[test]
+    fn wilson_reference_values() {
+        // (k, n, low, high) to 6 decimals, from the issue.
+        let cases = [
+            (45, 200, 0.172624, 0.287741),
+            (0, 50, 0.0, 0.071348),
+            (130, 200, 0.581635, 0.712712),
+        ];
+        for (k, n, low, high) in cases {
+            let r = wilson(k, n);
+            assert_eq!((r.k, r.n), (k, n));
+            assert_eq!(round6(r.low), low, "{k}/{n} low");
+            assert_eq!(round6(r.high), high, "{k}/{n} high");
+            assert!((r.rate - k as f64 / n as f64).abs() < 1e-15);
+        }
+    }
+
+    #[test]
+    fn wilson_edges() {
+        let r = wilson(0, 0);
+        assert_eq!((r.rate, r.low, r.high), (0.0, 0.0, 1.0));
+        let r = wilson(50, 50);
+        assert_eq!(r.high, 1.0);
+        // Mirror of 0/50.
+        assert_eq!(round6(r.low), round6(1.0 - 0.071348));
+        assert_eq!(wilson(7, 5).k, 5, "k is clamped to n");
+    }
+
+    #[test]
+    fn mcnemar_reference_values() {
+        // b=12, c=3: 2·(1 + 15 + 105 + 455)/2^15 = 1152/32768 = 0.03515625.
+        assert_eq!(round6(mcnemar_exact(12, 3)), 0.035156);
+        assert!((mcnemar_exact(12, 3) - 0.03515625).abs() < 1e-12);
+        assert_eq!(mcnemar_exact(3, 12), mcnemar_exact(12, 3), "symmetric");
+        // b=7, c=1: 2·(1 + 8)/2^8 = 0.0703125 (the issue's 0.070312, truncated).
+        assert!((mcnemar_exact(7, 1) - 0.0703125).abs() < 1e-12);
+        assert_eq!(mcnemar_exact(20, 20), 1.0);
+        assert_eq!(mcnemar_exact(0, 0), 1.0);
+        // b=5, c=0: 2/32 = 0.0625 (exactly representable).
+        assert!((mcnemar_exact(5, 0) - 0.0625).abs() < 1e-12);
+    }
+
+    #[test]
+    fn mcnemar_large_counts_stay_finite() {
+        // 2^3000 overflows f64; the log-space sum does not.
+        let p = mcnemar_exact(1500, 1500);
+        assert_eq!(p, 1.0);
+        let p = mcnemar_exact(1600, 1400);
+        assert!(p > 0.0 && p < 1e-3, "{p}");
+        // Normal approximation: z = (1600−1400)/√3000 ≈ 3.651 → p ≈ 2.6e-4.
+        assert!((p - 2.6e-4).abs() < 0.5e-4, "{p}");
+        assert_eq!(mcnemar_exact(3000, 0), 0.0, "underflows to 0, not NaN");
+    }
+}
