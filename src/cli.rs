@@ -206,6 +206,50 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Score a system's patches on a dataset's states.
+    ///
+    /// Each prediction's patch is applied to its state (exactly, else with offset and
+    /// fuzz; which is reported), the golden tests are run in the sandbox as the dataset's
+    /// recipe says, and graded with SWE-bench's rules (FULL / PARTIAL / NO). Also
+    /// measured: abstention (the patch is empty once tests, docs, non-code files, comments
+    /// and docstrings are dropped — the FixedBench rule), localization (golden files ⊆
+    /// patched files; golden hunks touched; line-level precision/recall/F1), compilation,
+    /// and regression (failing tests before − after). Writes results.jsonl and
+    /// summary.json (rates with 95% Wilson intervals, by proximity class, divergence
+    /// quartile, state and project) to <dataset>/evaluations/<model>/ or --output.
+    /// Per-prediction problems (unknown instance, duplicate, not a diff, does not apply)
+    /// are counted, not fatal.
+    #[command(
+        after_help = "Examples:\n  hunkgen evaluate datasets/demo --predictions preds.jsonl\n  hunkgen evaluate datasets/demo --predictions preds.json --state resolved\n  hunkgen evaluate datasets/demo --baseline gold      # sanity baselines: gold, empty, partial"
+    )]
+    Evaluate {
+        /// The dataset directory.
+        dataset: PathBuf,
+        /// Predictions: JSON Lines, a JSON list, or an object keyed by instance_id, with
+        /// instance_id, model_name_or_path, model_patch and an optional state.
+        #[arg(
+            long,
+            required_unless_present = "baseline",
+            conflicts_with = "baseline"
+        )]
+        predictions: Option<PathBuf>,
+        /// Score a built-in baseline instead: gold (golden patches on Novel), empty (no
+        /// change on every state), partial (the Partial states' hunks on Novel).
+        #[arg(long, value_enum)]
+        baseline: Option<crate::evaluate::predictions::Baseline>,
+        /// The state of predictions that do not name one (default novel).
+        #[arg(long, value_enum)]
+        state: Option<crate::model::StateKind>,
+        /// Where results.jsonl and summary.json go.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+        /// Worker threads (default: all cores).
+        #[arg(long, short)]
+        jobs: Option<usize>,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Print a dataset's tables (HUNK4J Tables I, II and, when annotated, III).
     Stats {
         /// The dataset directory (holding instances.jsonl).
@@ -429,6 +473,57 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             } else {
                 write!(out, "{}", c.to_table())?;
             }
+            Ok(())
+        }
+        Command::Evaluate {
+            dataset: dir,
+            predictions,
+            baseline,
+            state,
+            output,
+            jobs,
+            quiet,
+        } => {
+            if let Some(j) = jobs {
+                let _ = rayon::ThreadPoolBuilder::new()
+                    .num_threads(j)
+                    .build_global();
+            }
+            let file = match (predictions, baseline) {
+                (Some(p), _) => p,
+                (None, Some(b)) => {
+                    let instances = dataset::read_instances(&dir)?;
+                    let preds = crate::evaluate::predictions::baseline(b, &instances, &dir);
+                    let path = dir.join("evaluations").join(format!("{}.jsonl", b.name()));
+                    let rows: Vec<serde_json::Value> = preds
+                        .iter()
+                        .map(|p| {
+                            serde_json::json!({"instance_id": p.instance_id,
+                                "model_name_or_path": p.model_name_or_path,
+                                "model_patch": p.model_patch, "state": p.state})
+                        })
+                        .collect();
+                    dataset::write_atomic(&path, &dataset::jsonl(&rows))?;
+                    path
+                }
+                (None, None) => anyhow::bail!("give --predictions FILE or --baseline NAME"),
+            };
+            let ev = crate::evaluate::score::evaluate(
+                &dir,
+                &file,
+                &crate::evaluate::score::EvaluateOptions {
+                    state,
+                    output,
+                    progress: !quiet,
+                },
+            )?;
+            let mut out = std::io::stdout().lock();
+            write!(out, "{}", crate::evaluate::score::table(&ev.summary))?;
+            writeln!(
+                out,
+                "results: {}",
+                ev.output.join("results.jsonl").display()
+            )?;
             Ok(())
         }
         Command::Stats {

@@ -1,11 +1,14 @@
-//! Pure evaluation metrics (DESIGN §7): abstention, localization, binomial statistics,
-//! per-group rates and paired comparisons of two summaries. Nothing here runs tests or
-//! touches a repository; the evaluate orchestration calls these functions.
+//! Evaluation (DESIGN §7): pure metrics — abstention, localization, binomial statistics,
+//! per-group rates and paired comparisons of two summaries — and the orchestration
+//! (`score`) that applies predictions, runs the golden tests and writes the results.
 
 pub mod abstain;
 pub mod compare;
 pub mod localize;
+mod metrics;
+pub mod predictions;
 pub mod rates;
+pub mod score;
 pub mod stats;
 
 pub use abstain::{abstains, effective_patch, DropReason, Effective};

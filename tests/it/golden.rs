@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// One validated demo build shared by the tests here (it runs ~60 test processes).
-fn demo() -> &'static Path {
+pub(crate) fn demo() -> &'static Path {
     static DIR: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, out) = DIR.get_or_init(|| {
         let dir = tempfile::tempdir().expect("tempdir");

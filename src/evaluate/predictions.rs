@@ -1,0 +1,213 @@
+//! Predictions in SWE-bench's forms: JSON Lines, a JSON list, or a JSON object keyed by
+//! `instance_id`; each with `instance_id`, `model_name_or_path`, `model_patch` and an
+//! optional `state`.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// One system's patch for one instance (and state).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Prediction {
+    /// The instance.
+    pub instance_id: String,
+    /// The system.
+    #[serde(default)]
+    pub model_name_or_path: String,
+    /// Its patch (a unified diff; empty = no change).
+    #[serde(default)]
+    pub model_patch: Option<String>,
+    /// The state it was made on (`novel`, `partial`, `resolved`); `--state` otherwise.
+    #[serde(default)]
+    pub state: Option<String>,
+}
+
+/// A predictions file that cannot be read, with the file and the place.
+#[derive(Debug, thiserror::Error)]
+pub enum PredictionsError {
+    /// The file cannot be read.
+    #[error("{}: cannot read: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The file holds no prediction.
+    #[error("{}: no predictions (expected JSON Lines, a JSON list, or an object keyed by instance_id)", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A row is not a prediction.
+    #[error("{}:{line}: {what}", path.display())]
+    Row {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line (JSON Lines) or 1-based item (list / object).
+        line: usize,
+        /// What was expected.
+        what: String,
+    },
+}
+
+/// Read predictions in any of SWE-bench's forms.
+pub fn read(path: &Path) -> Result<Vec<Prediction>, PredictionsError> {
+    let text = std::fs::read_to_string(path).map_err(|source| PredictionsError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let row_err = |line: usize, e: serde_json::Error| {
+        PredictionsError::Row {
+        path: path.to_path_buf(),
+        line,
+        what: format!(
+            "not a prediction ({e}); expected {{\"instance_id\", \"model_name_or_path\", \"model_patch\"}}"
+        ),
+    }
+    };
+    let trimmed = text.trim_start();
+    let preds: Vec<Prediction> = if trimmed.starts_with('[') {
+        let items: Vec<serde_json::Value> =
+            serde_json::from_str(&text).map_err(|e| row_err(e.line(), e))?;
+        items
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| serde_json::from_value(v).map_err(|e| row_err(i + 1, e)))
+            .collect::<Result<_, _>>()?
+    } else if trimmed.starts_with('{') && serde_json::from_str::<serde_json::Value>(&text).is_ok() {
+        let map: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&text).map_err(|e| row_err(e.line(), e))?;
+        if map.contains_key("instance_id") {
+            // One prediction as a single JSON object (a one-line JSONL file).
+            vec![serde_json::from_value(serde_json::Value::Object(map))
+                .map_err(|e| row_err(1, e))?]
+        } else {
+            map.into_iter()
+                .enumerate()
+                .map(|(i, (id, mut v))| {
+                    if let Some(o) = v.as_object_mut() {
+                        o.entry("instance_id").or_insert(id.into());
+                    }
+                    serde_json::from_value(v).map_err(|e| row_err(i + 1, e))
+                })
+                .collect::<Result<_, _>>()?
+        }
+    } else {
+        text.lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(i, l)| serde_json::from_str(l).map_err(|e| row_err(i + 1, e)))
+            .collect::<Result<_, _>>()?
+    };
+    if preds.is_empty() {
+        return Err(PredictionsError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(preds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_text(text: &str) -> Result<Vec<Prediction>, PredictionsError> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("preds");
+        std::fs::write(&p, text).expect("write");
+        read(&p)
+    }
+
+    #[test]
+    fn all_three_forms_read_the_same() {
+        let jsonl = "{\"instance_id\":\"a\",\"model_name_or_path\":\"m\",\"model_patch\":\"\"}\n{\"instance_id\":\"b\",\"model_name_or_path\":\"m\",\"model_patch\":null,\"state\":\"resolved\"}\n";
+        let list = "[{\"instance_id\":\"a\",\"model_name_or_path\":\"m\",\"model_patch\":\"\"},{\"instance_id\":\"b\",\"model_name_or_path\":\"m\",\"model_patch\":null,\"state\":\"resolved\"}]";
+        let dict = "{\"a\":{\"model_name_or_path\":\"m\",\"model_patch\":\"\"},\"b\":{\"model_name_or_path\":\"m\",\"model_patch\":null,\"state\":\"resolved\"}}";
+        let a = read_text(jsonl).expect("jsonl");
+        assert_eq!(a.len(), 2);
+        assert_eq!(a, read_text(list).expect("list"));
+        assert_eq!(a, read_text(dict).expect("dict"));
+        assert_eq!(a[1].state.as_deref(), Some("resolved"));
+    }
+
+    #[test]
+    fn bad_files_say_where() {
+        let e = read_text("").expect_err("empty").to_string();
+        assert!(e.contains("no predictions"), "{e}");
+        let e = read_text("{\"instance_id\":\"a\"}\nnot json\n")
+            .expect_err("bad")
+            .to_string();
+        assert!(e.contains("preds:2: not a prediction"), "{e}");
+        let e = read_text("[{\"model_patch\":\"x\"}]")
+            .expect_err("no id")
+            .to_string();
+        assert!(e.contains(":1:") && e.contains("instance_id"), "{e}");
+    }
+}
+
+/// Built-in prediction sets that every dataset can be scored with, as sanity baselines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Baseline {
+    /// The golden patch, on Novel: must resolve every instance.
+    Gold,
+    /// No change, on Novel, Partial and Resolved: resolves nothing; abstains everywhere.
+    Empty,
+    /// The Partial state's hunks, on Novel: still buggy, resolves nothing.
+    Partial,
+}
+
+impl Baseline {
+    /// The baseline's name, as `model_name_or_path`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Baseline::Gold => "baseline-gold",
+            Baseline::Empty => "baseline-empty",
+            Baseline::Partial => "baseline-partial",
+        }
+    }
+}
+
+/// The predictions of a baseline for a dataset's instances (`dataset` is where its
+/// Partial states are).
+pub fn baseline(
+    which: Baseline,
+    instances: &[crate::model::Instance],
+    dataset: &Path,
+) -> Vec<Prediction> {
+    use crate::model::{Scenario, StateKind};
+    let pred = |id: &str, patch: String, state: &str| Prediction {
+        instance_id: id.to_string(),
+        model_name_or_path: which.name().into(),
+        model_patch: Some(patch),
+        state: Some(state.into()),
+    };
+    let mut out = Vec::new();
+    for inst in instances {
+        match which {
+            Baseline::Gold => out.push(pred(&inst.instance_id, inst.patch.clone(), "novel")),
+            Baseline::Empty => {
+                for s in ["novel", "partial", "resolved"] {
+                    out.push(pred(&inst.instance_id, String::new(), s));
+                }
+            }
+            Baseline::Partial => {
+                let dir = crate::states::state_dir(
+                    dataset,
+                    &inst.instance_id,
+                    StateKind::Partial,
+                    Scenario::Worst,
+                    false,
+                );
+                let Ok(m) = crate::states::read_manifest(&dir.join("manifest.yaml")) else {
+                    continue;
+                };
+                let Ok(golden) = crate::states::golden_patch(inst) else {
+                    continue;
+                };
+                let text = crate::states::subset_patch(&golden, &m.hunks_applied).to_text();
+                out.push(pred(&inst.instance_id, text, "novel"));
+            }
+        }
+    }
+    out
+}

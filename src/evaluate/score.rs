@@ -1,0 +1,517 @@
+//! `hunkgen evaluate`: score a system's patches on a dataset's states — apply each patch
+//! (exactly, else with offset and fuzz), run the golden tests in the sandbox, grade with
+//! SWE-bench's rules, and measure abstention, localization, compilation and regression.
+
+use super::predictions::{self, Prediction, PredictionsError};
+use crate::dataset::{self, DatasetError};
+use crate::diff::Patch;
+use crate::model::{
+    ApplyMethod, Card, EvaluationSummary, Instance, Paired, PredictionResult, Rates,
+    ResolutionStatus, StateKind, SCHEMA_VERSION,
+};
+use crate::validate::golden::{self, EvalType, GoldenTests, Resolution};
+use crate::validate::parse::{InfraKind, RunResult, TestStatus};
+use crate::validate::stage::{apply_fuzzy, Applied, Validator};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+/// Why an evaluation could not run at all (per-prediction problems are not errors).
+#[derive(Debug, thiserror::Error)]
+pub enum EvaluateError {
+    /// The dataset cannot be read.
+    #[error(transparent)]
+    Dataset(#[from] DatasetError),
+    /// The predictions cannot be read.
+    #[error(transparent)]
+    Predictions(#[from] PredictionsError),
+    /// Anything else that stops the whole evaluation, as one line.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Options of one evaluation.
+#[derive(Debug, Clone, Default)]
+pub struct EvaluateOptions {
+    /// The state predictions without their own `state` were made on (default novel).
+    pub state: Option<StateKind>,
+    /// Where results go (default `<dataset>/evaluations/<model>/`).
+    pub output: Option<PathBuf>,
+    /// Show a progress bar.
+    pub progress: bool,
+}
+
+/// What an evaluation wrote.
+#[derive(Debug)]
+pub struct Evaluation {
+    /// Per prediction.
+    pub results: Vec<PredictionResult>,
+    /// The rates.
+    pub summary: EvaluationSummary,
+    /// Where `results.jsonl` and `summary.json` are.
+    pub output: PathBuf,
+}
+
+/// Evaluate the predictions in `predictions` on `dataset`.
+pub fn evaluate(
+    dataset: &Path,
+    predictions: &Path,
+    opts: &EvaluateOptions,
+) -> Result<Evaluation, EvaluateError> {
+    let card = dataset::read_card(dataset)?.ok_or_else(|| {
+        EvaluateError::Other(format!(
+            "{}: not a hunkgen dataset (no dataset.yaml)",
+            dataset.display()
+        ))
+    })?;
+    let plan =
+        crate::recipe::load_text(&card.recipe, Path::new(&card.recipe_file), &BTreeMap::new())
+            .map_err(|e| EvaluateError::Other(format!("the dataset's recipe: {e}")))?;
+    let Some(vplan) = &plan.validate else {
+        return Err(EvaluateError::Other(format!(
+            "{}: its recipe has no `validate:` section, so hunkgen does not know how to run its tests",
+            dataset.display()
+        )));
+    };
+    let instances = dataset::read_instances(dataset)?;
+    let by_id: BTreeMap<&str, &Instance> = instances
+        .iter()
+        .map(|i| (i.instance_id.as_str(), i))
+        .collect();
+    let preds = predictions::read(predictions)?;
+    let model = preds
+        .iter()
+        .map(|p| p.model_name_or_path.clone())
+        .find(|m| !m.is_empty())
+        .unwrap_or_else(|| "unnamed".into());
+    if preds
+        .iter()
+        .all(|p| !by_id.contains_key(p.instance_id.as_str()))
+    {
+        return Err(EvaluateError::Other(format!(
+            "{}: none of its {} prediction(s) names an instance of {} (predictions for another dataset?)",
+            predictions.display(),
+            preds.len(),
+            dataset.display()
+        )));
+    }
+    let policy = match plan.sandbox {
+        crate::recipe::SandboxChoice::Auto => crate::validate::SandboxPolicy::Auto,
+        crate::recipe::SandboxChoice::Required => crate::validate::SandboxPolicy::Required,
+        crate::recipe::SandboxChoice::Off => crate::validate::SandboxPolicy::Off,
+    };
+    let runner = crate::validate::Runner::new(policy)
+        .map_err(|e| EvaluateError::Other(format!("validate: {e}")))?;
+    let validator = Validator::new(vplan, runner);
+    let output = opts.output.clone().unwrap_or_else(|| {
+        dataset
+            .join("evaluations")
+            .join(model.replace(['/', '\\', ' '], "_"))
+    });
+    let logs = output.join("logs");
+    let default_state = opts.state.unwrap_or(StateKind::Novel);
+    // Duplicates (same instance and state) are problems, not second scores.
+    let mut seen = HashSet::new();
+    let jobs: Vec<(Prediction, Option<String>)> = preds
+        .into_iter()
+        .map(|p| {
+            let state = p
+                .state
+                .clone()
+                .unwrap_or_else(|| default_state.name().into());
+            let dup = !seen.insert((p.instance_id.clone(), state.clone()));
+            (
+                p,
+                dup.then(|| "duplicate prediction for this instance and state".to_string()),
+            )
+        })
+        .collect();
+    let progress = if opts.progress {
+        crate::progress::Progress::new("evaluate", jobs.len() as u64)
+    } else {
+        crate::progress::Progress::hidden()
+    };
+    let results: Vec<PredictionResult> = jobs
+        .par_iter()
+        .map(|(p, dup)| {
+            let r = score_one(
+                p,
+                dup.clone(),
+                default_state,
+                &by_id,
+                &card,
+                dataset,
+                &validator,
+                &logs,
+                &plan.rules.classifier,
+            );
+            progress.inc(1);
+            r
+        })
+        .collect();
+    progress.finish();
+    let summary = summarize(&card, dataset, &model, &results, &by_id)?;
+    write_outputs(&output, &results, &summary)?;
+    Ok(Evaluation {
+        results,
+        summary,
+        output,
+    })
+}
+
+#[allow(clippy::too_many_arguments)] // One prediction needs all of the evaluation's context.
+fn score_one(
+    p: &Prediction,
+    duplicate: Option<String>,
+    default_state: StateKind,
+    by_id: &BTreeMap<&str, &Instance>,
+    card: &Card,
+    dataset: &Path,
+    validator: &Validator<'_>,
+    logs: &Path,
+    classifier: &crate::classify::Classifier,
+) -> PredictionResult {
+    let state = p
+        .state
+        .clone()
+        .unwrap_or_else(|| default_state.name().into());
+    let mut r = PredictionResult {
+        schema_version: SCHEMA_VERSION,
+        instance_id: p.instance_id.clone(),
+        model_name_or_path: p.model_name_or_path.clone(),
+        state: state.clone(),
+        scenario: "worst".into(),
+        applied: ApplyMethod::Failed,
+        compiled: None,
+        resolution: None,
+        resolved: false,
+        abstained: false,
+        abstention_correct: false,
+        localized: false,
+        hunks_touched: Vec::new(),
+        hunks_total: 0,
+        line_scores: None,
+        failing_before: None,
+        failing_after: None,
+        infra: None,
+        problems: Vec::new(),
+    };
+    if let Some(d) = duplicate {
+        r.problems.push(d);
+        return r;
+    }
+    let Some(inst) = by_id.get(p.instance_id.as_str()) else {
+        r.problems
+            .push(format!("unknown instance `{}`", p.instance_id));
+        return r;
+    };
+    r.hunks_total = inst.stats.hunks;
+    let kind = match state.as_str() {
+        "novel" => StateKind::Novel,
+        "partial" => StateKind::Partial,
+        "resolved" => StateKind::Resolved,
+        other => {
+            r.problems.push(format!(
+                "unknown state `{other}` (novel, partial, resolved)"
+            ));
+            return r;
+        }
+    };
+    let candidate = match crate::pipeline::candidate_of(inst, card) {
+        Ok(c) => c,
+        Err(why) => {
+            r.infra = Some(why);
+            return r;
+        }
+    };
+    let state_change = match state_change(inst, kind, dataset) {
+        Ok(c) => c,
+        Err(why) => {
+            r.problems.push(why);
+            return r;
+        }
+    };
+    let text = p.model_patch.clone().unwrap_or_default();
+    let patch = if text.trim().is_empty() {
+        Patch::default()
+    } else {
+        match crate::diff::parse(text.as_bytes()) {
+            Ok(p)
+                if p.files.iter().any(|f| {
+                    !f.hunks.is_empty() || f.change != crate::diff::FileChange::Modified
+                }) =>
+            {
+                p
+            }
+            Ok(_) => {
+                r.problems
+                    .push("model_patch is not a diff (no file or hunk found)".into());
+                return r;
+            }
+            Err(e) => {
+                r.problems.push(format!(
+                    "model_patch is not a diff: line {}: {}",
+                    e.line, e.kind
+                ));
+                return r;
+            }
+        }
+    };
+    let metrics = super::metrics::of(inst, &candidate, state_change.as_ref(), &patch, classifier);
+    r.abstained = metrics.abstained;
+    r.abstention_correct = match kind {
+        StateKind::Resolved => r.abstained,
+        _ => !r.abstained,
+    };
+    r.localized = metrics.localized;
+    r.hunks_touched = metrics.hunks_touched;
+    r.line_scores = metrics.line_scores;
+    let gold = GoldenTests {
+        fail_to_pass: inst.FAIL_TO_PASS.clone(),
+        pass_to_pass: inst.PASS_TO_PASS.clone(),
+        ..GoldenTests::default()
+    };
+    let label = format!("eval-{}", kind.name());
+    // The state with the golden tests, without the patch: what fails before it.
+    let before = validator.evaluate_run(
+        &candidate,
+        state_change.as_ref(),
+        None,
+        &format!("{label}-before"),
+        logs,
+    );
+    r.failing_before = failing(&before.result);
+    if patch.files.is_empty() {
+        r.applied = ApplyMethod::Empty;
+        grade(&mut r, &before.result, &gold, before.error);
+        return r;
+    }
+    r.applied = match applies(&candidate, state_change.as_ref(), &patch) {
+        Ok(Applied::Exact) => ApplyMethod::Exact,
+        Ok(Applied::Fuzz) => ApplyMethod::Fuzz,
+        Err(why) => {
+            r.problems.push(format!("the patch does not apply: {why}"));
+            return r;
+        }
+    };
+    let after = validator.evaluate_run(
+        &candidate,
+        state_change.as_ref(),
+        Some(&patch),
+        &label,
+        logs,
+    );
+    grade(&mut r, &after.result, &gold, after.error);
+    r.failing_after = failing(&after.result);
+    r
+}
+
+/// Resolution, compilation and infrastructure fields from one run.
+fn grade(r: &mut PredictionResult, result: &RunResult, gold: &GoldenTests, error: Option<String>) {
+    if let Some(e) = error {
+        r.infra = Some(e);
+        return;
+    }
+    match result {
+        RunResult::Tests(_) => {
+            r.compiled = Some(true);
+            let status = golden::resolve(result, gold, EvalType::PassAndFail);
+            r.resolution = Some(match status {
+                Resolution::Full => ResolutionStatus::Full,
+                Resolution::Partial => ResolutionStatus::Partial,
+                Resolution::No => ResolutionStatus::No,
+            });
+            r.resolved = status == Resolution::Full;
+        }
+        RunResult::Infra(f) => match f.kind {
+            InfraKind::BuildFailure | InfraKind::CollectionError => {
+                r.compiled = Some(false);
+                r.resolution = Some(ResolutionStatus::No);
+            }
+            _ => r.infra = Some(f.reason.clone()),
+        },
+    }
+}
+
+/// Tests not passing in a run (failed or errored); `None` when the suite did not run.
+fn failing(result: &RunResult) -> Option<usize> {
+    match result {
+        RunResult::Tests(t) => Some(
+            t.values()
+                .filter(|s| matches!(s, TestStatus::Failed | TestStatus::Error))
+                .count(),
+        ),
+        RunResult::Infra(_) => None,
+    }
+}
+
+/// How the patch applies to the state's tree (a dry run in a scratch copy).
+fn applies(
+    c: &crate::source::Candidate,
+    state_change: Option<&Patch>,
+    patch: &Patch,
+) -> Result<Applied, String> {
+    let crate::source::Base::Buggy(crate::source::Tree::Git { repo, rev, .. }) = &c.base else {
+        return Err("evaluation needs a git base tree".into());
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix("hunkgen-apply-")
+        .tempdir()
+        .map_err(|e| e.to_string())?;
+    let root = tmp.path().join("repo");
+    crate::git::export_tree(repo, rev, state_change, &root).map_err(|e| e.to_string())?;
+    apply_fuzzy(patch, &root)
+}
+
+/// The change from the base to a state: none (Novel), the golden patch (Resolved), or
+/// the hunks the dataset's Partial state applies.
+fn state_change(inst: &Instance, kind: StateKind, dataset: &Path) -> Result<Option<Patch>, String> {
+    let golden = || crate::states::golden_patch(inst).map_err(|e| e.to_string());
+    match kind {
+        StateKind::Novel => Ok(None),
+        StateKind::Resolved => golden().map(Some),
+        StateKind::Partial => {
+            for sc in [crate::model::Scenario::Worst, crate::model::Scenario::Best] {
+                let dir = crate::states::state_dir(dataset, &inst.instance_id, kind, sc, false);
+                if let Ok(m) = crate::states::read_manifest(&dir.join("manifest.yaml")) {
+                    return Ok(Some(crate::states::subset_patch(
+                        &golden()?,
+                        &m.hunks_applied,
+                    )));
+                }
+            }
+            Err(format!(
+                "no Partial state of `{}` in the dataset (build it with `states:` in the recipe)",
+                inst.instance_id
+            ))
+        }
+    }
+}
+
+/// Rates overall and by class, divergence quartile, state and project.
+fn summarize(
+    card: &Card,
+    dataset: &Path,
+    model: &str,
+    results: &[PredictionResult],
+    by_id: &BTreeMap<&str, &Instance>,
+) -> Result<EvaluationSummary, EvaluateError> {
+    let jsonl = std::fs::read(dataset.join("instances.jsonl")).map_err(|e| {
+        EvaluateError::Other(format!(
+            "{}: {e}",
+            dataset.join("instances.jsonl").display()
+        ))
+    })?;
+    let scored: Vec<&PredictionResult> = results
+        .iter()
+        .filter(|r| {
+            by_id.contains_key(r.instance_id.as_str())
+                && !r.problems.iter().any(|p| p.starts_with("duplicate"))
+        })
+        .collect();
+    let divs: Vec<f64> = by_id
+        .values()
+        .filter_map(|i| i.divergence.as_ref().and_then(|d| d.value))
+        .collect();
+    let q = |p: f64| crate::report::percentile(&divs, p);
+    let (q1, q2, q3) = (q(0.25), q(0.5), q(0.75));
+    let group = |key: &dyn Fn(&Instance, &PredictionResult) -> String| -> BTreeMap<String, Rates> {
+        let mut groups: BTreeMap<String, Vec<&PredictionResult>> = BTreeMap::new();
+        for r in &scored {
+            if let Some(inst) = by_id.get(r.instance_id.as_str()) {
+                groups.entry(key(inst, r)).or_default().push(r);
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(k, v)| (k, super::metrics::rates(&v)))
+            .collect()
+    };
+    Ok(EvaluationSummary {
+        schema_version: SCHEMA_VERSION,
+        dataset: card.name.clone(),
+        dataset_sha256: dataset::sha256_hex(&jsonl),
+        model_name_or_path: model.to_string(),
+        predictions: results.len(),
+        infra: results.iter().filter(|r| r.infra.is_some()).count(),
+        problems: results.iter().filter(|r| !r.problems.is_empty()).count(),
+        overall: super::metrics::rates(&scored),
+        by_class: group(&|i, _| {
+            i.proximity
+                .as_ref()
+                .and_then(|p| p.class)
+                .map(|c| c.name().to_string())
+                .unwrap_or_else(|| "undecided".into())
+        }),
+        by_divergence_quartile: group(&|i, _| match i.divergence.as_ref().and_then(|d| d.value) {
+            None => "none".into(),
+            Some(v) if v <= q1 => "Q1".into(),
+            Some(v) if v <= q2 => "Q2".into(),
+            Some(v) if v <= q3 => "Q3".into(),
+            Some(_) => "Q4".into(),
+        }),
+        by_state: group(&|_, r| r.state.clone()),
+        by_project: group(&|i, _| i.project.clone()),
+        outcomes: scored
+            .iter()
+            .map(|r| {
+                (
+                    format!("{}/{}", r.instance_id, r.state),
+                    Paired {
+                        resolved: r.resolved,
+                        abstained: r.abstained,
+                    },
+                )
+            })
+            .collect(),
+    })
+}
+
+fn write_outputs(
+    dir: &Path,
+    results: &[PredictionResult],
+    summary: &EvaluationSummary,
+) -> Result<(), EvaluateError> {
+    let mut sorted: Vec<&PredictionResult> = results.iter().collect();
+    sorted.sort_by(|a, b| (&a.instance_id, &a.state).cmp(&(&b.instance_id, &b.state)));
+    dataset::write_atomic(&dir.join("results.jsonl"), &dataset::jsonl(&sorted))?;
+    let json = serde_json::to_string_pretty(summary).unwrap_or_default();
+    dataset::write_atomic(&dir.join("summary.json"), json.as_bytes())?;
+    Ok(())
+}
+
+/// The evaluation table printed after a run: rates overall and by state.
+pub fn table(s: &EvaluationSummary) -> String {
+    use std::fmt::Write as _;
+    let pct = |r: &Option<crate::model::Rate>| match r {
+        Some(r) => format!(
+            "{:.1}% ({}/{}; {:.1}–{:.1})",
+            100.0 * r.rate,
+            r.k,
+            r.n,
+            100.0 * r.low,
+            100.0 * r.high
+        ),
+        None => "–".into(),
+    };
+    let mut out = format!(
+        "{} on {}: {} prediction(s), {} infrastructure failure(s), {} with problems\n\n| group | resolved | abstained | correct abstention | localized | compiled |\n|---|---|---|---|---|---|\n",
+        s.model_name_or_path, s.dataset, s.predictions, s.infra, s.problems
+    );
+    let mut row = |name: &str, r: &Rates| {
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} | {} | {} | {} |",
+            pct(&r.resolution),
+            pct(&r.abstention),
+            pct(&r.correct_abstention),
+            pct(&r.localization),
+            pct(&r.compilation)
+        );
+    };
+    row("all", &s.overall);
+    for (state, r) in &s.by_state {
+        row(&format!("state {state}"), r);
+    }
+    out
+}

@@ -1,0 +1,158 @@
+//! `hunkgen evaluate` on the validated demo: the three built-in baselines give the
+//! figures they must (gold resolves every Novel state; empty resolves no Novel or Partial
+//! state and abstains correctly on every Resolved one; the Partial states' hunks resolve
+//! no Novel state), and bad predictions are counted, never fatal.
+
+use crate::common::{hunkgen, validation_env};
+use crate::golden::demo;
+use std::fs;
+use std::path::Path;
+
+/// Evaluate into `out` and return the summary.
+fn evaluate(args: &[&str], out: &Path) -> serde_json::Value {
+    let res = hunkgen()
+        .arg("evaluate")
+        .arg(demo())
+        .args(args)
+        .arg("-q")
+        .arg("--output")
+        .arg(out)
+        .envs(validation_env())
+        .output()
+        .expect("runs");
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    serde_json::from_str(&fs::read_to_string(out.join("summary.json")).expect("summary"))
+        .expect("json")
+}
+
+fn rate(v: &serde_json::Value) -> (u64, u64) {
+    (v["k"].as_u64().expect("k"), v["n"].as_u64().expect("n"))
+}
+
+#[test]
+fn baselines_score_as_they_must() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let gold = evaluate(&["--baseline", "gold"], &dir.path().join("gold"));
+    assert_eq!(rate(&gold["by_state"]["novel"]["resolution"]), (6, 6));
+    assert_eq!(rate(&gold["overall"]["localization"]), (6, 6));
+    assert_eq!(rate(&gold["overall"]["abstention"]), (0, 6));
+
+    let empty = evaluate(&["--baseline", "empty"], &dir.path().join("empty"));
+    for state in ["novel", "partial"] {
+        assert_eq!(
+            rate(&empty["by_state"][state]["resolution"]),
+            (0, 6),
+            "{state}"
+        );
+        assert_eq!(
+            rate(&empty["by_state"][state]["correct_abstention"]),
+            (0, 6),
+            "{state}"
+        );
+    }
+    assert_eq!(
+        rate(&empty["by_state"]["resolved"]["correct_abstention"]),
+        (6, 6)
+    );
+
+    let partial = evaluate(&["--baseline", "partial"], &dir.path().join("partial"));
+    assert_eq!(rate(&partial["by_state"]["novel"]["resolution"]), (0, 6));
+    // A proper subset of the golden hunks touches some of them, never all.
+    let results = fs::read_to_string(dir.path().join("partial/results.jsonl")).expect("results");
+    for line in results.lines() {
+        let r: serde_json::Value = serde_json::from_str(line).expect("row");
+        let touched = r["hunks_touched"].as_array().expect("touched").len() as u64;
+        assert!(
+            touched >= 1 && touched < r["hunks_total"].as_u64().expect("total"),
+            "{r}"
+        );
+        assert_eq!(r["applied"], "exact");
+    }
+    // Wilson 95% for 6/6 is [0.609666, 1].
+    let low = gold["overall"]["resolution"]["low"].as_f64().expect("low");
+    assert!((low - 0.609666).abs() < 1e-5, "{low}");
+
+    // compare: gold against partial on the same Novel states, paired.
+    let out = hunkgen()
+        .arg("compare")
+        .arg(dir.path().join("gold/summary.json"))
+        .arg(dir.path().join("partial/summary.json"))
+        .arg("--json")
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let text = c.to_string();
+    assert!(text.contains("0.03125"), "b=6, c=0 gives p = 2/64: {text}");
+}
+
+#[test]
+fn bad_predictions_are_counted_not_fatal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rows = fs::read_to_string(demo().join("instances.jsonl")).expect("rows");
+    let first: serde_json::Value =
+        serde_json::from_str(rows.lines().next().expect("row")).expect("json");
+    let id = first["instance_id"].as_str().expect("id");
+    let preds = dir.path().join("preds.jsonl");
+    let bad_hunk = "--- a/java/src/main/java/org/acme/num/Money.java\n+++ b/java/src/main/java/org/acme/num/Money.java\n@@ -1,2 +1,2 @@\n-this line is not there\n+nor this\n context that does not exist\n";
+    let lines = [
+        serde_json::json!({"instance_id": "nope-123", "model_name_or_path": "m", "model_patch": ""}),
+        serde_json::json!({"instance_id": id, "model_name_or_path": "m", "model_patch": "just prose, no diff"}),
+        serde_json::json!({"instance_id": id, "model_name_or_path": "m", "model_patch": "", "state": "resolved"}),
+        serde_json::json!({"instance_id": id, "model_name_or_path": "m", "model_patch": "", "state": "resolved"}),
+        serde_json::json!({"instance_id": id, "model_name_or_path": "m", "model_patch": bad_hunk, "state": "partial"}),
+    ];
+    fs::write(
+        &preds,
+        lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    )
+    .expect("preds");
+    let summary = evaluate(
+        &["--predictions", preds.to_str().expect("path")],
+        &dir.path().join("out"),
+    );
+    assert_eq!(summary["predictions"], 5);
+    assert_eq!(summary["problems"], 4, "{summary}");
+    let results = fs::read_to_string(dir.path().join("out/results.jsonl")).expect("results");
+    for needle in [
+        "unknown instance `nope-123`",
+        "model_patch is not a diff",
+        "duplicate prediction",
+        "the patch does not apply",
+    ] {
+        assert!(results.contains(needle), "{needle}: {results}");
+    }
+
+    // An empty file, and predictions for another dataset: one clear line, exit 1.
+    let empty = dir.path().join("empty.jsonl");
+    fs::write(&empty, "").expect("empty");
+    let other = dir.path().join("other.jsonl");
+    fs::write(
+        &other,
+        "{\"instance_id\":\"django__django-1\",\"model_name_or_path\":\"m\",\"model_patch\":\"\"}\n",
+    )
+    .expect("other");
+    for (file, expected) in [(&empty, "no predictions"), (&other, "another dataset")] {
+        let out = hunkgen()
+            .arg("evaluate")
+            .arg(demo())
+            .arg("--predictions")
+            .arg(file)
+            .arg("-q")
+            .envs(validation_env())
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(expected), "{err}");
+    }
+}
