@@ -13,6 +13,7 @@ mod diff_d4j;
 mod diff_errors;
 mod diff_oracle;
 mod diff_prop;
+mod evaluate_d4j;
 mod git_history;
 mod golden;
 mod hunk4j;
