@@ -14,6 +14,7 @@ mod diff_errors;
 mod diff_oracle;
 mod diff_prop;
 mod evaluate;
+mod evaluate_d4j;
 mod git_history;
 mod golden;
 mod hunk4j;
