@@ -23,12 +23,16 @@ export HUNKGEN_UV_CACHE ?= $(CURDIR)/target/uv-cache
 
 ## Build the embedded demo repository and the demo dataset (datasets/demo).
 demo: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_CACHE)/.seeded
-	@echo "== 1/3 compiling hunkgen (the first build takes a few minutes; cargo shows its progress)"
+	@echo "== 1/4 compiling hunkgen (the first build takes a few minutes; cargo shows its progress)"
 	$(CARGO) build
-	@echo "== 2/3 writing the demo project's scripted git history into $(DEMO_REPO)"
+	@echo "== 2/4 writing the demo project's scripted git history into $(DEMO_REPO)"
 	bash demo/build-repo.sh $(DEMO_REPO)
-	@echo "== 3/3 mining, annotating, running the golden tests (pytest, JUnit) in the sandbox and writing datasets/demo"
+	@echo "== 3/4 mining, annotating, running the golden tests (pytest, JUnit) in the sandbox and writing datasets/demo"
 	$(CARGO) run --quiet -- build recipes/demo.yaml
+	@echo "== 4/4 evaluating three built-in prediction sets: gold patches, empty patches, the Partial states' hunks"
+	$(CARGO) run --quiet -- evaluate datasets/demo --baseline gold -q
+	$(CARGO) run --quiet -- evaluate datasets/demo --baseline empty -q
+	$(CARGO) run --quiet -- evaluate datasets/demo --baseline partial -q
 
 ## The whole test suite (unit, property, real Defects4J data, oracles, CLI) plus lints.
 test: deps lint
