@@ -229,10 +229,15 @@ pub enum Command {
         /// instance_id, model_name_or_path, model_patch and an optional state.
         #[arg(
             long,
-            required_unless_present = "baseline",
-            conflicts_with = "baseline"
+            required_unless_present_any = ["baseline", "localizations"],
+            conflicts_with_all = ["baseline", "localizations"]
         )]
         predictions: Option<PathBuf>,
+        /// Score predicted fault locations instead (RepoFixEval): JSON Lines
+        /// {"instance_id", "files": [..], "lines": ["path:line", ..]}; file- and line-level
+        /// precision, recall and F1 against the golden changed lines (no test runs).
+        #[arg(long, conflicts_with = "baseline", value_name = "FILE")]
+        localizations: Option<PathBuf>,
         /// Score a built-in baseline instead: gold (golden patches on Novel), empty (no
         /// change on every state), partial (the Partial states' hunks on Novel).
         #[arg(long, value_enum)]
@@ -478,6 +483,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Evaluate {
             dataset: dir,
             predictions,
+            localizations,
             baseline,
             state,
             output,
@@ -488,6 +494,19 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 let _ = rayon::ThreadPoolBuilder::new()
                     .num_threads(j)
                     .build_global();
+            }
+            if let Some(file) = localizations {
+                let out_dir = output.unwrap_or_else(|| dir.join("evaluations/localization"));
+                let (rows, files_f1, lines_f1) =
+                    crate::evaluate::score::evaluate_localizations(&dir, &file, &out_dir)?;
+                let mut out = std::io::stdout().lock();
+                writeln!(
+                    out,
+                    "{} instance(s): mean file-level F1 {files_f1:.3}, mean line-level F1 {lines_f1:.3}\nresults: {}",
+                    rows.len(),
+                    out_dir.join("localization.jsonl").display()
+                )?;
+                return Ok(());
             }
             let file = match (predictions, baseline) {
                 (Some(p), _) => p,

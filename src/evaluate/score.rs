@@ -515,3 +515,74 @@ pub fn table(s: &EvaluationSummary) -> String {
     }
     out
 }
+
+/// One row of `localization.jsonl`: a predicted fault location against the golden
+/// changed lines (RepoFixEval's localization task).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LocalizationResult {
+    /// The instance.
+    pub instance_id: String,
+    /// File-level precision / recall / F1.
+    pub files: Option<crate::model::Scores>,
+    /// Line-level precision / recall / F1 (buggy-side `path:line`).
+    pub lines: Option<crate::model::Scores>,
+    /// Golden hunks whose lines the prediction names.
+    pub hunks_touched: Vec<usize>,
+    /// Counted golden hunks.
+    pub hunks_total: usize,
+}
+
+/// Score localization predictions against a dataset's golden changed lines; instances
+/// without a prediction score zero recall (they count, as RepoFixEval does). Writes
+/// `localization.jsonl` and returns the rows with their means (files F1, lines F1).
+pub fn evaluate_localizations(
+    dataset: &Path,
+    file: &Path,
+    output: &Path,
+) -> Result<(Vec<LocalizationResult>, f64, f64), EvaluateError> {
+    let instances = dataset::read_instances(dataset)?;
+    let predicted =
+        super::read_localizations(file).map_err(|e| EvaluateError::Other(e.to_string()))?;
+    let ids: HashSet<&str> = instances.iter().map(|i| i.instance_id.as_str()).collect();
+    if let Some(unknown) = predicted.keys().find(|k| !ids.contains(k.as_str())) {
+        return Err(EvaluateError::Other(format!(
+            "{}: instance `{unknown}` is not in {}",
+            file.display(),
+            dataset.display()
+        )));
+    }
+    let empty = super::Localization {
+        instance_id: String::new(),
+        files: Default::default(),
+        lines: Default::default(),
+        row: 0,
+    };
+    let rows: Vec<LocalizationResult> = instances
+        .iter()
+        .map(|inst| {
+            let p = predicted.get(&inst.instance_id).unwrap_or(&empty);
+            let golden = crate::states::golden_patch(inst)
+                .map(|g| super::golden_hunks(&g, &inst.hunks))
+                .unwrap_or_default();
+            LocalizationResult {
+                instance_id: inst.instance_id.clone(),
+                files: super::file_scores(&p.files, &inst.files),
+                lines: super::scores(&p.lines, &super::golden_lines(&golden)),
+                hunks_touched: super::hunks_touched(&golden, &p.lines),
+                hunks_total: inst.stats.hunks,
+            }
+        })
+        .collect();
+    let mean = |f: &dyn Fn(&LocalizationResult) -> Option<f64>| {
+        let v: Vec<f64> = rows.iter().filter_map(f).collect();
+        if v.is_empty() {
+            0.0
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
+        }
+    };
+    let files_f1 = mean(&|r| r.files.map(|s| s.f1));
+    let lines_f1 = mean(&|r| r.lines.map(|s| s.f1));
+    dataset::write_atomic(&output.join("localization.jsonl"), &dataset::jsonl(&rows))?;
+    Ok((rows, files_f1, lines_f1))
+}

@@ -156,3 +156,55 @@ fn bad_predictions_are_counted_not_fatal() {
         assert!(err.contains(expected), "{err}");
     }
 }
+
+/// RepoFixEval's localization task on the demo: one prediction, hand-computed. The Wrap
+/// fix changes buggy lines 26 and 39 of Wrap.java; predicting lines 26 and 100 gives
+/// line precision 1/2, recall 1/2, F1 1/2 and file P = R = F1 = 1; the five instances
+/// without a prediction score 0, so the means are 1/6 (files) and 1/12 (lines).
+#[test]
+fn localization_predictions_are_scored_per_file_and_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let wrap = "java/src/main/java/org/acme/text/Wrap.java";
+    let file = dir.path().join("loc.jsonl");
+    fs::write(
+        &file,
+        format!(
+            "{}\n",
+            serde_json::json!({"instance_id": "acme-9d015a1dbe61", "files": [wrap],
+                "lines": [format!("{wrap}:26"), format!("{wrap}:100")]})
+        ),
+    )
+    .expect("write");
+    let out = hunkgen()
+        .arg("evaluate")
+        .arg(demo())
+        .arg("--localizations")
+        .arg(&file)
+        .arg("--output")
+        .arg(dir.path().join("out"))
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("mean file-level F1 0.167, mean line-level F1 0.083"),
+        "{stdout}"
+    );
+    let rows = fs::read_to_string(dir.path().join("out/localization.jsonl")).expect("rows");
+    let wrap_row: serde_json::Value = rows
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("row"))
+        .find(|r| r["instance_id"] == "acme-9d015a1dbe61")
+        .expect("row");
+    assert_eq!(wrap_row["lines"]["precision"], 0.5);
+    assert_eq!(wrap_row["lines"]["recall"], 0.5);
+    assert_eq!(wrap_row["files"]["f1"], 1.0);
+    assert_eq!(
+        wrap_row["hunks_touched"].as_array().expect("touched").len(),
+        1
+    );
+}
