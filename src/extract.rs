@@ -129,6 +129,7 @@ pub fn instance(c: &Candidate, rules: &CountRules) -> Instance {
         extra: None,
         notes: Vec::new(),
         validation: None,
+        failures: c.failures.clone(),
         states: None,
     }
 }

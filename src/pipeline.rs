@@ -351,6 +351,7 @@ fn validate<'c>(
             None => {
                 inst.FAIL_TO_PASS = o.fail_to_pass;
                 inst.PASS_TO_PASS = o.pass_to_pass;
+                inst.failures = o.failures;
                 inst.validation = Some(o.record);
                 confirmed.push(inst);
                 confirmed_c.push(c);
@@ -676,6 +677,7 @@ pub fn candidate_of(inst: &Instance, card: &Card) -> Result<Candidate, String> {
         created_at: inst.created_at.clone(),
         version: inst.version.clone(),
         fail_to_pass: inst.FAIL_TO_PASS.clone(),
+        failures: inst.failures.clone(),
         report: inst.report.clone(),
         test_patch: parse("test_patch", &inst.test_patch)?,
         patch,

@@ -151,6 +151,7 @@ pub fn annotate_patch_file(
         created_at: String::new(),
         version: String::new(),
         fail_to_pass: Vec::new(),
+        failures: Vec::new(),
         report: None,
         patch: forward,
         test_patch: Default::default(),

@@ -21,7 +21,7 @@ pub use hunk::{HunkPlace, ProximityClass, SkipReason};
 pub use note::{Note, NoteKind};
 pub use rejected::{RejectReason, Rejected, Stage};
 pub use state::{Expected, PartialSource, Scenario, StateKind, StateManifest, StatesRecord};
-pub use validation::{TreeRuns, TreeSeconds, ValidationRecord};
+pub use validation::{Failure, TreeRuns, TreeSeconds, ValidationRecord};
 
 use crate::diff::Span;
 use schemars::JsonSchema;
@@ -156,6 +156,10 @@ pub struct Instance {
     /// How the golden tests were proven by running them (absent when not validated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validation: Option<ValidationRecord>,
+    /// Per FAIL_TO_PASS test, its failure message and trimmed stack trace before the fix
+    /// (from the validation runs; Defects4J's trigger_tests for Defects4J instances).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<Failure>,
     /// Repository states written under `states/<instance_id>/` (absent when none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub states: Option<StatesRecord>,

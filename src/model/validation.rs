@@ -51,3 +51,15 @@ pub struct TreeSeconds {
     /// Base + test patch + patch.
     pub after: f64,
 }
+
+/// What a failing golden test says on base + test patch: the execution-failure statement
+/// of RepoFixEval's issue-discovery setting.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Failure {
+    /// The test id (as in FAIL_TO_PASS).
+    pub test: String,
+    /// Its failure message (first line).
+    pub message: String,
+    /// Its stack trace, trimmed to the first lines.
+    pub trace: String,
+}

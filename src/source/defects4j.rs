@@ -68,6 +68,8 @@ pub struct D4jBug {
     pub test_patch: Patch,
     /// Failing tests, `pkg.Class::method`.
     pub trigger_tests: Vec<String>,
+    /// What each trigger test says when it fails (message and trimmed trace).
+    pub failures: Vec<crate::model::Failure>,
     /// Classes the fix modifies, in `modified_classes` order.
     pub modified_classes: Vec<String>,
 }
@@ -247,6 +249,43 @@ pub fn read_trigger_tests(path: &Path) -> Result<Vec<String>, D4jError> {
         .collect())
 }
 
+/// Each trigger test's failure: the `--- id` line, the exception line that follows (the
+/// message) and the stack trace, trimmed to its first 20 lines.
+pub fn read_trigger_failures(path: &Path) -> Result<Vec<crate::model::Failure>, D4jError> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let bytes = read_bytes(path)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let mut out: Vec<(String, Vec<&str>)> = Vec::new();
+    for line in text.lines() {
+        match line.strip_prefix("--- ") {
+            Some(id) => out.push((id.trim().to_string(), Vec::new())),
+            None => {
+                if let Some((_, lines)) = out.last_mut() {
+                    lines.push(line);
+                }
+            }
+        }
+    }
+    Ok(out
+        .into_iter()
+        .map(|(test, lines)| crate::model::Failure {
+            test,
+            message: lines
+                .first()
+                .map(|l| l.trim().to_string())
+                .unwrap_or_default(),
+            trace: lines
+                .iter()
+                .take(20)
+                .copied()
+                .collect::<Vec<_>>()
+                .join("\n"),
+        })
+        .collect())
+}
+
 fn read_lines(path: &Path) -> Result<Vec<String>, D4jError> {
     if !path.exists() {
         return Ok(Vec::new());
@@ -276,6 +315,7 @@ pub fn read_bug(project: &str, dir: &Path, row: &ActiveBug) -> Result<D4jBug, D4
         to_buggy,
         test_patch,
         trigger_tests: read_trigger_tests(&dir.join(format!("trigger_tests/{id}")))?,
+        failures: read_trigger_failures(&dir.join(format!("trigger_tests/{id}")))?,
         modified_classes: read_lines(&dir.join(format!("modified_classes/{id}.src")))?,
     })
 }
@@ -469,6 +509,7 @@ pub fn candidate(bug: D4jBug, repo: Option<&ProjectRepo>) -> Candidate {
         created_at: String::new(),
         version: String::new(),
         fail_to_pass: bug.trigger_tests,
+        failures: bug.failures,
         report: match (bug.report_id, bug.report_url) {
             (None, None) => None,
             (id, url) => Some(Report {

@@ -45,6 +45,7 @@ pub fn candidates(
             created_at: crate::dataset::rfc3339(c.time),
             version: String::new(),
             fail_to_pass: Vec::new(),
+            failures: Vec::new(),
             report: None,
             base: Base::Buggy(Tree::Git {
                 repo: cfg.repo.clone(),

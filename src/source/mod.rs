@@ -55,6 +55,8 @@ pub struct Candidate {
     pub version: String,
     /// Failing tests the source already names (Defects4J's trigger tests).
     pub fail_to_pass: Vec<String>,
+    /// What those tests say when they fail (Defects4J's trigger_tests traces).
+    pub failures: Vec<crate::model::Failure>,
     /// Issue-tracker reference.
     pub report: Option<Report>,
     /// Forward (buggy → fixed) code patch.

@@ -759,3 +759,64 @@ mod pytest_class_ids {
         );
     }
 }
+
+/// Failure messages and stack traces of the failing tests of JUnit XML reports (JUnit,
+/// Surefire, pytest's `--junitxml`), keyed like the statuses: what a failing test says.
+pub fn junit_failures(
+    files: &[PathBuf],
+    style: IdStyle,
+) -> BTreeMap<String, crate::model::Failure> {
+    let mut out = BTreeMap::new();
+    for path in files {
+        let Ok(text) = fs::read_to_string(path) else {
+            continue;
+        };
+        let Ok(doc) = roxmltree::Document::parse(&text) else {
+            continue;
+        };
+        for case in doc.descendants().filter(|n| n.has_tag_name("testcase")) {
+            let Some(f) = case
+                .children()
+                .find(|c| c.has_tag_name("failure") || c.has_tag_name("error"))
+            else {
+                continue;
+            };
+            let (id, _) = junit_case(&case, style);
+            let trace: Vec<&str> = f.text().unwrap_or("").lines().take(TRACE_LINES).collect();
+            out.entry(id.clone()).or_insert(crate::model::Failure {
+                test: id,
+                message: f
+                    .attribute("message")
+                    .unwrap_or("")
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .chars()
+                    .take(500)
+                    .collect(),
+                trace: trace.join("\n"),
+            });
+        }
+    }
+    out
+}
+
+/// Lines of a stack trace kept in a failure statement.
+pub const TRACE_LINES: usize = 20;
+
+/// The `TEST-*.xml` files of a report directory, sorted.
+pub fn junit_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("TEST-") && n.ends_with(".xml"))
+        })
+        .collect();
+    files.sort();
+    files
+}

@@ -90,6 +90,8 @@ pub struct Outcome {
     pub fail_to_pass: Vec<String>,
     /// PASS_TO_PASS.
     pub pass_to_pass: Vec<String>,
+    /// What each FAIL_TO_PASS test says when it fails before the fix.
+    pub failures: Vec<crate::model::Failure>,
     /// The `validation{}` record.
     pub record: ValidationRecord,
     /// `Some` when the instance is rejected: the reason code and one line.
@@ -109,12 +111,22 @@ pub struct Validator<'a> {
     built: Mutex<HashMap<String, Result<BuiltEnv, String>>>,
 }
 
-/// A cached run: the parsed result and its log text.
+/// One run: (answered from the cache, seconds, result, failing tests' messages).
+type Ran = (
+    bool,
+    f64,
+    RunResult,
+    BTreeMap<String, crate::model::Failure>,
+);
+
+/// A cached run: the parsed result, its failing tests' messages and its log text.
 #[derive(Serialize, Deserialize)]
 struct CachedRun {
     result: RunResult,
     seconds: f64,
     log: String,
+    #[serde(default)]
+    failures: BTreeMap<String, crate::model::Failure>,
 }
 
 /// The three trees of an instance.
@@ -187,6 +199,7 @@ impl<'a> Validator<'a> {
         let mut out = Outcome {
             fail_to_pass: Vec::new(),
             pass_to_pass: Vec::new(),
+            failures: Vec::new(),
             record: ValidationRecord {
                 suites: Vec::new(),
                 scope: match self.plan.scope {
@@ -277,6 +290,7 @@ impl<'a> Validator<'a> {
             }
         };
         let mut by_tree: [Vec<RunResult>; 3] = Default::default();
+        let mut before_failures: BTreeMap<String, crate::model::Failure> = BTreeMap::new();
         for (t, kind) in [TreeKind::Base, TreeKind::Before, TreeKind::After]
             .into_iter()
             .enumerate()
@@ -305,7 +319,10 @@ impl<'a> Validator<'a> {
                         label: None,
                     });
                     match run {
-                        Ok((cached, seconds, result)) => {
+                        Ok((cached, seconds, result, failures)) => {
+                            if kind == TreeKind::Before && k == 0 {
+                                before_failures.extend(failures);
+                            }
                             if cached {
                                 out.cached_runs += 1;
                             } else {
@@ -375,6 +392,11 @@ impl<'a> Validator<'a> {
             .map(|(k, n)| format!("{k} {n}"))
             .collect();
         out.fail_to_pass = v.golden.fail_to_pass.clone();
+        out.failures = out
+            .fail_to_pass
+            .iter()
+            .filter_map(|t| before_failures.get(t).cloned())
+            .collect();
         out.pass_to_pass = v.golden.pass_to_pass.clone();
         out.rejection = v.rejection.map(|r| match r {
             Rejection::Infra { side, run, failure } => (
@@ -473,7 +495,7 @@ impl<'a> Validator<'a> {
                     model: None,
                     label: None,
                 }) {
-                    Ok((_, _, r)) => merged = Some(merge(merged, r)),
+                    Ok((_, _, r, _)) => merged = Some(merge(merged, r)),
                     Err(why) => return (false, serde_json::json!({"error": why})),
                 }
             }
@@ -512,7 +534,7 @@ impl<'a> Validator<'a> {
     }
 
     /// One run (from the cache when possible): (cached, seconds, result).
-    fn run(&self, a: RunArgs<'_>) -> Result<(bool, f64, RunResult), String> {
+    fn run(&self, a: RunArgs<'_>) -> Result<Ran, String> {
         let suite = a.suite;
         let workdir = suite.workdir.clone().unwrap_or_default();
         let selected = self.selection(a.c, suite, &workdir);
@@ -534,7 +556,7 @@ impl<'a> Validator<'a> {
         let test_patch = matches!(a.kind, TreeKind::Before | TreeKind::After);
         let patch = a.kind == TreeKind::After;
         let key = Key::of(&[
-            b"hunkgen-run-v1",
+            b"hunkgen-run-v2",
             a.tree_id.as_bytes(),
             a.to_buggy
                 .map(|p| p.to_bytes())
@@ -574,7 +596,7 @@ impl<'a> Validator<'a> {
                     let _ = std::fs::create_dir_all(dir);
                 }
                 let _ = std::fs::write(&log, hit.log.as_bytes());
-                return Ok((true, hit.seconds, hit.result));
+                return Ok((true, hit.seconds, hit.result, hit.failures));
             }
         }
         let wc = tempfile::Builder::new()
@@ -666,10 +688,20 @@ impl<'a> Validator<'a> {
         let log_text = std::fs::read(&log)
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
+        let reports = dir.join(report_dir);
+        let style = match suite.report {
+            ReportKind::Pytest => IdStyle::Pytest,
+            ReportKind::Junit => IdStyle::Java,
+        };
+        let mut files = parse::junit_files(&reports);
+        if reports.join("pytest.xml").is_file() {
+            files.push(reports.join("pytest.xml"));
+        }
         let entry = CachedRun {
             result: result.1.clone(),
             seconds: result.0,
             log: log_text,
+            failures: parse::junit_failures(&files, style),
         };
         // A timeout may be the machine's load, not the test: do not cache it.
         let timed_out = matches!(&result.1, RunResult::Infra(f) if f.kind == InfraKind::Timeout);
@@ -678,7 +710,7 @@ impl<'a> Validator<'a> {
                 let _ = self.results.put(&key, &bytes);
             }
         }
-        Ok((false, result.0, result.1))
+        Ok((false, result.0, result.1, entry.failures))
     }
 
     fn selection(&self, c: &Candidate, suite: &Suite, workdir: &str) -> Selection {
@@ -975,7 +1007,7 @@ impl<'a> Validator<'a> {
                 model,
                 label: Some(label),
             }) {
-                Ok((_, _, r)) => merged = Some(merge(merged, r)),
+                Ok((_, _, r, _)) => merged = Some(merge(merged, r)),
                 Err(why) => return fail(why),
             }
         }

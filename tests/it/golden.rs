@@ -52,6 +52,17 @@ fn demo_instances_are_validated_by_real_pytest_and_junit() {
         assert_eq!(v["runs"]["before"], 2, "{id}");
         assert_eq!(v["runs"]["after"], 2, "{id}");
         assert_eq!(v["labels"]["f2p"].as_u64(), Some(f2p.len() as u64), "{id}");
+        // What each FAIL_TO_PASS test says before the fix (RepoFixEval's statements).
+        let failures = r["failures"].as_array().expect("failures");
+        assert_eq!(failures.len(), f2p.len(), "{id}: {failures:?}");
+        for (f, t) in failures.iter().zip(f2p) {
+            assert_eq!(&f["test"], t, "{id}");
+            assert!(
+                !f["message"].as_str().unwrap_or("").is_empty()
+                    || !f["trace"].as_str().unwrap_or("").is_empty(),
+                "{id}: {f}"
+            );
+        }
         for s in v["suites"].as_array().expect("suites") {
             suites.insert(s.as_str().expect("suite").to_string());
         }

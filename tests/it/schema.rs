@@ -60,7 +60,8 @@ fn every_instance_field_is_explained_in_the_readme() {
 }
 
 /// The instances of a build, with the schema-v2 additions taken back out: no
-/// `schema_version`, and notes as the v1 strings (`ast: <path>: <detail>`, sorted).
+/// `schema_version`, notes as the v1 strings (`ast: <path>: <detail>`, sorted), and no
+/// field after them (`failures`, added later, comes after `notes`).
 fn as_schema_v1(jsonl: &str) -> String {
     let mut out = String::new();
     for line in jsonl.lines() {
