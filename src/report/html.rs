@@ -214,6 +214,7 @@ nav{position:sticky;top:0;background:#fff;border-bottom:1px solid var(--line);pa
 nav a{margin-right:14px;color:var(--accent);text-decoration:none;font-weight:600}
 main{padding:8px 28px 40px;max-width:1240px}
 section{margin-top:22px}
+[id]{scroll-margin-top:44px}
 h2{font-size:18px;border-bottom:2px solid var(--line);padding-bottom:4px}
 h3{font-size:15px;margin:18px 0 6px}
 table{border-collapse:collapse;margin:6px 0 12px}
@@ -897,7 +898,7 @@ fn instance_details(out: &mut String, page: &Page, k: usize, i: &Instance) {
     row(
         "size",
         format!(
-            "{} counted hunks in {} files ({} raw hunks, {} files); +{} −{} lines; spread {}",
+            "{} counted hunks in {} file(s) ({} raw hunks, {} file(s)); +{} −{} lines; spread {}",
             i.stats.hunks,
             i.stats.files,
             i.stats.raw_hunks,

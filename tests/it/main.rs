@@ -15,6 +15,7 @@ mod diff_prop;
 mod git_history;
 mod golden;
 mod hunk4j;
+mod report;
 mod rough_edges;
 mod schema;
 mod states;
