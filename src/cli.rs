@@ -18,7 +18,7 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "hunkgen", version, propagate_version = true)]
 #[command(
-    after_help = "Examples:\n  hunkgen build recipes/demo.yaml\n  hunkgen build recipes/hunk4j.yaml --output /tmp/hunk4j\n  hunkgen stats datasets/hunk4j --json\n  hunkgen compare a/summary.json b/summary.json\n  hunkgen checkout datasets/demo <id> --state partial --scenario best /tmp/state\n\nExit codes: 0 success, 1 bad input or failed build, 2 usage error."
+    after_help = "Examples:\n  hunkgen build recipes/demo.yaml\n  hunkgen build recipes/hunk4j.yaml --output /tmp/hunk4j\n  hunkgen stats datasets/hunk4j --json\n  hunkgen evaluate datasets/demo --baseline gold\n  hunkgen compare a/summary.json b/summary.json\n  hunkgen checkout datasets/demo <id> --state partial --scenario best /tmp/state\n  hunkgen report datasets/demo --results datasets/demo/evaluations/baseline-gold\n\nExit codes: 0 success, 1 bad input or failed build, 2 usage error, 130 interrupted."
 )]
 pub struct Cli {
     /// What to do.
@@ -254,6 +254,31 @@ pub enum Command {
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
+    },
+    /// Write a dataset's report as one self-contained HTML page.
+    ///
+    /// The page (default <dataset>/report/index.html) shows the dataset card, the build
+    /// funnel with rejections by reason, Tables I–III, the divergence histogram and its
+    /// components, proximity classes, and a searchable table of instances, each with its
+    /// hunks, patch and links to its test logs. With --results (results.jsonl of
+    /// `hunkgen evaluate`, or a directory holding it and summary.json): resolution by
+    /// proximity class and divergence quartile, abstention by state and, for several
+    /// systems, which solved which tasks. Results of another dataset are refused. The
+    /// page fetches nothing (inline CSS and SVG); it is written atomically and its path
+    /// printed.
+    #[command(
+        after_help = "Examples (make demo builds datasets/demo):\n  hunkgen report datasets/demo\n  hunkgen report datasets/demo --results runs/gpt/results.jsonl --results runs/agentless/\n  hunkgen report datasets/hunk4j -o /tmp/hunk4j.html"
+    )]
+    Report {
+        /// The dataset directory (holding instances.jsonl, dataset.yaml).
+        dataset: PathBuf,
+        /// A system's results.jsonl, or a directory holding it (and summary.json);
+        /// repeatable, one per system.
+        #[arg(long = "results", value_name = "FILE|DIR")]
+        results: Vec<PathBuf>,
+        /// Write the page here instead of <dataset>/report/index.html.
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Print a dataset's tables (HUNK4J Tables I, II and, when annotated, III).
     Stats {
@@ -543,6 +568,35 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 "results: {}",
                 ev.output.join("results.jsonl").display()
             )?;
+            Ok(())
+        }
+        Command::Report {
+            dataset: dir,
+            results,
+            output,
+        } => {
+            if !dir.join("instances.jsonl").is_file() {
+                anyhow::bail!(
+                    "{}: not a hunkgen dataset (no instances.jsonl)",
+                    dir.display()
+                );
+            }
+            let out = output.unwrap_or_else(|| dir.join("report/index.html"));
+            if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("{}: cannot create directory", parent.display()))?;
+            }
+            let page = report::page::Page::load(&dir, &out, &results)?;
+            for s in page.systems.iter().filter(|s| s.unknown > 0) {
+                eprintln!(
+                    "warning: {}: {} row(s) of `{}` name instances this dataset lacks; left out",
+                    s.file.display(),
+                    s.unknown,
+                    s.name
+                );
+            }
+            dataset::write_atomic(&out, report::html::render(&page).as_bytes())?;
+            writeln!(std::io::stdout().lock(), "{}", out.display())?;
             Ok(())
         }
         Command::Stats {

@@ -145,6 +145,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
     }
     rejected.sort_by_key(|r| dataset::natural_key(&r.id));
     let counts = Counts {
+        walked: mined.walked,
         examined: examined.len(),
         multi_hunk: keep.len(),
         rejected: rejected.len(),

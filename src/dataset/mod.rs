@@ -154,6 +154,27 @@ pub fn card_yaml(card: &Card) -> String {
     serde_norway::to_string(card).unwrap_or_default()
 }
 
+/// Read a dataset's `rejected.jsonl` (empty when the file is absent).
+pub fn read_rejected(dataset: &Path) -> Result<Vec<crate::model::Rejected>, DatasetError> {
+    let path = dataset.join("rejected.jsonl");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_err(&path)(e)),
+    };
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| DatasetError::Parse {
+                path: path.clone(),
+                line: i + 1,
+                what: format!("not a rejected row: {e}"),
+            })
+        })
+        .collect()
+}
+
 /// Read a dataset's card, if it has one.
 pub fn read_card(dataset: &Path) -> Result<Option<Card>, DatasetError> {
     let path = dataset.join("dataset.yaml");

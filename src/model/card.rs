@@ -37,6 +37,10 @@ pub struct Card {
 /// Counts for the card and the build summary.
 #[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq, Eq)]
 pub struct Counts {
+    /// Items the source walked (bugs listed, commits visited); 0 in cards written before
+    /// it was recorded.
+    #[serde(default)]
+    pub walked: usize,
     /// Bugs or commits examined (candidates produced by the source).
     pub examined: usize,
     /// Candidates with at least `min_code_hunks` counted hunks.

@@ -1,7 +1,10 @@
 //! Dataset report: tables computed once as typed values (Tables I–III, the divergence
-//! distribution, uncounted hunks, notes), rendered to markdown and JSON from the same
-//! values.
+//! distribution, uncounted hunks, notes), rendered to markdown, JSON and HTML from the
+//! same values.
 
+pub mod html;
+pub mod page;
+pub mod results;
 pub mod tables;
 
 use crate::model::{Instance, NoteKind, ProximityClass, SkipReason};
@@ -60,6 +63,8 @@ pub struct AnnotationTables {
     pub with_divergence: usize,
     /// Distribution rows: Div(P) and the components.
     pub distribution: Vec<DistributionRow>,
+    /// Histograms of the same samples as `distribution`, in the same order.
+    pub histograms: Vec<Histogram>,
     /// Instances per note kind.
     pub notes: Vec<(NoteKind, usize)>,
 }
@@ -86,6 +91,42 @@ pub struct DistributionRow {
     pub n: usize,
     /// min, median, mean, p75, max (`None` for an empty sample).
     pub stats: Option<[f64; 5]>,
+}
+
+/// Equal-width bins over `[lo, hi]`; a value equal to `hi` falls into the last bin.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Histogram {
+    /// What is measured (a [`DistributionRow::measure`]).
+    pub measure: &'static str,
+    /// Lower edge of the first bin.
+    pub lo: f64,
+    /// Upper edge of the last bin.
+    pub hi: f64,
+    /// Values per bin.
+    pub counts: Vec<usize>,
+}
+
+impl Histogram {
+    /// Bin `values` into `bins` equal bins over `[lo, hi]` (values outside are clamped).
+    pub fn new(measure: &'static str, values: &[f64], lo: f64, hi: f64, bins: usize) -> Self {
+        let bins = bins.max(1);
+        let mut counts = vec![0; bins];
+        let width = hi - lo;
+        for v in values {
+            let k = if width > 0.0 {
+                (((v - lo) / width) * bins as f64).floor()
+            } else {
+                0.0
+            };
+            counts[(k.max(0.0) as usize).min(bins - 1)] += 1;
+        }
+        Histogram {
+            measure,
+            lo,
+            hi,
+            counts,
+        }
+    }
 }
 
 impl Tables {
@@ -163,6 +204,19 @@ fn annotation_tables(instances: &[Instance]) -> AnnotationTables {
         .map(|p| p.d_file)
         .filter(|d| *d > 0.0)
         .collect();
+    // Div(P) lies in [0, ln n]: bin it over [0, ln of the largest n].
+    let div_hi = instances
+        .iter()
+        .filter_map(|i| i.divergence.as_ref())
+        .map(|d| (d.n.max(2) as f64).ln())
+        .fold(2f64.ln(), f64::max);
+    let histograms = vec![
+        Histogram::new("Div(P)", &divs, 0.0, div_hi, 20),
+        Histogram::new("D_lex (pairs)", &lex, 0.0, 1.0, 10),
+        Histogram::new("D_ast (all pairs; cross-file = 1)", &ast, 0.0, 1.0, 10),
+        Histogram::new("D_ast (same-file pairs)", &same_file_ast, 0.0, 1.0, 10),
+        Histogram::new("D_file (cross-file pairs)", &cross_file, 0.0, 1.0, 10),
+    ];
     let row = |measure, v: &[f64]| DistributionRow {
         measure,
         n: v.len(),
@@ -196,6 +250,7 @@ fn annotation_tables(instances: &[Instance]) -> AnnotationTables {
             row("D_ast (same-file pairs)", &same_file_ast),
             row("D_file (cross-file pairs)", &cross_file),
         ],
+        histograms,
         notes,
     }
 }
@@ -422,11 +477,21 @@ mod tests {
             undecided: 0,
             with_divergence: 28,
             distribution: Vec::new(),
+            histograms: Vec::new(),
             notes: Vec::new(),
         };
         let md = table3_markdown(&t);
         assert!(md.contains("| Nucleus | 2 | 0.2500 |"), "{md}");
         assert!(md.contains("| Orbit | 67 | 0.2900 (Div for 26) |"), "{md}");
         assert!(md.contains("| Sprawl | 3 | – |"), "{md}");
+    }
+
+    #[test]
+    fn histogram_bins_include_both_edges() {
+        let h = Histogram::new("x", &[0.0, 0.05, 0.1, 0.99, 1.0, 1.5, -1.0], 0.0, 1.0, 10);
+        assert_eq!(h.counts, vec![3, 1, 0, 0, 0, 0, 0, 0, 0, 3]);
+        assert_eq!(h.counts.iter().sum::<usize>(), 7);
+        let flat = Histogram::new("y", &[0.5, 0.5], 0.5, 0.5, 4);
+        assert_eq!(flat.counts, vec![2, 0, 0, 0]);
     }
 }
