@@ -35,6 +35,9 @@ demo: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_C
 	$(CARGO) run --quiet -- evaluate datasets/demo --baseline gold -q
 	$(CARGO) run --quiet -- evaluate datasets/demo --baseline empty -q
 	$(CARGO) run --quiet -- evaluate datasets/demo --baseline partial -q
+	@echo "== the report: one self-contained page with the dataset and the three evaluations"
+	$(CARGO) run --quiet -- report datasets/demo --results datasets/demo/evaluations/baseline-gold \
+	    --results datasets/demo/evaluations/baseline-empty --results datasets/demo/evaluations/baseline-partial
 
 ## The whole test suite (unit, property, real Defects4J data, oracles, CLI, the report's
 ## browser check) plus lints.
