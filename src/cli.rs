@@ -308,12 +308,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             repos_file,
         } => {
             install_interrupt_handler();
-            if let Some(j) = jobs {
-                // Only fails if a global pool already exists, which is harmless.
-                let _ = rayon::ThreadPoolBuilder::new()
-                    .num_threads(j)
-                    .build_global();
-            }
+            set_jobs(jobs);
             let mut repo_map = match &repos_file {
                 Some(f) => read_repos_file(f)?,
                 None => BTreeMap::new(),
@@ -412,11 +407,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             json,
             quiet,
         } => {
-            if let Some(j) = jobs {
-                let _ = rayon::ThreadPoolBuilder::new()
-                    .num_threads(j)
-                    .build_global();
-            }
+            set_jobs(jobs);
             let rows = pipeline::revalidate(
                 &dir,
                 &only,
@@ -515,11 +506,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             jobs,
             quiet,
         } => {
-            if let Some(j) = jobs {
-                let _ = rayon::ThreadPoolBuilder::new()
-                    .num_threads(j)
-                    .build_global();
-            }
+            set_jobs(jobs);
             if let Some(file) = localizations {
                 let out_dir = output.unwrap_or_else(|| dir.join("evaluations/localization"));
                 let (rows, files_f1, lines_f1) =
@@ -739,6 +726,16 @@ fn print_warnings(warnings: &[String]) {
                 names.join(", ")
             );
         }
+    }
+}
+
+/// `--jobs N`: rayon's worker count (only fails if a global pool exists, which is
+/// harmless).
+fn set_jobs(jobs: Option<usize>) {
+    if let Some(j) = jobs {
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(j)
+            .build_global();
     }
 }
 

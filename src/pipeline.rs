@@ -301,18 +301,13 @@ fn repositories(plan: &Plan) -> BTreeMap<String, String> {
 }
 
 /// The runner and validator a plan's `validate:` asks for.
-fn validator<'p>(
+pub fn validator<'p>(
     plan: &Plan,
     vplan: &'p crate::validate::stage::ValidatePlan,
 ) -> Result<crate::validate::stage::Validator<'p>, BuildError> {
-    use crate::validate::{runner::SandboxPolicy, stage::Validator, Runner};
-    let policy = match plan.sandbox {
-        crate::recipe::SandboxChoice::Auto => SandboxPolicy::Auto,
-        crate::recipe::SandboxChoice::Required => SandboxPolicy::Required,
-        crate::recipe::SandboxChoice::Off => SandboxPolicy::Off,
-    };
-    let runner = Runner::new(policy).map_err(|e| BuildError::Validate(e.to_string()))?;
-    Ok(Validator::new(vplan, runner))
+    let runner = crate::validate::Runner::new(plan.sandbox.policy())
+        .map_err(|e| BuildError::Validate(e.to_string()))?;
+    Ok(crate::validate::stage::Validator::new(vplan, runner))
 }
 
 /// The confirmed instances with their candidates, and the rejected ones.
@@ -519,7 +514,6 @@ pub fn revalidate(
     only: &[String],
     opts: &BuildOptions,
 ) -> Result<Vec<Revalidated>, BuildError> {
-    use crate::validate::{runner::SandboxPolicy, stage::Validator, Runner};
     let card = dataset::read_card(dataset)?.ok_or_else(|| {
         BuildError::Validate(format!(
             "{}: not a hunkgen dataset (no dataset.yaml)",
@@ -551,13 +545,7 @@ pub fn revalidate(
         .iter()
         .filter(|i| only.is_empty() || only.contains(&i.instance_id))
         .collect();
-    let policy = match plan.sandbox {
-        crate::recipe::SandboxChoice::Auto => SandboxPolicy::Auto,
-        crate::recipe::SandboxChoice::Required => SandboxPolicy::Required,
-        crate::recipe::SandboxChoice::Off => SandboxPolicy::Off,
-    };
-    let runner = Runner::new(policy).map_err(|e| BuildError::Validate(e.to_string()))?;
-    let validator = Validator::new(vplan, runner);
+    let validator = validator(&plan, vplan)?;
     let logs = dataset.join(".validate-logs");
     let progress = opts.progress_bar("validate", chosen.len() as u64);
     let rows = chosen

@@ -130,6 +130,17 @@ pub enum SandboxChoice {
     Off,
 }
 
+impl SandboxChoice {
+    /// The runner's policy for this choice.
+    pub fn policy(self) -> crate::validate::SandboxPolicy {
+        match self {
+            SandboxChoice::Auto => crate::validate::SandboxPolicy::Auto,
+            SandboxChoice::Required => crate::validate::SandboxPolicy::Required,
+            SandboxChoice::Off => crate::validate::SandboxPolicy::Off,
+        }
+    }
+}
+
 fn one() -> usize {
     1
 }

@@ -95,14 +95,8 @@ pub fn evaluate(
             dataset.display()
         )));
     }
-    let policy = match plan.sandbox {
-        crate::recipe::SandboxChoice::Auto => crate::validate::SandboxPolicy::Auto,
-        crate::recipe::SandboxChoice::Required => crate::validate::SandboxPolicy::Required,
-        crate::recipe::SandboxChoice::Off => crate::validate::SandboxPolicy::Off,
-    };
-    let runner = crate::validate::Runner::new(policy)
-        .map_err(|e| EvaluateError::Other(format!("validate: {e}")))?;
-    let validator = Validator::new(vplan, runner);
+    let validator = crate::pipeline::validator(&plan, vplan)
+        .map_err(|e| EvaluateError::Other(e.to_string()))?;
     let output = opts.output.clone().unwrap_or_else(|| {
         dataset
             .join("evaluations")

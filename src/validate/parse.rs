@@ -134,18 +134,7 @@ pub fn parse_junit_xml(text: &str, style: IdStyle, path: &Path) -> Result<TestRe
 /// A missing directory yields no results (the verdict then calls it an infra failure).
 pub fn parse_junit_dir(dir: &Path, style: IdStyle) -> Result<TestResults, ParseError> {
     let mut out = TestResults::new();
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Ok(out);
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("TEST-") && n.ends_with(".xml"))
-        })
-        .collect();
-    files.sort();
+    let files = junit_files(dir);
     for path in files {
         let text = fs::read_to_string(&path).map_err(|source| ParseError::Read {
             path: path.clone(),

@@ -119,6 +119,22 @@ type Ran = (
     BTreeMap<String, crate::model::Failure>,
 );
 
+/// The git repository, revision and (Defects4J) fixed→buggy patch of a candidate's base.
+type GitBase<'c> = (&'c Path, &'c str, Option<&'c Patch>);
+
+/// The candidate's base as a git tree, or why it is not one.
+fn git_base(c: &Candidate) -> Result<GitBase<'_>, String> {
+    match &c.base {
+        Base::Buggy(Tree::Git { repo, rev, .. }) => Ok((repo, rev, None)),
+        Base::Fixed {
+            tree: Tree::Git { repo, rev, .. },
+            to_buggy,
+        } => Ok((repo, rev, Some(to_buggy))),
+        Base::Missing { reason } => Err(reason.clone()),
+        _ => Err("validation needs a git base tree".into()),
+    }
+}
+
 /// A cached run: the parsed result, its failing tests' messages and its log text.
 #[derive(Serialize, Deserialize)]
 struct CachedRun {
@@ -194,6 +210,21 @@ impl<'a> Validator<'a> {
         r
     }
 
+    /// The suites that run a candidate's tests: those whose `paths` its test patch touches.
+    fn suites_for(&self, c: &Candidate) -> Vec<&Suite> {
+        self.plan
+            .suites
+            .iter()
+            .filter(|s| {
+                s.paths.is_empty()
+                    || c.test_patch
+                        .files
+                        .iter()
+                        .any(|f| s.paths.iter().any(|p| f.path().starts_with(p.as_str())))
+            })
+            .collect()
+    }
+
     /// Validate one candidate, writing run logs under `logs/<instance id>/`.
     pub fn validate(&self, c: &Candidate, logs: &Path, use_cache: bool) -> Outcome {
         let mut out = Outcome {
@@ -221,22 +252,10 @@ impl<'a> Validator<'a> {
         let reject = |out: &mut Outcome, r: RejectReason, why: String| {
             out.rejection = Some((r, why));
         };
-        let (repo, rev, to_buggy) = match &c.base {
-            Base::Buggy(Tree::Git { repo, rev, .. }) => (repo, rev, None),
-            Base::Fixed {
-                tree: Tree::Git { repo, rev, .. },
-                to_buggy,
-            } => (repo, rev, Some(to_buggy)),
-            Base::Missing { reason } => {
-                reject(&mut out, RejectReason::BaseTree, reason.clone());
-                return out;
-            }
-            _ => {
-                reject(
-                    &mut out,
-                    RejectReason::BaseTree,
-                    "validation needs a git base tree".into(),
-                );
+        let (repo, rev, to_buggy) = match git_base(c) {
+            Ok(b) => b,
+            Err(why) => {
+                reject(&mut out, RejectReason::BaseTree, why);
                 return out;
             }
         };
@@ -246,17 +265,7 @@ impl<'a> Validator<'a> {
             .iter()
             .map(|f| f.path().to_string())
             .collect();
-        let suites: Vec<&Suite> = self
-            .plan
-            .suites
-            .iter()
-            .filter(|s| {
-                s.paths.is_empty()
-                    || test_files
-                        .iter()
-                        .any(|f| s.paths.iter().any(|p| f.starts_with(p.as_str())))
-            })
-            .collect();
+        let suites = self.suites_for(c);
         if suites.is_empty() {
             reject(
                 &mut out,
@@ -447,29 +456,14 @@ impl<'a> Validator<'a> {
         let mut partial = c.clone();
         partial.patch = change.clone();
         partial.id = format!("{}/partial", c.id);
-        let (repo, rev, to_buggy) = match &c.base {
-            Base::Buggy(Tree::Git { repo, rev, .. }) => (repo, rev, None),
-            Base::Fixed {
-                tree: Tree::Git { repo, rev, .. },
-                to_buggy,
-            } => (repo, rev, Some(to_buggy)),
-            _ => return (false, serde_json::json!({"error": "no git base tree"})),
+        let (repo, rev, to_buggy) = match git_base(c) {
+            Ok(b) => b,
+            Err(why) => return (false, serde_json::json!({ "error": why })),
         };
         let Ok(tree_id) = crate::git::tree_id(repo, rev) else {
             return (false, serde_json::json!({"error": "base tree unreadable"}));
         };
-        let suites: Vec<&Suite> = self
-            .plan
-            .suites
-            .iter()
-            .filter(|s| {
-                s.paths.is_empty()
-                    || c.test_patch
-                        .files
-                        .iter()
-                        .any(|f| s.paths.iter().any(|p| f.path().starts_with(p.as_str())))
-            })
-            .collect();
+        let suites = self.suites_for(c);
         let mut still_failing_each_run = Vec::new();
         for k in 0..self.plan.reruns.max(1) {
             let mut merged: Option<RunResult> = None;
@@ -952,13 +946,9 @@ impl<'a> Validator<'a> {
             }),
             error: Some(why),
         };
-        let (repo, rev, to_buggy) = match &c.base {
-            Base::Buggy(Tree::Git { repo, rev, .. }) => (repo, rev, None),
-            Base::Fixed {
-                tree: Tree::Git { repo, rev, .. },
-                to_buggy,
-            } => (repo, rev, Some(to_buggy)),
-            _ => return fail("no git base tree".into()),
+        let (repo, rev, to_buggy) = match git_base(c) {
+            Ok(b) => b,
+            Err(why) => return fail(why),
         };
         let Ok(tree_id) = crate::git::tree_id(repo, rev) else {
             return fail(format!("{rev}: base tree unreadable"));
@@ -971,18 +961,7 @@ impl<'a> Validator<'a> {
             }
             None => TreeKind::Before,
         };
-        let suites: Vec<&Suite> = self
-            .plan
-            .suites
-            .iter()
-            .filter(|s| {
-                s.paths.is_empty()
-                    || c.test_patch
-                        .files
-                        .iter()
-                        .any(|f| s.paths.iter().any(|p| f.path().starts_with(p.as_str())))
-            })
-            .collect();
+        let suites = self.suites_for(c);
         if suites.is_empty() {
             return fail("no test suite of the recipe covers the golden tests".into());
         }
