@@ -208,8 +208,8 @@ pub enum Command {
     },
     /// Score a system's patches on a dataset's states.
     ///
-    /// Each prediction's patch is applied to its state (exactly, else with offset and
-    /// fuzz; which is reported), the golden tests are run in the sandbox as the dataset's
+    /// Each prediction's patch is applied to its state (exactly, else by a 3-way merge
+    /// from its own base blob, else with offset and fuzz; which is reported), the golden tests are run in the sandbox as the dataset's
     /// recipe says, and graded with SWE-bench's rules (FULL / PARTIAL / NO). Also
     /// measured: abstention (the patch is empty once tests, docs, non-code files, comments
     /// and docstrings are dropped — the FixedBench rule), localization (golden files ⊆

@@ -283,6 +283,7 @@ fn score_one(
     r.applied = match applies(&candidate, state_change.as_ref(), &patch) {
         Ok(Applied::Exact) => ApplyMethod::Exact,
         Ok(Applied::Fuzz) => ApplyMethod::Fuzz,
+        Ok(Applied::ThreeWay) => ApplyMethod::ThreeWay,
         Err(why) => {
             r.problems.push(format!("the patch does not apply: {why}"));
             return r;
@@ -354,7 +355,7 @@ fn applies(
         .map_err(|e| e.to_string())?;
     let root = tmp.path().join("repo");
     crate::git::export_tree(repo, rev, state_change, &root).map_err(|e| e.to_string())?;
-    apply_fuzzy(patch, &root)
+    apply_fuzzy(patch, &root, Some(repo))
 }
 
 /// The change from the base to a state: none (Novel), the golden patch (Resolved), or

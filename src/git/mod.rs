@@ -249,3 +249,47 @@ pub fn tree_id(repo: &Path, rev: &str) -> Result<String, GitError> {
             })
     })
 }
+
+/// The contents of the blob whose id starts with `prefix` (an `index abc1234..` line of
+/// a patch), if the repository has exactly one.
+pub fn blob_by_prefix(repo: &Path, prefix: &str) -> Option<Vec<u8>> {
+    if prefix.len() < 4 || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    with_repo(repo, |r| {
+        let obj = r.revparse_single(prefix).map_err(|e| GitError::Object {
+            path: repo.to_path_buf(),
+            what: format!("blob {prefix}"),
+            source: e.into(),
+        })?;
+        let blob = obj.peel_to_blob().map_err(|e| GitError::Object {
+            path: repo.to_path_buf(),
+            what: format!("blob {prefix}"),
+            source: e.into(),
+        })?;
+        Ok(blob.content().to_vec())
+    })
+    .ok()
+}
+
+/// Three-way merge of one file as `git merge-file` does it: the changes from `base` to
+/// `theirs` carried onto `ours`. `None` when they conflict.
+pub fn merge_file(ours: &[u8], base: &[u8], theirs: &[u8]) -> Result<Option<Vec<u8>>, GitError> {
+    let dir = tempfile::tempdir().map_err(|source| GitError::Io {
+        path: std::env::temp_dir(),
+        source,
+    })?;
+    for (name, bytes) in [("ours", ours), ("base", base), ("theirs", theirs)] {
+        std::fs::write(dir.path().join(name), bytes).map_err(|source| GitError::Io {
+            path: dir.path().join(name),
+            source,
+        })?;
+    }
+    let args: Vec<&std::ffi::OsStr> = ["merge-file", "-p", "ours", "base", "theirs"]
+        .iter()
+        .map(std::ffi::OsStr::new)
+        .collect();
+    let out = command::run(dir.path(), &args, b"")?;
+    // Exit 0: merged cleanly; a positive exit counts conflicts.
+    Ok(out.success.then_some(out.stdout))
+}

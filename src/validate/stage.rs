@@ -623,7 +623,7 @@ impl<'a> Validator<'a> {
             let golden_tests: Vec<&str> = a.c.test_patch.files.iter().map(|f| f.path()).collect();
             let mut m = m.clone();
             m.files.retain(|f| !golden_tests.contains(&f.path()));
-            apply_fuzzy(&m, &root)
+            apply_fuzzy(&m, &root, Some(a.repo))
                 .map_err(|e| format!("the predicted patch does not apply: {e}"))?;
         }
         let dir = root.join(&workdir);
@@ -814,16 +814,32 @@ pub fn apply_to_dir(p: &Patch, root: &Path) -> Result<(), String> {
 pub enum Applied {
     /// Every hunk at its stated place with all its context.
     Exact,
+    /// A file did not apply exactly; the patch's own base blob (its `index` line) was
+    /// found in the repository, and the change merged cleanly onto the file (3-way).
+    ThreeWay,
     /// Some hunk needed another place (offset) or fewer context lines (fuzz ≤ 2).
     Fuzz,
 }
 
-/// Apply a patch to a directory: exactly when it can, otherwise hunk by hunk at the
-/// nearest place its lines match (offset), dropping up to two outer context lines (fuzz),
-/// as GNU patch does.
-pub fn apply_fuzzy(p: &Patch, root: &Path) -> Result<Applied, String> {
+/// Apply a patch to a directory: exactly when it can; otherwise, as `git apply --3way`,
+/// by merging each file's change onto it from the patch's own base blob (found in `repo`
+/// through the `index` line); otherwise hunk by hunk at the nearest place its lines match
+/// (offset), dropping up to two outer context lines (fuzz), as GNU patch does.
+pub fn apply_fuzzy(p: &Patch, root: &Path, repo: Option<&Path>) -> Result<Applied, String> {
     if apply_to_dir(p, root).is_ok() {
         return Ok(Applied::Exact);
+    }
+    if let Some(repo) = repo {
+        if let Some(merged) = three_way(p, root, repo) {
+            for (path, bytes) in merged {
+                let target = root.join(&path);
+                if let Some(dir) = target.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| format!("{path}: {e}"))?;
+                }
+                std::fs::write(&target, bytes).map_err(|e| format!("{path}: {e}"))?;
+            }
+            return Ok(Applied::ThreeWay);
+        }
     }
     use crate::diff::{FileChange, LineKind};
     for fp in &p.files {
@@ -914,6 +930,35 @@ pub fn apply_fuzzy(p: &Patch, root: &Path) -> Result<Applied, String> {
         }
     }
     Ok(Applied::Fuzz)
+}
+
+/// Every modified file of `p` merged 3-way onto the files under `root`, or `None` when a
+/// file has no `index` line, its base blob is not in `repo`, or a merge conflicts.
+fn three_way(p: &Patch, root: &Path, repo: &Path) -> Option<Vec<(String, Vec<u8>)>> {
+    use crate::diff::FileChange;
+    let mut out = Vec::new();
+    for fp in &p.files {
+        if fp.change != FileChange::Modified {
+            return None;
+        }
+        let path = fp.path().to_string();
+        let ours = std::fs::read(root.join(&path)).ok()?;
+        if let Ok(exact) = crate::diff::apply_file(fp, &ours) {
+            out.push((path, exact));
+            continue;
+        }
+        let index = fp.header.iter().find_map(|l| {
+            let text = String::from_utf8_lossy(l);
+            let rest = text.strip_prefix("index ")?;
+            let old = rest.split("..").next()?.trim().to_string();
+            Some(old)
+        })?;
+        let base = crate::git::blob_by_prefix(repo, &index)?;
+        let theirs = crate::diff::apply_file(fp, &base).ok()?;
+        let merged = crate::git::merge_file(&ours, &base, &theirs).ok()??;
+        out.push((path, merged));
+    }
+    Some(out)
 }
 
 /// One evaluation run's outcome: the tests of state + golden tests (+ the predicted

@@ -208,3 +208,57 @@ fn localization_predictions_are_scored_per_file_and_line() {
         1
     );
 }
+
+/// The three ways a predicted patch gets in, on a fixture history: exactly; by a 3-way
+/// merge from the patch's own base blob when the file changed where fuzz cannot reach
+/// (a patch with five context lines, the state changed three lines from its edge); with
+/// fuzz when only an outer context line differs and the blob is unknown.
+#[test]
+fn predicted_patches_apply_exactly_three_way_or_with_fuzz() {
+    use hunkgen::validate::stage::{apply_fuzzy, Applied};
+    let mut s = crate::common::Script::new();
+    let v1: String = (1..=12).map(|i| format!("a{i}\n")).collect();
+    s.write("f.txt", &v1);
+    s.commit("v1");
+    s.write("f.txt", &v1.replace("a6\n", "A6\n"));
+    let patch_text = s.git_bytes(&["diff", "-U5"]);
+    s.git(&["checkout", "-q", "--", "f.txt"]);
+    s.write("f.txt", &v1.replace("a3\n", "z3\n"));
+    s.commit("v2: line 3 changed");
+    let patch = hunkgen::diff::parse(&patch_text).expect("patch");
+    let copy = |content: &str| {
+        let d = tempfile::tempdir().expect("tempdir");
+        fs::write(d.path().join("f.txt"), content).expect("write");
+        d
+    };
+    // Exactly, on v1.
+    let d = copy(&v1);
+    assert_eq!(
+        apply_fuzzy(&patch, d.path(), Some(&s.dir)),
+        Ok(Applied::Exact)
+    );
+    // 3-way on v2: fuzz (≤ 2 outer context lines) cannot skip a changed 3rd line.
+    let v2 = v1.replace("a3\n", "z3\n");
+    let d = copy(&v2);
+    assert_eq!(
+        apply_fuzzy(&patch, d.path(), Some(&s.dir)),
+        Ok(Applied::ThreeWay)
+    );
+    assert_eq!(
+        fs::read_to_string(d.path().join("f.txt")).expect("read"),
+        v2.replace("a6\n", "A6\n")
+    );
+    let d = copy(&v2);
+    assert!(
+        apply_fuzzy(&patch, d.path(), None).is_err(),
+        "without the base blob, neither 3-way nor fuzz gets it in"
+    );
+    // Fuzz: only the outermost context line differs.
+    let v3 = v1.replace("a1\n", "y1\n");
+    let d = copy(&v3);
+    assert_eq!(apply_fuzzy(&patch, d.path(), None), Ok(Applied::Fuzz));
+    assert_eq!(
+        fs::read_to_string(d.path().join("f.txt")).expect("read"),
+        v3.replace("a6\n", "A6\n")
+    );
+}
