@@ -265,9 +265,17 @@ pub struct GitSpec {
     /// `A..B` range or a single ref; all branches when omitted.
     #[serde(default)]
     pub revs: Option<String>,
-    /// Case-insensitive regex a fix commit's message must match; a fix/bug regex when omitted.
+    /// Regex a fix commit's whole message must match (case-insensitive unless `(?-i)`);
+    /// a fix/bug word rule when omitted.
     #[serde(default)]
     pub message_regex: Option<String>,
+    /// Regex the subject (first line) must match, so a squash merge's body ("* fix
+    /// typo") does not select it; no subject rule when omitted.
+    #[serde(default)]
+    pub subject_regex: Option<String>,
+    /// Messages matching this are never selected (reverts, version bumps, bots).
+    #[serde(default)]
+    pub exclude_regex: Option<String>,
     /// Require the commit to touch at least one test file as well as code.
     #[serde(default = "yes")]
     pub require_tests: bool,
@@ -710,13 +718,14 @@ fn git_plan(cx: &Ctx<'_>, spec: &GitSpec, min_code_hunks: usize) -> Result<GitCo
     if let Some(re) = &spec.message_regex {
         walk.message_regex = re.clone();
     }
-    let message = regex::Regex::new(&walk.message_regex).map_err(|e| {
-        let first = e.to_string();
-        let last = first.lines().last().unwrap_or("").trim().to_string();
-        cx.err(
-            "source.git.message_regex",
-            format!("not a valid regex: {last}"),
-        )
+    walk.subject_regex = spec.subject_regex.clone();
+    walk.exclude_regex = spec.exclude_regex.clone();
+    let rules = crate::git::MessageRules::compile(&walk).map_err(|e| match e {
+        crate::git::GitError::BadRegex { key, message, .. } => cx.err(
+            &format!("source.git.{key}"),
+            format!("not a valid regex: {message}"),
+        ),
+        other => cx.err("source.git", other.to_string()),
     })?;
     Ok(GitConfig {
         name: spec
@@ -725,7 +734,7 @@ fn git_plan(cx: &Ctx<'_>, spec: &GitSpec, min_code_hunks: usize) -> Result<GitCo
             .unwrap_or_else(|| git_history::repo_name(&repo)),
         repo,
         walk,
-        message,
+        rules,
     })
 }
 

@@ -34,8 +34,14 @@ pub struct GitSourceConfig {
     /// `A..B` (or `A...B`) range or a single ref; `None` walks every branch
     /// (`refs/heads/*` and `refs/remotes/*`).
     pub revs: Option<String>,
-    /// Commit-message rule (Rust regex syntax); an empty string accepts every message.
+    /// Commit-message rule (Rust regex syntax, case-insensitive unless the pattern says
+    /// `(?-i)`), matched against the whole message; an empty string accepts every message.
     pub message_regex: String,
+    /// Rule for the first line of the message only (the subject), so a squash merge's
+    /// bullet list ("* fix typo") does not select it; `None` checks no subject.
+    pub subject_regex: Option<String>,
+    /// Messages matching this are never selected (reverts, version bumps, bots).
+    pub exclude_regex: Option<String>,
     /// Require at least one test file and one code file, since validation needs a test.
     pub require_tests: bool,
     /// Upper bound on code lines added + removed, to drop sweeping refactors.
@@ -54,6 +60,8 @@ impl Default for GitSourceConfig {
         GitSourceConfig {
             revs: None,
             message_regex: DEFAULT_MESSAGE_REGEX.to_string(),
+            subject_regex: None,
+            exclude_regex: None,
             require_tests: true,
             max_changed_lines: None,
             min_code_hunks: 2,
@@ -111,15 +119,53 @@ pub struct Mined {
     pub walked: usize,
 }
 
-/// Find the fix commits of `repo` selected by `cfg`, compiling `cfg.message_regex`.
+/// The message rules of a walk, compiled once (case-insensitive by default).
+#[derive(Debug, Clone)]
+pub struct MessageRules {
+    /// Must match somewhere in the whole message.
+    pub message: Regex,
+    /// Must match the subject (first line), when set.
+    pub subject: Option<Regex>,
+    /// Must not match the message, when set.
+    pub exclude: Option<Regex>,
+}
+
+impl MessageRules {
+    /// Compile `cfg`'s three rules; an error names the rule.
+    pub fn compile(cfg: &GitSourceConfig) -> Result<MessageRules, GitError> {
+        Ok(MessageRules {
+            message: compile_rule("message_regex", &cfg.message_regex)?,
+            subject: cfg
+                .subject_regex
+                .as_deref()
+                .map(|r| compile_rule("subject_regex", r))
+                .transpose()?,
+            exclude: cfg
+                .exclude_regex
+                .as_deref()
+                .map(|r| compile_rule("exclude_regex", r))
+                .transpose()?,
+        })
+    }
+
+    /// Whether a commit message passes every rule.
+    pub fn accepts(&self, message: &str) -> bool {
+        let subject = message.lines().next().unwrap_or("");
+        self.message.is_match(message)
+            && self.subject.as_ref().is_none_or(|r| r.is_match(subject))
+            && !self.exclude.as_ref().is_some_and(|r| r.is_match(message))
+    }
+}
+
+/// Find the fix commits of `repo` selected by `cfg`, compiling its message rules.
 pub fn mine(
     repo: &Path,
     cfg: &GitSourceConfig,
     classifier: &Classifier,
     progress: &Progress,
 ) -> Result<Mined, GitError> {
-    let regex = compile_regex(&cfg.message_regex)?;
-    mine_with_regex(repo, cfg, &regex, classifier, progress)
+    let rules = MessageRules::compile(cfg)?;
+    mine_with_rules(repo, cfg, &rules, classifier, progress)
 }
 
 /// Find the fix commits of `repo` selected by `cfg`, with the message rule already
@@ -127,10 +173,10 @@ pub fn mine(
 ///
 /// Raises libgit2's process-wide object-cache limits (see `tune_libgit2`) and turns its
 /// own hash verification off; `cfg.verify_objects` is enforced here instead.
-pub fn mine_with_regex(
+pub fn mine_with_rules(
     repo: &Path,
     cfg: &GitSourceConfig,
-    regex: &Regex,
+    rules: &MessageRules,
     classifier: &Classifier,
     progress: &Progress,
 ) -> Result<Mined, GitError> {
@@ -144,7 +190,7 @@ pub fn mine_with_regex(
     };
     let ctx = Ctx {
         cfg,
-        regex: regex.clone(),
+        rules: rules.clone(),
         classifier,
         abbrev,
     };
@@ -224,17 +270,22 @@ pub fn diff_all(
     Ok(total)
 }
 
-fn compile_regex(pattern: &str) -> Result<Regex, GitError> {
-    Regex::new(pattern).map_err(|e| GitError::BadRegex {
-        regex: pattern.to_string(),
-        message: e
-            .to_string()
-            .lines()
-            .last()
-            .unwrap_or("")
-            .trim()
-            .to_string(),
-    })
+/// A message rule, case-insensitive unless the pattern turns that off with `(?-i)`.
+fn compile_rule(key: &'static str, pattern: &str) -> Result<Regex, GitError> {
+    regex::RegexBuilder::new(pattern)
+        .case_insensitive(true)
+        .build()
+        .map_err(|e| GitError::BadRegex {
+            key,
+            regex: pattern.to_string(),
+            message: e
+                .to_string()
+                .lines()
+                .last()
+                .unwrap_or("")
+                .trim()
+                .to_string(),
+        })
 }
 
 fn commit_error(repo: &Path, oid: Oid, e: git2::Error) -> GitError {
@@ -422,14 +473,14 @@ fn delta_path(delta: &git2::DiffDelta<'_>) -> String {
 /// Per-run settings shared by the workers.
 struct Ctx<'a> {
     cfg: &'a GitSourceConfig,
-    regex: Regex,
+    rules: MessageRules,
     classifier: &'a Classifier,
     /// Hex digits of abbreviated ids in `index` lines, as git computes them for this repo.
     abbrev: u16,
 }
 
 fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>, git2::Error> {
-    let (cfg, regex, classifier) = (ctx.cfg, &ctx.regex, ctx.classifier);
+    let (cfg, rules, classifier) = (ctx.cfg, &ctx.rules, ctx.classifier);
     let Worker { repo, verifier } = w;
     let commit = repo.find_commit(oid)?;
     verifier.verify_object(repo, oid)?;
@@ -437,7 +488,7 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>,
         return Ok(None);
     }
     let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
-    if !regex.is_match(&message) {
+    if !rules.accepts(&message) {
         return Ok(None);
     }
     let diff = commit_diff(repo, &commit, ctx.abbrev)?;
@@ -982,7 +1033,7 @@ mod tests {
 
     #[test]
     fn default_regex_matches_fix_words_only() {
-        let r = compile_regex(DEFAULT_MESSAGE_REGEX).unwrap();
+        let r = compile_rule("message_regex", DEFAULT_MESSAGE_REGEX).unwrap();
         for yes in [
             "Fix NPE in parser",
             "fixes #12",
@@ -1032,7 +1083,9 @@ mod tests {
 
     #[test]
     fn bad_regex_is_one_line() {
-        let err = compile_regex("(fix").unwrap_err().to_string();
+        let err = compile_rule("message_regex", "(fix")
+            .unwrap_err()
+            .to_string();
         assert!(
             err.starts_with("git source: invalid message_regex `(fix`"),
             "{err}"

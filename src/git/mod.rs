@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use gate::{check_state, GateCheck, GateError, GateReport, GateSpec};
-pub use history::{diff_all, mine, FixCommit, GitSourceConfig, Mined, WalkTotals};
+pub use history::{diff_all, mine, FixCommit, GitSourceConfig, MessageRules, Mined, WalkTotals};
 pub use write::{
     build_state_repo, commit_meta, commit_time, export_tree, is_ancestor, pack_history,
     pack_segment, patched_tree_files, tree_contains, CommitMeta, HistoryPack, Person, StateRepo,
@@ -79,8 +79,10 @@ pub enum GitError {
         rev: String,
     },
     /// `message_regex` does not compile.
-    #[error("git source: invalid message_regex `{regex}`: {message}")]
+    #[error("git source: invalid {key} `{regex}`: {message}")]
     BadRegex {
+        /// Which rule (`message_regex`, `subject_regex`, `exclude_regex`).
+        key: &'static str,
         /// The pattern from the config.
         regex: String,
         /// The regex compiler's reason (first line).

@@ -5,7 +5,6 @@ use crate::classify::Classifier;
 use crate::git::{self, GitError, GitSourceConfig};
 use crate::model::{RejectReason, Rejected, SourceKind, Stage};
 use crate::progress::Progress;
-use regex::Regex;
 use std::path::{Path, PathBuf};
 
 /// Everything the git source needs, resolved and checked by the recipe plan.
@@ -17,8 +16,8 @@ pub struct GitConfig {
     pub name: String,
     /// Walk settings.
     pub walk: GitSourceConfig,
-    /// The compiled message rule.
-    pub message: Regex,
+    /// The compiled message rules (message, subject, exclude).
+    pub rules: git::MessageRules,
 }
 
 /// Mine the history into candidates; a commit that cannot be read becomes a rejection.
@@ -28,7 +27,7 @@ pub fn candidates(
     progress: &Progress,
 ) -> Result<SourceOutput, GitError> {
     let mined =
-        git::history::mine_with_regex(&cfg.repo, &cfg.walk, &cfg.message, classifier, progress)?;
+        git::history::mine_with_rules(&cfg.repo, &cfg.walk, &cfg.rules, classifier, progress)?;
     let name = &cfg.name;
     let candidates = mined
         .fixes

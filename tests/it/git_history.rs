@@ -528,3 +528,99 @@ fn unknown_revision_is_one_clear_line() {
         assert!(!err.contains('\n'), "{err}");
     }
 }
+
+/// Message rules, table-driven on one history: the whole-message rule is
+/// case-insensitive; a subject rule ignores matches in the body (a squash merge's bullet
+/// list); an exclude rule drops reverts.
+#[test]
+fn message_rules_subject_case_and_exclude() {
+    let mut s = Script::new();
+    let body = |n: usize| -> String {
+        (0..40)
+            .map(|i| {
+                if i == 5 || i == 30 {
+                    format!("    int f{i}() {{ return {n}; }}\n")
+                } else {
+                    format!("    int f{i}() {{ return {i}; }}\n")
+                }
+            })
+            .collect()
+    };
+    let java = |n: usize| format!("class A {{\n{}}}\n", body(n));
+    let test = |n: usize| format!("class ATest {{ int t = {n}; }}\n");
+    s.write("src/main/java/A.java", &java(0));
+    s.write("src/test/java/ATest.java", &test(0));
+    s.commit("Initial");
+    let mut ids = Vec::new();
+    for (n, msg) in [
+        (1, "FIX the overflow in A"),
+        (2, "Add feature B\n\n* fix typo\n* polish"),
+        (
+            3,
+            "Revert \"Fix the overflow in A\"\n\nThis reverts commit 1234567.",
+        ),
+        (4, "fix: rounding of f5 and f30"),
+    ] {
+        s.write("src/main/java/A.java", &java(n));
+        s.write("src/test/java/ATest.java", &test(n));
+        ids.push((msg.lines().next().unwrap_or("").to_string(), s.commit(msg)));
+    }
+    let subjects = |cfg: GitSourceConfig| -> Vec<String> {
+        let mut got: Vec<String> = mine_default(&s.dir, &cfg)
+            .iter()
+            .map(|f| f.message.lines().next().unwrap_or("").to_string())
+            .collect();
+        got.sort();
+        got
+    };
+    let cases: [(GitSourceConfig, &[&str]); 4] = [
+        // The default rule, and a lower-case user rule: upper-case FIX matches both.
+        (
+            GitSourceConfig::default(),
+            &[
+                "Add feature B",
+                "FIX the overflow in A",
+                "Revert \"Fix the overflow in A\"",
+                "fix: rounding of f5 and f30",
+            ],
+        ),
+        (
+            GitSourceConfig {
+                message_regex: r"\bfix".into(),
+                ..GitSourceConfig::default()
+            },
+            &[
+                "Add feature B",
+                "FIX the overflow in A",
+                "Revert \"Fix the overflow in A\"",
+                "fix: rounding of f5 and f30",
+            ],
+        ),
+        // A subject rule: the bullet list in the body no longer selects "Add feature B".
+        (
+            GitSourceConfig {
+                subject_regex: Some(r"\bfix".into()),
+                ..GitSourceConfig::default()
+            },
+            &[
+                "FIX the overflow in A",
+                "Revert \"Fix the overflow in A\"",
+                "fix: rounding of f5 and f30",
+            ],
+        ),
+        // And an exclude rule for reverts.
+        (
+            GitSourceConfig {
+                subject_regex: Some(r"\bfix".into()),
+                exclude_regex: Some(r"^Revert |This reverts commit".into()),
+                ..GitSourceConfig::default()
+            },
+            &["FIX the overflow in A", "fix: rounding of f5 and f30"],
+        ),
+    ];
+    for (cfg, want) in cases {
+        let mut want: Vec<String> = want.iter().map(|w| w.to_string()).collect();
+        want.sort();
+        assert_eq!(subjects(cfg.clone()), want, "{cfg:?}");
+    }
+}

@@ -476,6 +476,10 @@ fn recipe_errors_surface_before_any_work_with_place_and_key() {
             "r.yaml:6:5: `source.git.message_regex`: not a valid regex",
         ),
         (
+            "name: t\noutput: out\nsource:\n  git:\n    repo: repo\n    subject_regex: '[fix'\n",
+            "r.yaml:6:5: `source.git.subject_regex`: not a valid regex",
+        ),
+        (
             "name: t\noutput: out\nsource:\n  git:\n    repo: repo\nannotate:\n  punkt: no/such/dir\n",
             "r.yaml:7:3: `annotate.punkt`: cannot read Punkt model file",
         ),
