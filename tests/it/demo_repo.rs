@@ -195,35 +195,17 @@ fn python_fixes_fail_before_and_pass_after() {
     assert_eq!(python.len(), 2);
     for fix in python {
         // Buggy revision plus the fix's test changes: some test must fail...
-        let buggy = tmp.path().join(format!("buggy-{}", &fix.id[..7]));
-        git(
+        let buggy = buggy_with_tests(
             &repo,
-            &[
-                "worktree",
-                "add",
-                "-q",
-                "--detach",
-                buggy.to_str().unwrap(),
-                &fix.parent,
-            ],
+            fix,
+            &tmp.path().join(format!("buggy-{}", &fix.id[..7])),
         );
-        let test_patch = buggy.join("test.patch");
-        std::fs::write(&test_patch, fix.test_patch.to_bytes()).unwrap();
-        git(&buggy, &["apply", test_patch.to_str().unwrap()]);
-        std::fs::remove_file(&test_patch).unwrap();
         assert!(!python_tests_pass(&buggy), "{} passes before", subject(fix));
         // ...and the fixed revision passes.
-        let fixed = tmp.path().join(format!("fixed-{}", &fix.id[..7]));
-        git(
+        let fixed = worktree(
             &repo,
-            &[
-                "worktree",
-                "add",
-                "-q",
-                "--detach",
-                fixed.to_str().unwrap(),
-                &fix.id,
-            ],
+            &fix.id,
+            &tmp.path().join(format!("fixed-{}", &fix.id[..7])),
         );
         assert!(python_tests_pass(&fixed), "{} fails after", subject(fix));
     }
@@ -248,24 +230,35 @@ fn the_behaviour_preserving_fix_passes_before_as_well() {
         .iter()
         .find(|f| subject(f).starts_with("Fix empty-data check of mean"))
         .expect("#11 is mined");
-    let buggy = tmp.path().join("buggy");
+    let buggy = buggy_with_tests(&repo, fix, &tmp.path().join("buggy"));
+    assert!(
+        python_tests_pass(&buggy),
+        "its test passes before the change"
+    );
+}
+
+/// A detached worktree of `rev` at `dir`.
+fn worktree(repo: &Path, rev: &str, dir: &Path) -> std::path::PathBuf {
     git(
-        &repo,
+        repo,
         &[
             "worktree",
             "add",
             "-q",
             "--detach",
-            buggy.to_str().unwrap(),
-            &fix.parent,
+            dir.to_str().unwrap(),
+            rev,
         ],
     );
+    dir.to_path_buf()
+}
+
+/// The fix's parent with the fix's test changes applied: what its tests see before it.
+fn buggy_with_tests(repo: &Path, fix: &FixCommit, dir: &Path) -> std::path::PathBuf {
+    let buggy = worktree(repo, &fix.parent, dir);
     let test_patch = buggy.join("test.patch");
     std::fs::write(&test_patch, fix.test_patch.to_bytes()).unwrap();
     git(&buggy, &["apply", test_patch.to_str().unwrap()]);
     std::fs::remove_file(&test_patch).unwrap();
-    assert!(
-        python_tests_pass(&buggy),
-        "its test passes before the change"
-    );
+    buggy
 }
