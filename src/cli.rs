@@ -1,6 +1,7 @@
 //! Command-line interface: clap definitions and the dispatch to library calls.
 
 use crate::annotate::divergence::Profile;
+use crate::annotate::proximity::PackageRule;
 use crate::model::{Scenario, StateKind};
 use crate::pipeline::{self, BuildOptions};
 use crate::source::Tree;
@@ -108,6 +109,11 @@ pub enum Command {
         /// λ for proximity (default ⌊median package depth of the patch's hunks / 2⌋).
         #[arg(long)]
         lambda: Option<u32>,
+        /// How hunk packages are found: `modules` (Java `package`, Python dotted
+        /// package), `directories` (HUNK4J: directories minus the first), or `auto`
+        /// (directories with --reversed, i.e. Defects4J patches; else modules).
+        #[arg(long, value_enum, default_value_t = PackageRule::Auto)]
+        packages: PackageRule,
         /// Print JSON instead of tables.
         #[arg(long)]
         json: bool,
@@ -377,6 +383,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             reversed,
             profile,
             lambda,
+            packages,
             json,
         } => {
             let tree = match (root, repo, rev) {
@@ -389,7 +396,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 _ => None,
             };
             let report = crate::annotate::single::annotate_patch_file(
-                &patch, tree, reversed, profile, lambda,
+                &patch, tree, reversed, profile, lambda, packages,
             )?;
             let mut out = std::io::stdout().lock();
             if json {

@@ -254,7 +254,8 @@ fn annotate(
     kept: &mut [Instance],
     opts: &BuildOptions,
 ) -> Vec<String> {
-    let annotator = Annotator::new(spec.profile, spec.tokenizer.clone());
+    let mut annotator = Annotator::new(spec.profile, spec.tokenizer.clone());
+    annotator.packages = spec.packages;
     let progress = opts.progress_bar("annotate", kept.len() as u64);
     kept.par_iter_mut()
         .zip(candidates.par_iter())

@@ -8,6 +8,7 @@
 //! path, and the closest valid key.
 
 use crate::annotate::divergence::Profile;
+use crate::annotate::proximity::PackageRule;
 use crate::annotate::tokenize::Tokenizer;
 use crate::classify::Classifier;
 use crate::extract::CountRules;
@@ -159,6 +160,9 @@ pub struct AnnotateSpec {
     pub profile: Profile,
     /// Fixed λ for proximity; the dataset's ⌊median package depth / 2⌋ when omitted.
     pub lambda: Option<u32>,
+    /// Hunk packages: `auto` (HUNK4J's directory rule for Defects4J, module paths for
+    /// other sources), `directories` or `modules`.
+    pub packages: PackageRule,
     /// `punkt_tab` directory for the tokenizer (else `HUNKGEN_PUNKT_DIR`, else none).
     pub punkt: Option<PathBuf>,
 }
@@ -169,6 +173,7 @@ impl Default for AnnotateSpec {
             enabled: true,
             profile: Default::default(),
             lambda: None,
+            packages: PackageRule::Auto,
             punkt: None,
         }
     }
@@ -397,6 +402,8 @@ pub struct AnnotatePlan {
     pub profile: Profile,
     /// Fixed λ, or `None` for the dataset's own.
     pub lambda: Option<u32>,
+    /// Hunk package rule (`auto` is resolved per instance by its source).
+    pub packages: PackageRule,
     /// The tokenizer for D_lex, with its Punkt model loaded.
     pub tokenizer: Tokenizer,
 }
@@ -489,6 +496,7 @@ fn plan(
         Some(AnnotatePlan {
             profile: recipe.annotate.profile,
             lambda: recipe.annotate.lambda,
+            packages: recipe.annotate.packages,
             tokenizer,
         })
     } else {

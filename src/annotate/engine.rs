@@ -6,7 +6,7 @@
 
 use super::bleu::{sentence_bleu4_ids, Interner};
 use super::divergence::{self, Profile, Switches};
-use super::proximity;
+use super::proximity::{self, PackageRule};
 use super::tokenize::Tokenizer;
 use crate::diff::{FilePatch, Hunk, LineKind, Patch, Span};
 use crate::extract::{self, CountRules};
@@ -43,6 +43,8 @@ pub struct Annotator {
     pub switches: Switches,
     /// Tokenizer for D_lex.
     pub tokenizer: Tokenizer,
+    /// How hunk packages are found (`auto` decides by source).
+    pub packages: PackageRule,
 }
 
 impl Annotator {
@@ -52,6 +54,7 @@ impl Annotator {
             profile,
             switches: profile.switches(),
             tokenizer,
+            packages: PackageRule::Auto,
         }
     }
 
@@ -103,7 +106,7 @@ impl Annotator {
     }
 
     /// Annotate one forward patch. `modified_classes` orders files (Defects4J); `test_patch`
-    /// feeds magic constants.
+    /// feeds magic constants; `packages` is the resolved package rule.
     pub fn annotate(
         &self,
         patch: &Patch,
@@ -111,6 +114,7 @@ impl Annotator {
         rules: &CountRules,
         modified_classes: &[String],
         files: &dyn BuggyFiles,
+        packages: PackageRule,
     ) -> Annotation {
         let mut ann = Annotation::default();
         // All hunks (counted or not) with their counted flag, in annotation order.
@@ -159,17 +163,48 @@ impl Annotator {
 
         // Places: method ids and packages.
         let mut methods_known = true;
+        let mut init_files: HashMap<String, bool> = HashMap::new();
+        let mut is_package = |dir: &str| {
+            *init_files
+                .entry(dir.to_string())
+                .or_insert_with(|| files.buggy(&format!("{dir}/__init__.py")).is_ok())
+        };
         for (order, (fp, h, patch_index)) in counted.iter().enumerate() {
             let path = buggy_path(fp);
+            let lang = Lang::from_path(path);
+            let python_package = (lang == Some(Lang::Python))
+                .then(|| proximity::python_package(path, &mut is_package));
+            let parsed_file = match parsed.get(path) {
+                Some(Some((pf, bytes))) => Some((pf, bytes)),
+                _ => None,
+            };
+            let package = match (packages, lang) {
+                (PackageRule::Modules, Some(Lang::Python)) => {
+                    python_package.clone().unwrap_or_default()
+                }
+                (PackageRule::Modules, Some(Lang::Java)) => {
+                    match parsed_file.and_then(|(pf, _)| pf.package()) {
+                        Some(p) => p.split('.').map(str::to_string).collect(),
+                        None => proximity::java_package_from_path(path),
+                    }
+                }
+                (PackageRule::Modules, None) => syntax::python_module_path(path),
+                _ => proximity::package_of(path),
+            };
             let mut place = HunkPlace {
                 order,
-                package: proximity::package_of(path),
+                package,
                 ..Default::default()
             };
-            match parsed.get(path) {
-                Some(Some((pf, _))) => {
+            match parsed_file {
+                Some((pf, bytes)) => {
                     let span = h.old_span();
-                    place.method_lines = pf.method_for(span);
+                    let tail = tail_function(pf, h, bytes);
+                    place.method_lines = match (pf.method_for(span), tail) {
+                        (Some((b, e)), Some(m)) => Some((b.min(m.begin), e.max(m.end))),
+                        (None, Some(m)) => Some((m.begin, m.end)),
+                        (found, None) => found,
+                    };
                     place.method = place.method_lines.and_then(|(b, e)| {
                         let labels: Vec<&str> = pf
                             .members()
@@ -177,19 +212,19 @@ impl Annotator {
                             .filter(|m| {
                                 m.begin >= b
                                     && m.end <= e
-                                    && m.begin <= span.end
-                                    && m.end >= span.start
+                                    && ((m.begin <= span.end && m.end >= span.start)
+                                        || tail.is_some_and(|t| std::ptr::eq(t, *m)))
                             })
                             .map(|m| m.label.as_str())
                             .collect();
                         (!labels.is_empty()).then(|| labels.join(" + "))
                     });
-                    place.declared_package = match Lang::from_path(path) {
-                        Some(Lang::Python) => Some(syntax::python_module_path(path).join(".")),
+                    place.declared_package = match lang {
+                        Some(Lang::Python) => python_package.map(|p| p.join(".")),
                         _ => pf.package().map(str::to_string),
                     };
                 }
-                _ => methods_known = false,
+                None => methods_known = false,
             }
             ann.places.push((*patch_index, place));
         }
@@ -364,6 +399,7 @@ impl Annotator {
             rules,
             &c.modified_classes,
             files.as_ref(),
+            self.packages.resolve(c.source),
         );
         for (patch_index, place) in ann.places {
             if let Some(h) = inst.hunks.iter_mut().find(|h| h.patch_index == patch_index) {
@@ -385,6 +421,32 @@ impl Annotator {
             magic_constants: ann.magic_constants,
         });
     }
+}
+
+/// The Python function a pure insertion extends at its end ([`ParsedFile::function_extended_by`]):
+/// the insertion goes after buggy line `span.start - 1`; trailing blank lines before it
+/// are skipped, and its indent is that of its first non-blank added line.
+fn tail_function<'p>(pf: &'p ParsedFile, h: &Hunk, buggy: &[u8]) -> Option<&'p syntax::Member> {
+    if h.lines.iter().any(|l| l.kind == LineKind::Removed) {
+        return None;
+    }
+    let indent = h
+        .lines
+        .iter()
+        .filter(|l| l.kind == LineKind::Added)
+        .map(|l| l.text())
+        .find(|t| t.iter().any(|b| !b.is_ascii_whitespace()))
+        .map(|t| t.iter().take_while(|b| **b == b' ' || **b == b'\t').count())?;
+    let lines: Vec<&[u8]> = buggy.split(|b| *b == b'\n').collect();
+    let mut last = h.old_span().start.checked_sub(1)?;
+    while last > 0
+        && lines
+            .get(last as usize - 1)
+            .is_some_and(|l| l.iter().all(|b| b.is_ascii_whitespace()))
+    {
+        last -= 1;
+    }
+    pf.function_extended_by(last, u32::try_from(indent).ok()?)
 }
 
 fn file_pos(patch: &Patch, fp: &FilePatch) -> usize {
@@ -537,6 +599,7 @@ mod tests {
                     &rules,
                     &[],
                     &OneFile(src.clone()),
+                    PackageRule::Directories,
                 )
                 .divergence
                 .expect("divergence")
@@ -612,6 +675,7 @@ mod tests {
                     crate::model::NoteKind::NoRepository,
                     "no sources in this test",
                 )),
+                PackageRule::Directories,
             );
             (annotator, ann)
         };
@@ -711,6 +775,7 @@ mod tests {
                 &default_rules(),
                 &[],
                 &OneFile(TAIL_SRC.to_string()),
+                PackageRule::Directories,
             );
             let div = ann.divergence.expect("divergence");
             div.pairs[0].dist.expect("same-file distance")
@@ -732,6 +797,7 @@ mod tests {
                 &default_rules(),
                 &[],
                 &OneFile(TAIL_SRC.to_string()),
+                PackageRule::Directories,
             )
             .places
         };

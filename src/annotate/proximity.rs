@@ -1,14 +1,71 @@
 //! Spatial proximity classes (HUNK4J Definition 5) with the rule DESIGN §4 documents.
 
 pub use crate::model::ProximityClass;
-use crate::model::{Instance, NoteKind, Proximity};
+use crate::model::{Instance, NoteKind, Proximity, SourceKind};
+use serde::{Deserialize, Serialize};
 
-/// A hunk's package for proximity: its file's directory segments without the first path
-/// segment (the rule that reproduces the published classes).
+/// Which package a hunk is in, because HUNK4J's published classes need its directory
+/// rule while mined repositories need the real module path (`pkg/core.py` and
+/// `src/pkg/core.py` are both in `pkg`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum PackageRule {
+    /// `directories` for Defects4J bugs (HUNK4J), `modules` for every other source.
+    #[default]
+    Auto,
+    /// HUNK4J's rule: the file's directory segments without the first one.
+    Directories,
+    /// The module path from the source root: the Java `package` declaration, the Python
+    /// dotted package (directories with `__init__.py`).
+    Modules,
+}
+
+impl PackageRule {
+    /// The concrete rule for a source: `auto` becomes `directories` for Defects4J only.
+    pub fn resolve(self, source: SourceKind) -> PackageRule {
+        match (self, source) {
+            (PackageRule::Auto, SourceKind::Defects4j) => PackageRule::Directories,
+            (PackageRule::Auto, _) => PackageRule::Modules,
+            (rule, _) => rule,
+        }
+    }
+}
+
+/// A hunk's package under HUNK4J's rule: its file's directory segments without the
+/// first path segment (the rule that reproduces the published classes).
 pub fn package_of(path: &str) -> Vec<String> {
     let mut segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     segs.pop(); // file name
     segs.into_iter().skip(1).map(str::to_string).collect()
+}
+
+/// A Java file's package when its `package` declaration cannot be read: the directories
+/// after the last `java` source root segment (`src/main/java/a/b/C.java` → `a.b`), else
+/// after a leading `src/`, else all directories.
+pub fn java_package_from_path(path: &str) -> Vec<String> {
+    let mut segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    segs.pop();
+    let from = match segs.iter().rposition(|s| *s == "java") {
+        Some(i) => i + 1,
+        None => usize::from(segs.first() == Some(&"src")),
+    };
+    segs[from..].iter().map(|s| s.to_string()).collect()
+}
+
+/// A Python file's dotted package: the longest run of directories ending at the file's
+/// own directory that all hold an `__init__.py` (asked through `is_package`). Without
+/// one (namespace packages, scripts), the directories after a leading `src/`.
+pub fn python_package(path: &str, mut is_package: impl FnMut(&str) -> bool) -> Vec<String> {
+    let dirs = crate::syntax::python_module_path(path);
+    let mut k = dirs.len();
+    while k > 0 && is_package(&dirs[..k].join("/")) {
+        k -= 1;
+    }
+    if k < dirs.len() {
+        return dirs[k..].to_vec();
+    }
+    let from = usize::from(dirs.first().map(String::as_str) == Some("src"));
+    dirs[from..].to_vec()
 }
 
 /// λ = ⌊median package depth over all hunks / 2⌋ (lower median for even counts is not
@@ -33,6 +90,8 @@ pub fn lambda_from_depths(depths: &[usize]) -> u32 {
 pub struct HunkPlace {
     /// Repository-relative file path.
     pub file: String,
+    /// The hunk's package (see [`PackageRule`]).
+    pub package: Vec<String>,
     /// Method identity: `Some` id shared by hunks in the same method; `None` when the
     /// hunk matches no method (a fresh id shared with no other hunk).
     pub method: Option<(u32, u32)>,
@@ -56,7 +115,7 @@ pub fn classify(hunks: &[HunkPlace], lambda: u32, methods_known: bool) -> Option
             ProximityClass::Cluster
         });
     }
-    let packages: Vec<Vec<String>> = hunks.iter().map(|h| package_of(&h.file)).collect();
+    let packages: Vec<&Vec<String>> = hunks.iter().map(|h| &h.package).collect();
     if packages.iter().all(|p| *p == packages[0]) {
         return Some(ProximityClass::Orbit);
     }
@@ -65,7 +124,7 @@ pub fn classify(hunks: &[HunkPlace], lambda: u32, methods_known: bool) -> Option
         for j in i + 1..packages.len() {
             let c = packages[i]
                 .iter()
-                .zip(&packages[j])
+                .zip(packages[j].iter())
                 .take_while(|(a, b)| a == b)
                 .count();
             lcp = lcp.min(c);
@@ -87,7 +146,7 @@ pub fn classify_all(instances: &mut [Instance], lambda: Option<u32>) -> u32 {
     let depths: Vec<usize> = instances
         .iter()
         .flat_map(|i| i.hunks.iter().filter(|h| h.counted))
-        .map(|h| package_of(&h.file).len())
+        .map(|h| hunk_package(h).len())
         .collect();
     let lambda = lambda.unwrap_or_else(|| lambda_from_depths(&depths));
     for inst in instances.iter_mut() {
@@ -97,6 +156,7 @@ pub fn classify_all(instances: &mut [Instance], lambda: Option<u32>) -> u32 {
             .filter(|h| h.counted)
             .map(|h| HunkPlace {
                 file: h.file.clone(),
+                package: hunk_package(h),
                 method: h.place.as_ref().and_then(|p| p.method_lines),
             })
             .collect();
@@ -112,6 +172,14 @@ pub fn classify_all(instances: &mut [Instance], lambda: Option<u32>) -> u32 {
     lambda
 }
 
+/// A counted hunk's package: the one annotation placed, else HUNK4J's directory rule.
+fn hunk_package(h: &crate::model::HunkRecord) -> Vec<String> {
+    match &h.place {
+        Some(p) => p.package.clone(),
+        None => package_of(&h.file),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +187,7 @@ mod tests {
     fn h(file: &str, m: Option<(u32, u32)>) -> HunkPlace {
         HunkPlace {
             file: file.into(),
+            package: package_of(file),
             method: m,
         }
     }
@@ -133,6 +202,37 @@ mod tests {
         assert_eq!(package_of(A), ["main", "java", "org", "acme", "core"]);
         assert_eq!(package_of(P), ["acme"]);
         assert!(package_of("Top.java").is_empty());
+    }
+
+    #[test]
+    fn module_packages_ignore_the_layout() {
+        let pkgs = ["pkg", "src/pkg", "src/pkg/sub"];
+        let is_pkg = |d: &str| pkgs.contains(&d);
+        assert_eq!(python_package("pkg/core.py", is_pkg), ["pkg"]);
+        assert_eq!(python_package("src/pkg/core.py", is_pkg), ["pkg"]);
+        assert_eq!(python_package("src/pkg/sub/x.py", is_pkg), ["pkg", "sub"]);
+        assert!(python_package("setup.py", is_pkg).is_empty());
+        // No __init__.py anywhere: directories, without a leading src/.
+        assert_eq!(python_package("src/ns/mod.py", |_| false), ["ns"]);
+        assert_eq!(python_package("tools/gen.py", |_| false), ["tools"]);
+        assert_eq!(
+            java_package_from_path("core/src/main/java/a/b/C.java"),
+            ["a", "b"]
+        );
+        assert_eq!(java_package_from_path("src/a/b/C.java"), ["a", "b"]);
+        assert!(java_package_from_path("C.java").is_empty());
+        assert_eq!(
+            PackageRule::Auto.resolve(SourceKind::Defects4j),
+            PackageRule::Directories
+        );
+        assert_eq!(
+            PackageRule::Auto.resolve(SourceKind::Git),
+            PackageRule::Modules
+        );
+        assert_eq!(
+            PackageRule::Directories.resolve(SourceKind::Git),
+            PackageRule::Directories
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use super::divergence::Profile;
 use super::engine::Annotator;
-use super::proximity;
+use super::proximity::{self, PackageRule};
 use super::tokenize::Tokenizer;
 use crate::classify::Classifier;
 use crate::diff::{self, apply_file};
@@ -88,6 +88,7 @@ pub fn annotate_patch_file(
     reversed: bool,
     profile: Profile,
     lambda: Option<u32>,
+    packages: PackageRule,
 ) -> Result<SingleReport, SingleError> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|source| SingleError::Read {
@@ -133,7 +134,12 @@ pub fn annotate_patch_file(
     let tokenizer = Tokenizer::from_env()
         .map_err(|e| SingleError::Tokenizer(e.to_string()))?
         .unwrap_or_default();
-    let annotator = Annotator::new(profile, tokenizer);
+    let mut annotator = Annotator::new(profile, tokenizer);
+    // A reversed patch is Defects4J's: `auto` keeps HUNK4J's directory packages for it.
+    annotator.packages = match packages {
+        PackageRule::Auto if reversed => PackageRule::Directories,
+        rule => rule,
+    };
     let rules = CountRules {
         classifier: Classifier::default(),
         skip_created_files: false,

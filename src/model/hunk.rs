@@ -15,9 +15,10 @@ pub struct HunkPlace {
     /// Method identity: (min begin, max end) lines of the matched members.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub method_lines: Option<(u32, u32)>,
-    /// Package for proximity: directory segments without the first one.
+    /// Package for proximity: the module path from the source root, or with HUNK4J's
+    /// directory rule the directory segments without the first one.
     pub package: Vec<String>,
-    /// Declared package (Java `package`, Python module path).
+    /// Declared package (Java `package`, Python dotted package).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub declared_package: Option<String>,
 }

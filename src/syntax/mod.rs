@@ -96,6 +96,9 @@ pub struct Member {
     pub end: u32,
     /// `Type.name(params)` for display only: it can repeat within a file.
     pub label: String,
+    /// Column (bytes) where the member starts, so a Python body line can be told from
+    /// one after the function (a body is indented deeper than its `def`).
+    pub indent: u32,
 }
 
 /// One parsed file: its shaped tree, error count, members and package.
@@ -163,6 +166,20 @@ impl ParsedFile {
                 None => Some((m.begin, m.end)),
                 Some((b, e)) => Some((b.min(m.begin), e.max(m.end))),
             })
+    }
+
+    /// Python bodies have no closing line, so a pure insertion right after a function's
+    /// last line belongs to it when indented deeper than its `def`: the innermost such
+    /// function ending at `last_line` (the last non-blank line before the insertion).
+    /// Always `None` for Java, whose closing brace makes [`Self::method_for`] enough.
+    pub fn function_extended_by(&self, last_line: u32, indent: u32) -> Option<&Member> {
+        if self.lang != Lang::Python {
+            return None;
+        }
+        self.members
+            .iter()
+            .filter(|m| m.end == last_line && m.indent < indent)
+            .max_by_key(|m| (m.indent, m.begin))
     }
 
     /// Line range of a node (1-based, inclusive), for debugging and reports.
@@ -939,15 +956,7 @@ fn member(lang: Lang, n: Node, src: &[u8], table: &KindTable) -> Member {
                     format!("{}...", squeeze(ty))
                 }
                 (Lang::Java, _) => continue,
-                (Lang::Python, "identifier") => text(prm, src).to_owned(),
-                (Lang::Python, _) => {
-                    let mut c2 = prm.walk();
-                    let id = prm
-                        .named_children(&mut c2)
-                        .find(|k| k.kind() == "identifier")
-                        .map_or("?", |t| text(t, src));
-                    id.to_owned()
-                }
+                (Lang::Python, _) => python_param(prm, src),
             };
             params.push(s);
         }
@@ -957,7 +966,49 @@ fn member(lang: Lang, n: Node, src: &[u8], table: &KindTable) -> Member {
         begin,
         end,
         label: format!("{}({})", owners.join("."), params.join(",")),
+        indent: n.start_position().column as u32,
     }
+}
+
+/// A Python parameter as written, without its default: `x`, `x: T`, `*args`,
+/// `**kwargs: T`, and the bare `*` and `/` separators.
+fn python_param(prm: Node, src: &[u8]) -> String {
+    let typed = |name: String| match prm.child_by_field_name("type") {
+        Some(t) => format!("{name}: {}", squeeze_commas(text(t, src))),
+        None => name,
+    };
+    match prm.kind() {
+        "identifier" => text(prm, src).to_owned(),
+        "keyword_separator" => "*".to_owned(),
+        "positional_separator" => "/".to_owned(),
+        "list_splat_pattern" | "dictionary_splat_pattern" => squeeze(text(prm, src)),
+        "default_parameter" | "typed_default_parameter" => {
+            let name = prm
+                .child_by_field_name("name")
+                .map_or("?".to_owned(), |n| squeeze(text(n, src)));
+            typed(name)
+        }
+        "typed_parameter" => {
+            let mut c = prm.walk();
+            let name = prm
+                .named_children(&mut c)
+                .find(|k| {
+                    matches!(
+                        k.kind(),
+                        "identifier" | "list_splat_pattern" | "dictionary_splat_pattern"
+                    )
+                })
+                .map_or("?".to_owned(), |n| squeeze(text(n, src)));
+            typed(name)
+        }
+        _ => squeeze(text(prm, src)),
+    }
+}
+
+/// A type as written with its whitespace collapsed to `, ` after commas only
+/// (`Dict[str,  Any]` → `Dict[str, Any]`), so labels are stable across formatting.
+fn squeeze_commas(s: &str) -> String {
+    squeeze(s).replace(',', ", ")
 }
 
 #[cfg(test)]

@@ -604,3 +604,47 @@ fn rule_empty_statements() {
     // Terminators are not statements.
     assert!(!jp("class E { int x; void f() { g(); } }").contains("EmptyStmt"));
 }
+
+#[test]
+fn python_labels_render_separators_splats_and_types() {
+    let src = "def f(a, b: int = 1, /, c=2, *args: str, d, e: Dict[str,  Any], **kwargs: Any) -> None:\n    pass\n\ndef g(x, *, y):\n    pass\n\ndef h(*a, **k):\n    pass\n";
+    let f = parse_file(Lang::Python, src.as_bytes(), TreeShape::Named);
+    let got: Vec<&str> = f.members().iter().map(|m| m.label.as_str()).collect();
+    assert_eq!(
+        got,
+        vec![
+            "f(a,b: int,/,c,*args: str,d,e: Dict[str, Any],**kwargs: Any)",
+            "g(x,*,y)",
+            "h(*a,**k)",
+        ]
+    );
+}
+
+#[test]
+fn python_insertion_after_a_function_body_extends_it() {
+    // Lines: 1 class, 2 def m, 3 body, 4 body end, 5 blank, 6 def top, 7 body, 8 blank,
+    // 9 def nested-owner, 10 def inner, 11 inner body, 12 owner body.
+    let src = "class C:\n    def m(self):\n        x = 1\n        return x\n\ndef top():\n    pass\n\ndef owner():\n    def inner():\n        return 1\n    return inner\n";
+    let f = parse_file(Lang::Python, src.as_bytes(), TreeShape::Named);
+    let m = |last, indent| {
+        f.function_extended_by(last, indent)
+            .map(|m| m.label.as_str())
+    };
+    // Indented as m's body, after its last line → m.
+    assert_eq!(m(4, 8), Some("C.m(self)"));
+    // Indented as the class body → not m (a new method or class attribute).
+    assert_eq!(m(4, 4), None);
+    assert_eq!(m(7, 4), Some("top()"));
+    // At module level → nothing.
+    assert_eq!(m(7, 0), None);
+    // Deeper than inner's def but ends inside owner → the innermost ending there.
+    assert_eq!(m(11, 8), Some("inner()"));
+    assert_eq!(m(12, 4), Some("owner()"));
+    // Java bodies close with a brace: never extended.
+    let j = parse_file(
+        Lang::Java,
+        b"class A {\n  void f() {\n  }\n}\n",
+        TreeShape::Named,
+    );
+    assert_eq!(j.function_extended_by(3, 4), None);
+}

@@ -164,3 +164,90 @@ fn reversed_patch_against_a_git_revision() {
         .code(1)
         .stderr(predicates::str::contains("unknown revision `no-such-rev`"));
 }
+
+const STATS: &str = "def mean(xs):
+    total = sum(xs)
+    n = len(xs)
+    first = xs[0]
+    last = xs[-1]
+    return total / n
+
+
+def spread(xs):
+    lo = min(xs)
+    hi = max(xs)
+    return hi - lo
+";
+
+/// Two hunks in `mean`: one inserts after its first line, one appends to its body (a
+/// pure insertion after its last line, indented as the body).
+const PY_FIX: &str = "--- a/pkg/stats.py
++++ b/pkg/stats.py
+@@ -1,3 +1,5 @@
+ def mean(xs):
++    if not xs:
++        raise ValueError(\"mean of empty data\")
+     total = sum(xs)
+     n = len(xs)
+@@ -4,6 +6,7 @@ def mean(xs):
+     first = xs[0]
+     last = xs[-1]
+     return total / n
++    del first, last
+ 
+ 
+ def spread(xs):
+";
+
+/// Runs `hunkgen annotate --json` on `patch` against `dir` with extra arguments.
+fn annotate_json(dir: &Path, patch: &str, extra: &[&str]) -> serde_json::Value {
+    fs::write(dir.join("fix.patch"), patch).expect("write");
+    let out = hunkgen()
+        .arg("annotate")
+        .arg(dir.join("fix.patch"))
+        .arg("--root")
+        .arg(dir)
+        .args(extra)
+        .arg("--json")
+        .assert()
+        .success();
+    serde_json::from_slice(&out.get_output().stdout).expect("json")
+}
+
+#[test]
+fn python_packages_are_modules_and_tail_insertions_belong_to_the_function() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for pkg in ["pkg", "src/other"] {
+        fs::create_dir_all(dir.path().join(pkg)).expect("mkdir");
+        fs::write(dir.path().join(pkg).join("__init__.py"), "").expect("write");
+        fs::write(dir.path().join(pkg).join("stats.py"), STATS).expect("write");
+    }
+    let v = annotate_json(dir.path(), PY_FIX, &[]);
+    assert_eq!(v["n"], 2);
+    for h in 0..2 {
+        assert_eq!(v["hunks"][h]["place"]["method"], "mean(xs)", "hunk {h}");
+        assert_eq!(
+            v["hunks"][h]["place"]["package"],
+            serde_json::json!(["pkg"])
+        );
+        assert_eq!(v["hunks"][h]["place"]["declared_package"], "pkg");
+    }
+    // Both hunks in one function: a Nucleus, not "code outside methods".
+    assert_eq!(v["proximity"], "Nucleus");
+
+    // The same module under src/ is in package `other`, not `src/other` or nothing.
+    let src_layout = PY_FIX.replace("pkg/stats.py", "src/other/stats.py");
+    let v = annotate_json(dir.path(), &src_layout, &[]);
+    assert_eq!(
+        v["hunks"][0]["place"]["package"],
+        serde_json::json!(["other"])
+    );
+    // HUNK4J's directory rule, on request, drops the first segment instead.
+    let v = annotate_json(dir.path(), &src_layout, &["--packages", "directories"]);
+    assert_eq!(
+        v["hunks"][0]["place"]["package"],
+        serde_json::json!(["other"])
+    );
+    let v = annotate_json(dir.path(), PY_FIX, &["--packages", "directories"]);
+    assert_eq!(v["hunks"][0]["place"]["package"], serde_json::json!([]));
+}
