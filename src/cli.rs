@@ -297,6 +297,16 @@ pub enum Command {
         #[arg(long)]
         compare_hunk4j: bool,
     },
+    /// Serve repository context to a coding agent over MCP (stdio): find classes,
+    /// methods and code, class skeletons and the directory structure.
+    #[command(
+        after_help = "The server speaks the Model Context Protocol's stdio transport: one JSON-RPC message per line on stdin, answers on stdout, logs on stderr. Register it with an agent, e.g. Claude Code:\n  claude mcp add hunkgen -- hunkgen mcp --root /path/to/checkout\nTools: find_method_in_class, find_class_in_file, find_method_in_file, find_code_in_file, get_class_skeleton, find_class, find_method, find_code, get_repository_structure."
+    )]
+    Mcp {
+        /// The repository checkout the tools read (Java and Python files).
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+    },
 }
 
 /// Run the parsed command; errors carry their one-line context.
@@ -615,6 +625,13 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     write!(out, "{}", report::table3_markdown(a))?;
                 }
             }
+            Ok(())
+        }
+        Command::Mcp { root } => {
+            let mut repo = crate::mcp::tools::Repo::open(&root)
+                .with_context(|| format!("{}: not a readable directory", root.display()))?;
+            eprintln!("hunkgen mcp: serving {} on stdio", root.display());
+            crate::mcp::serve(&mut repo, std::io::stdin().lock(), std::io::stdout().lock())?;
             Ok(())
         }
     }

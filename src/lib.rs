@@ -10,6 +10,7 @@ pub mod diff;
 pub mod evaluate;
 pub mod extract;
 pub mod git;
+pub mod mcp;
 pub mod model;
 pub mod pipeline;
 pub mod progress;

@@ -28,6 +28,7 @@
 
 mod comments;
 pub mod java;
+pub mod outline;
 pub mod python;
 pub mod tree;
 

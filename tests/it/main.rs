@@ -18,6 +18,7 @@ mod evaluate_d4j;
 mod git_history;
 mod golden;
 mod hunk4j;
+mod mcp;
 mod report;
 mod rough_edges;
 mod schema;
