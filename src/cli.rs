@@ -280,6 +280,37 @@ pub enum Command {
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Write a dataset's instances in another benchmark's schema (SWE-bench).
+    ///
+    /// `--format swebench` writes exactly SWE-bench's twelve fields per instance, in its
+    /// order (repo, instance_id, base_commit, patch, test_patch, problem_statement,
+    /// hints_text, created_at, version, FAIL_TO_PASS, PASS_TO_PASS,
+    /// environment_setup_commit), with the test lists as JSON-encoded strings as the
+    /// published datasets store them (`--lists array` for plain arrays). hunkgen's own
+    /// fields (hunks, divergence, states, …) are left out; `source: swebench` reads the
+    /// file back. JSON Lines by default, one JSON list with --json (the default when
+    /// --out ends in .json). The file is written to a temporary name and renamed.
+    #[command(
+        after_help = "Examples (make demo builds datasets/demo):\n  hunkgen export datasets/demo --format swebench\n  hunkgen export datasets/demo --format swebench --out demo.swebench.jsonl\n  hunkgen export datasets/demo --format swebench --out demo.json --lists array\n  hunkgen export datasets/demo --format swebench --out - | head -c 300"
+    )]
+    Export {
+        /// The dataset directory (holding instances.jsonl).
+        dataset: PathBuf,
+        /// The schema to write.
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// Where to write (default <dataset>/export/swebench.jsonl, or .json with --json);
+        /// `-` writes to stdout.
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// How FAIL_TO_PASS / PASS_TO_PASS are written: json-string (`"[\"t\"]"`, as
+        /// published) or array.
+        #[arg(long, value_enum, default_value_t = dataset::export::ListStyle::JsonString)]
+        lists: dataset::export::ListStyle,
+        /// One JSON list instead of JSON Lines.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a dataset's tables (HUNK4J Tables I, II and, when annotated, III).
     Stats {
         /// The dataset directory (holding instances.jsonl).
@@ -291,6 +322,13 @@ pub enum Command {
         #[arg(long)]
         compare_hunk4j: bool,
     },
+}
+
+/// Schemas `hunkgen export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// SWE-bench's instance schema (`swebench.types.SWEbenchInstance`).
+    Swebench,
 }
 
 /// Run the parsed command; errors carry their one-line context.
@@ -583,6 +621,39 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 );
             }
             dataset::write_atomic(&out, report::html::render(&page).as_bytes())?;
+            writeln!(std::io::stdout().lock(), "{}", out.display())?;
+            Ok(())
+        }
+        Command::Export {
+            dataset: dir,
+            format: ExportFormat::Swebench,
+            out,
+            lists,
+            json,
+        } => {
+            use dataset::export::Container;
+            let mut instances = dataset::read_instances(&dir)
+                .with_context(|| format!("{}: not a hunkgen dataset", dir.display()))?;
+            instances.sort_by_key(|i| dataset::natural_key(&i.instance_id));
+            let out = out.unwrap_or_else(|| {
+                dir.join(if json {
+                    "export/swebench.json"
+                } else {
+                    "export/swebench.jsonl"
+                })
+            });
+            let container = if json || out.extension().is_some_and(|e| e == "json") {
+                Container::JsonList
+            } else {
+                Container::Jsonl
+            };
+            if out.as_os_str() == "-" {
+                let bytes = dataset::export::swebench_bytes(&instances, lists, container);
+                std::io::stdout().lock().write_all(&bytes)?;
+                return Ok(());
+            }
+            dataset::export::write_swebench(&instances, &out, lists, container)?;
+            eprintln!("{} instance(s) in SWE-bench's schema", instances.len());
             writeln!(std::io::stdout().lock(), "{}", out.display())?;
             Ok(())
         }
