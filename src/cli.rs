@@ -18,7 +18,7 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "hunkgen", version, propagate_version = true)]
 #[command(
-    after_help = "Examples:\n  hunkgen build recipes/demo.yaml\n  hunkgen build recipes/hunk4j.yaml --output /tmp/hunk4j\n  hunkgen stats datasets/hunk4j --json\n  hunkgen evaluate datasets/demo --baseline gold\n  hunkgen compare a/summary.json b/summary.json\n  hunkgen checkout datasets/demo <id> --state partial --scenario best /tmp/state\n  hunkgen report datasets/demo --results datasets/demo/evaluations/baseline-gold\n\nExit codes: 0 success, 1 bad input or failed build, 2 usage error, 130 interrupted."
+    after_help = "Examples:\n  hunkgen build recipes/demo.yaml\n  hunkgen build recipes/hunk4j.yaml --output /tmp/hunk4j\n  hunkgen stats datasets/hunk4j --json\n  hunkgen evaluate datasets/demo --baseline gold\n  hunkgen compare a/summary.json b/summary.json\n  hunkgen checkout datasets/demo <id> --state partial --scenario best /tmp/state\n  hunkgen report datasets/demo --results datasets/demo/evaluations/baseline-gold\n  hunkgen export datasets/demo --format swebench\n\nExit codes: 0 success, 1 bad input or failed build, 2 usage error, 130 interrupted."
 )]
 pub struct Cli {
     /// What to do.
@@ -70,6 +70,8 @@ pub enum Command {
         no_cache: bool,
         /// A project's git repository, e.g. `--repo Lang=/src/commons-lang` (repeatable;
         /// overrides --repos and the recipe). Projects without one keep AST fields null.
+        /// For `source: swebench`, a row's `repo` and its clone
+        /// (`--repo astropy/astropy=/src/astropy`).
         #[arg(long = "repo", value_name = "NAME=PATH", value_parser = parse_repo_arg)]
         repos: Vec<(String, PathBuf)>,
         /// A YAML map of project → repository path (`Lang: /src/commons-lang`), relative

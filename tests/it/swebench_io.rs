@@ -329,6 +329,25 @@ fn unreadable_input_is_one_line_naming_the_file_and_place() {
         );
         assert!(err.contains(what), "{err}");
     }
+    // `--repo owner/name=PATH` overrides the recipe's clone.
+    fs::write(&f.file, &text).expect("restore");
+    let bad = f.recipe.with_file_name("bad.yaml");
+    let out = f.out.with_file_name("override");
+    let res = hunkgen()
+        .args(["build", "-q"])
+        .arg(&bad)
+        .arg("--repo")
+        .arg(format!("calc/calc={clone}"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("runs");
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    assert!(out.join("instances.jsonl").is_file());
 }
 
 #[test]
