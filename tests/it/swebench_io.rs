@@ -608,3 +608,59 @@ fn demo_round_trips_through_export_and_import_with_states() {
         assert_eq!(String::from_utf8_lossy(&log).trim(), format!("Fix {id}"));
     }
 }
+
+#[test]
+fn with_validate_the_proven_lists_replace_the_given_ones() {
+    let f = fixture("instances.jsonl");
+    // Row 1 with wrong lists: test_add named as failing, nothing as passing.
+    let mut row = rows(&f.file)[0].clone();
+    row["FAIL_TO_PASS"] = serde_json::json!(["tests/test_calc.py::test_add"]);
+    row["PASS_TO_PASS"] = serde_json::json!([]);
+    fs::write(&f.file, format!("{row}\n")).expect("one row");
+    let recipe = fs::read_to_string(&f.recipe).expect("recipe");
+    let cache = f.recipe.with_file_name("cache");
+    fs::write(
+        &f.recipe,
+        format!(
+            "{recipe}validate:\n  reruns: 1\n  timeout: 300\n  cache: {}\n  suites:\n    - name: python\n      paths: [tests/]\n      workdir: .\n      env:\n        python:\n          install: '\"$HUNKGEN_UV\" pip install --quiet pytest==9.2.0'\n      command: python -m pytest -rA -p no:cacheprovider -o junit_family=xunit1 --junitxml={{report_dir}}/pytest.xml {{tests}}\n      report: pytest\n",
+            cache.display()
+        ),
+    )
+    .expect("recipe");
+    let res = hunkgen()
+        .args(["build", "-q"])
+        .arg(&f.recipe)
+        .arg("-o")
+        .arg(&f.out)
+        .envs(crate::common::validation_env())
+        .output()
+        .expect("runs");
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let inst = hunkgen::dataset::read_instances(&f.out).expect("instances");
+    assert_eq!(inst.len(), 1, "{}", String::from_utf8_lossy(&res.stderr));
+    let mut f2p = inst[0].FAIL_TO_PASS.clone();
+    f2p.sort();
+    assert_eq!(
+        f2p,
+        strings(&[
+            "tests/test_calc.py::test_div",
+            "tests/test_calc.py::test_sub"
+        ]),
+        "validation wins over the file's FAIL_TO_PASS"
+    );
+    assert_eq!(
+        inst[0].PASS_TO_PASS,
+        strings(&["tests/test_calc.py::test_add"])
+    );
+    assert!(inst[0].validation.is_some());
+    // Every other SWE-bench field is still the file's.
+    assert_eq!(inst[0].patch, row["patch"].as_str().unwrap_or_default());
+    assert_eq!(
+        inst[0].hints_text,
+        row["hints_text"].as_str().unwrap_or_default()
+    );
+}
