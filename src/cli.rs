@@ -19,7 +19,7 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "hunkgen", version, propagate_version = true)]
 #[command(
-    after_help = "Examples:\n  hunkgen build recipes/demo.yaml\n  hunkgen build recipes/hunk4j.yaml --output /tmp/hunk4j\n  hunkgen stats datasets/hunk4j --json\n  hunkgen evaluate datasets/demo --baseline gold\n  hunkgen compare a/summary.json b/summary.json\n  hunkgen checkout datasets/demo <id> --state partial --scenario best /tmp/state\n  hunkgen report datasets/demo --results datasets/demo/evaluations/baseline-gold\n\nExit codes: 0 success, 1 bad input or failed build, 2 usage error, 130 interrupted."
+    after_help = "Examples:\n  hunkgen build recipes/demo.yaml\n  hunkgen build recipes/hunk4j.yaml --output /tmp/hunk4j\n  hunkgen stats datasets/hunk4j --json\n  hunkgen evaluate datasets/demo --baseline gold\n  hunkgen compare a/summary.json b/summary.json\n  hunkgen checkout datasets/demo <id> --state partial --scenario best /tmp/state\n  hunkgen report datasets/demo --results datasets/demo/evaluations/baseline-gold\n  hunkgen export datasets/demo --format swebench\n\nExit codes: 0 success, 1 bad input or failed build, 2 usage error, 130 interrupted."
 )]
 pub struct Cli {
     /// What to do.
@@ -71,6 +71,8 @@ pub enum Command {
         no_cache: bool,
         /// A project's git repository, e.g. `--repo Lang=/src/commons-lang` (repeatable;
         /// overrides --repos and the recipe). Projects without one keep AST fields null.
+        /// For `source: swebench`, a row's `repo` and its clone
+        /// (`--repo astropy/astropy=/src/astropy`).
         #[arg(long = "repo", value_name = "NAME=PATH", value_parser = parse_repo_arg)]
         repos: Vec<(String, PathBuf)>,
         /// A YAML map of project → repository path (`Lang: /src/commons-lang`), relative
@@ -286,6 +288,37 @@ pub enum Command {
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Write a dataset's instances in another benchmark's schema (SWE-bench).
+    ///
+    /// `--format swebench` writes exactly SWE-bench's twelve fields per instance, in its
+    /// order (repo, instance_id, base_commit, patch, test_patch, problem_statement,
+    /// hints_text, created_at, version, FAIL_TO_PASS, PASS_TO_PASS,
+    /// environment_setup_commit), with the test lists as JSON-encoded strings as the
+    /// published datasets store them (`--lists array` for plain arrays). hunkgen's own
+    /// fields (hunks, divergence, states, …) are left out; `source: swebench` reads the
+    /// file back. JSON Lines by default, one JSON list with --json (the default when
+    /// --out ends in .json). The file is written to a temporary name and renamed.
+    #[command(
+        after_help = "Examples (make demo builds datasets/demo):\n  hunkgen export datasets/demo --format swebench\n  hunkgen export datasets/demo --format swebench --out demo.swebench.jsonl\n  hunkgen export datasets/demo --format swebench --out demo.json --lists array\n  hunkgen export datasets/demo --format swebench --out - | head -c 300"
+    )]
+    Export {
+        /// The dataset directory (holding instances.jsonl).
+        dataset: PathBuf,
+        /// The schema to write.
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// Where to write (default <dataset>/export/swebench.jsonl, or .json with --json);
+        /// `-` writes to stdout.
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// How FAIL_TO_PASS / PASS_TO_PASS are written: json-string (`"[\"t\"]"`, as
+        /// published) or array.
+        #[arg(long, value_enum, default_value_t = dataset::export::ListStyle::JsonString)]
+        lists: dataset::export::ListStyle,
+        /// One JSON list instead of JSON Lines.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a dataset's tables (HUNK4J Tables I, II and, when annotated, III).
     Stats {
         /// The dataset directory (holding instances.jsonl).
@@ -307,6 +340,13 @@ pub enum Command {
         #[arg(long, default_value = ".")]
         root: PathBuf,
     },
+}
+
+/// Schemas `hunkgen export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// SWE-bench's instance schema (`swebench.types.SWEbenchInstance`).
+    Swebench,
 }
 
 /// Run the parsed command; errors carry their one-line context.
@@ -600,6 +640,39 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 );
             }
             dataset::write_atomic(&out, report::html::render(&page).as_bytes())?;
+            writeln!(std::io::stdout().lock(), "{}", out.display())?;
+            Ok(())
+        }
+        Command::Export {
+            dataset: dir,
+            format: ExportFormat::Swebench,
+            out,
+            lists,
+            json,
+        } => {
+            use dataset::export::Container;
+            let mut instances = dataset::read_instances(&dir)
+                .with_context(|| format!("{}: not a hunkgen dataset", dir.display()))?;
+            instances.sort_by_key(|i| dataset::natural_key(&i.instance_id));
+            let out = out.unwrap_or_else(|| {
+                dir.join(if json {
+                    "export/swebench.json"
+                } else {
+                    "export/swebench.jsonl"
+                })
+            });
+            let container = if json || out.extension().is_some_and(|e| e == "json") {
+                Container::JsonList
+            } else {
+                Container::Jsonl
+            };
+            if out.as_os_str() == "-" {
+                let bytes = dataset::export::swebench_bytes(&instances, lists, container);
+                std::io::stdout().lock().write_all(&bytes)?;
+                return Ok(());
+            }
+            dataset::export::write_swebench(&instances, &out, lists, container)?;
+            eprintln!("{} instance(s) in SWE-bench's schema", instances.len());
             writeln!(std::io::stdout().lock(), "{}", out.display())?;
             Ok(())
         }

@@ -25,6 +25,9 @@ pub enum BuildError {
     /// Bad git input.
     #[error(transparent)]
     Git(#[from] crate::git::GitError),
+    /// An unreadable SWE-bench instances file.
+    #[error(transparent)]
+    Swebench(#[from] crate::source::swebench::SwebenchError),
     /// The dataset could not be written.
     #[error(transparent)]
     Dataset(#[from] DatasetError),
@@ -233,6 +236,12 @@ fn mine(plan: &Plan, opts: &BuildOptions) -> Result<SourceOutput, BuildError> {
             progress.finish();
             out
         }
+        SourcePlan::Swebench(cfg) => {
+            let progress = opts.progress_bar("swebench", 0);
+            let out = source::swebench::candidates(cfg, &progress)?;
+            progress.finish();
+            out
+        }
     })
 }
 
@@ -287,6 +296,11 @@ fn repositories(plan: &Plan) -> BTreeMap<String, String> {
     };
     match &plan.source {
         SourcePlan::Git(g) => BTreeMap::from([(g.name.clone(), abs(&g.repo))]),
+        SourcePlan::Swebench(s) => s
+            .repos
+            .iter()
+            .map(|(name, path)| (name.clone(), abs(path)))
+            .collect(),
         SourcePlan::Defects4j(d) => d
             .repos
             .iter()
@@ -373,10 +387,6 @@ fn write_states(
 ) {
     use crate::model::{Scenario, StateKind, StatesRecord};
     use crate::states::{self, PartialStrategy};
-    let SourcePlan::Git(git) = &plan.source else {
-        return;
-    };
-    let repo = &git.repo;
     let strategy = match &spec.partial_patches {
         Some(dir) => PartialStrategy::PatchFile { dir: dir.clone() },
         None => PartialStrategy::HunkSubset {
@@ -396,6 +406,9 @@ fn write_states(
             if !spec.kinds.contains(&StateKind::Partial) {
                 return (Err(String::new()), None);
             }
+            let Some(repo) = state_repo(plan, &inst.repo) else {
+                return (Err(format!("no repository for `{}`", inst.repo)), None);
+            };
             let verdict = std::sync::Mutex::new(None);
             let verify = |subset: &[usize]| -> bool {
                 let Some(v) = validator else { return true };
@@ -424,6 +437,14 @@ fn write_states(
     };
     for (inst, (partial, partial_record)) in kept.iter_mut().zip(partials) {
         let mut record = StatesRecord::default();
+        let Some(repo) = state_repo(plan, &inst.repo) else {
+            record
+                .missing
+                .push(format!("states: no repository for `{}`", inst.repo));
+            inst.states = Some(record);
+            progress.inc(1);
+            continue;
+        };
         let mut which: Vec<(StateKind, Scenario)> = Vec::new();
         for &kind in &spec.kinds {
             if kind == StateKind::Partial {
@@ -489,6 +510,16 @@ fn write_states(
         progress.inc(1);
     }
     progress.finish();
+}
+
+/// The repository an instance's states are made from: the git source's, or the clone a
+/// SWE-bench import names for the instance's `repo` (imports may name several).
+fn state_repo<'p>(plan: &'p Plan, repo: &str) -> Option<&'p std::path::Path> {
+    match &plan.source {
+        SourcePlan::Git(git) => Some(&git.repo),
+        SourcePlan::Swebench(s) => s.repos.get(repo).map(|p| p.as_path()),
+        SourcePlan::Defects4j(_) => None,
+    }
 }
 
 /// One instance's outcome when a dataset's golden tests are run again.
@@ -641,11 +672,13 @@ pub fn candidate_of(inst: &Instance, card: &Card) -> Result<Candidate, String> {
         .ok_or_else(|| format!("the card names no repository for `{}`", inst.repo))?;
     let patch = parse("patch", &inst.patch)?;
     let base = match inst.source {
-        crate::model::SourceKind::Git => source::Base::Buggy(source::Tree::Git {
-            repo: PathBuf::from(repo),
-            rev: inst.base_commit.clone(),
-            prefixes: Vec::new(),
-        }),
+        crate::model::SourceKind::Git | crate::model::SourceKind::Swebench => {
+            source::Base::Buggy(source::Tree::Git {
+                repo: PathBuf::from(repo),
+                rev: inst.base_commit.clone(),
+                prefixes: Vec::new(),
+            })
+        }
         crate::model::SourceKind::Defects4j => source::Base::Fixed {
             tree: source::Tree::Git {
                 repo: PathBuf::from(repo),
@@ -667,6 +700,8 @@ pub fn candidate_of(inst: &Instance, card: &Card) -> Result<Candidate, String> {
         created_at: inst.created_at.clone(),
         version: inst.version.clone(),
         fail_to_pass: inst.FAIL_TO_PASS.clone(),
+        pass_to_pass: inst.PASS_TO_PASS.clone(),
+        hints_text: inst.hints_text.clone(),
         failures: inst.failures.clone(),
         report: inst.report.clone(),
         test_patch: parse("test_patch", &inst.test_patch)?,

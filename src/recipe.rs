@@ -15,6 +15,7 @@ use crate::extract::CountRules;
 use crate::git::GitSourceConfig;
 use crate::source::defects4j::{self, D4jConfig, ProjectRepo};
 use crate::source::git_history::{self, GitConfig};
+use crate::source::swebench::SwebenchConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -190,6 +191,9 @@ pub struct SourceSpec {
     /// A local git repository's history.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git: Option<GitSpec>,
+    /// A SWE-bench-format instances file and local clones of its repositories.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swebench: Option<SwebenchSpec>,
 }
 
 /// The one source a recipe names.
@@ -199,17 +203,35 @@ pub enum Source<'a> {
     Defects4j(&'a Defects4jSpec),
     /// See [`GitSpec`].
     Git(&'a GitSpec),
+    /// See [`SwebenchSpec`].
+    Swebench(&'a SwebenchSpec),
 }
+
+/// What a recipe must name exactly one of, for messages.
+const SOURCE_KINDS: &str = "expected exactly one of `defects4j`, `git`, `swebench`";
 
 impl SourceSpec {
     /// The single configured source.
     pub fn kind(&self) -> Option<Source<'_>> {
-        match (&self.defects4j, &self.git) {
-            (Some(d), None) => Some(Source::Defects4j(d)),
-            (None, Some(g)) => Some(Source::Git(g)),
+        match (&self.defects4j, &self.git, &self.swebench) {
+            (Some(d), None, None) => Some(Source::Defects4j(d)),
+            (None, Some(g), None) => Some(Source::Git(g)),
+            (None, None, Some(s)) => Some(Source::Swebench(s)),
             _ => None,
         }
     }
+}
+
+/// SWE-bench-format import settings (`source: swebench`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwebenchSpec {
+    /// The instances: JSON Lines or one JSON list, in SWE-bench's schema (relative to
+    /// the recipe file).
+    pub instances: PathBuf,
+    /// Each instance `repo` (`owner/name`) → a local clone holding its `base_commit`
+    /// (relative to the recipe file); instances of other repositories are rejected.
+    pub repos: BTreeMap<String, PathBuf>,
 }
 
 /// Defects4J source settings.
@@ -393,6 +415,8 @@ pub enum SourcePlan {
     Defects4j(D4jConfig),
     /// A git history.
     Git(GitConfig),
+    /// A SWE-bench-format file with local clones.
+    Swebench(SwebenchConfig),
 }
 
 /// The annotate stage's resolved configuration.
@@ -472,9 +496,10 @@ fn plan(
         Some(p) => cx.resolve(p),
         None => cx.resolve(&Path::new("../datasets").join(&recipe.name)),
     };
-    let source = match (&recipe.source.defects4j, &recipe.source.git) {
-        (Some(d), None) => SourcePlan::Defects4j(d4j_plan(&cx, d, cli_repos)?),
-        (None, Some(g)) => {
+    let source = match recipe.source.kind() {
+        Some(Source::Defects4j(d)) => SourcePlan::Defects4j(d4j_plan(&cx, d, cli_repos)?),
+        Some(Source::Swebench(s)) => SourcePlan::Swebench(swebench_plan(&cx, s, cli_repos)?),
+        Some(Source::Git(g)) => {
             if let Some(name) = cli_repos.keys().next() {
                 return Err(cx.err(
                     "source.git",
@@ -483,7 +508,7 @@ fn plan(
             }
             SourcePlan::Git(git_plan(&cx, g, recipe.select.min_code_hunks)?)
         }
-        _ => return Err(cx.err("source", "expected exactly one of `defects4j`, `git`")),
+        None => return Err(cx.err("source", SOURCE_KINDS)),
     };
     let annotate = if recipe.annotate.enabled {
         let tokenizer = match &recipe.annotate.punkt {
@@ -707,6 +732,61 @@ fn d4j_plan(
     })
 }
 
+fn swebench_plan(
+    cx: &Ctx<'_>,
+    spec: &SwebenchSpec,
+    cli_repos: &BTreeMap<String, PathBuf>,
+) -> Result<SwebenchConfig, RecipeError> {
+    let instances = cx.resolve(&spec.instances);
+    if let Err(e) = std::fs::File::open(&instances) {
+        return Err(cx.err(
+            "source.swebench.instances",
+            format!("{}: cannot read: {e}", instances.display()),
+        ));
+    }
+    if !instances.is_file() {
+        return Err(cx.err(
+            "source.swebench.instances",
+            format!(
+                "{}: not a file (expected SWE-bench instances as JSON Lines or a JSON list)",
+                instances.display()
+            ),
+        ));
+    }
+    let mut repos = BTreeMap::new();
+    for (name, path) in &spec.repos {
+        let path = cx.resolve(path);
+        if !cli_repos.contains_key(name) && !crate::git::is_repository(&path) {
+            return Err(cx.err(
+                &format!("source.swebench.repos.{name}"),
+                format!(
+                    "{}: not a git repository (expected a local clone of {name})",
+                    path.display()
+                ),
+            ));
+        }
+        repos.insert(name.clone(), path);
+    }
+    for (name, path) in cli_repos {
+        if !crate::git::is_repository(path) {
+            return Err(RecipeError {
+                file: cx.file.to_path_buf(),
+                location: None,
+                key: format!("--repo {name}"),
+                message: format!("{}: not a git repository", path.display()),
+            });
+        }
+        repos.insert(name.clone(), path.clone());
+    }
+    if repos.is_empty() {
+        return Err(cx.err(
+            "source.swebench.repos",
+            "expected at least one `owner/name: <local clone>` entry",
+        ));
+    }
+    Ok(SwebenchConfig { instances, repos })
+}
+
 fn git_plan(cx: &Ctx<'_>, spec: &GitSpec, min_code_hunks: usize) -> Result<GitConfig, RecipeError> {
     let repo = cx.resolve(&spec.repo);
     if !crate::git::is_repository(&repo) {
@@ -820,7 +900,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Recipe, RecipeError> {
             file: file.to_path_buf(),
             location: None,
             key: "source".into(),
-            message: "expected exactly one of `defects4j`, `git`".into(),
+            message: SOURCE_KINDS.into(),
         });
     }
     if recipe.name.trim().is_empty() || recipe.name.contains('/') {
@@ -914,7 +994,7 @@ mod tests {
             err("name: x\nsource:\n  defects4j:\n    path: d\n  git:\n    repo: r\n").to_string();
         assert_eq!(
             s,
-            "r.yaml: `source`: expected exactly one of `defects4j`, `git`"
+            "r.yaml: `source`: expected exactly one of `defects4j`, `git`, `swebench`"
         );
     }
 

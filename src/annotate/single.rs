@@ -157,6 +157,8 @@ pub fn annotate_patch_file(
         created_at: String::new(),
         version: String::new(),
         fail_to_pass: Vec::new(),
+        pass_to_pass: Vec::new(),
+        hints_text: String::new(),
         failures: Vec::new(),
         report: None,
         patch: forward,

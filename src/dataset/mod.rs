@@ -1,5 +1,6 @@
 //! Dataset directory: layout, atomic writes, the dataset card and the report.
 
+pub mod export;
 pub mod writer;
 
 pub use writer::DatasetWriter;

@@ -11,6 +11,7 @@ mod hunk;
 mod note;
 mod rejected;
 mod state;
+mod swebench;
 mod validation;
 
 pub use card::{Card, Counts};
@@ -21,6 +22,7 @@ pub use hunk::{HunkPlace, ProximityClass, SkipReason};
 pub use note::{Note, NoteKind};
 pub use rejected::{RejectReason, Rejected, Stage};
 pub use state::{Expected, PartialSource, Scenario, StateKind, StateManifest, StatesRecord};
+pub use swebench::{SwebenchRow, TestList, SWEBENCH_FIELDS};
 pub use validation::{Failure, TreeRuns, TreeSeconds, ValidationRecord};
 
 use crate::diff::Span;
@@ -39,6 +41,8 @@ pub enum SourceKind {
     Defects4j,
     /// A fix commit mined from a git history.
     Git,
+    /// An instance imported from a SWE-bench-format file (`source: swebench`).
+    Swebench,
 }
 
 /// A line range in one file (1-based start, count), as in a `@@` header.

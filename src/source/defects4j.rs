@@ -509,6 +509,8 @@ pub fn candidate(bug: D4jBug, repo: Option<&ProjectRepo>) -> Candidate {
         created_at: String::new(),
         version: String::new(),
         fail_to_pass: bug.trigger_tests,
+        pass_to_pass: Vec::new(),
+        hints_text: String::new(),
         failures: bug.failures,
         report: match (bug.report_id, bug.report_url) {
             (None, None) => None,

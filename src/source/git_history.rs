@@ -44,6 +44,8 @@ pub fn candidates(
             created_at: crate::dataset::rfc3339(c.time),
             version: String::new(),
             fail_to_pass: Vec::new(),
+            pass_to_pass: Vec::new(),
+            hints_text: String::new(),
             failures: Vec::new(),
             report: None,
             base: Base::Buggy(Tree::Git {

@@ -4,6 +4,7 @@
 pub mod defects4j;
 pub mod files;
 pub mod git_history;
+pub mod swebench;
 
 use crate::diff::Patch;
 use crate::model::{Rejected, Report, SourceKind};
@@ -49,12 +50,16 @@ pub struct Candidate {
     pub environment_setup_commit: String,
     /// Issue text when known.
     pub problem_statement: String,
+    /// Extra hints (SWE-bench's `hints_text`); empty unless the source has them.
+    pub hints_text: String,
     /// ISO-8601 date of the fix when known.
     pub created_at: String,
     /// Version label.
     pub version: String,
     /// Failing tests the source already names (Defects4J's trigger tests).
     pub fail_to_pass: Vec<String>,
+    /// Passing tests the source already names (SWE-bench's PASS_TO_PASS); empty otherwise.
+    pub pass_to_pass: Vec<String>,
     /// What those tests say when they fail (Defects4J's trigger_tests traces).
     pub failures: Vec<crate::model::Failure>,
     /// Issue-tracker reference.

@@ -416,6 +416,19 @@ fn wip_meta(repo: &Path, base: &str) -> Result<CommitMeta, StatesError> {
     })
 }
 
+/// The Resolved state's commit: the real fix's message, author and dates when the
+/// instance names a fix commit; for imported instances without one (SWE-bench has only a
+/// base commit), the base author one second after the base with the message `Fix
+/// <instance_id>`.
+fn fix_meta(repo: &Path, inst: &Instance) -> Result<CommitMeta, StatesError> {
+    if !inst.fix_commit.is_empty() {
+        return Ok(git::commit_meta(repo, &inst.fix_commit)?);
+    }
+    let mut meta = wip_meta(repo, &inst.base_commit)?;
+    meta.message = format!("Fix {}\n", inst.instance_id);
+    Ok(meta)
+}
+
 fn change_of(req: &StateRequest<'_>) -> Result<Change, StatesError> {
     let inst = req.instance;
     let tests = if req.with_tests {
@@ -457,7 +470,7 @@ fn change_of(req: &StateRequest<'_>) -> Result<Change, StatesError> {
                 patch: Some(with_tests(golden)),
                 hunks,
                 partial: None,
-                meta: Some(git::commit_meta(req.repo, &inst.fix_commit)?),
+                meta: Some(fix_meta(req.repo, inst)?),
             }
         }
     })
@@ -530,7 +543,7 @@ pub fn materialize(
 ) -> Result<Materialized, StatesError> {
     check_target(target)?;
     let inst = req.instance;
-    if inst.source != SourceKind::Git {
+    if inst.source == SourceKind::Defects4j {
         return Err(StatesError::Instance {
             instance: inst.instance_id.clone(),
             what: "states are made from git-source instances only (a Defects4J base is a fixed revision plus a patch, not a commit)".into(),
@@ -586,7 +599,9 @@ pub fn materialize(
             drop(staging);
             let mut spec = GateSpec::default();
             if req.state != StateKind::Resolved {
-                spec.absent_commits.push(inst.fix_commit.clone());
+                if !inst.fix_commit.is_empty() {
+                    spec.absent_commits.push(inst.fix_commit.clone());
+                }
                 let code = match req.state {
                     StateKind::Partial => req.partial.map(|p| &p.patch),
                     _ => None,

@@ -137,6 +137,18 @@ pub fn demo_recipe_validated(root: &Path) -> PathBuf {
     recipe
 }
 
+/// The python of a venv `make deps` installs under target/ (`venv-swebench` holds the
+/// official `swebench` package, `venv-validate` pytest); fails, never skips, when absent.
+pub fn venv_python(venv: &str) -> PathBuf {
+    let p = manifest().join("target").join(venv).join("bin/python");
+    assert!(
+        p.exists(),
+        "{} is missing: `make deps` installs it",
+        p.display()
+    );
+    p
+}
+
 /// Load a recipe and build it into `out`.
 pub fn build_into(recipe: &Path, out: &Path) -> hunkgen::pipeline::BuildSummary {
     let plan = hunkgen::recipe::load(recipe).expect("plan");

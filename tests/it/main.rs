@@ -24,6 +24,7 @@ mod rough_edges;
 mod schema;
 mod states;
 mod swebench_grader;
+mod swebench_io;
 mod syntax_dast;
 mod syntax_oracle;
 mod validate;

@@ -3,23 +3,13 @@
 //! agree on every case (pass, fail, error, skip, xfail, a missing test, a suite that did
 //! not start). `make deps` installs swebench from PyPI into target/venv-swebench.
 
-use crate::common::manifest;
+use crate::common::{manifest, venv_python as python};
 use hunkgen::validate::golden::{
     eval_tests_report, resolution_status, EvalType, GoldenTests, Resolution,
 };
 use hunkgen::validate::parse::{parse_pytest_log, TestStatus};
 use std::fs;
 use std::process::{Command, Stdio};
-
-fn python(venv: &str) -> std::path::PathBuf {
-    let p = manifest().join("target").join(venv).join("bin/python");
-    assert!(
-        p.exists(),
-        "{} is missing: `make deps` installs it",
-        p.display()
-    );
-    p
-}
 
 /// A real `pytest -rA` log of a module with every outcome.
 fn pytest_log(dir: &std::path::Path, module: &str) -> String {
