@@ -111,7 +111,7 @@ pub fn instance(c: &Candidate, rules: &CountRules) -> Instance {
         patch: c.patch.to_text(),
         test_patch: c.test_patch.to_text(),
         problem_statement: c.problem_statement.clone(),
-        hints_text: String::new(),
+        hints_text: c.hints_text.clone(),
         created_at: c.created_at.clone(),
         version: c.version.clone(),
         FAIL_TO_PASS: c.fail_to_pass.clone(),

@@ -148,6 +148,7 @@ pub fn annotate_patch_file(
         fix_commit: String::new(),
         environment_setup_commit: String::new(),
         problem_statement: String::new(),
+        hints_text: String::new(),
         created_at: String::new(),
         version: String::new(),
         fail_to_pass: Vec::new(),

@@ -39,6 +39,8 @@ pub enum SourceKind {
     Defects4j,
     /// A fix commit mined from a git history.
     Git,
+    /// A merged GitHub pull request that closes an issue.
+    Github,
 }
 
 /// A line range in one file (1-based start, count), as in a `@@` header.

@@ -506,6 +506,7 @@ pub fn candidate(bug: D4jBug, repo: Option<&ProjectRepo>) -> Candidate {
         fix_commit: bug.fixed_rev,
         environment_setup_commit: bug.buggy_rev,
         problem_statement: String::new(),
+        hints_text: String::new(),
         created_at: String::new(),
         version: String::new(),
         fail_to_pass: bug.trigger_tests,

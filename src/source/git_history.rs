@@ -41,6 +41,7 @@ pub fn candidates(
             fix_commit: c.id.clone(),
             environment_setup_commit: c.parent.clone(),
             problem_statement: c.message.clone(),
+            hints_text: String::new(),
             created_at: crate::dataset::rfc3339(c.time),
             version: String::new(),
             fail_to_pass: Vec::new(),

@@ -4,6 +4,7 @@
 pub mod defects4j;
 pub mod files;
 pub mod git_history;
+pub mod github;
 
 use crate::diff::Patch;
 use crate::model::{Rejected, Report, SourceKind};
@@ -49,6 +50,9 @@ pub struct Candidate {
     pub environment_setup_commit: String,
     /// Issue text when known.
     pub problem_statement: String,
+    /// Issue discussion before the fix was started (SWE-bench's `hints_text`); empty when
+    /// the source has none.
+    pub hints_text: String,
     /// ISO-8601 date of the fix when known.
     pub created_at: String,
     /// Version label.
