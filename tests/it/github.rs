@@ -299,7 +299,7 @@ impl Fixture {
         s.route(
             &page2,
             vec![Reply::json(&json!([
-                self.pull(2, "Tidy up", true, &self.head, 20),
+                self.pull(2, "Tidy up; fixes #13", true, &self.head, 20),
                 self.pull(1, "Fixes #10.", true, &self.head, 10),
             ]))],
         );
@@ -327,6 +327,13 @@ impl Fixture {
         s.route(
             "/repos/acme/widget/pulls/3/commits?per_page=100",
             vec![commits(&[("fix", 2)])],
+        );
+        // #13 is a pull request, not an issue: a link to it closes nothing.
+        s.route(
+            "/repos/acme/widget/issues/13",
+            vec![Reply::json(
+                &json!({"number": 13, "title": "a PR", "body": "", "pull_request": {"url": "x"}}),
+            )],
         );
         for (n, title, body) in [
             (10, "add subtracts", "add(1, 2) gives -1"),
@@ -445,6 +452,10 @@ fn merged_pull_requests_become_instances_with_issue_text_hints_and_merge_base() 
         .collect();
     assert_eq!(by_id.len(), 2, "{rejected:?}");
     assert_eq!(by_id["acme__widget-2"]["reason"], "no_linked_issue");
+    assert_eq!(
+        by_id["acme__widget-2"]["detail"],
+        "pull request #2 links #13 but none is an issue of acme/widget"
+    );
     let missing = &by_id["acme__widget-3"];
     assert_eq!(missing["reason"], "git_objects");
     let detail = missing["detail"].as_str().expect("detail");
@@ -542,7 +553,7 @@ fn filters_since_until_labels_and_unlinked_statement() {
         .iter()
         .find(|r| r["instance_id"] == "acme__widget-2")
         .expect("PR 2 kept");
-    assert_eq!(two["problem_statement"], "PR 2\nTidy up\n");
+    assert_eq!(two["problem_statement"], "PR 2\nTidy up; fixes #13\n");
     assert_eq!(two["hints_text"], "");
 }
 
@@ -559,6 +570,25 @@ fn bad_token_and_missing_repository_are_one_line_errors() {
     assert!(err.contains("GITHUB_TOKEN was refused"), "{err}");
     assert!(!err.contains(TOKEN), "{err}");
     assert!(!f.out().join("instances.jsonl").exists());
+
+    // Anonymous: no Authorization header, and the hint says how to authenticate.
+    let sent = f.server.log().len();
+    let a = hunkgen()
+        .arg("build")
+        .arg(f.recipe(""))
+        .arg("-o")
+        .arg(f.out())
+        .env_remove("GITHUB_TOKEN")
+        .assert()
+        .failure();
+    let err = stderr(&a);
+    assert!(
+        err.contains("this request needs authentication; set GITHUB_TOKEN"),
+        "{err}"
+    );
+    assert!(f.server.log()[sent..]
+        .iter()
+        .all(|s| s.authorization.is_none()));
 
     f.server
         .route("/repos/acme/widget", vec![Reply::status(404, "Not Found")]);
