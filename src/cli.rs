@@ -69,6 +69,10 @@ pub enum Command {
         /// build otherwise resumes: runs finished before an interruption are reused).
         #[arg(long)]
         no_cache: bool,
+        /// GitHub source: answer every API request from the response cache, sending
+        /// nothing (a request the cache lacks is an error).
+        #[arg(long)]
+        offline: bool,
         /// A project's git repository, e.g. `--repo Lang=/src/commons-lang` (repeatable;
         /// overrides --repos and the recipe). Projects without one keep AST fields null.
         /// For `source: swebench`, a row's `repo` and its clone
@@ -360,6 +364,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             force,
             strict,
             no_cache,
+            offline,
             repos,
             repos_file,
         } => {
@@ -379,6 +384,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     force,
                     strict,
                     no_cache,
+                    offline,
                 },
             )?;
             let shown = summary

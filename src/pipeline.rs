@@ -28,6 +28,9 @@ pub enum BuildError {
     /// An unreadable SWE-bench instances file.
     #[error(transparent)]
     Swebench(#[from] crate::source::swebench::SwebenchError),
+    /// The GitHub API could not be used (bad token, no such repository, offline miss).
+    #[error(transparent)]
+    Github(#[from] crate::source::github::GithubError),
     /// The dataset could not be written.
     #[error(transparent)]
     Dataset(#[from] DatasetError),
@@ -74,6 +77,8 @@ pub struct BuildOptions {
     pub strict: bool,
     /// Run every test again instead of answering from the result cache.
     pub no_cache: bool,
+    /// GitHub source: answer API requests from the response cache only.
+    pub offline: bool,
 }
 
 impl BuildOptions {
@@ -106,6 +111,8 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         }
         None => Vec::new(),
     };
+    // Source-wide problems (a stopped GitHub run) come first.
+    warnings.splice(0..0, mined.warnings.iter().cloned());
     let mut rejected = mined.rejected;
     let mut validated = 0;
     let validator = match &plan.validate {
@@ -242,6 +249,18 @@ fn mine(plan: &Plan, opts: &BuildOptions) -> Result<SourceOutput, BuildError> {
             progress.finish();
             out
         }
+        SourcePlan::Github(cfg) => {
+            let progress = opts.progress_bar("github", 0);
+            let run = source::github::RunOptions {
+                offline: opts.offline,
+                token: std::env::var("GITHUB_TOKEN").ok().filter(|t| !t.is_empty()),
+                backoff: std::time::Duration::ZERO,
+            };
+            let (out, _traffic) =
+                source::github::candidates(cfg, &plan.rules.classifier, &run, &progress)?;
+            progress.finish();
+            out
+        }
     })
 }
 
@@ -301,6 +320,7 @@ fn repositories(plan: &Plan) -> BTreeMap<String, String> {
             .iter()
             .map(|(name, path)| (name.clone(), abs(path)))
             .collect(),
+        SourcePlan::Github(g) => BTreeMap::from([(g.full_name(), abs(&g.clone))]),
         SourcePlan::Defects4j(d) => d
             .repos
             .iter()
@@ -518,6 +538,7 @@ fn state_repo<'p>(plan: &'p Plan, repo: &str) -> Option<&'p std::path::Path> {
     match &plan.source {
         SourcePlan::Git(git) => Some(&git.repo),
         SourcePlan::Swebench(s) => s.repos.get(repo).map(|p| p.as_path()),
+        SourcePlan::Github(g) => Some(g.clone.as_path()),
         SourcePlan::Defects4j(_) => None,
     }
 }
@@ -672,7 +693,8 @@ pub fn candidate_of(inst: &Instance, card: &Card) -> Result<Candidate, String> {
         .ok_or_else(|| format!("the card names no repository for `{}`", inst.repo))?;
     let patch = parse("patch", &inst.patch)?;
     let base = match inst.source {
-        crate::model::SourceKind::Git | crate::model::SourceKind::Swebench => {
+        crate::model::SourceKind::Git | crate::model::SourceKind::Swebench
+        | crate::model::SourceKind::Github => {
             source::Base::Buggy(source::Tree::Git {
                 repo: PathBuf::from(repo),
                 rev: inst.base_commit.clone(),
@@ -697,11 +719,11 @@ pub fn candidate_of(inst: &Instance, card: &Card) -> Result<Candidate, String> {
         fix_commit: inst.fix_commit.clone(),
         environment_setup_commit: inst.environment_setup_commit.clone(),
         problem_statement: inst.problem_statement.clone(),
+        hints_text: inst.hints_text.clone(),
         created_at: inst.created_at.clone(),
         version: inst.version.clone(),
         fail_to_pass: inst.FAIL_TO_PASS.clone(),
         pass_to_pass: inst.PASS_TO_PASS.clone(),
-        hints_text: inst.hints_text.clone(),
         failures: inst.failures.clone(),
         report: inst.report.clone(),
         test_patch: parse("test_patch", &inst.test_patch)?,

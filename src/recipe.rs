@@ -16,6 +16,7 @@ use crate::git::GitSourceConfig;
 use crate::source::defects4j::{self, D4jConfig, ProjectRepo};
 use crate::source::git_history::{self, GitConfig};
 use crate::source::swebench::SwebenchConfig;
+use crate::source::github::GithubConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -194,6 +195,9 @@ pub struct SourceSpec {
     /// A SWE-bench-format instances file and local clones of its repositories.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub swebench: Option<SwebenchSpec>,
+    /// Merged GitHub pull requests that close issues, patches from a local clone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub github: Option<GithubSpec>,
 }
 
 /// The one source a recipe names.
@@ -205,18 +209,21 @@ pub enum Source<'a> {
     Git(&'a GitSpec),
     /// See [`SwebenchSpec`].
     Swebench(&'a SwebenchSpec),
+    /// See [`GithubSpec`].
+    Github(&'a GithubSpec),
 }
 
 /// What a recipe must name exactly one of, for messages.
-const SOURCE_KINDS: &str = "expected exactly one of `defects4j`, `git`, `swebench`";
+const SOURCE_KINDS: &str = "expected exactly one of `defects4j`, `git`, `github`, `swebench`";
 
 impl SourceSpec {
     /// The single configured source.
     pub fn kind(&self) -> Option<Source<'_>> {
-        match (&self.defects4j, &self.git, &self.swebench) {
-            (Some(d), None, None) => Some(Source::Defects4j(d)),
-            (None, Some(g), None) => Some(Source::Git(g)),
-            (None, None, Some(s)) => Some(Source::Swebench(s)),
+        match (&self.defects4j, &self.git, &self.github, &self.swebench) {
+            (Some(d), None, None, None) => Some(Source::Defects4j(d)),
+            (None, Some(g), None, None) => Some(Source::Git(g)),
+            (None, None, Some(g), None) => Some(Source::Github(g)),
+            (None, None, None, Some(s)) => Some(Source::Swebench(s)),
             _ => None,
         }
     }
@@ -312,6 +319,56 @@ pub struct GitSpec {
     /// Re-check every object's hash while reading (libgit2's default); `false` is faster.
     #[serde(default = "yes")]
     pub verify_objects: bool,
+}
+
+/// GitHub source settings (SWE-bench's mining: merged pull requests that close issues).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GithubSpec {
+    /// `owner/name` on GitHub.
+    pub repo: String,
+    /// Local clone holding the pull requests' commits (relative to the recipe file).
+    pub clone: PathBuf,
+    /// API root; GitHub Enterprise is `https://HOST/api/v3`.
+    #[serde(default = "github_api")]
+    pub api: String,
+    /// Pull requests merged on or after this date (`2024-01-01` or RFC 3339, UTC).
+    #[serde(default)]
+    pub since: Option<String>,
+    /// Pull requests merged on or before this date (a bare date includes the whole day).
+    #[serde(default)]
+    pub until: Option<String>,
+    /// Keep pull requests carrying at least one of these labels (any label when empty).
+    #[serde(default)]
+    pub labels: Vec<String>,
+    /// Only pull requests into this branch (any branch when omitted).
+    #[serde(default)]
+    pub base_branch: Option<String>,
+    /// Keep pull requests that close no issue, with their own title and body as the
+    /// problem statement (rejected as `no_linked_issue` otherwise).
+    #[serde(default)]
+    pub allow_unlinked: bool,
+    /// Reject pull requests that change no test file (`no_test_patch`).
+    #[serde(default = "yes")]
+    pub require_tests: bool,
+    /// Stop after this many merged pull requests (newest updated first).
+    #[serde(default)]
+    pub max_pulls: Option<usize>,
+    /// Response cache (default `<hunkgen cache>/github`).
+    #[serde(default)]
+    pub cache: Option<PathBuf>,
+    /// Seconds the whole build may wait for rate limits before it stops and keeps what
+    /// it has.
+    #[serde(default = "default_max_wait")]
+    pub max_wait: u64,
+}
+
+fn github_api() -> String {
+    "https://api.github.com".into()
+}
+
+fn default_max_wait() -> u64 {
+    3600
 }
 
 fn yes() -> bool {
@@ -417,6 +474,8 @@ pub enum SourcePlan {
     Git(GitConfig),
     /// A SWE-bench-format file with local clones.
     Swebench(SwebenchConfig),
+    /// GitHub pull requests.
+    Github(GithubConfig),
 }
 
 /// The annotate stage's resolved configuration.
@@ -508,6 +567,15 @@ fn plan(
             }
             SourcePlan::Git(git_plan(&cx, g, recipe.select.min_code_hunks)?)
         }
+        Some(Source::Github(g)) => {
+            if let Some(name) = cli_repos.keys().next() {
+                return Err(cx.err(
+                    "source.github",
+                    format!("`--repo {name}=…` is for Defects4J projects; a GitHub recipe names its clone in `source.github.clone`"),
+                ));
+            }
+            SourcePlan::Github(github_plan(&cx, g)?)
+        }
         None => return Err(cx.err("source", SOURCE_KINDS)),
     };
     let annotate = if recipe.annotate.enabled {
@@ -551,6 +619,12 @@ fn plan(
                     return Err(cx.err(
                         "states",
                         "states are written for git-history sources (a Defects4J base is a fixed revision plus a patch, not a commit)",
+                    ));
+                }
+                if matches!(recipe.source.kind(), Some(Source::Github(_))) {
+                    return Err(cx.err(
+                        "states",
+                        "states are not yet written for the GitHub source (use a `git` source over the same clone)",
                     ));
                 }
                 let mut st = st.clone();
@@ -826,6 +900,107 @@ fn git_plan(cx: &Ctx<'_>, spec: &GitSpec, min_code_hunks: usize) -> Result<GitCo
     })
 }
 
+fn github_plan(cx: &Ctx<'_>, spec: &GithubSpec) -> Result<GithubConfig, RecipeError> {
+    let key = |k: &str| format!("source.github.{k}");
+    let (owner, name) = spec
+        .repo
+        .split_once('/')
+        .filter(|(o, n)| {
+            let ok = |s: &str| {
+                !s.is_empty()
+                    && s.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            };
+            ok(o) && ok(n)
+        })
+        .ok_or_else(|| {
+            cx.err(
+                &key("repo"),
+                format!("expected `owner/name`, got `{}`", spec.repo),
+            )
+        })?;
+    let clone = cx.resolve(&spec.clone);
+    if !crate::git::is_repository(&clone) {
+        return Err(cx.err(
+            &key("clone"),
+            format!(
+                "{}: not a git repository (clone it: `git clone https://github.com/{}.git`)",
+                clone.display(),
+                spec.repo
+            ),
+        ));
+    }
+    if spec
+        .api
+        .parse::<http::Uri>()
+        .ok()
+        .filter(|u| u.scheme().is_some() && u.host().is_some())
+        .is_none()
+    {
+        return Err(cx.err(
+            &key("api"),
+            format!("expected an http(s) URL, got `{}`", spec.api),
+        ));
+    }
+    let instant =
+        |k: &str, v: &Option<String>, end_of_day: bool| -> Result<Option<String>, RecipeError> {
+            let Some(v) = v else { return Ok(None) };
+            let date = |s: &str| {
+                s.len() == 10
+                    && s.bytes().enumerate().all(|(i, b)| match i {
+                        4 | 7 => b == b'-',
+                        _ => b.is_ascii_digit(),
+                    })
+            };
+            let full =
+                v.len() == 20 && date(&v[..10]) && v.as_bytes()[10] == b'T' && v.ends_with('Z');
+            if date(v) {
+                Ok(Some(format!(
+                    "{v}T{}Z",
+                    if end_of_day { "23:59:59" } else { "00:00:00" }
+                )))
+            } else if full {
+                Ok(Some(v.clone()))
+            } else {
+                Err(cx.err(
+                    &key(k),
+                    format!("expected `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SSZ`, got `{v}`"),
+                ))
+            }
+        };
+    let since = instant("since", &spec.since, false)?;
+    let until = instant("until", &spec.until, true)?;
+    if let (Some(s), Some(u)) = (&since, &until) {
+        if s > u {
+            return Err(cx.err(
+                &key("until"),
+                format!("`until` ({u}) is before `since` ({s})"),
+            ));
+        }
+    }
+    if spec.max_pulls == Some(0) {
+        return Err(cx.err(&key("max_pulls"), "expected at least 1"));
+    }
+    Ok(GithubConfig {
+        owner: owner.to_string(),
+        name: name.to_string(),
+        clone,
+        api: spec.api.trim_end_matches('/').to_string(),
+        since,
+        until,
+        labels: spec.labels.clone(),
+        base_branch: spec.base_branch.clone(),
+        allow_unlinked: spec.allow_unlinked,
+        require_tests: spec.require_tests,
+        max_pulls: spec.max_pulls,
+        cache_dir: match &spec.cache {
+            Some(p) => cx.resolve(p),
+            None => default_cache_dir().join("github"),
+        },
+        max_wait: std::time::Duration::from_secs(spec.max_wait),
+    })
+}
+
 /// The 1-based line and column of a dotted key in recipe YAML text (block style), found
 /// by following each segment at a deeper indentation than its parent.
 pub fn locate(text: &str, key: &str) -> Option<(usize, usize)> {
@@ -994,7 +1169,7 @@ mod tests {
             err("name: x\nsource:\n  defects4j:\n    path: d\n  git:\n    repo: r\n").to_string();
         assert_eq!(
             s,
-            "r.yaml: `source`: expected exactly one of `defects4j`, `git`, `swebench`"
+            "r.yaml: `source`: expected exactly one of `defects4j`, `git`, `github`, `swebench`"
         );
     }
 

@@ -419,7 +419,7 @@ fn tune_libgit2() {
 }
 
 /// git's `diff` defaults where libgit2's differ: indent heuristic on, 3 lines of context.
-fn diff_options() -> DiffOptions {
+pub(crate) fn diff_options() -> DiffOptions {
     let mut o = DiffOptions::new();
     o.context_lines(3).indent_heuristic(true);
     o
@@ -459,7 +459,7 @@ fn diff_one(w: &mut Worker, oid: Oid, abbrev: u16, t: &mut WalkTotals) -> Result
 }
 
 /// The path that classifies a delta: the new path, or the old one for deletions.
-fn delta_path(delta: &git2::DiffDelta<'_>) -> String {
+pub(crate) fn delta_path(delta: &git2::DiffDelta<'_>) -> String {
     let file = if delta.status() == Delta::Deleted {
         delta.old_file()
     } else {
@@ -707,7 +707,7 @@ fn check_hash(kind: git2::ObjectType, data: &[u8], id: Oid) -> Result<(), git2::
 
 /// Indices of renamed deltas that git's own score would not pair (below its default
 /// 50% `-M` threshold); only renames cost blob reads here, and they are rare.
-fn weak_renames(repo: &Repository, diff: &Diff<'_>) -> Result<Vec<usize>, git2::Error> {
+pub(crate) fn weak_renames(repo: &Repository, diff: &Diff<'_>) -> Result<Vec<usize>, git2::Error> {
     let mut weak = Vec::new();
     for (i, d) in diff.deltas().enumerate() {
         if d.status() != Delta::Renamed || d.old_file().id() == d.new_file().id() {
@@ -748,7 +748,7 @@ fn empty_tree_id() -> String {
 /// the file header comes as one chunk (split into lines), hunk headers verbatim, and the
 /// end-of-file markers (origins `=`, `>`, `<`, content `\n\ No newline at end of file\n`)
 /// attach to the line before them, whose content then lacks a terminator.
-fn file_patch(
+pub(crate) fn file_patch(
     repo: &Repository,
     p: &mut git2::Patch<'_>,
     abbrev: u16,
@@ -924,7 +924,7 @@ fn index_line(repo: &Repository, ids: (Oid, Oid), line: &[u8], abbrev: u16) -> V
 /// The abbreviation length git uses for this repository: `core.abbrev` if set to a
 /// number, otherwise "auto" = half the bit length of the packed-object count, rounded up,
 /// at least 7 (git's `repo_approximate_object_count` counts packed objects only).
-fn git_abbrev_len(repo: &Repository) -> u16 {
+pub(crate) fn git_abbrev_len(repo: &Repository) -> u16 {
     if let Ok(v) = repo.config().and_then(|c| c.get_string("core.abbrev")) {
         if let Ok(n) = v.trim().parse::<u16>() {
             return n.clamp(4, 40);

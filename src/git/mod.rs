@@ -7,6 +7,7 @@
 mod command;
 pub mod gate;
 pub mod history;
+pub mod pull;
 pub mod write;
 
 use std::cell::RefCell;
@@ -15,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 pub use gate::{check_state, GateCheck, GateError, GateReport, GateSpec};
 pub use history::{diff_all, mine, FixCommit, GitSourceConfig, MessageRules, Mined, WalkTotals};
+pub use pull::{pull_diff, PullDiff};
 pub use write::{
     build_state_repo, commit_meta, commit_time, export_tree, is_ancestor, pack_history,
     pack_segment, patched_tree_files, tree_contains, CommitMeta, HistoryPack, Person, StateRepo,
@@ -137,6 +139,15 @@ pub enum GitError {
         /// Where and why (boxed to keep `Result`s small).
         #[source]
         source: Box<crate::diff::ApplyError>,
+    },
+    /// A commit the caller names is not in the repository (a pull request's head after
+    /// a squash merge, when `refs/pull/*` was never fetched).
+    #[error("{}: commit {commit} is not in this clone; fetch pull-request heads with `git fetch origin '+refs/pull/*/head:refs/remotes/origin/pr/*'`", path.display())]
+    MissingCommit {
+        /// The repository.
+        path: PathBuf,
+        /// The full hex id.
+        commit: String,
     },
     /// A path in a tree or patch would escape the target directory (`..`, absolute).
     #[error("{}: refusing to write path `{file}` outside the directory", dir.display())]

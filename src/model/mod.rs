@@ -43,6 +43,8 @@ pub enum SourceKind {
     Git,
     /// An instance imported from a SWE-bench-format file (`source: swebench`).
     Swebench,
+    /// A merged GitHub pull request that closes an issue.
+    Github,
 }
 
 /// A line range in one file (1-based start, count), as in a `@@` header.

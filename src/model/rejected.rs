@@ -46,6 +46,10 @@ pub enum RejectReason {
     NoTestSuite,
     /// The instance's base tree cannot be read or its patches do not apply to it.
     BaseTree,
+    /// A pull request closes no issue (and the recipe does not allow unlinked ones).
+    NoLinkedIssue,
+    /// A pull request changes no test file (and the recipe requires tests).
+    NoTestPatch,
 }
 
 /// One `rejected.jsonl` row.

@@ -506,11 +506,11 @@ pub fn candidate(bug: D4jBug, repo: Option<&ProjectRepo>) -> Candidate {
         fix_commit: bug.fixed_rev,
         environment_setup_commit: bug.buggy_rev,
         problem_statement: String::new(),
+        hints_text: String::new(),
         created_at: String::new(),
         version: String::new(),
         fail_to_pass: bug.trigger_tests,
         pass_to_pass: Vec::new(),
-        hints_text: String::new(),
         failures: bug.failures,
         report: match (bug.report_id, bug.report_url) {
             (None, None) => None,

@@ -41,11 +41,11 @@ pub fn candidates(
             fix_commit: c.id.clone(),
             environment_setup_commit: c.parent.clone(),
             problem_statement: c.message.clone(),
+            hints_text: String::new(),
             created_at: crate::dataset::rfc3339(c.time),
             version: String::new(),
             fail_to_pass: Vec::new(),
             pass_to_pass: Vec::new(),
-            hints_text: String::new(),
             failures: Vec::new(),
             report: None,
             base: Base::Buggy(Tree::Git {

@@ -5,6 +5,7 @@ pub mod defects4j;
 pub mod files;
 pub mod git_history;
 pub mod swebench;
+pub mod github;
 
 use crate::diff::Patch;
 use crate::model::{Rejected, Report, SourceKind};
@@ -50,7 +51,8 @@ pub struct Candidate {
     pub environment_setup_commit: String,
     /// Issue text when known.
     pub problem_statement: String,
-    /// Extra hints (SWE-bench's `hints_text`); empty unless the source has them.
+    /// Issue discussion before the fix was started (SWE-bench's `hints_text`); empty when
+    /// the source has none.
     pub hints_text: String,
     /// ISO-8601 date of the fix when known.
     pub created_at: String,

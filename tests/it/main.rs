@@ -16,6 +16,7 @@ mod diff_prop;
 mod evaluate;
 mod evaluate_d4j;
 mod git_history;
+mod github;
 mod golden;
 mod hunk4j;
 mod mcp;

@@ -1,0 +1,772 @@
+//! The GitHub source against a loopback server that answers in GitHub's shapes (written
+//! for these tests): pagination, issues and comments, ETag revalidation, rate limits,
+//! server errors, bad JSON, bad token, missing repository; a scripted clone supplies
+//! the commits. Nothing here reaches the internet.
+
+use crate::common::{hunkgen, Script};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+const TOKEN: &str = "ghp_test_token_never_stored";
+
+/// One canned answer.
+#[derive(Debug, Clone)]
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Reply {
+    fn json(v: &Value) -> Reply {
+        Reply {
+            status: 200,
+            headers: Vec::new(),
+            body: v.to_string(),
+        }
+    }
+
+    fn status(status: u16, message: &str) -> Reply {
+        Reply {
+            status,
+            headers: Vec::new(),
+            body: json!({ "message": message }).to_string(),
+        }
+    }
+
+    fn header(mut self, k: &str, v: &str) -> Reply {
+        self.headers.push((k.into(), v.into()));
+        self
+    }
+}
+
+/// One request as the server saw it.
+#[derive(Debug, Clone)]
+struct Seen {
+    path: String,
+    if_none_match: Option<String>,
+    authorization: Option<String>,
+    status: u16,
+}
+
+#[derive(Default)]
+struct State {
+    /// Per path and query: answers used once each in order, the last one kept.
+    routes: HashMap<String, VecDeque<Reply>>,
+    log: Vec<Seen>,
+    /// Requests that cost quota (everything but 304s, as on GitHub).
+    charged: usize,
+}
+
+/// A loopback HTTP/1.1 server, one connection at a time, `Connection: close`.
+struct Server {
+    base: String,
+    state: Arc<Mutex<State>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Server {
+    fn start() -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let base = format!("http://{}", listener.local_addr().expect("addr"));
+        let state = Arc::new(Mutex::new(State::default()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (st, halt) = (state.clone(), stop.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if halt.load(Ordering::SeqCst) {
+                    break;
+                }
+                if let Ok(s) = stream {
+                    serve(s, &st);
+                }
+            }
+        });
+        Server { base, state, stop }
+    }
+
+    fn route(&self, path: &str, replies: Vec<Reply>) {
+        self.lock().routes.insert(path.into(), replies.into());
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn log(&self) -> Vec<Seen> {
+        self.lock().log.clone()
+    }
+
+    fn charged(&self) -> usize {
+        self.lock().charged
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(self.base.trim_start_matches("http://"));
+    }
+}
+
+fn etag_of(body: &str) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    body.hash(&mut h);
+    format!("\"{:016x}\"", h.finish())
+}
+
+fn serve(stream: TcpStream, state: &Mutex<State>) {
+    let mut reader = BufReader::new(match stream.try_clone() {
+        Ok(s) => s,
+        Err(_) => return,
+    });
+    let mut line = String::new();
+    if reader.read_line(&mut line).is_err() || line.is_empty() {
+        return;
+    }
+    let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
+    let mut headers = BTreeMap::new();
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            headers.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+        }
+    }
+    let if_none_match = headers.get("if-none-match").cloned();
+    let reply = {
+        let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
+        let reply = match st.routes.get_mut(&path) {
+            Some(q) if q.len() > 1 => q.pop_front().expect("non-empty"),
+            Some(q) => q.front().cloned().expect("one reply"),
+            None => Reply::status(404, "Not Found"),
+        };
+        let etag = etag_of(&reply.body);
+        let reply = if reply.status == 200 && if_none_match.as_deref() == Some(etag.as_str()) {
+            Reply {
+                status: 304,
+                headers: Vec::new(),
+                body: String::new(),
+            }
+        } else {
+            reply
+        };
+        if reply.status != 304 {
+            st.charged += 1;
+        }
+        st.log.push(Seen {
+            path: path.clone(),
+            if_none_match,
+            authorization: headers.get("authorization").cloned(),
+            status: reply.status,
+        });
+        reply
+    };
+    let mut out = format!(
+        "HTTP/1.1 {} X\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: {}\r\n",
+        reply.status,
+        reply.body.len()
+    );
+    if reply.status == 200 {
+        out.push_str(&format!("etag: {}\r\n", etag_of(&reply.body)));
+    }
+    for (k, v) in &reply.headers {
+        out.push_str(&format!("{k}: {v}\r\n"));
+    }
+    out.push_str("\r\n");
+    out.push_str(&reply.body);
+    let mut stream = stream;
+    let _ = stream.write_all(out.as_bytes());
+    let _ = stream.flush();
+}
+
+/// ISO-8601 of the fixture clone's clock (`tick` hours after its epoch).
+fn at(tick: i64) -> String {
+    hunkgen::dataset::rfc3339(1_700_000_000 + tick * 3600)
+}
+
+const LIST: &str = "/repos/acme/widget/pulls?state=closed&sort=updated&direction=desc&per_page=100";
+
+fn calc(a: &str, d: &str) -> String {
+    format!(
+        "def add(a, b):\n    {a}\n\n\ndef sub(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n\n\ndef neg(a):\n    return -a\n\n\ndef div(a, b):\n    {d}\n"
+    )
+}
+
+/// The fixture: a clone with a merged pull request branch, and the API's view of four
+/// pull requests (1 fixes issues #10 and #11; 2 links nothing; 3 names a head commit the
+/// clone lacks; 4 was closed unmerged).
+struct Fixture {
+    clone: Script,
+    server: Server,
+    /// The commit the pull request branched from (its merge-base).
+    fork: String,
+    /// main when the pull request was merged (GitHub's `base.sha`).
+    base_tip: String,
+    /// The pull request's last commit.
+    head: String,
+    /// Where the recipe, cache and dataset go.
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let mut clone = Script::new();
+        clone.write("widget/calc.py", &calc("return a - b", "return a * b"));
+        clone.write("tests/test_calc.py", "def test_sub():\n    pass\n");
+        let fork = clone.commit("initial");
+        clone.git(&["checkout", "-q", "-b", "fix-1"]);
+        clone.write("widget/calc.py", &calc("return a + b", "return a * b"));
+        let _first = clone.commit("add adds");
+        clone.write("widget/calc.py", &calc("return a + b", "return a / b"));
+        clone.write(
+            "tests/test_calc.py",
+            "def test_sub():\n    pass\n\n\ndef test_add():\n    assert True\n",
+        );
+        let head =
+            clone.commit("div divides\n\nAlso resolves https://github.com/acme/widget/issues/11");
+        clone.git(&["checkout", "-q", "main"]);
+        clone.write("README.md", "widget\n");
+        let base_tip = clone.commit("readme");
+        clone.tick += 1;
+        clone.git(&[
+            "merge",
+            "-q",
+            "--no-ff",
+            "fix-1",
+            "-m",
+            "Merge pull request #1",
+        ]);
+        let server = Server::start();
+        let f = Fixture {
+            clone,
+            server,
+            fork,
+            base_tip,
+            head,
+            dir: tempfile::tempdir().expect("tempdir"),
+        };
+        f.serve_all();
+        f
+    }
+
+    fn pull(&self, n: u64, body: &str, merged: bool, head: &str, updated: i64) -> Value {
+        json!({
+            "number": n,
+            "title": format!("PR {n}"),
+            "body": body,
+            "state": "closed",
+            "created_at": at(2),
+            "updated_at": at(updated),
+            "merged_at": if merged { Value::from(at(6)) } else { Value::Null },
+            "labels": [{"name": "bug"}],
+            "base": {"ref": "main", "sha": self.base_tip},
+            "head": {"ref": format!("fix-{n}"), "sha": head},
+        })
+    }
+
+    fn serve_all(&self) {
+        let s = &self.server;
+        s.route(
+            "/repos/acme/widget",
+            vec![Reply::json(
+                &json!({"full_name": "acme/widget", "default_branch": "main"}),
+            )],
+        );
+        let page2 = format!("{LIST}&page=2");
+        s.route(
+            LIST,
+            vec![Reply::json(&json!([
+                self.pull(4, "Fixes #10", false, &self.head, 40),
+                self.pull(3, "Closes #12", true, &"d".repeat(40), 30),
+            ]))
+            .header(
+                "link",
+                &format!(
+                    "<{}{page2}>; rel=\"next\", <{}{page2}>; rel=\"last\"",
+                    s.base, s.base
+                ),
+            )],
+        );
+        s.route(
+            &page2,
+            vec![Reply::json(&json!([
+                self.pull(2, "Tidy up; fixes #13", true, &self.head, 20),
+                self.pull(1, "Fixes #10.", true, &self.head, 10),
+            ]))],
+        );
+        let commits = |msgs: &[(&str, i64)]| {
+            Reply::json(&Value::Array(
+                msgs.iter()
+                    .map(|(m, t)| json!({"sha": "0", "commit": {"message": m, "author": {"date": at(*t)}}}))
+                    .collect(),
+            ))
+        };
+        s.route(
+            "/repos/acme/widget/pulls/1/commits?per_page=100",
+            vec![commits(&[
+                ("add adds", 2),
+                (
+                    "div divides\n\nAlso resolves https://github.com/acme/widget/issues/11",
+                    3,
+                ),
+            ])],
+        );
+        s.route(
+            "/repos/acme/widget/pulls/2/commits?per_page=100",
+            vec![commits(&[("tidy", 2)])],
+        );
+        s.route(
+            "/repos/acme/widget/pulls/3/commits?per_page=100",
+            vec![commits(&[("fix", 2)])],
+        );
+        // #13 is a pull request, not an issue: a link to it closes nothing.
+        s.route(
+            "/repos/acme/widget/issues/13",
+            vec![Reply::json(
+                &json!({"number": 13, "title": "a PR", "body": "", "pull_request": {"url": "x"}}),
+            )],
+        );
+        for (n, title, body) in [
+            (10, "add subtracts", "add(1, 2) gives -1"),
+            (11, "div multiplies", "div(4, 2) gives 8"),
+            (12, "neg", "neg is wrong"),
+        ] {
+            s.route(
+                &format!("/repos/acme/widget/issues/{n}"),
+                vec![Reply::json(&json!({"number": n, "title": title, "body": body, "html_url": format!("https://github.com/acme/widget/issues/{n}")}))],
+            );
+            s.route(
+                &format!("/repos/acme/widget/issues/{n}/comments?per_page=100"),
+                vec![Reply::json(&json!([
+                    {"body": format!("before {n}"), "created_at": at(1)},
+                    {"body": format!("after {n}"), "created_at": at(5)},
+                ]))],
+            );
+        }
+    }
+
+    /// A recipe for the clone and the server; `extra` lines go under `source.github`.
+    fn recipe(&self, extra: &str) -> PathBuf {
+        let path = self.dir.path().join("gh.yaml");
+        let text = format!(
+            "name: gh\nsource:\n  github:\n    repo: acme/widget\n    clone: {}\n    api: {}\n    cache: cache\n    max_wait: 30\n{extra}files:\n  code_extensions: [py]\nselect:\n  min_code_hunks: 1\nannotate:\n  enabled: false\n",
+            self.clone.dir.display(),
+            self.server.base
+        );
+        std::fs::write(&path, text).expect("recipe");
+        path
+    }
+
+    fn out(&self) -> PathBuf {
+        self.dir.path().join("out")
+    }
+
+    fn build(&self, recipe: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+        hunkgen()
+            .arg("build")
+            .arg(recipe)
+            .arg("-o")
+            .arg(self.out())
+            .args(["--quiet", "--force"])
+            .args(args)
+            .env("GITHUB_TOKEN", TOKEN)
+            .env("HUNKGEN_CACHE_DIR", self.dir.path().join("unused-cache"))
+            .assert()
+    }
+
+    fn rows(&self, file: &str) -> Vec<Value> {
+        std::fs::read_to_string(self.out().join(file))
+            .expect("jsonl")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("row"))
+            .collect()
+    }
+}
+
+fn stderr(a: &assert_cmd::assert::Assert) -> String {
+    String::from_utf8_lossy(&a.get_output().stderr).into_owned()
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn merged_pull_requests_become_instances_with_issue_text_hints_and_merge_base() {
+    let f = Fixture::new();
+    let recipe = f.recipe("");
+    let a = f.build(&recipe, &[]).success();
+    let rows = f.rows("instances.jsonl");
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let i = &rows[0];
+    assert_eq!(i["instance_id"], "acme__widget-1");
+    assert_eq!(i["repo"], "acme/widget");
+    assert_eq!(i["source"], "github");
+    assert_eq!(
+        i["problem_statement"],
+        "add subtracts\nadd(1, 2) gives -1\ndiv multiplies\ndiv(4, 2) gives 8\n"
+    );
+    // Comments before the pull request's first commit only, issue by issue.
+    assert_eq!(i["hints_text"], "before 10\nbefore 11");
+    assert_eq!(i["created_at"], at(2));
+    // The merge-base of the head with main as merged into, not main's tip.
+    assert_eq!(i["base_commit"], f.fork.as_str());
+    assert_ne!(f.fork, f.base_tip);
+    assert_eq!(i["fix_commit"], f.head.as_str());
+    // Patches are the clone's own `git diff fork head`, split into code and tests.
+    let code = f.clone.git(&["diff", &f.fork, &f.head, "--", "widget"]);
+    let tests = f.clone.git(&["diff", &f.fork, &f.head, "--", "tests"]);
+    assert_eq!(i["patch"].as_str().map(str::trim), Some(code.as_str()));
+    assert_eq!(
+        i["test_patch"].as_str().map(str::trim),
+        Some(tests.as_str())
+    );
+    assert_eq!(i["stats"]["hunks"], 2);
+    assert_eq!(i["report"]["id"], "#10");
+    // The rejections, each with its stable reason.
+    let rejected = f.rows("rejected.jsonl");
+    let by_id: BTreeMap<&str, &Value> = rejected
+        .iter()
+        .map(|r| (r["id"].as_str().expect("id"), r))
+        .collect();
+    assert_eq!(by_id.len(), 2, "{rejected:?}");
+    assert_eq!(by_id["acme__widget-2"]["reason"], "no_linked_issue");
+    assert_eq!(
+        by_id["acme__widget-2"]["detail"],
+        "pull request #2 links #13 but none is an issue of acme/widget"
+    );
+    let missing = &by_id["acme__widget-3"];
+    assert_eq!(missing["reason"], "git_objects");
+    let detail = missing["detail"].as_str().expect("detail");
+    assert!(detail.contains(&"d".repeat(40)), "{detail}");
+    assert!(
+        detail.contains("git fetch origin '+refs/pull/*/head:refs/remotes/origin/pr/*'"),
+        "{detail}"
+    );
+    assert!(stderr(&a).contains("2 item(s) rejected"), "{}", stderr(&a));
+    // Both listing pages were read; the token was sent, and stored nowhere.
+    let log = f.server.log();
+    assert!(log.iter().any(|s| s.path.ends_with("&page=2")));
+    assert!(log.iter().all(|s| s.if_none_match.is_none()), "{log:?}");
+    assert!(log.iter().all(|s| s
+        .authorization
+        .as_deref()
+        .is_some_and(|a| a.contains(TOKEN))));
+    for file in files_under(f.dir.path()) {
+        let bytes = std::fs::read(&file).expect("read");
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(TOKEN),
+            "token leaked into {}",
+            file.display()
+        );
+    }
+
+    // A re-run revalidates every response: all 304, no quota spent, same dataset.
+    let first = std::fs::read(f.out().join("instances.jsonl")).expect("instances");
+    let charged = f.server.charged();
+    let sent = log.len();
+    f.build(&recipe, &[]).success();
+    let log = f.server.log();
+    let rerun = &log[sent..];
+    assert_eq!(rerun.len(), sent, "the same requests again");
+    assert!(
+        rerun
+            .iter()
+            .all(|s| s.status == 304 && s.if_none_match.is_some()),
+        "{rerun:?}"
+    );
+    assert_eq!(f.server.charged(), charged, "a 304 costs no quota");
+    assert_eq!(
+        std::fs::read(f.out().join("instances.jsonl")).expect("instances"),
+        first
+    );
+
+    // Offline: nothing is sent, the cache answers, the dataset is the same.
+    f.build(&recipe, &["--offline"]).success();
+    assert_eq!(f.server.log().len(), log.len(), "offline sends nothing");
+    assert_eq!(
+        std::fs::read(f.out().join("instances.jsonl")).expect("instances"),
+        first
+    );
+}
+
+#[test]
+fn offline_without_a_cached_answer_is_a_clear_error() {
+    let f = Fixture::new();
+    let a = f.build(&f.recipe(""), &["--offline"]).failure();
+    let err = stderr(&a);
+    assert!(
+        err.contains("/repos/acme/widget: not in the cache and --offline was given"),
+        "{err}"
+    );
+    assert!(f.server.log().is_empty());
+}
+
+#[test]
+fn filters_since_until_labels_and_unlinked_statement() {
+    let f = Fixture::new();
+    // Merged at tick 6: `until` before it keeps nothing; `since` after it stops the
+    // listing on the first page (updated before `since`).
+    f.build(&f.recipe(&format!("    until: {}\n", at(5))), &[])
+        .success();
+    assert!(f.rows("instances.jsonl").is_empty());
+    f.build(&f.recipe(&format!("    since: {}\n", at(50))), &[])
+        .success();
+    assert!(f.rows("instances.jsonl").is_empty());
+    assert!(!f
+        .server
+        .log()
+        .iter()
+        .any(|s| s.path.ends_with("&page=2") && s.if_none_match.is_some()));
+    f.build(&f.recipe("    labels: [enhancement]\n"), &[])
+        .success();
+    assert!(f.rows("instances.jsonl").is_empty());
+    // Unlinked pull requests allowed: #2 keeps its own title and body.
+    f.build(
+        &f.recipe("    labels: [Bug]\n    allow_unlinked: true\n"),
+        &[],
+    )
+    .success();
+    let rows = f.rows("instances.jsonl");
+    let two = rows
+        .iter()
+        .find(|r| r["instance_id"] == "acme__widget-2")
+        .expect("PR 2 kept");
+    assert_eq!(two["problem_statement"], "PR 2\nTidy up; fixes #13\n");
+    assert_eq!(two["hints_text"], "");
+}
+
+#[test]
+fn bad_token_and_missing_repository_are_one_line_errors() {
+    let f = Fixture::new();
+    f.server.route(
+        "/repos/acme/widget",
+        vec![Reply::status(401, "Bad credentials")],
+    );
+    let a = f.build(&f.recipe(""), &[]).failure();
+    let err = stderr(&a);
+    assert!(err.contains("401 Bad credentials"), "{err}");
+    assert!(err.contains("GITHUB_TOKEN was refused"), "{err}");
+    assert!(!err.contains(TOKEN), "{err}");
+    assert!(!f.out().join("instances.jsonl").exists());
+
+    // Anonymous: no Authorization header, and the hint says how to authenticate.
+    let sent = f.server.log().len();
+    let a = hunkgen()
+        .arg("build")
+        .arg(f.recipe(""))
+        .arg("-o")
+        .arg(f.out())
+        .env_remove("GITHUB_TOKEN")
+        .assert()
+        .failure();
+    let err = stderr(&a);
+    assert!(
+        err.contains("this request needs authentication; set GITHUB_TOKEN"),
+        "{err}"
+    );
+    assert!(f.server.log()[sent..]
+        .iter()
+        .all(|s| s.authorization.is_none()));
+
+    f.server
+        .route("/repos/acme/widget", vec![Reply::status(404, "Not Found")]);
+    let a = f.build(&f.recipe(""), &[]).failure();
+    let err = stderr(&a);
+    assert!(
+        err.contains("acme/widget: no such repository on GitHub"),
+        "{err}"
+    );
+}
+
+#[test]
+fn exhausted_rate_limit_stops_keeps_what_was_built_and_resumes_from_the_cache() {
+    let f = Fixture::new();
+    let reset = 4_000_000_000i64; // far beyond the recipe's 30 s cap
+    f.server.route(
+        "/repos/acme/widget/issues/12",
+        vec![
+            Reply::status(403, "API rate limit exceeded")
+                .header("x-ratelimit-remaining", "0")
+                .header("x-ratelimit-reset", &reset.to_string()),
+            Reply::json(&json!({"number": 12, "title": "neg", "body": "neg is wrong"})),
+        ],
+    );
+    let recipe = f.recipe("");
+    let a = f.build(&recipe, &[]).success();
+    let err = stderr(&a);
+    let reset_at = hunkgen::dataset::rfc3339(reset);
+    assert!(
+        err.contains(&format!(
+            "rate limit exhausted after 2 of 3 pull requests; it resets at {reset_at}"
+        )),
+        "{err}"
+    );
+    // What was built before the stop is kept.
+    let rows = f.rows("instances.jsonl");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        f.rows("rejected.jsonl").len(),
+        1,
+        "PR 2; PR 3 was not reached"
+    );
+    // After the reset: the run goes on; what was fetched is revalidated for free.
+    let sent = f.server.log().len();
+    f.build(&recipe, &[]).success();
+    let rerun: Vec<Seen> = f.server.log()[sent..].to_vec();
+    assert_eq!(f.rows("rejected.jsonl").len(), 2);
+    let fresh: Vec<&str> = rerun
+        .iter()
+        .filter(|s| s.status != 304)
+        .map(|s| s.path.as_str())
+        .collect();
+    assert_eq!(
+        fresh,
+        vec![
+            "/repos/acme/widget/issues/12",
+            "/repos/acme/widget/issues/12/comments?per_page=100"
+        ]
+    );
+}
+
+#[test]
+fn short_limits_and_server_errors_are_waited_out() {
+    let f = Fixture::new();
+    let soon = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs()
+        + 1;
+    f.server.route(
+        "/repos/acme/widget/issues/10",
+        vec![
+            Reply::status(403, "API rate limit exceeded")
+                .header("x-ratelimit-remaining", "0")
+                .header("x-ratelimit-reset", &soon.to_string()),
+            Reply::status(429, "secondary rate limit").header("retry-after", "1"),
+            Reply::status(500, "boom"),
+            Reply::json(
+                &json!({"number": 10, "title": "add subtracts", "body": "add(1, 2) gives -1"}),
+            ),
+        ],
+    );
+    let started = std::time::Instant::now();
+    f.build(&f.recipe(""), &[]).success();
+    assert!(started.elapsed() >= std::time::Duration::from_secs(3));
+    let rows = f.rows("instances.jsonl");
+    assert_eq!(rows.len(), 1);
+    assert!(rows[0]["problem_statement"]
+        .as_str()
+        .is_some_and(|s| s.starts_with("add subtracts\n")));
+    let tries: Vec<u16> = f
+        .server
+        .log()
+        .iter()
+        .filter(|s| s.path == "/repos/acme/widget/issues/10")
+        .map(|s| s.status)
+        .collect();
+    assert_eq!(tries, vec![403, 429, 500, 200]);
+}
+
+#[test]
+fn malformed_json_rejects_one_pull_request_or_stops_a_listing() {
+    let f = Fixture::new();
+    f.server.route(
+        "/repos/acme/widget/pulls/2/commits?per_page=100",
+        vec![Reply {
+            status: 200,
+            headers: Vec::new(),
+            body: "[{\"sha\": ".into(),
+        }],
+    );
+    f.build(&f.recipe(""), &[]).success();
+    let rejected = f.rows("rejected.jsonl");
+    let two = rejected
+        .iter()
+        .find(|r| r["id"] == "acme__widget-2")
+        .expect("PR 2 rejected");
+    assert_eq!(two["reason"], "metadata");
+    let detail = two["detail"].as_str().expect("detail");
+    assert!(
+        detail.contains("/pulls/2/commits?per_page=100: malformed JSON"),
+        "{detail}"
+    );
+    assert_eq!(f.rows("instances.jsonl").len(), 1);
+
+    f.server.route(
+        LIST,
+        vec![Reply {
+            status: 200,
+            headers: Vec::new(),
+            body: "{\"oops\": 1}".into(),
+        }],
+    );
+    let a = f.build(&f.recipe(""), &[]).failure();
+    let err = stderr(&a);
+    assert!(
+        err.contains(&format!("{}{LIST}: malformed JSON", f.server.base)),
+        "{err}"
+    );
+}
+
+#[test]
+fn recipe_errors_name_the_key() {
+    let f = Fixture::new();
+    for (extra, key, what) in [
+        (
+            "    since: last week\n",
+            "source.github.since",
+            "YYYY-MM-DD",
+        ),
+        (
+            "    max_pulls: 0\n",
+            "source.github.max_pulls",
+            "at least 1",
+        ),
+    ] {
+        let a = hunkgen()
+            .arg("build")
+            .arg(f.recipe(extra))
+            .assert()
+            .failure();
+        let err = stderr(&a);
+        assert!(
+            err.contains(&format!("`{key}`")) && err.contains(what),
+            "{err}"
+        );
+        assert!(err.contains("gh.yaml:"), "{err}");
+    }
+    let path = f.dir.path().join("bad.yaml");
+    std::fs::write(
+        &path,
+        "name: gh\nsource:\n  github:\n    repo: widget\n    clone: nowhere\n",
+    )
+    .expect("recipe");
+    let a = hunkgen().arg("build").arg(&path).assert().failure();
+    let err = stderr(&a);
+    assert!(
+        err.contains("`source.github.repo`: expected `owner/name`"),
+        "{err}"
+    );
+}
