@@ -693,14 +693,13 @@ pub fn candidate_of(inst: &Instance, card: &Card) -> Result<Candidate, String> {
         .ok_or_else(|| format!("the card names no repository for `{}`", inst.repo))?;
     let patch = parse("patch", &inst.patch)?;
     let base = match inst.source {
-        crate::model::SourceKind::Git | crate::model::SourceKind::Swebench
-        | crate::model::SourceKind::Github => {
-            source::Base::Buggy(source::Tree::Git {
-                repo: PathBuf::from(repo),
-                rev: inst.base_commit.clone(),
-                prefixes: Vec::new(),
-            })
-        }
+        crate::model::SourceKind::Git
+        | crate::model::SourceKind::Swebench
+        | crate::model::SourceKind::Github => source::Base::Buggy(source::Tree::Git {
+            repo: PathBuf::from(repo),
+            rev: inst.base_commit.clone(),
+            prefixes: Vec::new(),
+        }),
         crate::model::SourceKind::Defects4j => source::Base::Fixed {
             tree: source::Tree::Git {
                 repo: PathBuf::from(repo),

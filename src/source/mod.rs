@@ -4,8 +4,8 @@
 pub mod defects4j;
 pub mod files;
 pub mod git_history;
-pub mod swebench;
 pub mod github;
+pub mod swebench;
 
 use crate::diff::Patch;
 use crate::model::{Rejected, Report, SourceKind};
