@@ -50,6 +50,8 @@ pub struct BuildSummary {
     pub walked: usize,
     /// Candidates examined (bugs read, fix commits selected by message and files).
     pub examined: usize,
+    /// The git walk's funnel (git sources only).
+    pub funnel: Option<crate::model::MineFunnel>,
     /// The kept instances, sorted.
     pub instances: Vec<Instance>,
     /// Items rejected, with their reasons.
@@ -152,10 +154,12 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         validated,
         instances: kept.len(),
         hunks: kept.iter().map(|i| i.stats.hunks).sum(),
+        funnel: mined.funnel.clone(),
     };
     let jsonl = dataset::instances_jsonl(&mut kept);
     let mut tables = report::Tables::compute(&kept, &examined, plan.annotate.is_some());
     tables.inputs = report::inputs(&mined.described, plan.annotate.as_ref().map(|a| a.profile));
+    tables.funnel = mined.funnel.clone();
     let compare = plan.report.compare_with.as_deref() == Some("hunk4j");
     let mut card = Card {
         name: plan.name.clone(),
@@ -205,9 +209,10 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         output,
         walked: mined.walked,
         examined: examined.len(),
+        funnel: mined.funnel,
         instances: kept,
         rejected,
-        warnings,
+        warnings: mined.warnings.into_iter().chain(warnings).collect(),
     })
 }
 

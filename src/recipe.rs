@@ -279,9 +279,24 @@ pub struct GitSpec {
     /// Require the commit to touch at least one test file as well as code.
     #[serde(default = "yes")]
     pub require_tests: bool,
-    /// Upper bound on changed code lines (added + removed).
+    /// Upper bound on changed code lines (added + removed); a larger commit becomes a
+    /// `too_many_changed_lines` rejection.
     #[serde(default)]
     pub max_changed_lines: Option<usize>,
+    /// Upper bound on the files a commit changes (code, tests and other files); a larger
+    /// commit becomes a `too_many_files` rejection.
+    #[serde(default)]
+    pub max_files: Option<usize>,
+    /// Upper bound on code hunks; a larger commit becomes a `too_many_hunks` rejection.
+    #[serde(default)]
+    pub max_code_hunks: Option<usize>,
+    /// Reject reverts (`Revert "…"` subject, `This reverts commit <id>` body).
+    #[serde(default = "yes")]
+    pub reject_reverts: bool,
+    /// Reject a commit whose git patch-id an earlier commit has (cherry-picks); the
+    /// earliest is kept.
+    #[serde(default = "yes")]
+    pub reject_duplicates: bool,
     /// Re-check every object's hash while reading (libgit2's default); `false` is faster.
     #[serde(default = "yes")]
     pub verify_objects: bool,
@@ -386,8 +401,8 @@ pub struct Plan {
 pub enum SourcePlan {
     /// A Defects4J tree.
     Defects4j(D4jConfig),
-    /// A git history.
-    Git(GitConfig),
+    /// A git history (boxed: its walk settings make it the larger variant).
+    Git(Box<GitConfig>),
 }
 
 /// The annotate stage's resolved configuration.
@@ -474,7 +489,7 @@ fn plan(
                     format!("`--repo {name}=…` is for Defects4J projects; a git recipe names its repository in `source.git.repo`"),
                 ));
             }
-            SourcePlan::Git(git_plan(&cx, g, recipe.select.min_code_hunks)?)
+            SourcePlan::Git(Box::new(git_plan(&cx, g, recipe.select.min_code_hunks)?))
         }
         _ => return Err(cx.err("source", "expected exactly one of `defects4j`, `git`")),
     };
@@ -711,6 +726,10 @@ fn git_plan(cx: &Ctx<'_>, spec: &GitSpec, min_code_hunks: usize) -> Result<GitCo
         revs: spec.revs.clone(),
         require_tests: spec.require_tests,
         max_changed_lines: spec.max_changed_lines,
+        max_files: spec.max_files,
+        max_code_hunks: spec.max_code_hunks,
+        reject_reverts: spec.reject_reverts,
+        reject_duplicates: spec.reject_duplicates,
         min_code_hunks,
         verify_objects: spec.verify_objects,
         ..GitSourceConfig::default()

@@ -13,7 +13,7 @@ mod rejected;
 mod state;
 mod validation;
 
-pub use card::{Card, Counts};
+pub use card::{Card, Counts, MineFunnel};
 pub use evaluation::{
     ApplyMethod, EvaluationSummary, Paired, PredictionResult, Rate, Rates, ResolutionStatus, Scores,
 };

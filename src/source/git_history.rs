@@ -2,7 +2,7 @@
 
 use super::{Base, Candidate, SourceOutput, Tree};
 use crate::classify::Classifier;
-use crate::git::{self, GitError, GitSourceConfig};
+use crate::git::{self, CommitRule, GitError, GitSourceConfig};
 use crate::model::{RejectReason, Rejected, SourceKind, Stage};
 use crate::progress::Progress;
 use std::path::{Path, PathBuf};
@@ -56,7 +56,7 @@ pub fn candidates(
             modified_classes: Vec::new(),
         })
         .collect();
-    let rejected = mined
+    let mut rejected: Vec<Rejected> = mined
         .failed
         .into_iter()
         .map(|(id, e)| {
@@ -72,6 +72,36 @@ pub fn candidates(
             )
         })
         .collect();
+    rejected.extend(mined.rejected.iter().map(|r| {
+        let detail = match &r.kept {
+            Some(kept) => format!("{}; kept {}", r.detail, instance_id(name, kept)),
+            None => r.detail.clone(),
+        };
+        Rejected::new(
+            instance_id(name, &r.commit),
+            Stage::Mine,
+            reject_reason(r.rule),
+            detail,
+        )
+    }));
+    let mut warnings = Vec::new();
+    if mined.walked == 0 {
+        warnings.push(format!(
+            "{}: no commits to walk ({}); the dataset is empty",
+            cfg.repo.display(),
+            match &cfg.walk.revs {
+                Some(revs) => format!("range `{revs}` is empty"),
+                None => "the repository has no commits on any branch".to_string(),
+            }
+        ));
+    }
+    if mined.funnel.missing_parent > 0 {
+        warnings.push(format!(
+            "{}: {} selected commit(s) have no parent in the repository (a shallow clone?) and were not examined; fetch more history (`git fetch --unshallow`) to include them",
+            cfg.repo.display(),
+            mined.funnel.missing_parent
+        ));
+    }
     Ok(SourceOutput {
         candidates,
         rejected,
@@ -81,8 +111,21 @@ pub fn candidates(
             cfg.walk.revs.as_deref().unwrap_or("all branches")
         )],
         walked: mined.walked,
-        warnings: Vec::new(),
+        warnings,
+        funnel: Some(mined.funnel),
     })
+}
+
+/// The stable `rejected.jsonl` reason of a commit rule.
+fn reject_reason(rule: CommitRule) -> RejectReason {
+    match rule {
+        CommitRule::Revert => RejectReason::Revert,
+        CommitRule::DuplicatePatch => RejectReason::DuplicatePatch,
+        CommitRule::MaxFiles => RejectReason::TooManyFiles,
+        CommitRule::MaxCodeHunks => RejectReason::TooManyHunks,
+        CommitRule::MaxChangedLines => RejectReason::TooManyChangedLines,
+        CommitRule::MissingParent => RejectReason::MissingParent,
+    }
 }
 
 /// `<name>-<12 hex>`, the id of a mined commit.

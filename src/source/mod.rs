@@ -82,4 +82,6 @@ pub struct SourceOutput {
     pub walked: usize,
     /// One line per problem that affects many candidates (a project without repository).
     pub warnings: Vec<String>,
+    /// The git walk's funnel (git sources only).
+    pub funnel: Option<crate::model::MineFunnel>,
 }
