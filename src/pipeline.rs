@@ -673,6 +673,7 @@ pub fn candidate_of(inst: &Instance, card: &Card) -> Result<Candidate, String> {
         fail_to_pass: inst.FAIL_TO_PASS.clone(),
         failures: inst.failures.clone(),
         report: inst.report.clone(),
+        references: inst.references.clone(),
         test_patch: parse("test_patch", &inst.test_patch)?,
         patch,
         modified_classes: Vec::new(),

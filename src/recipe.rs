@@ -259,9 +259,25 @@ pub struct RevisionMap {
 pub struct GitSpec {
     /// The repository (relative to the recipe file).
     pub repo: PathBuf,
-    /// Name used in `instance_id` and `repo` fields; default: the repository directory name.
+    /// Name used in `instance_id` and `repo` fields (`owner/repo` gives ids
+    /// `owner__repo-<12 hex>`); default: `owner/repo` of `url`, else the repository
+    /// directory name.
     #[serde(default)]
     pub name: Option<String>,
+    /// The repository's web address on its forge (`https://github.com/owner/repo`), so
+    /// issue references (`#12`) get URLs.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// The forge at `url` (`github`, `gitlab`, `gitea`) when its host does not say.
+    #[serde(default)]
+    pub forge: Option<String>,
+    /// Regex of issue-tracker keys in messages (`LANG-\d+`), case-sensitive.
+    #[serde(default)]
+    pub issue_regex: Option<String>,
+    /// URL of a tracker key, `{id}` replaced by it
+    /// (`https://issues.apache.org/jira/browse/{id}`).
+    #[serde(default)]
+    pub issue_url: Option<String>,
     /// `A..B` range or a single ref; all branches when omitted.
     #[serde(default)]
     pub revs: Option<String>,
@@ -746,15 +762,97 @@ fn git_plan(cx: &Ctx<'_>, spec: &GitSpec, min_code_hunks: usize) -> Result<GitCo
         ),
         other => cx.err("source.git", other.to_string()),
     })?;
+    let links = links(cx, spec)?;
+    let name = match (&spec.name, &spec.url) {
+        (Some(name), _) => name.clone(),
+        (None, Some(url)) => {
+            crate::source::refs::owner_repo(url).unwrap_or_else(|| git_history::repo_name(&repo))
+        }
+        (None, None) => git_history::repo_name(&repo),
+    };
     Ok(GitConfig {
-        name: spec
-            .name
-            .clone()
-            .unwrap_or_else(|| git_history::repo_name(&repo)),
+        name,
         repo,
         walk,
         rules,
+        links,
     })
+}
+
+/// The forge address and tracker keys of a git recipe, checked.
+fn links(cx: &Ctx<'_>, spec: &GitSpec) -> Result<crate::source::refs::Links, RecipeError> {
+    use crate::source::refs::{Forge, Links};
+    let forge = match &spec.forge {
+        Some(f) => Some(Forge::parse(f).ok_or_else(|| {
+            cx.err(
+                "source.git.forge",
+                format!("unknown forge `{f}`: expected github, gitlab or gitea"),
+            )
+        })?),
+        None => None,
+    };
+    let repo = match &spec.url {
+        None if forge.is_some() => {
+            return Err(cx.err(
+                "source.git.forge",
+                "`forge` needs `url` (the repository's web address)".to_string(),
+            ))
+        }
+        None => None,
+        Some(url) => {
+            let host = url
+                .strip_prefix("https://")
+                .or_else(|| url.strip_prefix("http://"))
+                .and_then(|rest| rest.split('/').next())
+                .filter(|h| !h.is_empty())
+                .ok_or_else(|| {
+                    cx.err(
+                        "source.git.url",
+                        format!("`{url}`: expected an http(s) address such as https://github.com/owner/repo"),
+                    )
+                })?;
+            let forge = forge.or_else(|| Forge::of_host(host)).ok_or_else(|| {
+                cx.err(
+                    "source.git.url",
+                    format!("cannot tell which forge runs `{host}`; set `forge:` (github, gitlab or gitea)"),
+                )
+            })?;
+            Some((
+                url.trim_end_matches('/')
+                    .trim_end_matches(".git")
+                    .to_string(),
+                forge,
+            ))
+        }
+    };
+    let tracker = match (&spec.issue_regex, &spec.issue_url) {
+        (None, Some(_)) => {
+            return Err(cx.err(
+                "source.git.issue_url",
+                "`issue_url` needs `issue_regex` (the tracker keys it links)".to_string(),
+            ))
+        }
+        (None, None) => None,
+        (Some(re), template) => {
+            let compiled = regex::Regex::new(re).map_err(|e| {
+                cx.err(
+                    "source.git.issue_regex",
+                    format!(
+                        "not a valid regex: {}",
+                        e.to_string().lines().last().unwrap_or("").trim()
+                    ),
+                )
+            })?;
+            if let Some(t) = template.as_deref().filter(|t| !t.contains("{id}")) {
+                return Err(cx.err(
+                    "source.git.issue_url",
+                    format!("`{t}` has no `{{id}}` to replace with the key"),
+                ));
+            }
+            Some((compiled, template.clone()))
+        }
+    };
+    Ok(Links { repo, tracker })
 }
 
 /// The 1-based line and column of a dotted key in recipe YAML text (block style), found

@@ -1,6 +1,6 @@
 //! git-history source: the fix commits of a local repository as candidates (DESIGN §3).
 
-use super::{Base, Candidate, SourceOutput, Tree};
+use super::{refs, Base, Candidate, SourceOutput, Tree};
 use crate::classify::Classifier;
 use crate::git::{self, CommitRule, GitError, GitSourceConfig};
 use crate::model::{RejectReason, Rejected, SourceKind, Stage};
@@ -18,6 +18,8 @@ pub struct GitConfig {
     pub walk: GitSourceConfig,
     /// The compiled message rules (message, subject, exclude).
     pub rules: git::MessageRules,
+    /// Where the repository's issues live (forge address, tracker keys).
+    pub links: refs::Links,
 }
 
 /// Mine the history into candidates; a commit that cannot be read becomes a rejection.
@@ -32,28 +34,32 @@ pub fn candidates(
     let candidates = mined
         .fixes
         .into_iter()
-        .map(|c| Candidate {
-            id: instance_id(name, &c.id),
-            source: SourceKind::Git,
-            repo: name.clone(),
-            project: name.clone(),
-            base_commit: c.parent.clone(),
-            fix_commit: c.id.clone(),
-            environment_setup_commit: c.parent.clone(),
-            problem_statement: c.message.clone(),
-            created_at: crate::dataset::rfc3339(c.time),
-            version: String::new(),
-            fail_to_pass: Vec::new(),
-            failures: Vec::new(),
-            report: None,
-            base: Base::Buggy(Tree::Git {
-                repo: cfg.repo.clone(),
-                rev: c.parent.clone(),
-                prefixes: Vec::new(),
-            }),
-            patch: c.patch,
-            test_patch: c.test_patch,
-            modified_classes: Vec::new(),
+        .map(|c| {
+            let references = refs::references(&c.message, &cfg.links);
+            Candidate {
+                id: instance_id(name, &c.id),
+                source: SourceKind::Git,
+                repo: name.clone(),
+                project: name.clone(),
+                base_commit: c.parent.clone(),
+                fix_commit: c.id.clone(),
+                environment_setup_commit: c.parent.clone(),
+                problem_statement: refs::strip_trailers(&c.message),
+                created_at: crate::dataset::rfc3339(c.time),
+                version: String::new(),
+                fail_to_pass: Vec::new(),
+                failures: Vec::new(),
+                report: references.first().cloned(),
+                references,
+                base: Base::Buggy(Tree::Git {
+                    repo: cfg.repo.clone(),
+                    rev: c.parent.clone(),
+                    prefixes: Vec::new(),
+                }),
+                patch: c.patch,
+                test_patch: c.test_patch,
+                modified_classes: Vec::new(),
+            }
         })
         .collect();
     let mut rejected: Vec<Rejected> = mined
@@ -128,9 +134,14 @@ fn reject_reason(rule: CommitRule) -> RejectReason {
     }
 }
 
-/// `<name>-<12 hex>`, the id of a mined commit.
-fn instance_id(name: &str, commit: &str) -> String {
-    format!("{name}-{}", &commit[..commit.len().min(12)])
+/// `<name>-<12 hex>`, the id of a mined commit, in SWE-bench's shape: a `/` in the
+/// name becomes `__` (`pallets/click` → `pallets__click-0123456789ab`).
+pub fn instance_id(name: &str, commit: &str) -> String {
+    format!(
+        "{}-{}",
+        refs::id_prefix(name),
+        &commit[..commit.len().min(12)]
+    )
 }
 
 /// A repository's directory name without `.git`, the default `name`.

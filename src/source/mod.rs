@@ -4,6 +4,7 @@
 pub mod defects4j;
 pub mod files;
 pub mod git_history;
+pub mod refs;
 
 use crate::diff::Patch;
 use crate::model::{Rejected, Report, SourceKind};
@@ -59,6 +60,8 @@ pub struct Candidate {
     pub failures: Vec<crate::model::Failure>,
     /// Issue-tracker reference.
     pub report: Option<Report>,
+    /// Every issue reference found (the first is `report`); empty when none.
+    pub references: Vec<Report>,
     /// Forward (buggy → fixed) code patch.
     pub patch: Patch,
     /// Forward test patch.

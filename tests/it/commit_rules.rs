@@ -13,6 +13,12 @@ use std::process::Command;
 
 const CODE: &str = "src/main/java/A.java";
 
+/// A kept fix whose message has issue references and git trailers.
+const REFS_MSG: &str = "Fix f0 and f19 (#41)\n\nFixes #12; see LANG-7.\n\n\
+                        Signed-off-by: Ada Tester <ada@example.org>\n\
+                        Co-authored-by: Bob <bob@example.org>\n";
+const REFS_SUBJECT: &str = "Fix f0 and f19 (#41)";
+
 /// `A.java` with 40 one-line methods whose return values are `vals`.
 fn java(vals: &[i64; 40]) -> String {
     let body: String = vals
@@ -120,7 +126,7 @@ fn history() -> Fixture {
     f.change(&[39], false, 1, "Notes on f39");
     f.s.git(&["checkout", "-q", "main"]);
     f.vals = main_vals;
-    f.change(&[0, 19], true, 0, "Fix f0 and f19");
+    f.change(&[0, 19], true, 0, REFS_MSG);
     f.s.tick += 1;
     f.s.git(&[
         "merge",
@@ -175,7 +181,7 @@ fn each_rule_rejects_its_commit() {
         "Fix f5 and f30",
         "Fix f10 and f20",
         "Fix f2 and f36",
-        "Fix f0 and f19",
+        REFS_SUBJECT,
     ];
     let sized = [
         "Fix f12 and f28 with notes",
@@ -367,7 +373,7 @@ fn shallow_clone_says_which_commits_lack_parents() {
         .filter(|r| r.rule == CommitRule::MissingParent)
         .map(|r| r.commit.as_str())
         .collect();
-    assert_eq!(boundary, vec![f.id("Fix f0 and f19")]);
+    assert_eq!(boundary, vec![f.id(REFS_SUBJECT)]);
     assert_eq!(mined.funnel.missing_parent, 1);
     assert!(
         mined.fixes.is_empty(),
@@ -430,4 +436,185 @@ fn non_utf8_messages_are_decoded_not_fatal() {
     };
     assert_eq!(msg(&latin1), "Fix café crash\n");
     assert_eq!(msg(&raw), "Fix caf\u{fffd} bug\n");
+}
+
+/// End to end through `hunkgen build`: SWE-bench-shaped ids, rejection rows with their
+/// reasons and the duplicate's pointer, issue references with URLs, trailers stripped,
+/// and the funnel in the card, the tables and the summary.
+#[test]
+fn build_writes_rows_links_and_the_funnel() {
+    let f = history();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let recipe = tmp.path().join("widgets.yaml");
+    std::fs::write(
+        &recipe,
+        format!(
+            "name: widgets\nsource:\n  git:\n    repo: {}\n    name: acme/widgets\n    \
+             url: https://github.com/acme/widgets\n    issue_regex: 'LANG-\\d+'\n    \
+             issue_url: 'https://issues.example.org/browse/{{id}}'\n    max_files: 5\n    \
+             max_code_hunks: 3\n    max_changed_lines: 10\n",
+            f.s.dir.display()
+        ),
+    )
+    .expect("recipe");
+    let out = tmp.path().join("out");
+    let assert = crate::common::hunkgen()
+        .args(["build", "-q"])
+        .arg(&recipe)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    assert!(
+        stdout.contains("4 instances")
+            && stdout.contains("from 16 commits walked: 15 non-merge, 12 message matched, 11 touching code and tests, 10 multi-hunk, 4 past the commit rules; 6 rejected"),
+        "{stdout}"
+    );
+    let short = |subject: &str| format!("acme__widgets-{}", &f.id(subject)[..12]);
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(out.join("rejected.jsonl"))
+        .expect("rejected")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect();
+    let mut got: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| {
+            assert_eq!(r["stage"], "mine");
+            (
+                r["id"].as_str().unwrap_or("").to_string(),
+                r["reason"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    got.sort();
+    let mut want: Vec<(String, String)> = [
+        ("Revert \"Fix the f6 thing\"", "revert"),
+        ("Undo the broken fix of f8", "revert"),
+        ("cherry-pick", "duplicate_patch"),
+        ("Fix f12 and f28 with notes", "too_many_files"),
+        ("Fix four methods", "too_many_hunks"),
+        ("Fix two blocks of methods", "too_many_changed_lines"),
+    ]
+    .iter()
+    .map(|(s, r)| (short(s), r.to_string()))
+    .collect();
+    want.sort();
+    assert_eq!(got, want);
+    let dup = rows
+        .iter()
+        .find(|r| r["reason"] == "duplicate_patch")
+        .expect("duplicate row");
+    assert!(
+        dup["detail"]
+            .as_str()
+            .unwrap_or("")
+            .ends_with(&format!("; kept {}", short("Fix f10 and f20"))),
+        "{dup}"
+    );
+
+    let instances: Vec<serde_json::Value> = std::fs::read_to_string(out.join("instances.jsonl"))
+        .expect("instances")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect();
+    assert_eq!(instances.len(), 4);
+    for i in &instances {
+        let id = i["instance_id"].as_str().unwrap_or("");
+        assert!(
+            id.starts_with("acme__widgets-") && !id.contains('/'),
+            "{id}"
+        );
+        assert_eq!(i["repo"], "acme/widgets");
+        let created = i["created_at"].as_str().unwrap_or("");
+        assert!(created.len() == 20 && created.ends_with('Z'), "{created}");
+    }
+    let refs = instances
+        .iter()
+        .find(|i| i["instance_id"] == short(REFS_SUBJECT))
+        .expect("the instance with references");
+    assert_eq!(
+        refs["problem_statement"],
+        "Fix f0 and f19 (#41)\n\nFixes #12; see LANG-7.\n"
+    );
+    assert_eq!(
+        refs["report"],
+        serde_json::json!({"id": "#12", "url": "https://github.com/acme/widgets/issues/12"})
+    );
+    assert_eq!(
+        refs["references"],
+        serde_json::json!([
+            {"id": "#12", "url": "https://github.com/acme/widgets/issues/12"},
+            {"id": "#41", "url": "https://github.com/acme/widgets/issues/41"},
+            {"id": "LANG-7", "url": "https://issues.example.org/browse/LANG-7"},
+        ])
+    );
+    let plain = instances
+        .iter()
+        .find(|i| i["instance_id"] == short("Fix f5 and f30"))
+        .expect("a plain instance");
+    assert!(plain.get("report").is_none() && plain.get("references").is_none());
+
+    let card: serde_json::Value =
+        serde_norway::from_str(&std::fs::read_to_string(out.join("dataset.yaml")).expect("card"))
+            .expect("card yaml");
+    let funnel = &card["counts"]["funnel"];
+    assert_eq!(funnel["walked"], 16);
+    assert_eq!(funnel["multi_hunk"], 10);
+    assert_eq!(funnel["rejected"]["revert"], 2);
+    assert_eq!(funnel["kept"], 4);
+    let tables = std::fs::read_to_string(out.join("report/tables.md")).expect("tables");
+    assert!(tables.contains("## Funnel"), "{tables}");
+    assert!(tables.contains("| walked | 16 |"), "{tables}");
+    assert!(
+        tables.contains("| rejected: duplicate_patch | 1 |"),
+        "{tables}"
+    );
+}
+
+/// An empty repository and a shallow clone build (with a warning), never fail.
+#[test]
+fn empty_and_shallow_repositories_build_with_a_warning() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let empty = Script::new();
+    let f = history();
+    let shallow = tmp.path().join("shallow");
+    crate::common::git(
+        tmp.path(),
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "2",
+            "--branch",
+            "main",
+            &format!("file://{}", f.s.dir.display()),
+            shallow.to_str().expect("utf-8 path"),
+        ],
+    );
+    for (what, repo, warning) in [
+        ("empty", empty.dir.clone(), "no commits to walk"),
+        ("shallow", shallow, "have no parent in the repository"),
+    ] {
+        let recipe = tmp.path().join(format!("{what}.yaml"));
+        std::fs::write(
+            &recipe,
+            format!(
+                "name: {what}\nsource:\n  git:\n    repo: {}\n",
+                repo.display()
+            ),
+        )
+        .expect("recipe");
+        let out = tmp.path().join(format!("out-{what}"));
+        let assert = crate::common::hunkgen()
+            .args(["build", "-q"])
+            .arg(&recipe)
+            .arg("-o")
+            .arg(&out)
+            .assert()
+            .success();
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        assert!(stderr.contains(warning), "{what}: {stderr}");
+        assert!(out.join("instances.jsonl").exists(), "{what}");
+    }
 }
