@@ -618,3 +618,85 @@ fn empty_and_shallow_repositories_build_with_a_warning() {
         assert!(out.join("instances.jsonl").exists(), "{what}");
     }
 }
+
+/// The shipped presets load against a fixture repository (only `repo` replaced), their
+/// commit rules and links are on, and their message rules select fixes and drop the
+/// maintenance commits they name.
+#[test]
+fn presets_load_and_filter_maintenance_commits() {
+    use hunkgen::recipe::SourcePlan;
+    let f = history();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    type Case<'a> = (&'a str, &'a [&'a str], &'a [&'a str]);
+    let common_no: &[&str] = &[
+        "Revert \"Fix parser\"\n\nThis reverts commit 0123456789abcdef.",
+        "Bump version to 1.2.3 (fixes release)",
+        "Fix typo in error message",
+        "docs: fix broken links",
+        "Fix lint errors",
+        "Build(deps): bump foo from 1.0 to 1.1\n\nSigned-off-by: dependabot[bot] <x@y>",
+        "Refactor the parser",
+        "Fix the docs of split",
+    ];
+    let cases: [Case<'_>; 2] = [
+        (
+            "python-preset.yaml",
+            &[
+                "Fix crash when value is None (#123)",
+                "fix: regression in parser\n\nAlso fixes a typo.",
+                "Bugfix for CVE-2024-12345",
+            ],
+            &["[pre-commit.ci] auto fixes from pre-commit.com hooks"],
+        ),
+        (
+            "java-preset.yaml",
+            &[
+                "LANG-1234: Fix NPE in StringUtils.split",
+                "[LANG-99] NullPointerException in join",
+            ],
+            &["[maven-release-plugin] prepare release fix-1.0"],
+        ),
+    ];
+    for (file, yes, no) in cases {
+        let text = std::fs::read_to_string(crate::common::manifest().join("recipes").join(file))
+            .expect("preset");
+        let replaced: String = text
+            .lines()
+            .map(|l| {
+                if l.trim_start().starts_with("repo: ") {
+                    format!("    repo: {}\n", f.s.dir.display())
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
+        assert_ne!(replaced, text, "{file}: no `repo:` line");
+        let path = tmp.path().join(file);
+        std::fs::write(&path, replaced).expect("write");
+        let plan = hunkgen::recipe::load_with(&path, &BTreeMap::new())
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        let SourcePlan::Git(git) = &plan.source else {
+            panic!("{file}: not a git source")
+        };
+        let w = &git.walk;
+        assert!(
+            w.reject_reverts && w.reject_duplicates && w.require_tests,
+            "{file}"
+        );
+        assert!(
+            w.max_files.is_some() && w.max_code_hunks.is_some() && w.max_changed_lines.is_some(),
+            "{file}"
+        );
+        assert!(
+            git.links.repo.is_some() && git.links.tracker.is_some(),
+            "{file}"
+        );
+        assert!(!git.name.contains(' ') && git.name.contains('/'), "{file}");
+        for msg in yes {
+            assert!(git.rules.accepts(msg), "{file} should select {msg:?}");
+        }
+        for msg in common_no.iter().chain(no) {
+            assert!(!git.rules.accepts(msg), "{file} should drop {msg:?}");
+        }
+    }
+}
