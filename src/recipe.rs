@@ -738,6 +738,14 @@ fn git_plan(cx: &Ctx<'_>, spec: &GitSpec, min_code_hunks: usize) -> Result<GitCo
             format!("{}: not a git repository", repo.display()),
         ));
     }
+    if let Some(max) = spec.max_code_hunks.filter(|&m| m < min_code_hunks) {
+        return Err(cx.err(
+            "source.git.max_code_hunks",
+            format!(
+                "{max} is below select.min_code_hunks {min_code_hunks}: no commit could be kept"
+            ),
+        ));
+    }
     let mut walk = GitSourceConfig {
         revs: spec.revs.clone(),
         require_tests: spec.require_tests,

@@ -700,3 +700,71 @@ fn presets_load_and_filter_maintenance_commits() {
         }
     }
 }
+
+/// Bad link and limit keys are one line naming the recipe, the place and the key.
+#[test]
+fn bad_link_and_limit_keys_are_one_clear_line() {
+    let s = Script::new();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cases = [
+        (
+            "max_code_hunks: 1",
+            "source.git.max_code_hunks",
+            "below select.min_code_hunks",
+        ),
+        (
+            "issue_regex: 'LANG-('",
+            "source.git.issue_regex",
+            "not a valid regex",
+        ),
+        (
+            "url: https://example.org/o/r",
+            "source.git.url",
+            "set `forge:`",
+        ),
+        (
+            "url: github.com/o/r",
+            "source.git.url",
+            "expected an http(s) address",
+        ),
+        ("forge: sourceforge", "source.git.forge", "unknown forge"),
+        (
+            "issue_url: 'https://x/{id}'",
+            "source.git.issue_url",
+            "needs `issue_regex`",
+        ),
+        (
+            "issue_regex: 'X-\\d+'\n    issue_url: 'https://x/'",
+            "source.git.issue_url",
+            "has no `{id}`",
+        ),
+    ];
+    for (line, key, message) in cases {
+        let recipe = tmp.path().join("r.yaml");
+        std::fs::write(
+            &recipe,
+            format!(
+                "name: r\nsource:\n  git:\n    repo: {}\n    {line}\n",
+                s.dir.display()
+            ),
+        )
+        .expect("recipe");
+        let out = crate::common::hunkgen()
+            .args(["build", "-q"])
+            .arg(&recipe)
+            .assert()
+            .code(1);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert_eq!(stderr.trim().lines().count(), 1, "{line}: {stderr}");
+        assert!(
+            // The key is on the case's last line.
+            stderr.contains(&format!(
+                "{}:{}:",
+                recipe.display(),
+                4 + line.lines().count()
+            )) && stderr.contains(key)
+                && stderr.contains(message),
+            "{line}: {stderr}"
+        );
+    }
+}
