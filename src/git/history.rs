@@ -343,6 +343,7 @@ pub fn mine_with_rules(
         }
     }
     mined.funnel.kept = mined.fixes.len();
+    mined.funnel.unreadable = mined.failed.len();
     Ok(mined)
 }
 

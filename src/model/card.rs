@@ -84,6 +84,9 @@ pub struct MineFunnel {
     /// never examined.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub missing_parent: usize,
+    /// Commits that could not be read or diffed (`git_objects` rows); outside the steps.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unreadable: usize,
 }
 
 fn is_zero(n: &usize) -> bool {

@@ -192,6 +192,9 @@ pub fn funnel_markdown(f: &crate::model::MineFunnel) -> String {
         row(&format!("rejected: {rule}"), *n);
     }
     row("kept", f.kept);
+    if f.unreadable > 0 {
+        row("unreadable (`git_objects` rows)", f.unreadable);
+    }
     out
 }
 

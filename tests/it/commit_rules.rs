@@ -333,6 +333,7 @@ fn funnel_numbers_on_the_fixture() {
         ]),
         kept: 4,
         missing_parent: 0,
+        unreadable: 0,
     };
     assert_eq!(mined.funnel, want);
 }

@@ -399,6 +399,7 @@ fn verification_catches_a_corrupt_object() {
     );
     assert!(!err.contains('\n'), "{err}");
     assert!(!mined.fixes.is_empty(), "other fixes are still found");
+    assert_eq!(mined.funnel.unreadable, 1, "the funnel counts it apart");
 
     // Opting out trusts the store: the run completes (with the wrong content).
     let unverified = GitSourceConfig {
