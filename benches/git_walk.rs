@@ -167,8 +167,9 @@ fn main() {
         return;
     };
     // Steps to run (c = git log -p, a/b = diff all with/without verification, m = mine,
-    // d = PyDriller, x = byte check against git diff); all but x by default.
-    let steps = std::env::var("HUNKGEN_BENCH_STEPS").unwrap_or_else(|_| "cabmd".into());
+    // r = mine with every message and commit rule on, d = PyDriller, x = byte check
+    // against git diff); all but x by default.
+    let steps = std::env::var("HUNKGEN_BENCH_STEPS").unwrap_or_else(|_| "cabmrd".into());
     let threads = rayon::current_num_threads();
     println!("git_walk: {} ({threads} threads)", repo.display());
     let verified = GitSourceConfig::default();
@@ -240,6 +241,54 @@ fn main() {
                     f.fixes.len(),
                     secs / git_secs,
                     cpu / git_cpu
+                );
+            }
+            Err(e) => eprintln!("mine: {e}"),
+        }
+    }
+    if steps.contains('r') {
+        // The rules of recipes/java-preset.yaml: subject and exclude rules, reverts,
+        // patch-id duplicates and the three size limits.
+        let all_rules = GitSourceConfig {
+            subject_regex: Some(
+                r"\b(fix(e[sd]|ing)?|bug(s|fix(es)?)?|regressions?|npe|nullpointerexception)\b"
+                    .into(),
+            ),
+            exclude_regex: Some(
+                r"^(revert|reapply)\b|^[^\n]*\bbump(s|ed)?\b|^[^\n]*\[maven-release-plugin\]|dependabot|renovate|\[bot\]|^[^\n]*\btypos?\b|^[^\n]*\b(checkstyle|pmd|javadoc|lint)\b|^[^\n]*\b(docs?|documentation|readme|site)\b"
+                    .into(),
+            ),
+            max_files: Some(25),
+            max_code_hunks: Some(12),
+            max_changed_lines: Some(300),
+            ..GitSourceConfig::default()
+        };
+        let start = Instant::now();
+        let cpu0 = cpu_secs().0;
+        match mine(
+            &repo,
+            &all_rules,
+            &Classifier::default(),
+            &Progress::hidden(),
+        ) {
+            Ok(m) => {
+                let secs = start.elapsed().as_secs_f64();
+                let cpu = cpu_secs().0 - cpu0;
+                let f = &m.funnel;
+                println!(
+                    "(r) mine, every rule   : {secs:>8.2}s wall {cpu:>7.2}s cpu  {} fix commits  \
+                     ratio: wall {:.2}, cpu {:.2}\n    funnel: {} walked, {} non-merge, {} message, \
+                     {} code+tests, {} multi-hunk, rejected {:?}, {} kept",
+                    m.fixes.len(),
+                    secs / git_secs,
+                    cpu / git_cpu,
+                    f.walked,
+                    f.non_merge,
+                    f.message_matched,
+                    f.code_and_tests,
+                    f.multi_hunk,
+                    f.rejected,
+                    f.kept
                 );
             }
             Err(e) => eprintln!("mine: {e}"),

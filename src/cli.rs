@@ -403,16 +403,32 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             }
             let mut out = std::io::stdout().lock();
             let hunks: usize = summary.instances.iter().map(|i| i.stats.hunks).sum();
-            writeln!(
-                out,
-                "built {}: {} instances ({} hunks); {} walked, {} examined, {} rejected",
-                shown.display(),
-                summary.instances.len(),
-                hunks,
-                summary.walked,
-                summary.examined,
-                summary.rejected.len()
-            )?;
+            match &summary.funnel {
+                Some(f) => writeln!(
+                    out,
+                    "built {}: {} instances ({} hunks) from {} commits walked: {} non-merge, {} message matched, {} touching code and tests, {} multi-hunk, {} past the commit rules; {} rejected",
+                    shown.display(),
+                    summary.instances.len(),
+                    hunks,
+                    f.walked,
+                    f.non_merge,
+                    f.message_matched,
+                    f.code_and_tests,
+                    f.multi_hunk,
+                    f.kept,
+                    summary.rejected.len()
+                )?,
+                None => writeln!(
+                    out,
+                    "built {}: {} instances ({} hunks); {} walked, {} examined, {} rejected",
+                    shown.display(),
+                    summary.instances.len(),
+                    hunks,
+                    summary.walked,
+                    summary.examined,
+                    summary.rejected.len()
+                )?,
+            }
             if !quiet {
                 let tables =
                     report::Tables::compute(&summary.instances, &[], plan.annotate.is_some());

@@ -121,6 +121,7 @@ pub fn instance(c: &Candidate, rules: &CountRules) -> Instance {
         fix_commit: c.fix_commit.clone(),
         project: c.project.clone(),
         report: c.report.clone(),
+        references: c.references.clone(),
         files: counted_files(&hunks),
         hunks,
         stats,

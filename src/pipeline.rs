@@ -56,6 +56,8 @@ pub struct BuildSummary {
     pub walked: usize,
     /// Candidates examined (bugs read, fix commits selected by message and files).
     pub examined: usize,
+    /// The git walk's funnel (git sources only).
+    pub funnel: Option<crate::model::MineFunnel>,
     /// The kept instances, sorted.
     pub instances: Vec<Instance>,
     /// Items rejected, with their reasons.
@@ -162,10 +164,12 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         validated,
         instances: kept.len(),
         hunks: kept.iter().map(|i| i.stats.hunks).sum(),
+        funnel: mined.funnel.clone(),
     };
     let jsonl = dataset::instances_jsonl(&mut kept);
     let mut tables = report::Tables::compute(&kept, &examined, plan.annotate.is_some());
     tables.inputs = report::inputs(&mined.described, plan.annotate.as_ref().map(|a| a.profile));
+    tables.funnel = mined.funnel.clone();
     let compare = plan.report.compare_with.as_deref() == Some("hunk4j");
     let mut card = Card {
         name: plan.name.clone(),
@@ -215,9 +219,10 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         output,
         walked: mined.walked,
         examined: examined.len(),
+        funnel: mined.funnel,
         instances: kept,
         rejected,
-        warnings,
+        warnings: mined.warnings.into_iter().chain(warnings).collect(),
     })
 }
 
@@ -725,6 +730,7 @@ pub fn candidate_of(inst: &Instance, card: &Card) -> Result<Candidate, String> {
         pass_to_pass: inst.PASS_TO_PASS.clone(),
         failures: inst.failures.clone(),
         report: inst.report.clone(),
+        references: inst.references.clone(),
         test_patch: parse("test_patch", &inst.test_patch)?,
         patch,
         modified_classes: Vec::new(),

@@ -293,9 +293,25 @@ pub struct RevisionMap {
 pub struct GitSpec {
     /// The repository (relative to the recipe file).
     pub repo: PathBuf,
-    /// Name used in `instance_id` and `repo` fields; default: the repository directory name.
+    /// Name used in `instance_id` and `repo` fields (`owner/repo` gives ids
+    /// `owner__repo-<12 hex>`); default: `owner/repo` of `url`, else the repository
+    /// directory name.
     #[serde(default)]
     pub name: Option<String>,
+    /// The repository's web address on its forge (`https://github.com/owner/repo`), so
+    /// issue references (`#12`) get URLs.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// The forge at `url` (`github`, `gitlab`, `gitea`) when its host does not say.
+    #[serde(default)]
+    pub forge: Option<String>,
+    /// Regex of issue-tracker keys in messages (`LANG-\d+`), case-sensitive.
+    #[serde(default)]
+    pub issue_regex: Option<String>,
+    /// URL of a tracker key, `{id}` replaced by it
+    /// (`https://issues.apache.org/jira/browse/{id}`).
+    #[serde(default)]
+    pub issue_url: Option<String>,
     /// `A..B` range or a single ref; all branches when omitted.
     #[serde(default)]
     pub revs: Option<String>,
@@ -313,9 +329,24 @@ pub struct GitSpec {
     /// Require the commit to touch at least one test file as well as code.
     #[serde(default = "yes")]
     pub require_tests: bool,
-    /// Upper bound on changed code lines (added + removed).
+    /// Upper bound on changed code lines (added + removed); a larger commit becomes a
+    /// `too_many_changed_lines` rejection.
     #[serde(default)]
     pub max_changed_lines: Option<usize>,
+    /// Upper bound on the files a commit changes (code, tests and other files); a larger
+    /// commit becomes a `too_many_files` rejection.
+    #[serde(default)]
+    pub max_files: Option<usize>,
+    /// Upper bound on code hunks; a larger commit becomes a `too_many_hunks` rejection.
+    #[serde(default)]
+    pub max_code_hunks: Option<usize>,
+    /// Reject reverts (`Revert "…"` subject, `This reverts commit <id>` body).
+    #[serde(default = "yes")]
+    pub reject_reverts: bool,
+    /// Reject a commit whose git patch-id an earlier commit has (cherry-picks); the
+    /// earliest is kept.
+    #[serde(default = "yes")]
+    pub reject_duplicates: bool,
     /// Re-check every object's hash while reading (libgit2's default); `false` is faster.
     #[serde(default = "yes")]
     pub verify_objects: bool,
@@ -470,8 +501,8 @@ pub struct Plan {
 pub enum SourcePlan {
     /// A Defects4J tree.
     Defects4j(D4jConfig),
-    /// A git history.
-    Git(GitConfig),
+    /// A git history (boxed: its walk settings make it the larger variant).
+    Git(Box<GitConfig>),
     /// A SWE-bench-format file with local clones.
     Swebench(SwebenchConfig),
     /// GitHub pull requests.
@@ -565,7 +596,7 @@ fn plan(
                     format!("`--repo {name}=…` is for Defects4J projects; a git recipe names its repository in `source.git.repo`"),
                 ));
             }
-            SourcePlan::Git(git_plan(&cx, g, recipe.select.min_code_hunks)?)
+            SourcePlan::Git(Box::new(git_plan(&cx, g, recipe.select.min_code_hunks)?))
         }
         Some(Source::Github(g)) => {
             if let Some(name) = cli_repos.keys().next() {
@@ -869,10 +900,22 @@ fn git_plan(cx: &Ctx<'_>, spec: &GitSpec, min_code_hunks: usize) -> Result<GitCo
             format!("{}: not a git repository", repo.display()),
         ));
     }
+    if let Some(max) = spec.max_code_hunks.filter(|&m| m < min_code_hunks) {
+        return Err(cx.err(
+            "source.git.max_code_hunks",
+            format!(
+                "{max} is below select.min_code_hunks {min_code_hunks}: no commit could be kept"
+            ),
+        ));
+    }
     let mut walk = GitSourceConfig {
         revs: spec.revs.clone(),
         require_tests: spec.require_tests,
         max_changed_lines: spec.max_changed_lines,
+        max_files: spec.max_files,
+        max_code_hunks: spec.max_code_hunks,
+        reject_reverts: spec.reject_reverts,
+        reject_duplicates: spec.reject_duplicates,
         min_code_hunks,
         verify_objects: spec.verify_objects,
         ..GitSourceConfig::default()
@@ -889,14 +932,20 @@ fn git_plan(cx: &Ctx<'_>, spec: &GitSpec, min_code_hunks: usize) -> Result<GitCo
         ),
         other => cx.err("source.git", other.to_string()),
     })?;
+    let links = links(cx, spec)?;
+    let name = match (&spec.name, &spec.url) {
+        (Some(name), _) => name.clone(),
+        (None, Some(url)) => {
+            crate::source::refs::owner_repo(url).unwrap_or_else(|| git_history::repo_name(&repo))
+        }
+        (None, None) => git_history::repo_name(&repo),
+    };
     Ok(GitConfig {
-        name: spec
-            .name
-            .clone()
-            .unwrap_or_else(|| git_history::repo_name(&repo)),
+        name,
         repo,
         walk,
         rules,
+        links,
     })
 }
 
@@ -999,6 +1048,82 @@ fn github_plan(cx: &Ctx<'_>, spec: &GithubSpec) -> Result<GithubConfig, RecipeEr
         },
         max_wait: std::time::Duration::from_secs(spec.max_wait),
     })
+}
+
+/// The forge address and tracker keys of a git recipe, checked.
+fn links(cx: &Ctx<'_>, spec: &GitSpec) -> Result<crate::source::refs::Links, RecipeError> {
+    use crate::source::refs::{Forge, Links};
+    let forge = match &spec.forge {
+        Some(f) => Some(Forge::parse(f).ok_or_else(|| {
+            cx.err(
+                "source.git.forge",
+                format!("unknown forge `{f}`: expected github, gitlab or gitea"),
+            )
+        })?),
+        None => None,
+    };
+    let repo = match &spec.url {
+        None if forge.is_some() => {
+            return Err(cx.err(
+                "source.git.forge",
+                "`forge` needs `url` (the repository's web address)".to_string(),
+            ))
+        }
+        None => None,
+        Some(url) => {
+            let host = url
+                .strip_prefix("https://")
+                .or_else(|| url.strip_prefix("http://"))
+                .and_then(|rest| rest.split('/').next())
+                .filter(|h| !h.is_empty())
+                .ok_or_else(|| {
+                    cx.err(
+                        "source.git.url",
+                        format!("`{url}`: expected an http(s) address such as https://github.com/owner/repo"),
+                    )
+                })?;
+            let forge = forge.or_else(|| Forge::of_host(host)).ok_or_else(|| {
+                cx.err(
+                    "source.git.url",
+                    format!("cannot tell which forge runs `{host}`; set `forge:` (github, gitlab or gitea)"),
+                )
+            })?;
+            Some((
+                url.trim_end_matches('/')
+                    .trim_end_matches(".git")
+                    .to_string(),
+                forge,
+            ))
+        }
+    };
+    let tracker = match (&spec.issue_regex, &spec.issue_url) {
+        (None, Some(_)) => {
+            return Err(cx.err(
+                "source.git.issue_url",
+                "`issue_url` needs `issue_regex` (the tracker keys it links)".to_string(),
+            ))
+        }
+        (None, None) => None,
+        (Some(re), template) => {
+            let compiled = regex::Regex::new(re).map_err(|e| {
+                cx.err(
+                    "source.git.issue_regex",
+                    format!(
+                        "not a valid regex: {}",
+                        e.to_string().lines().last().unwrap_or("").trim()
+                    ),
+                )
+            })?;
+            if let Some(t) = template.as_deref().filter(|t| !t.contains("{id}")) {
+                return Err(cx.err(
+                    "source.git.issue_url",
+                    format!("`{t}` has no `{{id}}` to replace with the key"),
+                ));
+            }
+            Some((compiled, template.clone()))
+        }
+    };
+    Ok(Links { repo, tracker })
 }
 
 /// The 1-based line and column of a dotted key in recipe YAML text (block style), found

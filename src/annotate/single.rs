@@ -161,6 +161,7 @@ pub fn annotate_patch_file(
         pass_to_pass: Vec::new(),
         failures: Vec::new(),
         report: None,
+        references: Vec::new(),
         patch: forward,
         test_patch: Default::default(),
         modified_classes: Vec::new(),

@@ -8,12 +8,13 @@
 use super::{open, GitError};
 use crate::classify::{Classifier, FileClass};
 use crate::diff::{FileChange, FilePatch, Hunk, Line, LineKind, Patch};
+use crate::model::MineFunnel;
 use crate::progress::Progress;
 use git2::{Delta, Diff, DiffFindOptions, DiffOptions, Oid, Repository, RevparseMode, Sort};
 use rayon::prelude::*;
 use regex::Regex;
 use serde::Deserialize;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -46,6 +47,16 @@ pub struct GitSourceConfig {
     pub require_tests: bool,
     /// Upper bound on code lines added + removed, to drop sweeping refactors.
     pub max_changed_lines: Option<usize>,
+    /// Upper bound on the files a commit changes (code, tests and others), to drop mass
+    /// maintenance commits.
+    pub max_files: Option<usize>,
+    /// Upper bound on code hunks ("Drop Python 2.7", 57 hunks, is no bug fix).
+    pub max_code_hunks: Option<usize>,
+    /// Reject reverts: a `Revert "…"` subject or a `This reverts commit <id>` body.
+    pub reject_reverts: bool,
+    /// Reject a commit whose git patch-id (`git patch-id --stable`) an earlier selected
+    /// commit already has (cherry-picks, backports); the earliest is kept.
+    pub reject_duplicates: bool,
     /// Minimum number of hunks in code files (2 = multi-hunk fixes only).
     pub min_code_hunks: usize,
     /// Re-hash every object the result depends on (commits, the trees along changed
@@ -64,6 +75,10 @@ impl Default for GitSourceConfig {
             exclude_regex: None,
             require_tests: true,
             max_changed_lines: None,
+            max_files: None,
+            max_code_hunks: None,
+            reject_reverts: true,
+            reject_duplicates: true,
             min_code_hunks: 2,
             verify_objects: true,
         }
@@ -94,6 +109,8 @@ pub struct FixCommit {
     pub other_files: Vec<String>,
     /// Number of hunks in `patch`.
     pub code_hunks: usize,
+    /// git's stable patch-id of the whole commit diff (when duplicates are rejected).
+    pub patch_id: Option<String>,
 }
 
 /// Totals of a walk that diffs every commit, so benchmarks can check all work was done.
@@ -107,16 +124,65 @@ pub struct WalkTotals {
     pub bytes: usize,
 }
 
-/// What a walk found: the selected fix commits, and the commits that could not be read
-/// (each kept with its reason, so one corrupt object never hides the rest).
+/// What a walk found: the selected fix commits, the commits a commit rule rejected, and
+/// the commits that could not be read (each kept with its reason, so one corrupt object
+/// never hides the rest), with the funnel of counts.
 #[derive(Debug, Default)]
 pub struct Mined {
     /// Selected fix commits, sorted by commit time then id.
     pub fixes: Vec<FixCommit>,
     /// Commits that failed to read or diff: (full hex id, the error).
     pub failed: Vec<(String, GitError)>,
+    /// Commits rejected by a commit rule, sorted by commit id.
+    pub rejected: Vec<MineRejection>,
     /// Commits visited (merges included).
     pub walked: usize,
+    /// Counts at each step of the walk.
+    pub funnel: MineFunnel,
+}
+
+/// Why a commit that passed the message rules did not become a candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CommitRule {
+    /// It reverts another commit (`reject_reverts`).
+    Revert,
+    /// Its patch-id equals an earlier commit's (`reject_duplicates`).
+    DuplicatePatch,
+    /// More changed files than `max_files`.
+    MaxFiles,
+    /// More code hunks than `max_code_hunks`.
+    MaxCodeHunks,
+    /// More changed code lines than `max_changed_lines`.
+    MaxChangedLines,
+    /// Its parent is not in the repository (shallow clone): it cannot be diffed.
+    MissingParent,
+}
+
+impl CommitRule {
+    /// Stable snake_case name, as the funnel counts it.
+    pub fn key(self) -> &'static str {
+        match self {
+            CommitRule::Revert => "revert",
+            CommitRule::DuplicatePatch => "duplicate_patch",
+            CommitRule::MaxFiles => "max_files",
+            CommitRule::MaxCodeHunks => "max_code_hunks",
+            CommitRule::MaxChangedLines => "max_changed_lines",
+            CommitRule::MissingParent => "missing_parent",
+        }
+    }
+}
+
+/// One commit a commit rule rejected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MineRejection {
+    /// Full hex id of the commit.
+    pub commit: String,
+    /// The rule.
+    pub rule: CommitRule,
+    /// One line saying what the rule saw.
+    pub detail: String,
+    /// For a duplicate, the full id of the earlier commit that was kept.
+    pub kept: Option<String>,
 }
 
 /// The message rules of a walk, compiled once (case-insensitive by default).
@@ -193,24 +259,23 @@ pub fn mine_with_rules(
         rules: rules.clone(),
         classifier,
         abbrev,
+        shallow: shallow_boundary(repo),
     };
     progress.set_len(ids.len() as u64);
     let pool = RepoPool::new(repo, cfg.verify_objects);
-    type Chunk = (Vec<FixCommit>, Vec<(String, GitError)>);
-    let per_chunk: Vec<Result<Chunk, GitError>> = ids
+    let per_chunk: Vec<Result<Mined, GitError>> = ids
         .par_chunks(CHUNK)
         .map(|chunk| {
             pool.with(|w| {
-                let mut found = Vec::new();
-                let mut failed = Vec::new();
+                let mut m = Mined::default();
                 for &oid in chunk {
                     match examine(w, oid, &ctx) {
-                        Ok(fix) => found.extend(fix),
-                        Err(e) => failed.push((oid.to_string(), commit_error(repo, oid, e))),
+                        Ok(outcome) => m.count(oid, outcome),
+                        Err(e) => m.failed.push((oid.to_string(), commit_error(repo, oid, e))),
                     }
                     progress.inc(1);
                 }
-                Ok((found, failed))
+                Ok(m)
             })
         })
         .collect();
@@ -219,15 +284,194 @@ pub fn mine_with_rules(
         ..Mined::default()
     };
     for chunk in per_chunk {
-        let (found, failed) = chunk?;
-        mined.fixes.extend(found);
-        mined.failed.extend(failed);
+        let m = chunk?;
+        mined.fixes.extend(m.fixes);
+        mined.failed.extend(m.failed);
+        mined.rejected.extend(m.rejected);
+        let (f, g) = (&mut mined.funnel, m.funnel);
+        f.non_merge += g.non_merge;
+        f.message_matched += g.message_matched;
+        f.code_and_tests += g.code_and_tests;
+        f.multi_hunk += g.multi_hunk;
+        f.missing_parent += g.missing_parent;
+    }
+    // Earliest first: committer time, then walk position (the walk lists parents after
+    // their children), so of two commits with one patch-id the older one is kept.
+    let rank: HashMap<String, usize> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| (id.to_string(), i))
+        .collect();
+    let order = |f: &FixCommit| (f.time, usize::MAX - rank.get(&f.id).copied().unwrap_or(0));
+    mined.fixes.sort_by_key(order);
+    if cfg.reject_duplicates {
+        let mut first: HashMap<String, String> = HashMap::new();
+        let mut kept = Vec::with_capacity(mined.fixes.len());
+        for fix in std::mem::take(&mut mined.fixes) {
+            let Some(pid) = fix.patch_id.clone() else {
+                kept.push(fix);
+                continue;
+            };
+            match first.get(&pid) {
+                Some(earlier) => mined.rejected.push(MineRejection {
+                    commit: fix.id.clone(),
+                    rule: CommitRule::DuplicatePatch,
+                    detail: format!("same git patch-id {pid} as earlier commit {earlier}"),
+                    kept: Some(earlier.clone()),
+                }),
+                None => {
+                    first.insert(pid, fix.id.clone());
+                    kept.push(fix);
+                }
+            }
+        }
+        mined.fixes = kept;
     }
     mined
         .fixes
         .sort_by(|a, b| (a.time, &a.id).cmp(&(b.time, &b.id)));
     mined.failed.sort_by(|a, b| a.0.cmp(&b.0));
+    mined.rejected.sort_by(|a, b| a.commit.cmp(&b.commit));
+    mined.funnel.walked = ids.len();
+    for r in &mined.rejected {
+        if r.rule != CommitRule::MissingParent {
+            *mined
+                .funnel
+                .rejected
+                .entry(r.rule.key().into())
+                .or_default() += 1;
+        }
+    }
+    mined.funnel.kept = mined.fixes.len();
+    mined.funnel.unreadable = mined.failed.len();
     Ok(mined)
+}
+
+/// What examining one commit decided.
+enum Outcome {
+    /// A merge commit: skipped, counted.
+    Merge,
+    /// The message rules did not select it.
+    NoMessage,
+    /// Selected by message but touching no code (or no tests when they are required).
+    NoCodeOrTests,
+    /// Fewer code hunks than `min_code_hunks`.
+    FewHunks,
+    /// Rejected by a commit rule (after the message rules, or its parent is missing).
+    Rejected(CommitRule, String),
+    /// A candidate fix.
+    Fix(Box<FixCommit>),
+}
+
+impl Mined {
+    /// Fold one commit's outcome into this (per-chunk) result.
+    fn count(&mut self, oid: Oid, outcome: Outcome) {
+        let f = &mut self.funnel;
+        if matches!(outcome, Outcome::Merge) {
+            return;
+        }
+        f.non_merge += 1;
+        if matches!(outcome, Outcome::NoMessage) {
+            return;
+        }
+        f.message_matched += 1;
+        if let Outcome::Rejected(CommitRule::MissingParent, detail) = outcome {
+            f.missing_parent += 1;
+            self.rejected.push(MineRejection {
+                commit: oid.to_string(),
+                rule: CommitRule::MissingParent,
+                detail,
+                kept: None,
+            });
+            return;
+        }
+        if matches!(outcome, Outcome::NoCodeOrTests) {
+            return;
+        }
+        f.code_and_tests += 1;
+        if matches!(outcome, Outcome::FewHunks) {
+            return;
+        }
+        f.multi_hunk += 1;
+        match outcome {
+            Outcome::Rejected(rule, detail) => self.rejected.push(MineRejection {
+                commit: oid.to_string(),
+                rule,
+                detail,
+                kept: None,
+            }),
+            Outcome::Fix(fix) => self.fixes.push(*fix),
+            _ => {}
+        }
+    }
+}
+
+/// Commits listed in `.git/shallow`: their parents were cut off by a shallow clone.
+fn shallow_boundary(repo: &Path) -> HashSet<Oid> {
+    let Ok(r) = open(repo) else {
+        return HashSet::new();
+    };
+    if !r.is_shallow() {
+        return HashSet::new();
+    }
+    std::fs::read_to_string(r.path().join("shallow"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| Oid::from_str(l.trim()).ok())
+        .collect()
+}
+
+/// Why `message` is a revert, when it is one: a `Revert "…"` subject or a
+/// `This reverts commit <id>` line (what `git revert` writes).
+pub fn revert_reason(message: &str) -> Option<String> {
+    let subject = message.lines().next().unwrap_or("").trim();
+    if subject.starts_with("Revert \"") || subject.starts_with("Revert '") {
+        return Some(format!("revert: subject `{}`", one_line(subject)));
+    }
+    message.lines().find_map(|l| {
+        let rest = l.trim().strip_prefix("This reverts commit ")?;
+        let id: String = rest.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+        (id.len() >= 7).then(|| format!("revert: body says `This reverts commit {id}`"))
+    })
+}
+
+/// At most 100 characters of one line, for rejection details.
+fn one_line(s: &str) -> String {
+    let s = s.lines().next().unwrap_or("");
+    if s.chars().count() > 100 {
+        format!("{}…", s.chars().take(100).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+/// A commit message as text: UTF-8 when it is; else decoded by its `encoding` header
+/// when that is Latin-1 or Windows-1252; else lossily (U+FFFD for each bad byte).
+pub fn decode_message(bytes: &[u8], encoding: Option<&str>) -> String {
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        return s.to_string();
+    }
+    let enc = encoding.unwrap_or("").trim().to_ascii_lowercase();
+    match enc.as_str() {
+        "iso-8859-1" | "iso8859-1" | "latin1" | "latin-1" | "l1" => {
+            bytes.iter().map(|&b| char::from(b)).collect()
+        }
+        "windows-1252" | "cp1252" => bytes.iter().map(|&b| cp1252(b)).collect(),
+        _ => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
+/// One Windows-1252 byte as a char (0x80–0x9F differ from Latin-1).
+fn cp1252(b: u8) -> char {
+    const HIGH: [char; 32] = [
+        '€', '\u{81}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{8d}', 'Ž',
+        '\u{8f}', '\u{90}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\u{9d}',
+        'ž', 'Ÿ',
+    ];
+    match b {
+        0x80..=0x9f => HIGH[usize::from(b - 0x80)],
+        _ => char::from(b),
+    }
 }
 
 /// Diff every non-merge commit selected by `cfg.revs` into patch text (as `git log -p`
@@ -477,19 +721,44 @@ struct Ctx<'a> {
     classifier: &'a Classifier,
     /// Hex digits of abbreviated ids in `index` lines, as git computes them for this repo.
     abbrev: u16,
+    /// Commits whose parents a shallow clone cut off.
+    shallow: HashSet<Oid>,
 }
 
-fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>, git2::Error> {
+fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Outcome, git2::Error> {
     let (cfg, rules, classifier) = (ctx.cfg, &ctx.rules, ctx.classifier);
     let Worker { repo, verifier } = w;
     let commit = repo.find_commit(oid)?;
     verifier.verify_object(repo, oid)?;
     if commit.parent_count() > 1 {
-        return Ok(None);
+        return Ok(Outcome::Merge);
     }
-    let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
+    let message = decode_message(
+        commit.message_bytes(),
+        commit.message_encoding().ok().flatten(),
+    );
     if !rules.accepts(&message) {
-        return Ok(None);
+        return Ok(Outcome::NoMessage);
+    }
+    if ctx.shallow.contains(&oid) {
+        return Ok(Outcome::Rejected(
+            CommitRule::MissingParent,
+            "its parent is not in the repository (shallow clone boundary); not examined".into(),
+        ));
+    }
+    if commit.parent_count() == 1 {
+        if let Err(e) = commit.parent(0) {
+            if e.code() == git2::ErrorCode::NotFound {
+                return Ok(Outcome::Rejected(
+                    CommitRule::MissingParent,
+                    format!(
+                        "its parent {} is not in the repository; not examined",
+                        commit.parent_id(0)?
+                    ),
+                ));
+            }
+            return Err(e);
+        }
     }
     let diff = commit_diff(repo, &commit, ctx.abbrev)?;
     verifier.verify_diff(repo, &commit, &diff, false)?;
@@ -529,6 +798,7 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>,
         (true, Some(p)) => p,
         _ => &diff,
     };
+    let files = entries.len();
     let (mut code, mut tests, mut other) = (Vec::new(), Vec::new(), Vec::new());
     for (plain_side, i, path) in entries {
         match classifier.classify(&path) {
@@ -538,7 +808,7 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>,
         }
     }
     if code.is_empty() || (cfg.require_tests && tests.is_empty()) {
-        return Ok(None);
+        return Ok(Outcome::NoCodeOrTests);
     }
     // Cheap stats on the code files only; the text diff made here is reused for the patch.
     let mut code_patches = Vec::with_capacity(code.len());
@@ -554,9 +824,39 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>,
             code_patches.push(p);
         }
     }
-    if hunks < cfg.min_code_hunks || cfg.max_changed_lines.is_some_and(|max| changed > max) {
-        return Ok(None);
+    if hunks < cfg.min_code_hunks {
+        return Ok(Outcome::FewHunks);
     }
+    let rejected = |rule, detail| Ok(Outcome::Rejected(rule, detail));
+    if cfg.reject_reverts {
+        if let Some(why) = revert_reason(&message) {
+            return rejected(CommitRule::Revert, why);
+        }
+    }
+    if let Some(max) = cfg.max_files.filter(|&max| files > max) {
+        return rejected(
+            CommitRule::MaxFiles,
+            format!("{files} files changed, more than max_files {max}"),
+        );
+    }
+    if let Some(max) = cfg.max_code_hunks.filter(|&max| hunks > max) {
+        return rejected(
+            CommitRule::MaxCodeHunks,
+            format!("{hunks} code hunks, more than max_code_hunks {max}"),
+        );
+    }
+    if let Some(max) = cfg.max_changed_lines.filter(|&max| changed > max) {
+        return rejected(
+            CommitRule::MaxChangedLines,
+            format!("{changed} code lines changed, more than max_changed_lines {max}"),
+        );
+    }
+    // Only commits that passed every cheap rule pay for a patch-id.
+    let patch_id = if cfg.reject_duplicates {
+        Some(diff.patchid(None)?.to_string())
+    } else {
+        None
+    };
     let mut patch = Patch::default();
     for p in &mut code_patches {
         patch.files.push(file_patch(repo, p, ctx.abbrev)?);
@@ -574,7 +874,7 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>,
     };
     let author = commit.author();
     let time = commit.time();
-    Ok(Some(FixCommit {
+    Ok(Outcome::Fix(Box::new(FixCommit {
         id: oid.to_string(),
         parent,
         message,
@@ -589,7 +889,8 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>,
         test_patch,
         other_files: other,
         code_hunks: hunks,
-    }))
+        patch_id,
+    })))
 }
 
 impl Verifier {
@@ -1079,6 +1380,33 @@ mod tests {
         assert_eq!(git_similarity(b"a\nb\n", b"a\nb\n"), 100);
         assert_eq!(git_similarity(b"a\r\nb\r\n", b"a\nb\n"), 66); // checked with git 2.47
         assert_eq!(git_similarity(b"x\n", b""), 0);
+    }
+
+    #[test]
+    fn reverts_by_subject_or_body() {
+        let cases: [(&str, bool); 6] = [
+            ("Revert \"Fix X\"\n", true),
+            ("Revert 'Fix X'\n", true),
+            ("Undo X\n\nThis reverts commit 0123456789abcdef.\n", true),
+            ("Fix X\n\nThis reverts commit abc.\n", false), // too short to be an id
+            ("Reverting the cache was a mistake; fix it\n", false),
+            ("Fix revert handling\n", false),
+        ];
+        for (msg, want) in cases {
+            assert_eq!(revert_reason(msg).is_some(), want, "{msg:?}");
+        }
+    }
+
+    #[test]
+    fn messages_decode_by_their_encoding_header() {
+        assert_eq!(decode_message("café".as_bytes(), None), "café");
+        assert_eq!(decode_message(b"caf\xe9", Some("ISO-8859-1")), "café");
+        assert_eq!(
+            decode_message(b"\x93q\x94 \x80", Some("windows-1252")),
+            "“q” €"
+        );
+        assert_eq!(decode_message(b"caf\xe9", None), "caf\u{fffd}");
+        assert_eq!(decode_message(b"caf\xe9", Some("EUC-JP")), "caf\u{fffd}");
     }
 
     #[test]

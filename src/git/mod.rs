@@ -15,7 +15,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use gate::{check_state, GateCheck, GateError, GateReport, GateSpec};
-pub use history::{diff_all, mine, FixCommit, GitSourceConfig, MessageRules, Mined, WalkTotals};
+pub use history::{
+    diff_all, mine, CommitRule, FixCommit, GitSourceConfig, MessageRules, MineRejection, Mined,
+    WalkTotals,
+};
 pub use pull::{pull_diff, PullDiff};
 pub use write::{
     build_state_repo, commit_meta, commit_time, export_tree, is_ancestor, pack_history,

@@ -56,4 +56,39 @@ pub struct Counts {
     pub instances: usize,
     /// Counted hunks over all instances.
     pub hunks: usize,
+    /// The git walk's funnel, step by step (git sources only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub funnel: Option<MineFunnel>,
+}
+
+/// How a git walk narrowed the history down to candidates, so a dataset says how many
+/// commits were looked at, not only how many were kept.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq, Eq)]
+pub struct MineFunnel {
+    /// Commits visited, merges included.
+    pub walked: usize,
+    /// Commits with at most one parent (merges are skipped, never rejected).
+    pub non_merge: usize,
+    /// Non-merge commits whose message passed the message rules.
+    pub message_matched: usize,
+    /// Of those, commits touching code and tests (code only when tests are not required).
+    pub code_and_tests: usize,
+    /// Of those, commits with at least `min_code_hunks` code hunks.
+    pub multi_hunk: usize,
+    /// Multi-hunk commits rejected, per commit rule (`revert`, `duplicate_patch`, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rejected: BTreeMap<String, usize>,
+    /// Commits kept as candidates (`multi_hunk` minus the rejected ones).
+    pub kept: usize,
+    /// Commits whose parent is missing from the repository (a shallow clone's boundary);
+    /// never examined.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub missing_parent: usize,
+    /// Commits that could not be read or diffed (`git_objects` rows); outside the steps.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unreadable: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -14,7 +14,7 @@ mod state;
 mod swebench;
 mod validation;
 
-pub use card::{Card, Counts};
+pub use card::{Card, Counts, MineFunnel};
 pub use evaluation::{
     ApplyMethod, EvaluationSummary, Paired, PredictionResult, Rate, Rates, ResolutionStatus, Scores,
 };
@@ -141,6 +141,10 @@ pub struct Instance {
     /// Issue-tracker id and URL when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report: Option<Report>,
+    /// Every issue reference of the fix (git: found in the commit message, closing
+    /// references first; the first is `report`); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<Report>,
     /// All code hunks of the forward patch, counted or not, in patch order.
     pub hunks: Vec<HunkRecord>,
     /// Files with counted hunks, in patch order.
@@ -183,9 +187,9 @@ pub struct Extra {
 /// An issue-tracker reference.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Report {
-    /// Tracker id (`LANG-747`).
+    /// Tracker id (`LANG-747`, `#123` on the repository's forge, `owner/repo#5` on another).
     pub id: String,
-    /// Link to the issue.
+    /// Link to the issue; empty when the tracker's address is unknown.
     pub url: String,
 }
 

@@ -50,6 +50,18 @@ pub enum RejectReason {
     NoLinkedIssue,
     /// A pull request changes no test file (and the recipe requires tests).
     NoTestPatch,
+    /// The commit reverts another (`Revert "…"` subject or `This reverts commit` body).
+    Revert,
+    /// The commit's patch has the git patch-id of an earlier commit (a cherry-pick).
+    DuplicatePatch,
+    /// The commit changes more files than `max_files`.
+    TooManyFiles,
+    /// The commit has more code hunks than `max_code_hunks`.
+    TooManyHunks,
+    /// The commit changes more code lines than `max_changed_lines`.
+    TooManyChangedLines,
+    /// The commit's parent is not in the repository (the boundary of a shallow clone).
+    MissingParent,
 }
 
 /// One `rejected.jsonl` row.

@@ -33,6 +33,9 @@ pub struct Tables {
     /// What produced the numbers: one line per source (with the Defects4J release the
     /// recipe states) and the annotation profile with every switch.
     pub inputs: Vec<String>,
+    /// The git walk's funnel, when the source is a git history.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub funnel: Option<crate::model::MineFunnel>,
 }
 
 /// An examined item with uncounted hunks.
@@ -162,8 +165,37 @@ impl Tables {
             not_counted,
             annotation: annotated.then(|| annotation_tables(kept)),
             inputs: Vec::new(),
+            funnel: None,
         }
     }
+}
+
+/// The git walk's funnel as a markdown table: each step with its count, then the
+/// rejections per commit rule.
+pub fn funnel_markdown(f: &crate::model::MineFunnel) -> String {
+    let mut out = String::from("| step | commits |\n|---|---|\n");
+    let mut row = |step: &str, n: usize| {
+        let _ = writeln!(out, "| {step} | {n} |");
+    };
+    row("walked", f.walked);
+    row("non-merge", f.non_merge);
+    row("message matched", f.message_matched);
+    if f.missing_parent > 0 {
+        row(
+            "parent missing (shallow clone), not examined",
+            f.missing_parent,
+        );
+    }
+    row("touching code and tests", f.code_and_tests);
+    row("multi-hunk", f.multi_hunk);
+    for (rule, n) in &f.rejected {
+        row(&format!("rejected: {rule}"), *n);
+    }
+    row("kept", f.kept);
+    if f.unreadable > 0 {
+        row("unreadable (`git_objects` rows)", f.unreadable);
+    }
+    out
 }
 
 fn annotation_tables(instances: &[Instance]) -> AnnotationTables {
@@ -353,6 +385,11 @@ pub fn markdown(name: &str, t: &Tables, warnings: &[String], compare: bool) -> S
         t.hunks,
         crate::model::SCHEMA_VERSION
     );
+    if let Some(f) = &t.funnel {
+        let _ = writeln!(out, "## Funnel\n\nCommits at each step of the walk (merges are skipped, not rejected; each rejection is a `rejected.jsonl` row).\n");
+        out.push_str(&funnel_markdown(f));
+        out.push('\n');
+    }
     out.push_str(&tables12_markdown(t, compare));
     out.push_str(&tables::render_all_files_variant(
         &t.table2_all_files,

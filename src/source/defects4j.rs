@@ -519,6 +519,7 @@ pub fn candidate(bug: D4jBug, repo: Option<&ProjectRepo>) -> Candidate {
                 url: url.unwrap_or_default(),
             }),
         },
+        references: Vec::new(),
         patch: bug.patch,
         test_patch: bug.test_patch,
         modified_classes: bug.modified_classes,

@@ -1,8 +1,8 @@
 //! git-history source: the fix commits of a local repository as candidates (DESIGN §3).
 
-use super::{Base, Candidate, SourceOutput, Tree};
+use super::{refs, Base, Candidate, SourceOutput, Tree};
 use crate::classify::Classifier;
-use crate::git::{self, GitError, GitSourceConfig};
+use crate::git::{self, CommitRule, GitError, GitSourceConfig};
 use crate::model::{RejectReason, Rejected, SourceKind, Stage};
 use crate::progress::Progress;
 use std::path::{Path, PathBuf};
@@ -18,6 +18,8 @@ pub struct GitConfig {
     pub walk: GitSourceConfig,
     /// The compiled message rules (message, subject, exclude).
     pub rules: git::MessageRules,
+    /// Where the repository's issues live (forge address, tracker keys).
+    pub links: refs::Links,
 }
 
 /// Mine the history into candidates; a commit that cannot be read becomes a rejection.
@@ -40,14 +42,16 @@ pub fn candidates(
             base_commit: c.parent.clone(),
             fix_commit: c.id.clone(),
             environment_setup_commit: c.parent.clone(),
-            problem_statement: c.message.clone(),
+            problem_statement: refs::strip_trailers(&c.message),
             hints_text: String::new(),
             created_at: crate::dataset::rfc3339(c.time),
             version: String::new(),
             fail_to_pass: Vec::new(),
             pass_to_pass: Vec::new(),
             failures: Vec::new(),
-            report: None,
+            // The first reference (closing ones come first) is the report.
+            report: refs::references(&c.message, &cfg.links).into_iter().next(),
+            references: refs::references(&c.message, &cfg.links),
             base: Base::Buggy(Tree::Git {
                 repo: cfg.repo.clone(),
                 rev: c.parent.clone(),
@@ -58,7 +62,7 @@ pub fn candidates(
             modified_classes: Vec::new(),
         })
         .collect();
-    let rejected = mined
+    let mut rejected: Vec<Rejected> = mined
         .failed
         .into_iter()
         .map(|(id, e)| {
@@ -74,6 +78,36 @@ pub fn candidates(
             )
         })
         .collect();
+    rejected.extend(mined.rejected.iter().map(|r| {
+        let detail = match &r.kept {
+            Some(kept) => format!("{}; kept {}", r.detail, instance_id(name, kept)),
+            None => r.detail.clone(),
+        };
+        Rejected::new(
+            instance_id(name, &r.commit),
+            Stage::Mine,
+            reject_reason(r.rule),
+            detail,
+        )
+    }));
+    let mut warnings = Vec::new();
+    if mined.walked == 0 {
+        warnings.push(format!(
+            "{}: no commits to walk ({}); the dataset is empty",
+            cfg.repo.display(),
+            match &cfg.walk.revs {
+                Some(revs) => format!("range `{revs}` is empty"),
+                None => "the repository has no commits on any branch".to_string(),
+            }
+        ));
+    }
+    if mined.funnel.missing_parent > 0 {
+        warnings.push(format!(
+            "{}: {} selected commit(s) have no parent in the repository (a shallow clone?) and were not examined; fetch more history (`git fetch --unshallow`) to include them",
+            cfg.repo.display(),
+            mined.funnel.missing_parent
+        ));
+    }
     Ok(SourceOutput {
         candidates,
         rejected,
@@ -83,13 +117,31 @@ pub fn candidates(
             cfg.walk.revs.as_deref().unwrap_or("all branches")
         )],
         walked: mined.walked,
-        warnings: Vec::new(),
+        warnings,
+        funnel: Some(mined.funnel),
     })
 }
 
-/// `<name>-<12 hex>`, the id of a mined commit.
-fn instance_id(name: &str, commit: &str) -> String {
-    format!("{name}-{}", &commit[..commit.len().min(12)])
+/// The stable `rejected.jsonl` reason of a commit rule.
+fn reject_reason(rule: CommitRule) -> RejectReason {
+    match rule {
+        CommitRule::Revert => RejectReason::Revert,
+        CommitRule::DuplicatePatch => RejectReason::DuplicatePatch,
+        CommitRule::MaxFiles => RejectReason::TooManyFiles,
+        CommitRule::MaxCodeHunks => RejectReason::TooManyHunks,
+        CommitRule::MaxChangedLines => RejectReason::TooManyChangedLines,
+        CommitRule::MissingParent => RejectReason::MissingParent,
+    }
+}
+
+/// `<name>-<12 hex>`, the id of a mined commit, in SWE-bench's shape: a `/` in the
+/// name becomes `__` (`pallets/click` → `pallets__click-0123456789ab`).
+pub fn instance_id(name: &str, commit: &str) -> String {
+    format!(
+        "{}-{}",
+        refs::id_prefix(name),
+        &commit[..commit.len().min(12)]
+    )
 }
 
 /// A repository's directory name without `.git`, the default `name`.

@@ -5,6 +5,7 @@ pub mod defects4j;
 pub mod files;
 pub mod git_history;
 pub mod github;
+pub mod refs;
 pub mod swebench;
 
 use crate::diff::Patch;
@@ -66,6 +67,8 @@ pub struct Candidate {
     pub failures: Vec<crate::model::Failure>,
     /// Issue-tracker reference.
     pub report: Option<Report>,
+    /// Every issue reference found (the first is `report`); empty when none.
+    pub references: Vec<Report>,
     /// Forward (buggy → fixed) code patch.
     pub patch: Patch,
     /// Forward test patch.
@@ -89,4 +92,6 @@ pub struct SourceOutput {
     pub walked: usize,
     /// One line per problem that affects many candidates (a project without repository).
     pub warnings: Vec<String>,
+    /// The git walk's funnel (git sources only).
+    pub funnel: Option<crate::model::MineFunnel>,
 }

@@ -404,6 +404,7 @@ fn instance(cfg: &SwebenchConfig, file: &str, r: &Record<'_>) -> Result<Candidat
         pass_to_pass,
         failures: Vec::new(),
         report: None,
+        references: Vec::new(),
         patch,
         test_patch,
         modified_classes: Vec::new(),

@@ -399,6 +399,7 @@ fn verification_catches_a_corrupt_object() {
     );
     assert!(!err.contains('\n'), "{err}");
     assert!(!mined.fixes.is_empty(), "other fixes are still found");
+    assert_eq!(mined.funnel.unreadable, 1, "the funnel counts it apart");
 
     // Opting out trusts the store: the run completes (with the wrong content).
     let unverified = GitSourceConfig {
@@ -573,10 +574,15 @@ fn message_rules_subject_case_and_exclude() {
         got.sort();
         got
     };
-    let cases: [(GitSourceConfig, &[&str]); 4] = [
+    // Reverts kept, so the message rules alone decide (the revert rule has its own test).
+    let keep_reverts = GitSourceConfig {
+        reject_reverts: false,
+        ..GitSourceConfig::default()
+    };
+    let cases: [(GitSourceConfig, &[&str]); 5] = [
         // The default rule, and a lower-case user rule: upper-case FIX matches both.
         (
-            GitSourceConfig::default(),
+            keep_reverts.clone(),
             &[
                 "Add feature B",
                 "FIX the overflow in A",
@@ -587,7 +593,7 @@ fn message_rules_subject_case_and_exclude() {
         (
             GitSourceConfig {
                 message_regex: r"\bfix".into(),
-                ..GitSourceConfig::default()
+                ..keep_reverts.clone()
             },
             &[
                 "Add feature B",
@@ -600,7 +606,7 @@ fn message_rules_subject_case_and_exclude() {
         (
             GitSourceConfig {
                 subject_regex: Some(r"\bfix".into()),
-                ..GitSourceConfig::default()
+                ..keep_reverts.clone()
             },
             &[
                 "FIX the overflow in A",
@@ -613,6 +619,14 @@ fn message_rules_subject_case_and_exclude() {
             GitSourceConfig {
                 subject_regex: Some(r"\bfix".into()),
                 exclude_regex: Some(r"^Revert |This reverts commit".into()),
+                ..keep_reverts.clone()
+            },
+            &["FIX the overflow in A", "fix: rounding of f5 and f30"],
+        ),
+        // The default revert rule drops it without an exclude rule.
+        (
+            GitSourceConfig {
+                subject_regex: Some(r"\bfix".into()),
                 ..GitSourceConfig::default()
             },
             &["FIX the overflow in A", "fix: rounding of f5 and f30"],

@@ -6,6 +6,7 @@ mod annotate_bleu;
 mod annotate_build;
 mod annotate_cli;
 mod cli;
+mod commit_rules;
 mod compare;
 mod demo_dataset;
 mod demo_repo;

@@ -476,6 +476,13 @@ async fn pull_candidate(
             id: format!("#{}", i.number),
             url: i.html_url.clone(),
         }),
+        references: issues
+            .iter()
+            .map(|i| Report {
+                id: format!("#{}", i.number),
+                url: i.html_url.clone(),
+            })
+            .collect(),
         base: Base::Buggy(Tree::Git {
             repo: cfg.clone.clone(),
             rev: diff.merge_base.clone(),
