@@ -459,6 +459,7 @@ fn summarize(
                 )
             })
             .collect(),
+        trajectories: None,
     })
 }
 

@@ -11,6 +11,7 @@ mod hunk;
 mod note;
 mod rejected;
 mod state;
+mod trajectory;
 mod validation;
 
 pub use card::{Card, Counts};
@@ -21,6 +22,10 @@ pub use hunk::{HunkPlace, ProximityClass, SkipReason};
 pub use note::{Note, NoteKind};
 pub use rejected::{RejectReason, Rejected, Stage};
 pub use state::{Expected, PartialSource, Scenario, StateKind, StateManifest, StatesRecord};
+pub use trajectory::{
+    AgentOutcome, AgentRunRecord, FailFast, FirstTouch, NGram, Resources, StepKind, ToolUse,
+    TrajectoryMetrics, TrajectoryStep,
+};
 pub use validation::{Failure, TreeRuns, TreeSeconds, ValidationRecord};
 
 use crate::diff::Span;
@@ -247,6 +252,14 @@ pub fn rejected_schema() -> String {
 /// The JSON Schema of a state's `manifest.yaml` (`docs/state-manifest.schema.json`).
 pub fn state_manifest_schema() -> String {
     let schema = schemars::schema_for!(StateManifest);
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The JSON Schema of a normalized trajectory step (`docs/trajectory-step.schema.json`).
+pub fn trajectory_step_schema() -> String {
+    let schema = schemars::schema_for!(TrajectoryStep);
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
     text
