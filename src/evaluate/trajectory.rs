@@ -198,6 +198,69 @@ fn compute(runs: &[Run]) -> TrajectoryMetrics {
     m
 }
 
+/// A number or a dash.
+fn num(x: Option<f64>, digits: usize) -> String {
+    x.map(|v| format!("{v:.digits$}"))
+        .unwrap_or_else(|| "–".into())
+}
+
+/// The metrics as markdown lines for the terminal.
+pub fn markdown(m: &TrajectoryMetrics) -> String {
+    use std::fmt::Write as _;
+    let mut out = format!(
+        "\ntrajectories: {} run(s), {} with a normalized trajectory; outcomes: {}\n\n| runs | n | mean tokens | mean seconds | mean steps |\n|---|---|---|---|---|\n",
+        m.runs,
+        m.with_trajectory,
+        m.outcomes
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for (name, r) in [("resolved", &m.success), ("not resolved", &m.failure)] {
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} | {} | {} |",
+            r.runs,
+            num(r.mean_tokens, 0),
+            num(r.mean_seconds, 1),
+            num(r.mean_steps, 1)
+        );
+    }
+    let uses: Vec<String> = m
+        .tool_use
+        .iter()
+        .map(|(k, u)| format!("{k} {} ({:.0}%)", u.calls, 100.0 * u.share))
+        .collect();
+    let _ = writeln!(out, "\ntool use: {}", uses.join(", "));
+    let ft = &m.first_touch;
+    let _ = writeln!(
+        out,
+        "first touch of golden files: {}/{} touched, mean step {} (relative {})",
+        ft.touched,
+        ft.golden_files,
+        num(ft.mean_step, 1),
+        num(ft.mean_relative_step, 2)
+    );
+    let gram = |g: &NGram| {
+        let k: Vec<&str> = g.kinds.iter().map(|k| k.name()).collect();
+        format!("{} ×{}", k.join(" → "), g.count)
+    };
+    let _ = writeln!(
+        out,
+        "top bigrams: {}",
+        m.bigrams.iter().map(gram).collect::<Vec<_>>().join("; ")
+    );
+    let _ = writeln!(
+        out,
+        "fail fast (failed / resolved): tokens {}, time {}, steps {}",
+        num(m.fail_fast.tokens, 2),
+        num(m.fail_fast.seconds, 2),
+        num(m.fail_fast.steps, 2)
+    );
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,67 +339,4 @@ mod tests {
         assert_eq!(m.bigrams[0].count, 2);
         assert_eq!(m.trigrams.len(), 2);
     }
-}
-
-/// A number or a dash.
-fn num(x: Option<f64>, digits: usize) -> String {
-    x.map(|v| format!("{v:.digits$}"))
-        .unwrap_or_else(|| "–".into())
-}
-
-/// The metrics as markdown lines for the terminal.
-pub fn markdown(m: &TrajectoryMetrics) -> String {
-    use std::fmt::Write as _;
-    let mut out = format!(
-        "\ntrajectories: {} run(s), {} with a normalized trajectory; outcomes: {}\n\n| runs | n | mean tokens | mean seconds | mean steps |\n|---|---|---|---|---|\n",
-        m.runs,
-        m.with_trajectory,
-        m.outcomes
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    for (name, r) in [("resolved", &m.success), ("not resolved", &m.failure)] {
-        let _ = writeln!(
-            out,
-            "| {name} | {} | {} | {} | {} |",
-            r.runs,
-            num(r.mean_tokens, 0),
-            num(r.mean_seconds, 1),
-            num(r.mean_steps, 1)
-        );
-    }
-    let uses: Vec<String> = m
-        .tool_use
-        .iter()
-        .map(|(k, u)| format!("{k} {} ({:.0}%)", u.calls, 100.0 * u.share))
-        .collect();
-    let _ = writeln!(out, "\ntool use: {}", uses.join(", "));
-    let ft = &m.first_touch;
-    let _ = writeln!(
-        out,
-        "first touch of golden files: {}/{} touched, mean step {} (relative {})",
-        ft.touched,
-        ft.golden_files,
-        num(ft.mean_step, 1),
-        num(ft.mean_relative_step, 2)
-    );
-    let gram = |g: &NGram| {
-        let k: Vec<&str> = g.kinds.iter().map(|k| k.name()).collect();
-        format!("{} ×{}", k.join(" → "), g.count)
-    };
-    let _ = writeln!(
-        out,
-        "top bigrams: {}",
-        m.bigrams.iter().map(gram).collect::<Vec<_>>().join("; ")
-    );
-    let _ = writeln!(
-        out,
-        "fail fast (failed / resolved): tokens {}, time {}, steps {}",
-        num(m.fail_fast.tokens, 2),
-        num(m.fail_fast.seconds, 2),
-        num(m.fail_fast.steps, 2)
-    );
-    out
 }
