@@ -324,21 +324,14 @@ pub fn classify_command(cmd: &str) -> (StepKind, Vec<String>) {
         || has("-m pytest")
         || has("-m unittest")
         || ([
-            "mvn",
-            "./mvnw",
-            "gradle",
-            "./gradlew",
-            "cargo",
-            "go",
-            "npm",
-            "ant",
+            "mvn", "mvnw", "gradle", "gradlew", "cargo", "go", "npm", "ant",
         ]
         .contains(&prog)
             && w.iter().any(|a| a == "test" || a == "check"))
         || has("junit")
         || has("defects4j test");
     let build = ["javac", "make", "cmake", "ant", "tsc", "gcc", "cc"].contains(&prog)
-        || (["mvn", "./mvnw", "gradle", "./gradlew", "cargo", "npm"].contains(&prog)
+        || (["mvn", "mvnw", "gradle", "gradlew", "cargo", "npm"].contains(&prog)
             && w.iter()
                 .any(|a| ["compile", "build", "package", "install"].contains(&a.as_str())))
         || has("py_compile")
