@@ -57,7 +57,12 @@ pub fn metrics(
         golden.sort();
         golden.dedup();
         runs.push(Run {
-            resolved: r.resolved,
+            // On Resolved nothing is to be fixed: success there is abstaining.
+            resolved: if r.state == crate::model::StateKind::Resolved.name() {
+                r.abstention_correct
+            } else {
+                r.resolved
+            },
             record,
             steps,
             golden,

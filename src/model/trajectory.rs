@@ -243,7 +243,8 @@ pub struct TrajectoryMetrics {
     pub with_trajectory: usize,
     /// Runs per outcome label.
     pub outcomes: BTreeMap<String, usize>,
-    /// Resources of resolved runs.
+    /// Resources of successful runs: resolved on Novel and Partial, correctly abstained
+    /// on Resolved.
     pub success: Resources,
     /// Resources of the others.
     pub failure: Resources,

@@ -199,7 +199,10 @@ fn oracle_resolves_and_comment_only_agent_abstains() {
             (correct, 2),
             "{state}"
         );
-        assert_eq!(s["trajectories"]["first_touch"]["touched"], 0);
+        // Success is resolving on Novel, abstaining on Resolved.
+        let (ok, failed) = if state == "resolved" { (2, 0) } else { (0, 2) };
+        assert_eq!(s["trajectories"]["success"]["runs"], ok, "{state}");
+        assert_eq!(s["trajectories"]["failure"]["runs"], failed, "{state}");
     }
 
     // The report shows the agents' trajectory metrics beside the accuracy tables.
