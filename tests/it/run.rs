@@ -379,6 +379,102 @@ fn misbehaving_agents_are_labelled_outcomes() {
 }
 
 #[test]
+fn prompt_variants_and_a_missing_state() {
+    let (py, _) = python_and_java();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("runs");
+    let agents = dir.path().join("agents.yaml");
+    fs::write(&agents, "mcp:\n  command: cat {mcp_config} > mcp.json\n").expect("agents");
+    let inst: serde_json::Value = fs::read_to_string(demo().join("instances.jsonl"))
+        .expect("instances")
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("row"))
+        .find(|r| r["instance_id"] == py.as_str())
+        .expect("instance");
+    let golden_file = inst["hunks"][0]["file"].as_str().expect("file").to_string();
+
+    let (ok, _, stderr) = run(
+        &agents,
+        "mcp",
+        &out,
+        &["--only", &py, "--prompt-variant", "mcp"],
+    );
+    assert!(ok, "{stderr}");
+    let base = out.join("mcp/novel-best").join(&py);
+    let prompt = fs::read_to_string(base.join("prompt.md")).expect("prompt");
+    assert!(
+        prompt.contains("Model Context Protocol server named `hunkgen`"),
+        "{prompt}"
+    );
+    assert!(
+        !prompt.contains(&golden_file),
+        "no location hint in the mcp variant"
+    );
+    // The agent could read its MCP configuration: hunkgen mcp rooted at its workdir.
+    let patch = fs::read_to_string(base.join("model.patch")).expect("patch");
+    assert!(
+        patch.contains("mcpServers") && patch.contains("\"--root\""),
+        "{patch}"
+    );
+    assert!(patch.contains(&format!(".work/{py}")), "{patch}");
+
+    for (variant, needle) in [
+        ("files", "The fix changes these files"),
+        ("hunks", " lines "),
+    ] {
+        let o = dir.path().join(variant);
+        let (ok, _, stderr) = run(
+            &agents,
+            "mcp",
+            &o,
+            &["--only", &py, "--prompt-variant", variant],
+        );
+        assert!(ok, "{stderr}");
+        let prompt =
+            fs::read_to_string(o.join("mcp/novel-best").join(&py).join("prompt.md")).expect("p");
+        assert!(
+            prompt.contains(needle) && prompt.contains(&golden_file),
+            "{prompt}"
+        );
+    }
+
+    // A dataset without states: every instance is a labelled sandbox error.
+    let bare = dir.path().join("bare");
+    fs::create_dir_all(&bare).expect("mkdir");
+    fs::copy(demo().join("instances.jsonl"), bare.join("instances.jsonl")).expect("copy");
+    let res = hunkgen()
+        .arg("run")
+        .arg(&bare)
+        .arg("--agents")
+        .arg(&agents)
+        .args(["--agent", "mcp", "-q", "--only", &py])
+        .output()
+        .expect("runs");
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(
+            bare.join("runs/mcp/novel-best")
+                .join(&py)
+                .join("result.json"),
+        )
+        .expect("result"),
+    )
+    .expect("json");
+    assert_eq!(r["outcome"], "sandbox_error");
+    assert!(
+        r["detail"]
+            .as_str()
+            .unwrap_or("")
+            .contains("no novel-best state"),
+        "{r}"
+    );
+}
+
+#[test]
 fn a_bad_agents_file_is_one_line_with_its_place() {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("agents.yaml");
