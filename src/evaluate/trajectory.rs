@@ -222,7 +222,7 @@ pub fn markdown(m: &TrajectoryMetrics) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    for (name, r) in [("resolved", &m.success), ("not resolved", &m.failure)] {
+    for (name, r) in [("successful", &m.success), ("failed", &m.failure)] {
         let _ = writeln!(
             out,
             "| {name} | {} | {} | {} | {} |",
@@ -258,7 +258,7 @@ pub fn markdown(m: &TrajectoryMetrics) -> String {
     );
     let _ = writeln!(
         out,
-        "fail fast (failed / resolved): tokens {}, time {}, steps {}",
+        "fail fast (failed / successful): tokens {}, time {}, steps {}",
         num(m.fail_fast.tokens, 2),
         num(m.fail_fast.seconds, 2),
         num(m.fail_fast.steps, 2)

@@ -665,8 +665,8 @@ fn trajectories_section(out: &mut String, r: &ResultsTables) {
         return;
     }
     let f = |x: Option<f64>, d: usize| x.map(|v| format!("{v:.d$}")).unwrap_or_else(|| "–".into());
-    out.push_str("<h3 id=\"trajectories\">Agent trajectories</h3><p class=\"muted\">From <code>hunkgen run</code>: mean tokens, seconds and steps of resolved and unresolved runs; fail fast = unresolved ÷ resolved (below 1: failures stop sooner); tool use U<sub>a</sub> = calls(a) ÷ all calls; first touch = the step at which the agent first read or edited each golden file.</p>");
-    out.push_str("<table><tr><th>system</th><th>runs</th><th>outcomes</th><th>resolved: tokens / s / steps</th><th>unresolved: tokens / s / steps</th><th>fail fast (tokens, time, steps)</th><th>tool use</th><th>golden files touched, mean first step</th><th>top bigrams</th><th>top trigrams</th></tr>");
+    out.push_str("<h3 id=\"trajectories\">Agent trajectories</h3><p class=\"muted\">From <code>hunkgen run</code>: mean tokens, seconds and steps of successful runs (resolved on Novel and Partial, abstained on Resolved) and failed ones; fail fast = failed ÷ successful (below 1: failures stop sooner); tool use U<sub>a</sub> = calls(a) ÷ all calls; first touch = the step at which the agent first read or edited each golden file.</p>");
+    out.push_str("<table><tr><th>system</th><th>runs</th><th>outcomes</th><th>successful: tokens / s / steps</th><th>failed: tokens / s / steps</th><th>fail fast (tokens, time, steps)</th><th>tool use</th><th>golden files touched, mean first step</th><th>top bigrams</th><th>top trigrams</th></tr>");
     for (s, t) in with {
         let res = |x: &crate::model::Resources| {
             format!(
