@@ -25,19 +25,31 @@ CHROMIUM ?= /usr/bin/chromium
 
 ## Build the embedded demo repository and the demo dataset (datasets/demo).
 demo: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_CACHE)/.seeded
-	@echo "== 1/4 compiling hunkgen (the first build takes a few minutes; cargo shows its progress)"
+	@echo "== 1/5 compiling hunkgen (the first build takes a few minutes; cargo shows its progress)"
 	$(CARGO) build
-	@echo "== 2/4 writing the demo project's scripted git history into $(DEMO_REPO)"
+	@echo "== 2/5 writing the demo project's scripted git history into $(DEMO_REPO)"
 	bash demo/build-repo.sh $(DEMO_REPO)
-	@echo "== 3/4 mining, annotating, running the golden tests (pytest, JUnit) in the sandbox and writing datasets/demo"
+	@echo "== 3/5 mining, annotating, running the golden tests (pytest, JUnit) in the sandbox and writing datasets/demo"
 	$(CARGO) run --quiet -- build recipes/demo.yaml
-	@echo "== 4/4 evaluating three built-in prediction sets: gold patches, empty patches, the Partial states' hunks"
+	@echo "== 4/5 evaluating three built-in prediction sets: gold patches, empty patches, the Partial states' hunks"
 	$(CARGO) run --quiet -- evaluate datasets/demo --baseline gold -q
 	$(CARGO) run --quiet -- evaluate datasets/demo --baseline empty -q
 	$(CARGO) run --quiet -- evaluate datasets/demo --baseline partial -q
-	@echo "== the report: one self-contained page with the dataset and the three evaluations"
+	@echo "== 5/5 running two scripted harness-test agents (demo/agents: an oracle applying the golden patch hunk by hunk, a comment-only editor) on Novel and Resolved, and evaluating them with their trajectories"
+	$(CARGO) run --quiet -- run datasets/demo --agents demo/agents/agents.yaml --agent oracle --state novel -q
+	$(CARGO) run --quiet -- run datasets/demo --agents demo/agents/agents.yaml --agent comment --state novel -q
+	$(CARGO) run --quiet -- run datasets/demo --agents demo/agents/agents.yaml --agent comment --state resolved -q
+	$(CARGO) run --quiet -- evaluate datasets/demo --predictions datasets/demo/runs/oracle/novel-best/predictions.jsonl \
+	    -o datasets/demo/evaluations/agent-oracle-novel -q
+	$(CARGO) run --quiet -- evaluate datasets/demo --predictions datasets/demo/runs/comment/novel-best/predictions.jsonl \
+	    -o datasets/demo/evaluations/agent-comment-novel -q
+	$(CARGO) run --quiet -- evaluate datasets/demo --predictions datasets/demo/runs/comment/resolved-best/predictions.jsonl \
+	    -o datasets/demo/evaluations/agent-comment-resolved -q
+	@echo "== the report: one self-contained page with the dataset, the three baselines and the two agents (with their trajectory metrics)"
 	$(CARGO) run --quiet -- report datasets/demo --results datasets/demo/evaluations/baseline-gold \
-	    --results datasets/demo/evaluations/baseline-empty --results datasets/demo/evaluations/baseline-partial
+	    --results datasets/demo/evaluations/baseline-empty --results datasets/demo/evaluations/baseline-partial \
+	    --results datasets/demo/evaluations/agent-oracle-novel --results datasets/demo/evaluations/agent-comment-novel \
+	    --results datasets/demo/evaluations/agent-comment-resolved
 
 ## The whole test suite (unit, property, real Defects4J data, oracles, CLI, the report's
 ## browser check) plus lints.

@@ -334,6 +334,58 @@ pub enum Command {
         #[arg(long)]
         compare_hunk4j: bool,
     },
+    /// Run a coding agent on a dataset's states and collect its patches as predictions.
+    ///
+    /// For each instance (or those given with --only): the state (built by the recipe's
+    /// `states:`) is copied into a fresh working directory and snapshotted in a git
+    /// directory outside it; the prompt (problem statement, failing tests, optional file
+    /// or hunk hints, or the `hunkgen mcp` server) is written; the agent's command runs in
+    /// the sandbox with its timeout (the whole process tree killed at it); its patch is
+    /// the diff of the working directory against the snapshot. Writes
+    /// <out>/<agent>/<state>-<scenario>/predictions.jsonl (SWE-bench form, for `hunkgen
+    /// evaluate`) and, per instance, prompt.md, stdout.log, stderr.log, model.patch,
+    /// trajectory.jsonl (normalized) and result.json (outcome, exit code, time). An
+    /// instance whose agent, prompt and state are unchanged is not run again.
+    #[command(
+        after_help = "Examples (make demo builds datasets/demo):\n  hunkgen run datasets/demo --agents demo/agents/agents.yaml --agent oracle --state novel\n  hunkgen run datasets/demo --agents agents.yaml --agent claude --prompt-variant mcp --jobs 2\n  hunkgen evaluate datasets/demo --predictions datasets/demo/runs/oracle/novel-best/predictions.jsonl"
+    )]
+    Run {
+        /// The dataset directory (built with `states:`).
+        dataset: PathBuf,
+        /// The agents file: a YAML map of name → command, env, network, trajectory, timeout.
+        #[arg(long, value_name = "FILE")]
+        agents: PathBuf,
+        /// Which agent of the file.
+        #[arg(long)]
+        agent: String,
+        /// Which state.
+        #[arg(long, value_enum, default_value_t = StateKind::Novel)]
+        state: StateKind,
+        /// Which scenario.
+        #[arg(long, value_enum, default_value_t = Scenario::Best)]
+        scenario: Scenario,
+        /// Only these instances (repeatable, or comma-separated).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        /// Agents run at once (default: all cores).
+        #[arg(long, short)]
+        jobs: Option<usize>,
+        /// Timeout per instance in seconds (overrides the agent's `timeout`).
+        #[arg(long)]
+        timeout: Option<u64>,
+        /// What the prompt gives beyond the problem and failing tests.
+        #[arg(long, value_enum, default_value_t = crate::run::PromptVariant::Plain)]
+        prompt_variant: crate::run::PromptVariant,
+        /// Output root (default <dataset>/runs).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Run every instance again instead of reusing results of the same key.
+        #[arg(long)]
+        no_cache: bool,
+        /// No progress bar.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Serve repository context to a coding agent over MCP (stdio): find classes,
     /// methods and code, class skeletons and the directory structure.
     #[command(
@@ -720,6 +772,77 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     write!(out, "{}", report::table3_markdown(a))?;
                 }
             }
+            Ok(())
+        }
+        Command::Run {
+            dataset: dir,
+            agents,
+            agent,
+            state,
+            scenario,
+            only,
+            jobs,
+            timeout,
+            prompt_variant,
+            out,
+            no_cache,
+            quiet,
+        } => {
+            set_jobs(jobs);
+            let all = crate::run::agents::load(&agents)?;
+            let Some(spec) = all.get(&agent).cloned() else {
+                let names: Vec<&str> = all.keys().map(String::as_str).collect();
+                anyhow::bail!(
+                    "{}: no agent `{agent}` (the file has: {})",
+                    agents.display(),
+                    names.join(", ")
+                );
+            };
+            let summary = crate::run::run(
+                &dir,
+                &crate::run::RunOptions {
+                    agent,
+                    spec,
+                    state,
+                    scenario,
+                    only,
+                    timeout,
+                    variant: prompt_variant,
+                    out,
+                    progress: !quiet,
+                    no_cache,
+                },
+            )?;
+            if let Some(w) = &summary.warning {
+                eprintln!("warning: {w}");
+            }
+            let mut out = std::io::stdout().lock();
+            writeln!(
+                out,
+                "| instance | outcome | exit | seconds | patch bytes | steps |"
+            )?;
+            writeln!(out, "|---|---|---|---|---|---|")?;
+            for r in &summary.records {
+                writeln!(
+                    out,
+                    "| {} | {} | {} | {:.1} | {} | {} |",
+                    r.instance_id,
+                    r.outcome.name(),
+                    r.exit_code
+                        .map(|c| c.to_string())
+                        .unwrap_or_else(|| "-".into()),
+                    r.elapsed_ms as f64 / 1000.0,
+                    r.patch_bytes,
+                    r.trajectory_steps
+                )?;
+            }
+            writeln!(
+                out,
+                "\n{} instance(s), {} reused from an earlier run\npredictions: {}",
+                summary.records.len(),
+                summary.reused,
+                summary.dir.join("predictions.jsonl").display()
+            )?;
             Ok(())
         }
         Command::Mcp { root } => {

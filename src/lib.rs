@@ -16,6 +16,7 @@ pub mod pipeline;
 pub mod progress;
 pub mod recipe;
 pub mod report;
+pub mod run;
 pub mod source;
 pub mod states;
 pub mod syntax;

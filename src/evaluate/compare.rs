@@ -241,6 +241,7 @@ mod tests {
                     )
                 })
                 .collect(),
+            trajectories: None,
         }
     }
 

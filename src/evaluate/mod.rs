@@ -10,6 +10,7 @@ pub mod predictions;
 pub mod rates;
 pub mod score;
 pub mod stats;
+pub mod trajectory;
 
 pub use abstain::{abstains, effective_patch, DropReason, Effective};
 pub use compare::{compare, read_summary, CompareError, Comparison, PairedMetric};

@@ -144,7 +144,10 @@ pub fn evaluate(
         })
         .collect();
     progress.finish();
-    let summary = summarize(&card, dataset, &model, &results, &by_id)?;
+    let mut summary = summarize(&card, dataset, &model, &results, &by_id)?;
+    // `hunkgen run` output next to the predictions: the agent's trajectories.
+    let run_dir = predictions.parent().unwrap_or(Path::new("."));
+    summary.trajectories = super::trajectory::metrics(run_dir, &results, &by_id);
     write_outputs(&output, &results, &summary)?;
     Ok(Evaluation {
         results,
@@ -459,6 +462,7 @@ fn summarize(
                 )
             })
             .collect(),
+        trajectories: None,
     })
 }
 
@@ -507,6 +511,9 @@ pub fn table(s: &EvaluationSummary) -> String {
     row("all", &s.overall);
     for (state, r) in &s.by_state {
         row(&format!("state {state}"), r);
+    }
+    if let Some(m) = &s.trajectories {
+        out.push_str(&super::trajectory::markdown(m));
     }
     out
 }

@@ -107,3 +107,90 @@ pub(crate) fn first_line(stderr: &str) -> String {
         .map(str::to_string)
         .unwrap_or_else(|| "failed without a message".into())
 }
+
+/// A working copy's changes against its snapshot: the text patch and the binary files
+/// left out of it.
+#[derive(Debug, Default)]
+pub struct WorktreeDiff {
+    /// `git diff` of the text files (a unified diff; empty when nothing changed).
+    pub patch: Vec<u8>,
+    /// Paths of binary files that changed (not in `patch`).
+    pub binary: Vec<String>,
+}
+
+/// `git --git-dir=<git_dir> --work-tree=<work_tree> <args>`, checked; the snapshot's git
+/// directory lives outside the working copy, so what runs inside cannot rewrite it.
+fn snapshot_git(git_dir: &Path, work_tree: &Path, args: &[&str]) -> Result<Vec<u8>, GitError> {
+    let gd = format!("--git-dir={}", git_dir.display());
+    let wt = format!("--work-tree={}", work_tree.display());
+    let mut all: Vec<&str> = vec![
+        &gd,
+        &wt,
+        "-c",
+        "core.bare=false",
+        "-c",
+        "core.autocrlf=false",
+        "-c",
+        "core.quotepath=off",
+        "-c",
+        "core.fileMode=true",
+        "-c",
+        "diff.noprefix=false",
+        "-c",
+        "diff.mnemonicPrefix=false",
+    ];
+    all.extend_from_slice(args);
+    run_ok(work_tree, &all, b"")
+}
+
+/// Record `work_tree` as it is now in a new bare-ish git directory `git_dir` (outside
+/// it) and return the snapshot's tree id. A `.git` inside the working copy is never part
+/// of the snapshot (git does not add paths named `.git`).
+pub fn snapshot_worktree(git_dir: &Path, work_tree: &Path) -> Result<String, GitError> {
+    let gd = git_dir.display().to_string();
+    run_ok(work_tree, &["init", "--quiet", "--bare", &gd], b"")?;
+    snapshot_git(git_dir, work_tree, &["add", "-A", "--", "."])?;
+    let tree = snapshot_git(git_dir, work_tree, &["write-tree"])?;
+    Ok(String::from_utf8_lossy(&tree).trim().to_string())
+}
+
+/// The working copy's changes against the snapshot `tree` of [`snapshot_worktree`]:
+/// everything is staged in the snapshot's own index and diffed against the tree.
+pub fn diff_worktree(
+    git_dir: &Path,
+    work_tree: &Path,
+    tree: &str,
+) -> Result<WorktreeDiff, GitError> {
+    snapshot_git(git_dir, work_tree, &["add", "-A", "--", "."])?;
+    let numstat = snapshot_git(
+        git_dir,
+        work_tree,
+        &["diff", "--cached", "--no-renames", "--numstat", "-z", tree],
+    )?;
+    // `-z` numstat: "<added>\t<removed>\t<path>\0"; binary files show "-\t-".
+    let mut binary = Vec::new();
+    for rec in numstat.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+        let rec = String::from_utf8_lossy(rec);
+        let mut parts = rec.splitn(3, '\t');
+        if let (Some("-"), Some("-"), Some(path)) = (parts.next(), parts.next(), parts.next()) {
+            binary.push(path.trim_start_matches('\n').to_string());
+        }
+    }
+    let excludes: Vec<String> = binary
+        .iter()
+        .map(|p| format!(":(exclude,literal){p}"))
+        .collect();
+    let mut args = vec![
+        "diff",
+        "--cached",
+        "--no-renames",
+        "--no-color",
+        "--no-ext-diff",
+        tree,
+        "--",
+        ".",
+    ];
+    args.extend(excludes.iter().map(String::as_str));
+    let patch = snapshot_git(git_dir, work_tree, &args)?;
+    Ok(WorktreeDiff { patch, binary })
+}

@@ -6,6 +6,7 @@
 
 mod command;
 pub mod gate;
+pub use command::{diff_worktree, snapshot_worktree, WorktreeDiff};
 pub mod history;
 pub mod pull;
 pub mod write;

@@ -171,4 +171,7 @@ pub struct EvaluationSummary {
     pub by_project: BTreeMap<String, Rates>,
     /// `<instance_id>/<state>` → outcome.
     pub outcomes: BTreeMap<String, Paired>,
+    /// Trajectory metrics, when `hunkgen run` output lies next to the predictions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trajectories: Option<super::TrajectoryMetrics>,
 }

@@ -12,6 +12,7 @@ mod note;
 mod rejected;
 mod state;
 mod swebench;
+mod trajectory;
 mod validation;
 
 pub use card::{Card, Counts, MineFunnel};
@@ -23,6 +24,10 @@ pub use note::{Note, NoteKind};
 pub use rejected::{RejectReason, Rejected, Stage};
 pub use state::{Expected, PartialSource, Scenario, StateKind, StateManifest, StatesRecord};
 pub use swebench::{SwebenchRow, TestList, SWEBENCH_FIELDS};
+pub use trajectory::{
+    AgentOutcome, AgentRunRecord, FailFast, FirstTouch, NGram, Resources, StepKind, ToolUse,
+    TrajectoryMetrics, TrajectoryStep,
+};
 pub use validation::{Failure, TreeRuns, TreeSeconds, ValidationRecord};
 
 use crate::diff::Span;
@@ -257,6 +262,14 @@ pub fn rejected_schema() -> String {
 /// The JSON Schema of a state's `manifest.yaml` (`docs/state-manifest.schema.json`).
 pub fn state_manifest_schema() -> String {
     let schema = schemars::schema_for!(StateManifest);
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The JSON Schema of a normalized trajectory step (`docs/trajectory-step.schema.json`).
+pub fn trajectory_step_schema() -> String {
+    let schema = schemars::schema_for!(TrajectoryStep);
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
     text

@@ -653,6 +653,72 @@ fn rate_groups(title: &str, categories: &[String], per_system: &[Vec<(String, Ra
     hbars(title, &bars, 1.0)
 }
 
+/// Agents' trajectory metrics (the multi-hunk agent study), one row per system that
+/// has them: cost by success and failure, tool use, first touch, n-grams, fail fast.
+fn trajectories_section(out: &mut String, r: &ResultsTables) {
+    let with: Vec<_> = r
+        .systems
+        .iter()
+        .filter_map(|s| s.trajectories.as_ref().map(|t| (s, t)))
+        .collect();
+    if with.is_empty() {
+        return;
+    }
+    let f = |x: Option<f64>, d: usize| x.map(|v| format!("{v:.d$}")).unwrap_or_else(|| "–".into());
+    out.push_str("<h3 id=\"trajectories\">Agent trajectories</h3><p class=\"muted\">From <code>hunkgen run</code>: mean tokens, seconds and steps of successful runs (resolved on Novel and Partial, abstained on Resolved) and failed ones; fail fast = failed ÷ successful (below 1: failures stop sooner); tool use U<sub>a</sub> = calls(a) ÷ all calls; first touch = the step at which the agent first read or edited each golden file.</p>");
+    out.push_str("<table><tr><th>system</th><th>runs</th><th>outcomes</th><th>successful: tokens / s / steps</th><th>failed: tokens / s / steps</th><th>fail fast (tokens, time, steps)</th><th>tool use</th><th>golden files touched, mean first step</th><th>top bigrams</th><th>top trigrams</th></tr>");
+    for (s, t) in with {
+        let res = |x: &crate::model::Resources| {
+            format!(
+                "({} runs) {} / {} / {}",
+                x.runs,
+                f(x.mean_tokens, 0),
+                f(x.mean_seconds, 1),
+                f(x.mean_steps, 1)
+            )
+        };
+        let uses: Vec<String> = t
+            .tool_use
+            .iter()
+            .map(|(k, u)| format!("{k} {:.0}%", 100.0 * u.share))
+            .collect();
+        let grams = |g: &[crate::model::NGram]| {
+            g.iter()
+                .map(|g| {
+                    let k: Vec<&str> = g.kinds.iter().map(|k| k.name()).collect();
+                    format!("{} ×{}", k.join(" → "), g.count)
+                })
+                .collect::<Vec<_>>()
+                .join("<br>")
+        };
+        let outcomes: Vec<String> = t.outcomes.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}, {}, {}</td><td>{}</td><td>{}/{}, {}</td><td>{}</td><td>{}</td></tr>",
+            esc(&s.name),
+            t.runs,
+            esc(&outcomes.join(", ")),
+            esc(&res(&t.success)),
+            esc(&res(&t.failure)),
+            f(t.fail_fast.tokens, 2),
+            f(t.fail_fast.seconds, 2),
+            f(t.fail_fast.steps, 2),
+            esc(&uses.join(", ")),
+            t.first_touch.touched,
+            t.first_touch.golden_files,
+            f(t.first_touch.mean_step, 1),
+            esc_lines(&grams(&t.bigrams)),
+            esc_lines(&grams(&t.trigrams)),
+        );
+    }
+    out.push_str("</table>");
+}
+
+/// Escape text whose `<br>` separators are kept.
+fn esc_lines(s: &str) -> String {
+    s.split("<br>").map(esc).collect::<Vec<_>>().join("<br>")
+}
+
 fn results_section(out: &mut String, r: &ResultsTables) {
     out.push_str("<section id=\"results\"><h2>Results</h2>");
     let names: Vec<&str> = r.systems.iter().map(|s| s.name.as_str()).collect();
@@ -713,6 +779,7 @@ fn results_section(out: &mut String, r: &ResultsTables) {
         &cats,
         &per,
     ));
+    trajectories_section(out, r);
     out.push_str("<h3>Abstention by state</h3><p class=\"muted\">Abstaining is correct on Resolved and incorrect on Novel and Partial.</p>");
     let (cats, per) = collect(&|s| {
         s.abstention

@@ -49,6 +49,8 @@ pub struct SystemResults {
     pub rows: Vec<PredictionResult>,
     /// Rows naming an instance the dataset lacks (left out of every table).
     pub unknown: usize,
+    /// The agent's trajectory metrics from `summary.json`, when it has them.
+    pub trajectories: Option<crate::model::TrajectoryMetrics>,
 }
 
 /// Read one `--results` argument (a `results.jsonl` or a directory holding one, with
@@ -146,6 +148,7 @@ pub fn read_results(
                 file: file.clone(),
                 rows: Vec::new(),
                 unknown: 0,
+                trajectories: summary.as_ref().and_then(|s| s.trajectories.clone()),
             });
         if ids.contains(row.instance_id.as_str()) {
             sys.rows.push(row);
@@ -197,6 +200,8 @@ pub struct SystemTables {
     pub correct_abstentions: usize,
     /// Abstentions on a state that needed a fix.
     pub incorrect_abstentions: usize,
+    /// Trajectory metrics (agent runs only).
+    pub trajectories: Option<crate::model::TrajectoryMetrics>,
 }
 
 /// Which systems resolved which tasks (an instance in a state that needs a fix).
@@ -335,6 +340,7 @@ impl ResultsTables {
                         .filter(|r| r.abstained && needs_fix(&r.state))
                         .count(),
                     abstention,
+                    trajectories: s.trajectories.clone(),
                 }
             })
             .collect();

@@ -84,6 +84,9 @@ pub struct RunSpec {
     pub process_limit: Option<u64>,
     /// Both stdout and stderr go here (truncated first; parent directories created).
     pub log_path: PathBuf,
+    /// When set, stderr goes to this file instead and `log_path` holds stdout only (an
+    /// agent whose stdout is a machine-readable log).
+    pub stderr_path: Option<PathBuf>,
     /// Extra paths bound writable inside the sandbox (an environment being built,
     /// a shared package cache). Tests leave this empty.
     pub writable: Vec<PathBuf>,
@@ -110,6 +113,7 @@ impl RunSpec {
             memory_limit: None,
             process_limit: None,
             log_path: log_path.into(),
+            stderr_path: None,
             writable: Vec::new(),
             readable: Vec::new(),
             network: false,
@@ -328,7 +332,13 @@ impl Runner {
             fs::create_dir_all(dir).map_err(log_err)?;
         }
         let log = File::create(&spec.log_path).map_err(log_err)?;
-        let log2 = log.try_clone().map_err(log_err)?;
+        let log2 = match &spec.stderr_path {
+            Some(p) => File::create(p).map_err(|source| RunError::Log {
+                path: p.clone(),
+                source,
+            })?,
+            None => log.try_clone().map_err(log_err)?,
+        };
 
         let token = run_token();
         let mut cmd = self.build_command(spec);

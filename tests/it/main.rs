@@ -23,6 +23,7 @@ mod hunk4j;
 mod mcp;
 mod report;
 mod rough_edges;
+mod run;
 mod schema;
 mod states;
 mod swebench_grader;

@@ -117,6 +117,7 @@ fn summary(system: &str, dataset: &str, sha: &str) -> String {
         by_state: Default::default(),
         by_project: Default::default(),
         outcomes: Default::default(),
+        trajectories: None,
     })
     .expect("json")
 }

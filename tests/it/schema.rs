@@ -32,6 +32,10 @@ fn checked_in_schemas_match_the_types() {
         "docs/state-manifest.schema.json",
         &hunkgen::model::state_manifest_schema(),
     );
+    check(
+        "docs/trajectory-step.schema.json",
+        &hunkgen::model::trajectory_step_schema(),
+    );
 }
 
 #[test]

@@ -1,0 +1,602 @@
+//! `hunkgen run`: run a coding agent on every instance of a dataset's state and collect
+//! its patch as a SWE-bench-form prediction, with its prompt, logs, normalized
+//! trajectory and outcome per instance.
+//!
+//! Per instance: the materialized state is copied into a fresh working directory and
+//! recorded in a git directory *outside* it (the agent cannot rewrite the snapshot);
+//! the prompt is rendered; the agent runs in the sandbox (src/validate/runner.rs) with
+//! its timeout; `model_patch` is the diff of the working directory against the
+//! snapshot (a `.git` inside it never part of it). Every failure is a labelled outcome
+//! of that instance ([`AgentOutcome`]); the others go on.
+
+pub mod agents;
+pub mod trajectory;
+
+use crate::dataset;
+use crate::model::{AgentOutcome, AgentRunRecord, Instance, Scenario, StateKind};
+use crate::validate::runner::{Command, RunSpec, Runner, SandboxPolicy};
+use agents::{AgentSpec, TrajectorySource};
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What the prompt tells the agent beyond the problem and the failing tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PromptVariant {
+    /// Problem statement and failing tests only.
+    Plain,
+    /// Plus the files the golden patch changes.
+    Files,
+    /// Plus the golden hunks' files and buggy line ranges.
+    Hunks,
+    /// Plus the `hunkgen mcp` repository context server (`{mcp_config}`).
+    Mcp,
+}
+
+impl PromptVariant {
+    /// The variant's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            PromptVariant::Plain => "plain",
+            PromptVariant::Files => "files",
+            PromptVariant::Hunks => "hunks",
+            PromptVariant::Mcp => "mcp",
+        }
+    }
+}
+
+/// Options of one `hunkgen run`.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The agent's name (a directory name under `runs/`).
+    pub agent: String,
+    /// Its spec from the agents file.
+    pub spec: AgentSpec,
+    /// The state to run on.
+    pub state: StateKind,
+    /// The scenario.
+    pub scenario: Scenario,
+    /// Only these instances (empty: all).
+    pub only: Vec<String>,
+    /// Timeout in seconds overriding the spec's.
+    pub timeout: Option<u64>,
+    /// The prompt variant.
+    pub variant: PromptVariant,
+    /// Output root (default `<dataset>/runs`).
+    pub out: Option<PathBuf>,
+    /// Show a progress bar.
+    pub progress: bool,
+    /// Do not reuse earlier results.
+    pub no_cache: bool,
+}
+
+/// What a run wrote.
+#[derive(Debug)]
+pub struct RunSummary {
+    /// `runs/<agent>/<state>-<scenario>/`.
+    pub dir: PathBuf,
+    /// One record per instance, sorted by id.
+    pub records: Vec<AgentRunRecord>,
+    /// Instances answered from an earlier run with the same key.
+    pub reused: usize,
+    /// The sandbox warning, if runs were not sandboxed.
+    pub warning: Option<String>,
+}
+
+/// Why a whole run could not start (per-instance failures are outcomes, not errors).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct RunAgentError(pub String);
+
+/// Default timeout of an agent run.
+const DEFAULT_TIMEOUT: u64 = 1800;
+/// Default limit of `model_patch`.
+const DEFAULT_MAX_DIFF: usize = 1 << 20;
+
+/// Run the agent on the dataset's instances.
+pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgentError> {
+    let instances = dataset::read_instances(dataset_dir).map_err(|e| {
+        RunAgentError(format!(
+            "{}: not a hunkgen dataset: {e}",
+            dataset_dir.display()
+        ))
+    })?;
+    for id in &opts.only {
+        if !instances.iter().any(|i| &i.instance_id == id) {
+            return Err(RunAgentError(format!(
+                "{}: no instance `{id}` (--only)",
+                dataset_dir.display()
+            )));
+        }
+    }
+    let chosen: Vec<&Instance> = instances
+        .iter()
+        .filter(|i| opts.only.is_empty() || opts.only.contains(&i.instance_id))
+        .collect();
+    let template = match &opts.spec.prompt {
+        Some(p) => std::fs::read_to_string(p).map_err(|e| {
+            RunAgentError(format!(
+                "{}: cannot read the prompt template: {e}",
+                p.display()
+            ))
+        })?,
+        None => DEFAULT_PROMPT.to_string(),
+    };
+    let dir = opts
+        .out
+        .clone()
+        .unwrap_or_else(|| dataset_dir.join("runs"))
+        .join(&opts.agent)
+        .join(format!("{}-{}", opts.state.name(), opts.scenario.name()));
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| RunAgentError(format!("{}: cannot create: {e}", dir.display())))?;
+    let dir = dir.canonicalize().unwrap_or(dir);
+    let runner = Runner::new(SandboxPolicy::Auto).map_err(|e| RunAgentError(e.to_string()))?;
+    let warning = runner.take_warning();
+    let progress = if opts.progress {
+        crate::progress::Progress::new("run", chosen.len() as u64)
+    } else {
+        crate::progress::Progress::hidden()
+    };
+    let ctx = Ctx {
+        dataset: dataset_dir,
+        opts,
+        template: &template,
+        dir: &dir,
+        runner: &runner,
+    };
+    let done: Vec<(AgentRunRecord, String, bool)> = chosen
+        .par_iter()
+        .map(|inst| {
+            progress.set_message(inst.instance_id.clone());
+            let r = ctx.one(inst);
+            progress.inc(1);
+            r
+        })
+        .collect();
+    progress.finish();
+    let rows: Vec<serde_json::Value> = done
+        .iter()
+        .map(|(r, patch, _)| {
+            serde_json::json!({
+                "instance_id": r.instance_id,
+                "model_name_or_path": opts.agent,
+                "model_patch": patch,
+                "state": r.state,
+            })
+        })
+        .collect();
+    dataset::write_atomic(&dir.join("predictions.jsonl"), &dataset::jsonl(&rows))
+        .map_err(|e| RunAgentError(e.to_string()))?;
+    let reused = done.iter().filter(|d| d.2).count();
+    Ok(RunSummary {
+        dir,
+        records: done.into_iter().map(|d| d.0).collect(),
+        reused,
+        warning,
+    })
+}
+
+/// The built-in prompt; an agent's `prompt:` file may use the same placeholders.
+pub const DEFAULT_PROMPT: &str = "\
+You are working on the repository in {workdir} (instance {instance_id}).
+Fix the bug described below by changing the source code. Do not change the tests.
+When you are done, stop: the changes you left in the working directory are collected
+as your patch.
+
+## Problem
+
+{problem_statement}
+
+## Failing tests
+
+These tests fail now and must pass after your change (other tests must keep passing):
+
+{fail_to_pass}
+{hints}";
+
+/// Everything one instance's run needs.
+struct Ctx<'a> {
+    dataset: &'a Path,
+    opts: &'a RunOptions,
+    template: &'a str,
+    dir: &'a Path,
+    runner: &'a Runner,
+}
+
+/// Single-quote a value for `/bin/sh`.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// Replace `{name}` placeholders.
+fn fill(template: &str, vars: &[(&str, String)]) -> String {
+    let mut out = template.to_string();
+    for (k, v) in vars {
+        out = out.replace(&format!("{{{k}}}"), v);
+    }
+    out
+}
+
+/// The prompt's hints for a variant.
+fn hints(inst: &Instance, variant: PromptVariant, mcp_config: &Path) -> String {
+    match variant {
+        PromptVariant::Plain => String::new(),
+        PromptVariant::Files => {
+            let mut files: Vec<&str> = inst
+                .hunks
+                .iter()
+                .filter(|h| h.counted)
+                .map(|h| h.file.as_str())
+                .collect();
+            files.dedup();
+            let list: Vec<String> = files.iter().map(|f| format!("- {f}")).collect();
+            format!("\n## Where\n\nThe fix changes these files:\n\n{}\n", list.join("\n"))
+        }
+        PromptVariant::Hunks => {
+            let list: Vec<String> = inst
+                .hunks
+                .iter()
+                .filter(|h| h.counted)
+                .map(|h| {
+                    let end = h.span.end.max(h.span.start);
+                    format!("- {} lines {}-{}", h.file, h.span.start, end)
+                })
+                .collect();
+            format!(
+                "\n## Where\n\nThe fix changes these places (buggy-side lines):\n\n{}\n",
+                list.join("\n")
+            )
+        }
+        PromptVariant::Mcp => format!(
+            "\n## Repository context\n\nA Model Context Protocol server named `hunkgen` serves this repository \
+             (configuration: {}). Its tools find a class or method anywhere or in a file, find code, \
+             give a class skeleton (package, imports, signatures) and the repository structure, \
+             with file and line ranges. Use them to locate the code to change.\n",
+            mcp_config.display()
+        ),
+    }
+}
+
+/// Secrets passed through to the agent: name and value.
+fn secrets(spec: &AgentSpec) -> Vec<(String, String)> {
+    spec.env
+        .iter()
+        .filter_map(|k| std::env::var(k).ok().map(|v| (k.clone(), v)))
+        .filter(|(_, v)| !v.is_empty())
+        .collect()
+}
+
+/// `text` with every secret value replaced by `[redacted:NAME]`.
+pub fn redact(text: &str, secrets: &[(String, String)]) -> String {
+    let mut out = text.to_string();
+    for (k, v) in secrets {
+        out = out.replace(v.as_str(), &format!("[redacted:{k}]"));
+    }
+    out
+}
+
+/// Rewrite a file with its secrets redacted (nothing when there are none).
+fn redact_file(path: &Path, secrets: &[(String, String)]) {
+    if secrets.is_empty() {
+        return;
+    }
+    if let Ok(bytes) = std::fs::read(path) {
+        let text = String::from_utf8_lossy(&bytes);
+        let _ = dataset::write_atomic(path, redact(&text, secrets).as_bytes());
+    }
+}
+
+/// Copy a directory tree (files, directories, symlinks; modes kept).
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let ty = entry.file_type()?;
+        let dst = to.join(entry.file_name());
+        if ty.is_dir() {
+            copy_tree(&entry.path(), &dst)?;
+        } else if ty.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &dst)?;
+        } else {
+            std::fs::copy(entry.path(), &dst)?;
+        }
+    }
+    Ok(())
+}
+
+fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// Remove a path if present, file or directory.
+fn remove(path: &Path) {
+    if path.is_dir() {
+        let _ = std::fs::remove_dir_all(path);
+    } else {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+impl Ctx<'_> {
+    /// One instance: (record, model_patch, reused).
+    fn one(&self, inst: &Instance) -> (AgentRunRecord, String, bool) {
+        let opts = self.opts;
+        let id = &inst.instance_id;
+        let inst_dir = self.dir.join(id);
+        let work = self.dir.join(".work").join(id);
+        let snapshot = self.dir.join(".snapshots").join(format!("{id}.git"));
+        let private = self.dir.join(".agent").join(id);
+        let oracle_dir = self.dir.join(".oracle").join(id);
+        let mcp_config = private.join("mcp.json");
+        let state = crate::states::state_dir(self.dataset, id, opts.state, opts.scenario, false);
+        let manifest = std::fs::read(state.join("manifest.yaml")).unwrap_or_default();
+        let prompt = fill(
+            self.template,
+            &[
+                ("workdir", work.display().to_string()),
+                ("instance_id", id.clone()),
+                (
+                    "problem_statement",
+                    inst.problem_statement.trim().to_string(),
+                ),
+                (
+                    "fail_to_pass",
+                    inst.FAIL_TO_PASS
+                        .iter()
+                        .map(|t| format!("- {t}"))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                ),
+                ("hints", hints(inst, opts.variant, &mcp_config)),
+                ("mcp_config", mcp_config.display().to_string()),
+            ],
+        );
+        let key = {
+            let spec = serde_json::to_string(&opts.spec).unwrap_or_default();
+            let mut material = Vec::new();
+            for part in [
+                opts.agent.as_bytes(),
+                spec.as_bytes(),
+                opts.variant.name().as_bytes(),
+                prompt.as_bytes(),
+                &manifest,
+                format!("{:?}", opts.timeout).as_bytes(),
+            ] {
+                material.extend_from_slice(part);
+                material.push(0);
+            }
+            dataset::sha256_hex(&material)
+        };
+        let result_path = inst_dir.join("result.json");
+        if !opts.no_cache {
+            let old = std::fs::read_to_string(&result_path)
+                .ok()
+                .and_then(|t| serde_json::from_str::<AgentRunRecord>(&t).ok());
+            if let Some(old) = old.filter(|o| o.key == key) {
+                if let Ok(patch) = std::fs::read_to_string(inst_dir.join("model.patch")) {
+                    return (old, patch, true);
+                }
+            }
+        }
+        let mut record = AgentRunRecord {
+            instance_id: id.clone(),
+            agent: opts.agent.clone(),
+            state: opts.state.name().into(),
+            scenario: opts.scenario.name().into(),
+            prompt_variant: opts.variant.name().into(),
+            key,
+            outcome: AgentOutcome::SandboxError,
+            exit_code: None,
+            elapsed_ms: 0,
+            started_at: dataset::rfc3339(now_secs()),
+            sandboxed: self.runner.is_sandboxed(),
+            patch_bytes: 0,
+            binary_files: Vec::new(),
+            trajectory_format: opts.spec.trajectory.name().into(),
+            trajectory_steps: 0,
+            detail: None,
+        };
+        for p in [&inst_dir, &work, &snapshot, &private, &oracle_dir] {
+            remove(p);
+        }
+        let patch = match self.execute(inst, &state, &prompt, &mut record) {
+            Ok(patch) => patch,
+            Err(why) => {
+                record.outcome = AgentOutcome::SandboxError;
+                record.detail = Some(why);
+                String::new()
+            }
+        };
+        for p in [&work, &snapshot, &private, &oracle_dir] {
+            remove(p);
+        }
+        record.patch_bytes = patch.len();
+        let _ = dataset::write_atomic(&inst_dir.join("model.patch"), patch.as_bytes());
+        let json = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
+        let _ = dataset::write_atomic(&result_path, json.as_bytes());
+        (record, patch, false)
+    }
+
+    /// Prepare, run and collect one instance; `Err` is a sandbox error's reason.
+    fn execute(
+        &self,
+        inst: &Instance,
+        state: &Path,
+        prompt: &str,
+        record: &mut AgentRunRecord,
+    ) -> Result<String, String> {
+        let opts = self.opts;
+        let spec = &opts.spec;
+        let id = &inst.instance_id;
+        let inst_dir = self.dir.join(id);
+        let work = self.dir.join(".work").join(id);
+        let snapshot = self.dir.join(".snapshots").join(format!("{id}.git"));
+        let private = self.dir.join(".agent").join(id);
+        let oracle_dir = self.dir.join(".oracle").join(id);
+        let mcp_config = private.join("mcp.json");
+        let trajectory_file = private.join("trajectory.log");
+        let io = |what: &str, p: &Path, e: std::io::Error| format!("{what} {}: {e}", p.display());
+        for d in [&inst_dir, &private] {
+            std::fs::create_dir_all(d).map_err(|e| io("cannot create", d, e))?;
+        }
+        let secrets = secrets(spec);
+        let prompt_file = inst_dir.join("prompt.md");
+        std::fs::write(&prompt_file, prompt).map_err(|e| io("cannot write", &prompt_file, e))?;
+        let repo = state.join("repo");
+        if !repo.is_dir() {
+            return Err(format!(
+                "no {}-{} state of `{id}` in the dataset ({} missing; build it with `states:` in the recipe)",
+                opts.state.name(),
+                opts.scenario.name(),
+                repo.display()
+            ));
+        }
+        copy_tree(&repo, &work).map_err(|e| io("cannot copy the state into", &work, e))?;
+        let tree = crate::git::snapshot_worktree(&snapshot, &work)
+            .map_err(|e| format!("cannot snapshot the working directory: {e}"))?;
+        let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("hunkgen"));
+        let mcp = serde_json::json!({"mcpServers": {"hunkgen": {
+            "command": exe, "args": ["mcp", "--root", work]}}});
+        std::fs::write(
+            &mcp_config,
+            serde_json::to_string_pretty(&mcp).unwrap_or_default(),
+        )
+        .map_err(|e| io("cannot write", &mcp_config, e))?;
+        let mut readable = vec![inst_dir.clone()];
+        if let Some(bin) = exe.parent() {
+            readable.push(bin.to_path_buf());
+        }
+        readable.extend(
+            std::iter::once(&spec.dir)
+                .chain(&spec.readable)
+                .filter_map(|p| p.canonicalize().ok()),
+        );
+        let golden = oracle_dir.join("golden.patch");
+        if spec.oracle {
+            std::fs::create_dir_all(&oracle_dir)
+                .map_err(|e| io("cannot create", &oracle_dir, e))?;
+            std::fs::write(&golden, &inst.patch).map_err(|e| io("cannot write", &golden, e))?;
+            readable.push(oracle_dir.clone());
+        }
+        let mut vars = vec![
+            ("workdir", sh_quote(&work.display().to_string())),
+            ("prompt_file", sh_quote(&prompt_file.display().to_string())),
+            ("instance_id", sh_quote(id)),
+            (
+                "trajectory_file",
+                sh_quote(&trajectory_file.display().to_string()),
+            ),
+            ("mcp_config", sh_quote(&mcp_config.display().to_string())),
+            ("agents_dir", sh_quote(&spec.dir.display().to_string())),
+        ];
+        if spec.oracle {
+            vars.push(("golden_patch", sh_quote(&golden.display().to_string())));
+        }
+        let command = fill(&spec.command, &vars);
+        let timeout = opts.timeout.or(spec.timeout).unwrap_or(DEFAULT_TIMEOUT);
+        let stdout = inst_dir.join("stdout.log");
+        let stderr = inst_dir.join("stderr.log");
+        let mut run = RunSpec::new(Command::Shell(command), &work, &stdout)
+            .with_timeout(Duration::from_secs(timeout), Duration::from_secs(5));
+        run.stderr_path = Some(stderr.clone());
+        run.network = spec.network;
+        run.writable = vec![private.clone()];
+        run.readable = readable;
+        for (k, v) in &secrets {
+            run.env.push((k.into(), v.into()));
+        }
+        run.env.push(("HUNKGEN_INSTANCE_ID".into(), id.into()));
+        let started = std::time::Instant::now();
+        let outcome = self.runner.run(&run);
+        record.elapsed_ms = started.elapsed().as_millis() as u64;
+        redact_file(&stdout, &secrets);
+        redact_file(&stderr, &secrets);
+        let outcome = outcome.map_err(|e| e.to_string())?;
+        record.exit_code = match outcome.exit {
+            crate::validate::runner::ExitKind::Code(c) => Some(c),
+            crate::validate::runner::ExitKind::Signal(_) => None,
+        };
+        self.trajectory(
+            record,
+            &stdout,
+            &trajectory_file,
+            &inst_dir,
+            &work,
+            &secrets,
+        );
+        let gone = std::fs::read_dir(&work)
+            .map(|mut d| d.next().is_none())
+            .unwrap_or(true);
+        if gone {
+            record.outcome = AgentOutcome::WorkdirDeleted;
+            return Ok(String::new());
+        }
+        let diff = crate::git::diff_worktree(&snapshot, &work, &tree)
+            .map_err(|e| format!("cannot diff the working directory: {e}"))?;
+        let mut patch = redact(&String::from_utf8_lossy(&diff.patch), &secrets);
+        record.binary_files = diff.binary;
+        let max = spec.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF);
+        record.outcome = if outcome.timed_out {
+            AgentOutcome::Timeout
+        } else if patch.len() > max {
+            record.detail = Some(format!(
+                "the diff has {} bytes, over the limit of {max}; dropped",
+                patch.len()
+            ));
+            patch.clear();
+            AgentOutcome::DiffTooLarge
+        } else if !record.binary_files.is_empty() {
+            AgentOutcome::BinaryDiff
+        } else if !outcome.exit.success() {
+            AgentOutcome::NonzeroExit
+        } else {
+            AgentOutcome::Completed
+        };
+        Ok(patch)
+    }
+
+    /// Keep the raw trajectory log and write the normalized one when it can be read.
+    fn trajectory(
+        &self,
+        record: &mut AgentRunRecord,
+        stdout: &Path,
+        file: &Path,
+        inst_dir: &Path,
+        work: &Path,
+        secrets: &[(String, String)],
+    ) {
+        let spec = &self.opts.spec;
+        let source = match spec.trajectory_source() {
+            TrajectorySource::Stdout => stdout,
+            TrajectorySource::File => file,
+        };
+        let raw = std::fs::read(source)
+            .map(|b| redact(&String::from_utf8_lossy(&b), secrets))
+            .unwrap_or_default();
+        if spec.trajectory_source() == TrajectorySource::File && source.is_file() {
+            let _ = dataset::write_atomic(&inst_dir.join("trajectory.raw"), raw.as_bytes());
+        }
+        match trajectory::normalize(spec.trajectory, &raw, &work.display().to_string()) {
+            Ok(steps) => {
+                record.trajectory_steps = steps.len();
+                let _ = dataset::write_atomic(
+                    &inst_dir.join("trajectory.jsonl"),
+                    &dataset::jsonl(&steps),
+                );
+            }
+            Err(why) => {
+                record.trajectory_format = "raw".into();
+                if spec.trajectory != agents::TrajectoryFormat::Raw {
+                    record.detail = Some(format!(
+                        "trajectory not {}: {why}; raw log kept",
+                        spec.trajectory.name()
+                    ));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,415 @@
+//! Trajectory adapters: an agent's machine-readable log → normalized steps
+//! ([`TrajectoryStep`]), and the classification of shell commands into step kinds.
+//!
+//! Formats read:
+//! - Claude Code `claude -p … --output-format stream-json --verbose`: one JSON event a
+//!   line; `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Read",
+//!   "input":{"file_path":…}}],"usage":{"input_tokens":…,"output_tokens":…}}}`, tool
+//!   results as `{"type":"user","message":{"content":[{"type":"tool_result",
+//!   "tool_use_id":…,"is_error":…}]}}`, and a final `{"type":"result","duration_ms":…,
+//!   "usage":…}` (Claude Code's headless-mode docs and the Agent SDK's message types).
+//! - Codex `codex exec --json`: `thread.started`, `turn.started`, `item.started` /
+//!   `item.completed` with items `command_execution` (`command`, `exit_code`),
+//!   `file_change` (`changes[].path`), `mcp_tool_call`, `agent_message`, `reasoning`, …,
+//!   and `turn.completed` with `usage` (openai/codex `codex-rs/exec/src/exec_events.rs`).
+//!
+//! Lines that are not JSON (a timeout trailer, a warning) are skipped; a log without a
+//! single event of its format is refused, so the caller keeps the raw log only.
+
+use super::agents::TrajectoryFormat;
+use crate::model::{StepKind, TrajectoryStep};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Normalize `log` written in `format`; paths under `workdir` become relative.
+pub fn normalize(
+    format: TrajectoryFormat,
+    log: &str,
+    workdir: &str,
+) -> Result<Vec<TrajectoryStep>, String> {
+    match format {
+        TrajectoryFormat::Normalized => normalized(log),
+        TrajectoryFormat::ClaudeStreamJson => claude(log, workdir),
+        TrajectoryFormat::CodexJson => codex(log, workdir),
+        TrajectoryFormat::Raw => Err("raw format: log kept as is".into()),
+    }
+}
+
+/// hunkgen's own format, checked line by line.
+fn normalized(log: &str) -> Result<Vec<TrajectoryStep>, String> {
+    let mut steps = Vec::new();
+    for (n, line) in log.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let step: TrajectoryStep = serde_json::from_str(line)
+            .map_err(|e| format!("line {}: not a normalized step: {e}", n + 1))?;
+        steps.push(step);
+    }
+    Ok(steps)
+}
+
+/// JSON objects of a log, with non-JSON lines skipped.
+fn events(log: &str) -> Vec<Value> {
+    log.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
+        .filter(Value::is_object)
+        .collect()
+}
+
+fn relative(path: &str, workdir: &str) -> String {
+    let w = workdir.trim_end_matches('/');
+    match path.strip_prefix(w) {
+        Some(rest) if rest.starts_with('/') => rest.trim_start_matches('/').to_string(),
+        Some("") => ".".into(),
+        _ => path.to_string(),
+    }
+}
+
+fn u64_of(v: &Value, key: &str) -> Option<u64> {
+    v.get(key).and_then(Value::as_u64)
+}
+
+/// Tokens of a `usage` object: input (with cached input) and output.
+fn usage(u: &Value) -> (Option<u64>, Option<u64>) {
+    let input = [
+        "input_tokens",
+        "cache_read_input_tokens",
+        "cache_creation_input_tokens",
+    ]
+    .iter()
+    .filter_map(|k| u64_of(u, k))
+    .reduce(|a, b| a + b);
+    (input, u64_of(u, "output_tokens"))
+}
+
+fn add(slot: &mut Option<u64>, v: Option<u64>) {
+    if let Some(v) = v {
+        *slot = Some(slot.unwrap_or(0) + v);
+    }
+}
+
+/// The step of a tool call by name (Claude Code's tools, MCP tools such as hunkgen's).
+fn tool_step(name: &str, input: &Value, workdir: &str) -> TrajectoryStep {
+    let path = ["file_path", "notebook_path", "path"]
+        .iter()
+        .find_map(|k| input.get(k).and_then(Value::as_str))
+        .map(|p| relative(p, workdir));
+    let short = name.rsplit("__").next().unwrap_or(name);
+    let mut step = match short {
+        "Read" | "NotebookRead" | "get_class_skeleton" => TrajectoryStep::new(StepKind::Read),
+        "Grep"
+        | "Glob"
+        | "LS"
+        | "find_method_in_class"
+        | "find_class_in_file"
+        | "find_method_in_file"
+        | "find_code_in_file"
+        | "find_class"
+        | "find_method"
+        | "find_code"
+        | "get_repository_structure" => TrajectoryStep::new(StepKind::Search),
+        "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => TrajectoryStep::new(StepKind::Edit),
+        "Bash" => {
+            let cmd = input.get("command").and_then(Value::as_str).unwrap_or("");
+            let (kind, files) = classify_command(cmd);
+            let mut s = TrajectoryStep::new(kind);
+            s.files = files.into_iter().map(|f| relative(&f, workdir)).collect();
+            s.command = Some(cmd.to_string());
+            return s;
+        }
+        _ => TrajectoryStep::new(StepKind::Other),
+    };
+    step.files.extend(path);
+    step.command = Some(match input.as_object() {
+        Some(o) if !o.is_empty() => format!("{name} {input}"),
+        _ => name.to_string(),
+    });
+    step
+}
+
+/// Claude Code's stream-json events.
+fn claude(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, String> {
+    let evs = events(log);
+    if !evs.iter().any(|e| {
+        matches!(
+            e.get("type").and_then(Value::as_str),
+            Some("assistant" | "result" | "system")
+        )
+    }) {
+        return Err("no Claude Code stream-json event (type assistant / user / result)".into());
+    }
+    let mut steps: Vec<TrajectoryStep> = Vec::new();
+    let mut by_id: HashMap<String, usize> = HashMap::new();
+    let (mut pending_in, mut pending_out) = (None, None);
+    let mut per_message_usage = false;
+    for e in &evs {
+        match e.get("type").and_then(Value::as_str) {
+            Some("assistant") => {
+                let msg = e.get("message").unwrap_or(&Value::Null);
+                if let Some(u) = msg.get("usage") {
+                    let (i, o) = usage(u);
+                    add(&mut pending_in, i);
+                    add(&mut pending_out, o);
+                    per_message_usage |= i.is_some() || o.is_some();
+                }
+                let blocks = msg.get("content").and_then(Value::as_array);
+                for b in blocks.into_iter().flatten() {
+                    if b.get("type").and_then(Value::as_str) != Some("tool_use") {
+                        continue;
+                    }
+                    let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
+                    let mut step = tool_step(name, b.get("input").unwrap_or(&Value::Null), workdir);
+                    // The message's tokens go to its first tool call.
+                    step.tokens_in = pending_in.take();
+                    step.tokens_out = pending_out.take();
+                    if let Some(id) = b.get("id").and_then(Value::as_str) {
+                        by_id.insert(id.to_string(), steps.len());
+                    }
+                    steps.push(step);
+                }
+            }
+            Some("user") => {
+                let blocks = e
+                    .get("message")
+                    .and_then(|m| m.get("content"))
+                    .and_then(Value::as_array);
+                for b in blocks.into_iter().flatten() {
+                    if b.get("type").and_then(Value::as_str) != Some("tool_result") {
+                        continue;
+                    }
+                    let idx = b
+                        .get("tool_use_id")
+                        .and_then(Value::as_str)
+                        .and_then(|id| by_id.get(id));
+                    if let Some(&i) = idx {
+                        // Only `is_error` is reported; a shell command's code is not.
+                        if steps[i].kind != StepKind::Edit && steps[i].kind != StepKind::Read {
+                            let err = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+                            steps[i].exit_code = Some(if err { 1 } else { 0 });
+                        }
+                    }
+                }
+            }
+            Some("result") => {
+                if !per_message_usage {
+                    if let Some(u) = e.get("usage") {
+                        let (i, o) = usage(u);
+                        add(&mut pending_in, i);
+                        add(&mut pending_out, o);
+                    }
+                }
+                if let (Some(last), Some(ms)) = (steps.last_mut(), u64_of(e, "duration_ms")) {
+                    last.elapsed_ms = Some(ms);
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(last) = steps.last_mut() {
+        add(&mut last.tokens_in, pending_in);
+        add(&mut last.tokens_out, pending_out);
+    }
+    Ok(steps)
+}
+
+/// Codex's `exec --json` events.
+fn codex(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, String> {
+    let evs = events(log);
+    let known =
+        |t: &str| t.starts_with("item.") || t.starts_with("turn.") || t.starts_with("thread.");
+    if !evs
+        .iter()
+        .any(|e| e.get("type").and_then(Value::as_str).is_some_and(known))
+    {
+        return Err("no Codex exec --json event (thread.*, turn.*, item.*)".into());
+    }
+    let mut steps: Vec<TrajectoryStep> = Vec::new();
+    let mut turn_start = 0;
+    for e in &evs {
+        match e.get("type").and_then(Value::as_str) {
+            Some("turn.started") => turn_start = steps.len(),
+            Some("item.completed") => {
+                let item = e.get("item").unwrap_or(&Value::Null);
+                let kind = item
+                    .get("type")
+                    .or_else(|| item.get("item_type"))
+                    .and_then(Value::as_str);
+                let step = match kind {
+                    Some("command_execution") => {
+                        let cmd = item.get("command").and_then(Value::as_str).unwrap_or("");
+                        let (k, files) = classify_command(cmd);
+                        let mut s = TrajectoryStep::new(k);
+                        s.files = files.into_iter().map(|f| relative(&f, workdir)).collect();
+                        s.command = Some(cmd.to_string());
+                        s.exit_code = item.get("exit_code").and_then(Value::as_i64);
+                        s
+                    }
+                    Some("file_change") => {
+                        let mut s = TrajectoryStep::new(StepKind::Edit);
+                        let changes = item.get("changes").and_then(Value::as_array);
+                        s.files = changes
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|c| c.get("path").and_then(Value::as_str))
+                            .map(|p| relative(p, workdir))
+                            .collect();
+                        s
+                    }
+                    Some("mcp_tool_call") => {
+                        let tool = item.get("tool").and_then(Value::as_str).unwrap_or("mcp");
+                        tool_step(tool, item.get("arguments").unwrap_or(&Value::Null), workdir)
+                    }
+                    Some("web_search") => TrajectoryStep::new(StepKind::Other),
+                    _ => continue,
+                };
+                steps.push(step);
+            }
+            Some("turn.completed") => {
+                let (i, o) = e.get("usage").map(usage).unwrap_or((None, None));
+                // A turn's tokens go to its first step (or a step of their own when the
+                // turn only talked).
+                match steps.get_mut(turn_start) {
+                    Some(s) => {
+                        add(&mut s.tokens_in, i);
+                        add(&mut s.tokens_out, o);
+                    }
+                    None if i.is_some() || o.is_some() => {
+                        let mut s = TrajectoryStep::new(StepKind::Other);
+                        s.tokens_in = i;
+                        s.tokens_out = o;
+                        steps.push(s);
+                    }
+                    None => {}
+                }
+                turn_start = steps.len();
+            }
+            _ => {}
+        }
+    }
+    Ok(steps)
+}
+
+/// The words of a shell command, with a `bash -lc '…'` / `sh -c "…"` wrapper unwrapped.
+fn words(cmd: &str) -> Vec<String> {
+    let mut w: Vec<String> = cmd.split_whitespace().map(str::to_string).collect();
+    if w.len() >= 3
+        && ["bash", "sh", "zsh", "/bin/bash", "/bin/sh"].contains(&w[0].as_str())
+        && w[1].starts_with('-')
+        && w[1].contains('c')
+    {
+        let inner = w[2..].join(" ");
+        let inner = inner.trim_matches(|c| c == '\'' || c == '"');
+        w = inner.split_whitespace().map(str::to_string).collect();
+    }
+    w
+}
+
+/// The kind of a shell command and the files it names: tests, builds, searches, reads,
+/// edits (pytest, mvn test, gradle test, javac, grep/rg/find, cat/sed -n, sed -i …).
+pub fn classify_command(cmd: &str) -> (StepKind, Vec<String>) {
+    let w = words(cmd);
+    let text = w.join(" ");
+    let has = |s: &str| text.contains(s);
+    let first = w.first().map(String::as_str).unwrap_or("");
+    let prog = first.rsplit('/').next().unwrap_or(first);
+    let files: Vec<String> = w
+        .iter()
+        .skip(1)
+        .filter(|a| !a.starts_with('-') && !a.contains(['|', '>', '<', '*', '=', '\'']))
+        .filter(|a| a.contains('.') && a.len() > 2 || a.contains('/'))
+        .cloned()
+        .collect();
+    let test = ["pytest", "unittest", "tox", "nosetests"].contains(&prog)
+        || has("-m pytest")
+        || has("-m unittest")
+        || ([
+            "mvn", "mvnw", "gradle", "gradlew", "cargo", "go", "npm", "ant",
+        ]
+        .contains(&prog)
+            && w.iter().any(|a| a == "test" || a == "check"))
+        || has("junit")
+        || has("defects4j test");
+    let build = ["javac", "make", "cmake", "ant", "tsc", "gcc", "cc"].contains(&prog)
+        || (["mvn", "mvnw", "gradle", "gradlew", "cargo", "npm"].contains(&prog)
+            && w.iter()
+                .any(|a| ["compile", "build", "package", "install"].contains(&a.as_str())))
+        || has("py_compile")
+        || has("compileall")
+        || has("defects4j compile");
+    let search = [
+        "grep", "egrep", "rg", "ag", "ack", "find", "fd", "ls", "tree", "locate",
+    ]
+    .contains(&prog)
+        || (prog == "git" && w.get(1).is_some_and(|a| a == "grep" || a == "ls-files"));
+    let edit = (prog == "sed" && w.iter().any(|a| a.starts_with("-i")))
+        || ["apply_patch", "patch", "tee", "mv", "cp", "touch", "rm"].contains(&prog)
+        || (prog == "git" && w.get(1).is_some_and(|a| a == "apply"))
+        || text.contains(" > ")
+        || text.contains(" >> ");
+    let read = [
+        "cat", "head", "tail", "less", "more", "nl", "sed", "awk", "bat", "wc",
+    ]
+    .contains(&prog)
+        || (prog == "git"
+            && w.get(1)
+                .is_some_and(|a| a == "show" || a == "diff" || a == "log"));
+    let kind = if test {
+        StepKind::RunTest
+    } else if build {
+        StepKind::RunBuild
+    } else if edit {
+        StepKind::Edit
+    } else if search {
+        StepKind::Search
+    } else if read {
+        StepKind::Read
+    } else {
+        StepKind::Other
+    };
+    let files = match kind {
+        StepKind::Read | StepKind::Edit => files,
+        _ => Vec::new(),
+    };
+    (kind, files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_classify_by_what_they_run() {
+        let k = |c: &str| classify_command(c).0;
+        assert_eq!(k("python -m pytest -q tests/test_x.py"), StepKind::RunTest);
+        assert_eq!(k("pytest tests"), StepKind::RunTest);
+        assert_eq!(k("mvn -q test -Dtest=FooTest"), StepKind::RunTest);
+        assert_eq!(k("./gradlew test"), StepKind::RunTest);
+        assert_eq!(k("javac -d out src/A.java"), StepKind::RunBuild);
+        assert_eq!(k("mvn compile"), StepKind::RunBuild);
+        assert_eq!(k("grep -rn foo src"), StepKind::Search);
+        assert_eq!(k("rg Foo"), StepKind::Search);
+        assert_eq!(k("find . -name '*.java'"), StepKind::Search);
+        assert_eq!(k("bash -lc 'cat src/a.py'"), StepKind::Read);
+        assert_eq!(k("sed -n 1,40p src/A.java"), StepKind::Read);
+        assert_eq!(k("sed -i s/a/b/ src/A.java"), StepKind::Edit);
+        assert_eq!(k("echo hi"), StepKind::Other);
+        assert_eq!(
+            classify_command("cat src/a.py").1,
+            vec!["src/a.py".to_string()]
+        );
+    }
+
+    #[test]
+    fn a_log_of_another_format_is_refused() {
+        assert!(normalize(TrajectoryFormat::ClaudeStreamJson, "hello\nworld\n", "/w").is_err());
+        assert!(normalize(
+            TrajectoryFormat::CodexJson,
+            "{\"type\":\"assistant\"}\n",
+            "/w"
+        )
+        .is_err());
+        assert!(normalize(TrajectoryFormat::Normalized, "{\"kind\":\"fly\"}\n", "/w").is_err());
+        assert!(normalize(TrajectoryFormat::Raw, "", "/w").is_err());
+    }
+}

@@ -1,0 +1,594 @@
+//! `hunkgen run` on the validated demo: the scripted harness-test agents of demo/agents
+//! (an oracle applying the golden patch hunk by hunk, a comment-only editor) on Novel
+//! and Resolved states, scored by `hunkgen evaluate` with trajectory metrics; every bad
+//! agent (hang, delete, write outside, exit non-zero, binary or enormous diff, unknown
+//! trajectory format, leaked secret) is a labelled outcome; and the two real agent log
+//! adapters on fixture logs.
+
+use crate::common::{hunkgen, manifest, validation_env};
+use crate::golden::demo;
+use hunkgen::model::StepKind;
+use hunkgen::run::agents::TrajectoryFormat;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// One demo instance whose golden patch is Python, and one Java.
+fn python_and_java() -> (String, String) {
+    let text = fs::read_to_string(demo().join("instances.jsonl")).expect("instances");
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect();
+    let by_ext = |ext: &str| {
+        rows.iter()
+            .find(|r| {
+                r["hunks"]
+                    .as_array()
+                    .expect("hunks")
+                    .iter()
+                    .all(|h| h["file"].as_str().unwrap_or("").ends_with(ext))
+            })
+            .and_then(|r| r["instance_id"].as_str())
+            .expect("an instance")
+            .to_string()
+    };
+    (by_ext(".py"), by_ext(".java"))
+}
+
+/// `hunkgen run` with these arguments into `out`; returns (success, stdout, stderr).
+fn run(agents: &Path, agent: &str, out: &Path, args: &[&str]) -> (bool, String, String) {
+    let res = hunkgen()
+        .arg("run")
+        .arg(demo())
+        .arg("--agents")
+        .arg(agents)
+        .args(["--agent", agent, "-q", "--out"])
+        .arg(out)
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        res.status.success(),
+        String::from_utf8_lossy(&res.stdout).into_owned(),
+        String::from_utf8_lossy(&res.stderr).into_owned(),
+    )
+}
+
+fn result(out: &Path, agent: &str, state: &str, id: &str) -> serde_json::Value {
+    let p = out
+        .join(agent)
+        .join(format!("{state}-best"))
+        .join(id)
+        .join("result.json");
+    serde_json::from_str(&fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .expect("json")
+}
+
+fn predictions(out: &Path, agent: &str, state: &str) -> Vec<serde_json::Value> {
+    fs::read_to_string(
+        out.join(agent)
+            .join(format!("{state}-best/predictions.jsonl")),
+    )
+    .expect("predictions")
+    .lines()
+    .map(|l| serde_json::from_str(l).expect("row"))
+    .collect()
+}
+
+fn evaluate(preds: &Path, out: &Path) -> serde_json::Value {
+    let res = hunkgen()
+        .arg("evaluate")
+        .arg(demo())
+        .arg("--predictions")
+        .arg(preds)
+        .arg("-q")
+        .arg("--output")
+        .arg(out)
+        .envs(validation_env())
+        .output()
+        .expect("runs");
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    serde_json::from_str(&fs::read_to_string(out.join("summary.json")).expect("summary"))
+        .expect("json")
+}
+
+fn kn(v: &serde_json::Value) -> (u64, u64) {
+    (v["k"].as_u64().expect("k"), v["n"].as_u64().expect("n"))
+}
+
+#[test]
+fn oracle_resolves_and_comment_only_agent_abstains() {
+    let agents = manifest().join("demo/agents/agents.yaml");
+    let (py, java) = python_and_java();
+    let only = format!("{py},{java}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("runs");
+
+    let (ok, stdout, stderr) = run(&agents, "oracle", &out, &["--only", &only, "--jobs", "2"]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("| completed |"), "{stdout}");
+    for id in [&py, &java] {
+        let r = result(&out, "oracle", "novel", id);
+        assert_eq!(r["outcome"], "completed", "{r}");
+        assert_eq!(r["sandboxed"], true);
+        assert_eq!(r["trajectory_format"], "normalized");
+        assert!(r["trajectory_steps"].as_u64().unwrap_or(0) >= 3, "{r}");
+        let base = out.join("oracle/novel-best").join(id);
+        for f in [
+            "prompt.md",
+            "stdout.log",
+            "stderr.log",
+            "trajectory.jsonl",
+            "trajectory.raw",
+        ] {
+            assert!(base.join(f).is_file(), "{id}: {f} missing");
+        }
+        let prompt = fs::read_to_string(base.join("prompt.md")).expect("prompt");
+        assert!(!prompt.contains("{problem_statement}") && prompt.contains("## Failing tests"));
+        // The golden patch is never in the prompt, only in the oracle's private file.
+        assert!(!prompt.contains("diff --git"));
+    }
+    let preds = predictions(&out, "oracle", "novel");
+    assert_eq!(preds.len(), 2);
+    for p in &preds {
+        assert_eq!(p["model_name_or_path"], "oracle");
+        assert_eq!(p["state"], "novel");
+        let patch = p["model_patch"].as_str().expect("patch");
+        assert!(patch.starts_with("diff --git a/"), "{patch}");
+        assert!(!patch.contains(".git/"), "{patch}");
+    }
+    // A second run with nothing changed reuses every result.
+    let (ok, stdout, _) = run(&agents, "oracle", &out, &["--only", &only]);
+    assert!(ok && stdout.contains("2 reused"), "{stdout}");
+    assert_eq!(predictions(&out, "oracle", "novel"), preds);
+
+    let s = evaluate(
+        &out.join("oracle/novel-best/predictions.jsonl"),
+        &dir.path().join("eval-oracle"),
+    );
+    assert_eq!(kn(&s["overall"]["resolution"]), (2, 2), "{s}");
+    let t = &s["trajectories"];
+    assert_eq!(t["runs"], 2, "{t}");
+    assert_eq!(t["outcomes"]["completed"], 2);
+    assert_eq!(t["success"]["runs"], 2);
+    assert_eq!(t["failure"]["runs"], 0);
+    assert!(
+        t["success"]["mean_tokens"].as_f64().unwrap_or(0.0) > 0.0,
+        "{t}"
+    );
+    // The oracle reads each golden file right before editing it: every one touched.
+    assert_eq!(
+        t["first_touch"]["touched"],
+        t["first_touch"]["golden_files"]
+    );
+    assert!(t["tool_use"]["edit"]["calls"].as_u64().unwrap_or(0) >= 2);
+    assert_eq!(
+        t["bigrams"][0]["kinds"],
+        serde_json::json!(["read", "edit"]),
+        "{t}"
+    );
+
+    for state in ["novel", "resolved"] {
+        let (ok, _, stderr) = run(
+            &agents,
+            "comment",
+            &out,
+            &["--only", &only, "--state", state],
+        );
+        assert!(ok, "{stderr}");
+        for id in [&py, &java] {
+            assert_eq!(result(&out, "comment", state, id)["outcome"], "completed");
+        }
+        let s = evaluate(
+            &out.join(format!("comment/{state}-best/predictions.jsonl")),
+            &dir.path().join(format!("eval-comment-{state}")),
+        );
+        // On Resolved the golden tests pass already: "resolution" there is no repair
+        // (the report counts Novel and Partial only); abstaining is what is right.
+        if state == "novel" {
+            assert_eq!(kn(&s["overall"]["resolution"]), (0, 2), "{s}");
+        }
+        assert_eq!(kn(&s["overall"]["abstention"]), (2, 2), "{state}: {s}");
+        let correct = if state == "resolved" { 2 } else { 0 };
+        assert_eq!(
+            kn(&s["overall"]["correct_abstention"]),
+            (correct, 2),
+            "{state}"
+        );
+        // Success is resolving on Novel, abstaining on Resolved.
+        let (ok, failed) = if state == "resolved" { (2, 0) } else { (0, 2) };
+        assert_eq!(s["trajectories"]["success"]["runs"], ok, "{state}");
+        assert_eq!(s["trajectories"]["failure"]["runs"], failed, "{state}");
+    }
+
+    // The report shows the agents' trajectory metrics beside the accuracy tables.
+    let page = dir.path().join("report.html");
+    let res = hunkgen()
+        .arg("report")
+        .arg(demo())
+        .arg("--results")
+        .arg(dir.path().join("eval-oracle"))
+        .arg("--results")
+        .arg(dir.path().join("eval-comment-novel"))
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .expect("runs");
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let html = fs::read_to_string(&page).expect("page");
+    assert!(html.contains("Agent trajectories"));
+    assert!(html.contains("read → edit"), "the n-grams are shown");
+}
+
+/// An agents file of misbehaving agents, written for this test.
+fn bad_agents(dir: &Path, outside: &Path) -> PathBuf {
+    let file = dir.join("agents.yaml");
+    let text = format!(
+        r#"hang:
+  command: "sleep 987651 & sleep 987652"
+  timeout: 2
+delete:
+  command: "cd / && rm -rf {{workdir}}; exit 0"
+outside:
+  command: "echo leaked > {outside}; echo tried"
+exit3:
+  command: "echo partial > notes.txt; exit 3"
+binary:
+  command: "printf 'a\\000b\\001c' > blob.bin && echo 'text change' > notes.txt"
+huge:
+  command: "head -c 5000000 /dev/zero | tr '\\000' 'a' | fold -w 100 > big.txt"
+  max_diff_bytes: 100000
+garbled:
+  command: "echo this is not stream-json"
+  trajectory: claude-stream-json
+secret:
+  command: "echo key=$HUNKGEN_TEST_SECRET; echo $HUNKGEN_TEST_SECRET >&2; echo $HUNKGEN_TEST_SECRET > notes.txt"
+  env: [HUNKGEN_TEST_SECRET]
+"#,
+        outside = outside.display()
+    );
+    fs::write(&file, text).expect("agents");
+    file
+}
+
+/// Processes on this machine whose command line contains `needle`.
+fn processes_with(needle: &str) -> usize {
+    fs::read_dir("/proc")
+        .expect("proc")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter(|e| {
+            fs::read(e.path().join("cmdline"))
+                .map(|c| {
+                    String::from_utf8_lossy(&c)
+                        .replace('\0', " ")
+                        .contains(needle)
+                })
+                .unwrap_or(false)
+        })
+        .count()
+}
+
+#[test]
+fn misbehaving_agents_are_labelled_outcomes() {
+    let (py, _) = python_and_java();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("runs");
+    // Outside /tmp (the sandbox's /tmp is private): the real file system, read-only.
+    let outside = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("run-outside-{}.txt", std::process::id()));
+    let _ = fs::remove_file(&outside);
+    let agents = bad_agents(dir.path(), &outside);
+    let one = |agent: &str| {
+        let (ok, stdout, stderr) = run(&agents, agent, &out, &["--only", &py]);
+        assert!(ok, "{agent}: {stderr}");
+        assert!(stdout.contains(&py), "{stdout}");
+        let r = result(&out, agent, "novel", &py);
+        let patch = predictions(&out, agent, "novel")[0]["model_patch"]
+            .as_str()
+            .expect("patch")
+            .to_string();
+        (r, patch)
+    };
+
+    let started = std::time::Instant::now();
+    let (r, _) = one("hang");
+    assert_eq!(r["outcome"], "timeout", "{r}");
+    assert!(started.elapsed().as_secs() < 60);
+    // Both the agent and its background child are gone.
+    assert_eq!(processes_with("sleep 98765"), 0);
+
+    let (r, patch) = one("delete");
+    assert_eq!(r["outcome"], "workdir_deleted", "{r}");
+    assert_eq!(patch, "");
+
+    let (r, patch) = one("outside");
+    assert_eq!(r["outcome"], "completed", "{r}");
+    assert!(
+        !outside.exists(),
+        "the sandbox let the agent write {}",
+        outside.display()
+    );
+    assert_eq!(patch, "");
+
+    let (r, patch) = one("exit3");
+    assert_eq!(r["outcome"], "nonzero_exit", "{r}");
+    assert_eq!(r["exit_code"], 3);
+    assert!(
+        patch.contains("+partial"),
+        "the diff is still collected: {patch}"
+    );
+
+    let (r, patch) = one("binary");
+    assert_eq!(r["outcome"], "binary_diff", "{r}");
+    assert_eq!(r["binary_files"], serde_json::json!(["blob.bin"]));
+    assert!(
+        patch.contains("notes.txt") && !patch.contains("blob.bin"),
+        "{patch}"
+    );
+
+    let (r, patch) = one("huge");
+    assert_eq!(r["outcome"], "diff_too_large", "{r}");
+    assert_eq!(patch, "");
+
+    let (r, _) = one("garbled");
+    assert_eq!(r["outcome"], "completed");
+    assert_eq!(r["trajectory_format"], "raw", "{r}");
+    assert!(
+        r["detail"].as_str().unwrap_or("").contains("raw log kept"),
+        "{r}"
+    );
+    let base = out.join("garbled/novel-best").join(&py);
+    assert!(!base.join("trajectory.jsonl").exists());
+    assert!(fs::read_to_string(base.join("stdout.log"))
+        .expect("stdout")
+        .contains("this is not stream-json"));
+
+    let secret = "s3cr3t-value-4711";
+    let res = hunkgen()
+        .arg("run")
+        .arg(demo())
+        .arg("--agents")
+        .arg(&agents)
+        .args(["--agent", "secret", "-q", "--only", &py, "--out"])
+        .arg(&out)
+        .env("HUNKGEN_TEST_SECRET", secret)
+        .output()
+        .expect("runs");
+    assert!(res.status.success());
+    let base = out.join("secret/novel-best").join(&py);
+    let stdout = fs::read_to_string(base.join("stdout.log")).expect("stdout");
+    assert!(
+        stdout.contains("key=[redacted:HUNKGEN_TEST_SECRET]"),
+        "{stdout}"
+    );
+    for f in ["stdout.log", "stderr.log", "model.patch", "result.json"] {
+        let text = fs::read_to_string(base.join(f)).expect(f);
+        assert!(!text.contains(secret), "{f} leaks the secret");
+    }
+    let preds = fs::read_to_string(out.join("secret/novel-best/predictions.jsonl")).expect("p");
+    assert!(!preds.contains(secret) && preds.contains("[redacted:HUNKGEN_TEST_SECRET]"));
+}
+
+#[test]
+fn prompt_variants_and_a_missing_state() {
+    let (py, _) = python_and_java();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("runs");
+    let agents = dir.path().join("agents.yaml");
+    fs::write(&agents, "mcp:\n  command: cat {mcp_config} > mcp.json\n").expect("agents");
+    let inst: serde_json::Value = fs::read_to_string(demo().join("instances.jsonl"))
+        .expect("instances")
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("row"))
+        .find(|r| r["instance_id"] == py.as_str())
+        .expect("instance");
+    let golden_file = inst["hunks"][0]["file"].as_str().expect("file").to_string();
+
+    let (ok, _, stderr) = run(
+        &agents,
+        "mcp",
+        &out,
+        &["--only", &py, "--prompt-variant", "mcp"],
+    );
+    assert!(ok, "{stderr}");
+    let base = out.join("mcp/novel-best").join(&py);
+    let prompt = fs::read_to_string(base.join("prompt.md")).expect("prompt");
+    assert!(
+        prompt.contains("Model Context Protocol server named `hunkgen`"),
+        "{prompt}"
+    );
+    assert!(
+        !prompt.contains(&golden_file),
+        "no location hint in the mcp variant"
+    );
+    // The agent could read its MCP configuration: hunkgen mcp rooted at its workdir.
+    let patch = fs::read_to_string(base.join("model.patch")).expect("patch");
+    assert!(
+        patch.contains("mcpServers") && patch.contains("\"--root\""),
+        "{patch}"
+    );
+    assert!(patch.contains(&format!(".work/{py}")), "{patch}");
+
+    for (variant, needle) in [
+        ("files", "The fix changes these files"),
+        ("hunks", " lines "),
+    ] {
+        let o = dir.path().join(variant);
+        let (ok, _, stderr) = run(
+            &agents,
+            "mcp",
+            &o,
+            &["--only", &py, "--prompt-variant", variant],
+        );
+        assert!(ok, "{stderr}");
+        let prompt =
+            fs::read_to_string(o.join("mcp/novel-best").join(&py).join("prompt.md")).expect("p");
+        assert!(
+            prompt.contains(needle) && prompt.contains(&golden_file),
+            "{prompt}"
+        );
+    }
+
+    // A dataset without states: every instance is a labelled sandbox error.
+    let bare = dir.path().join("bare");
+    fs::create_dir_all(&bare).expect("mkdir");
+    fs::copy(demo().join("instances.jsonl"), bare.join("instances.jsonl")).expect("copy");
+    let res = hunkgen()
+        .arg("run")
+        .arg(&bare)
+        .arg("--agents")
+        .arg(&agents)
+        .args(["--agent", "mcp", "-q", "--only", &py])
+        .output()
+        .expect("runs");
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(
+            bare.join("runs/mcp/novel-best")
+                .join(&py)
+                .join("result.json"),
+        )
+        .expect("result"),
+    )
+    .expect("json");
+    assert_eq!(r["outcome"], "sandbox_error");
+    assert!(
+        r["detail"]
+            .as_str()
+            .unwrap_or("")
+            .contains("no novel-best state"),
+        "{r}"
+    );
+}
+
+#[test]
+fn a_bad_agents_file_is_one_line_with_its_place() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("agents.yaml");
+    // The agents file is read before the dataset: no dataset needed here.
+    let run = |agent: &str| {
+        let res = hunkgen()
+            .arg("run")
+            .arg(dir.path())
+            .arg("--agents")
+            .arg(&file)
+            .args(["--agent", agent])
+            .output()
+            .expect("runs");
+        (
+            res.status.success(),
+            String::from_utf8_lossy(&res.stderr).into_owned(),
+        )
+    };
+    fs::write(&file, "a:\n  command: x\n  netwrok: true\n").expect("write");
+    let (ok, stderr) = run("a");
+    assert!(!ok);
+    assert!(stderr.contains("agents.yaml:3:"), "{stderr}");
+    assert!(stderr.contains("netwrok"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    fs::write(&file, "a:\n  command: x\n").expect("write");
+    let (ok, stderr) = run("b");
+    assert!(!ok && stderr.contains("no agent `b`"), "{stderr}");
+}
+
+fn fixture(name: &str) -> String {
+    fs::read_to_string(manifest().join("tests/data/trajectories").join(name)).expect("fixture")
+}
+
+#[test]
+fn claude_stream_json_log_normalizes() {
+    let steps = hunkgen::run::trajectory::normalize(
+        TrajectoryFormat::ClaudeStreamJson,
+        &fixture("claude-stream.jsonl"),
+        "/w/repo",
+    )
+    .expect("normalizes");
+    let kinds: Vec<StepKind> = steps.iter().map(|s| s.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            StepKind::Search,
+            StepKind::Read,
+            StepKind::Edit,
+            StepKind::Search,
+            StepKind::RunTest
+        ]
+    );
+    assert_eq!(steps[0].files, ["python"]);
+    assert_eq!(
+        (steps[0].tokens_in, steps[0].tokens_out),
+        (Some(1500), Some(40))
+    );
+    assert_eq!(steps[1].files, ["python/acme/text.py"]);
+    assert_eq!(steps[2].files, ["python/acme/text.py"]);
+    assert_eq!(
+        (steps[2].tokens_in, steps[2].tokens_out),
+        (Some(1800), Some(120))
+    );
+    // The second tool call of a message carries no tokens of its own.
+    assert_eq!(steps[3].tokens_in, None);
+    let test = &steps[4];
+    assert_eq!(
+        test.command.as_deref(),
+        Some("python -m pytest -q python/tests/test_text.py")
+    );
+    assert_eq!(test.exit_code, Some(1), "is_error marks a failed command");
+    // The last message (text only) is charged to the last step; the run's duration too.
+    assert_eq!((test.tokens_in, test.tokens_out), (Some(4400), Some(85)));
+    assert_eq!(test.elapsed_ms, Some(41250));
+    let total: u64 = steps.iter().filter_map(|s| s.tokens_out).sum();
+    assert_eq!(total, 275, "every message's output tokens counted once");
+}
+
+#[test]
+fn codex_exec_json_log_normalizes() {
+    let steps = hunkgen::run::trajectory::normalize(
+        TrajectoryFormat::CodexJson,
+        &fixture("codex-exec.jsonl"),
+        "/w/repo",
+    )
+    .expect("normalizes");
+    let kinds: Vec<StepKind> = steps.iter().map(|s| s.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            StepKind::Search,
+            StepKind::Read,
+            StepKind::Edit,
+            StepKind::RunBuild,
+            StepKind::RunTest
+        ]
+    );
+    assert_eq!(
+        steps[1].files,
+        ["java/src/main/java/org/acme/num/Money.java"]
+    );
+    assert_eq!(
+        steps[2].files,
+        [
+            "java/src/main/java/org/acme/num/Money.java",
+            "java/src/main/java/org/acme/text/Pad.java"
+        ]
+    );
+    assert_eq!(steps[4].exit_code, Some(127));
+    assert_eq!(steps[0].exit_code, Some(0));
+    // The turn's usage goes to its first step.
+    assert_eq!(
+        (steps[0].tokens_in, steps[0].tokens_out),
+        (Some(24763), Some(122))
+    );
+    assert!(steps[1..].iter().all(|s| s.tokens_in.is_none()));
+}
