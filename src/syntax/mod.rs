@@ -26,6 +26,7 @@
 //! [`ParsedFile::anchor`] is O(N) per call, [`ParsedFile::distance`] O(depth).
 //! Detecting oversized files (> 5 MB) is the caller's job.
 
+pub mod changes;
 mod comments;
 pub mod java;
 pub mod python;
@@ -38,6 +39,7 @@ use std::num::NonZeroU16 as FieldId;
 use tree_sitter::{Language, Node, Parser, TreeCursor};
 
 pub use crate::diff::Span;
+pub use changes::{hunk_change, java_package, ChangeKind, FileTokens, HunkLines};
 pub use comments::comment_lines;
 pub use python::python_module_path;
 pub use tree::NodeId;
