@@ -46,6 +46,9 @@ pub enum RejectReason {
     NoTestSuite,
     /// The instance's base tree cannot be read or its patches do not apply to it.
     BaseTree,
+    /// The commit's code is unchanged once whitespace, comments and docstrings are
+    /// stripped (hunk rule `formatting_only` of the git source).
+    FormattingOnly,
 }
 
 /// One `rejected.jsonl` row.

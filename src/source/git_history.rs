@@ -29,8 +29,11 @@ pub fn candidates(
     let mined =
         git::history::mine_with_rules(&cfg.repo, &cfg.walk, &cfg.rules, classifier, progress)?;
     let name = &cfg.name;
-    let candidates = mined
+    let (formatting, fixes): (Vec<_>, Vec<_>) = mined
         .fixes
+        .into_iter()
+        .partition(|c| c.formatting_only.is_some());
+    let candidates = fixes
         .into_iter()
         .map(|c| Candidate {
             id: instance_id(name, &c.id),
@@ -54,24 +57,32 @@ pub fn candidates(
             patch: c.patch,
             test_patch: c.test_patch,
             modified_classes: Vec::new(),
+            skips: c.skips,
         })
         .collect();
-    let rejected = mined
-        .failed
+    let mut rejected: Vec<Rejected> = formatting
         .into_iter()
-        .map(|(id, e)| {
-            let mut detail = e.to_string();
-            if let Some(src) = std::error::Error::source(&e) {
-                detail = format!("{detail}: {src}");
-            }
+        .map(|c| {
             Rejected::new(
-                instance_id(name, &id),
+                instance_id(name, &c.id),
                 Stage::Mine,
-                RejectReason::GitObjects,
-                detail,
+                RejectReason::FormattingOnly,
+                c.formatting_only.unwrap_or_default(),
             )
         })
         .collect();
+    rejected.extend(mined.failed.into_iter().map(|(id, e)| {
+        let mut detail = e.to_string();
+        if let Some(src) = std::error::Error::source(&e) {
+            detail = format!("{detail}: {src}");
+        }
+        Rejected::new(
+            instance_id(name, &id),
+            Stage::Mine,
+            RejectReason::GitObjects,
+            detail,
+        )
+    }));
     Ok(SourceOutput {
         candidates,
         rejected,

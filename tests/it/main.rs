@@ -19,6 +19,7 @@ mod git_history;
 mod golden;
 mod hunk4j;
 mod report;
+mod roles;
 mod rough_edges;
 mod schema;
 mod states;
