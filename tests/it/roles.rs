@@ -379,3 +379,24 @@ fn missing_source_root_is_a_recipe_error() {
     );
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
+
+#[test]
+fn git_only_keys_are_refused_for_defects4j() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let path = tmp.path().join("d.yaml");
+    fs::write(
+        &path,
+        format!(
+            "name: d\nsource:\n  defects4j:\n    path: {}\n    projects: [Lang]\nselect:\n  skip_comment_only_hunks: true\n",
+            crate::common::d4j_root().display()
+        ),
+    )
+    .expect("recipe");
+    let err = hunkgen::recipe::load(&path)
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        err.ends_with("d.yaml:7:3: `select.skip_comment_only_hunks`: applies to git sources only (Defects4J keeps HUNK4J's path rules)"),
+        "{err}"
+    );
+}
