@@ -727,11 +727,13 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>,
                     None => (None, None),
                 };
                 let verdicts = hunk_verdicts(path, old.as_deref(), new.as_deref(), &fp);
-                if let Some(files) = formatting.as_mut() {
-                    match verdicts.1 {
-                        true => files.push(path.clone()),
-                        false => formatting = None,
+                // Formatting-only holds while every code file's code is unchanged.
+                if verdicts.1 {
+                    if let Some(files) = formatting.as_mut() {
+                        files.push(path.clone());
                     }
+                } else {
+                    formatting = None;
                 }
                 verdicts.0
             }
