@@ -78,6 +78,7 @@ const NON_CODE_DIRS: &[(&str, SkipReason)] = &[
     ("example", SkipReason::Examples),
     ("benchmarks", SkipReason::Benchmarks),
     ("benchmark", SkipReason::Benchmarks),
+    ("bench", SkipReason::Benchmarks),
     ("scripts", SkipReason::Scripts),
 ];
 
@@ -327,6 +328,7 @@ mod tests {
                 Role::Other(SkipReason::Examples),
             ),
             ("benchmarks/b.py", "", Role::Other(SkipReason::Benchmarks)),
+            ("bench/b.py", "", Role::Other(SkipReason::Benchmarks)),
             ("scripts/s.py", "", Role::Other(SkipReason::Scripts)),
             ("pkg/_vendor/six.py", "", Role::Other(SkipReason::Vendored)),
             (

@@ -46,7 +46,7 @@ pub enum SkipReason {
     Docs,
     /// Under a top-level `examples/` directory (or `*-examples/`, `*_examples/`).
     Examples,
-    /// Under a top-level `benchmarks/` directory.
+    /// Under a top-level `benchmarks/` (`benchmark/`, `bench/`) directory.
     Benchmarks,
     /// Under a top-level `scripts/` directory.
     Scripts,
