@@ -813,15 +813,36 @@ fn hunk_verdicts(
     if old.len() > MAX_TOKENIZE_BYTES || new.len() > MAX_TOKENIZE_BYTES {
         return none;
     }
-    let (Some(o), Some(n)) = (FileTokens::new(lang, old), FileTokens::new(lang, new)) else {
+    // Only the hunks' regions are tokenized: outside them both versions are equal.
+    let ranges = |side: fn(&Hunk) -> (u32, u32)| -> Vec<(u32, u32)> {
+        fp.hunks
+            .iter()
+            .map(side)
+            .filter(|&(_, n)| n > 0)
+            .map(|(s, n)| (s, s + n - 1))
+            .collect()
+    };
+    let (Some(o), Some(n)) = (
+        FileTokens::for_lines(lang, old, &ranges(|h| (h.old_start, h.old_lines))),
+        FileTokens::for_lines(lang, new, &ranges(|h| (h.new_start, h.new_lines))),
+    ) else {
         return none;
     };
-    let verdicts = fp
+    let verdicts: Vec<Option<ChangeKind>> = fp
         .hunks
         .iter()
         .map(|h| crate::syntax::hunk_change(&o, &n, &hunk_lines(h)))
         .collect();
-    (verdicts, o.same_code(&n))
+    // The code is unchanged when every hunk changes only layout, comments or docstrings
+    // (outside the hunks the two versions are byte-equal).
+    let same = !verdicts.is_empty()
+        && verdicts.iter().all(|v| {
+            matches!(
+                v,
+                Some(ChangeKind::Whitespace | ChangeKind::Comment | ChangeKind::Docstring)
+            )
+        });
+    (verdicts, same)
 }
 
 /// A hunk's ranges and changed line numbers, as the syntax layer takes them.

@@ -64,6 +64,14 @@ pub struct FileTokens {
 impl FileTokens {
     /// Tokenize `src`; `None` when tree-sitter finds a syntax error (no verdict then).
     pub fn new(lang: Lang, src: &[u8]) -> Option<FileTokens> {
+        FileTokens::for_lines(lang, src, &[(1, u32::MAX)])
+    }
+
+    /// Tokenize only the lines `ranges` (1-based, inclusive) touch, so the walk over a
+    /// large file costs its parse plus the hunks' regions; hunks outside them get no
+    /// tokens.
+    pub fn for_lines(lang: Lang, src: &[u8], ranges: &[(u32, u32)]) -> Option<FileTokens> {
+        let overlaps = |(s, e): (u32, u32)| ranges.iter().any(|&(a, b)| s <= b && e >= a);
         let tree = ts_parse(lang, src)?;
         let root = tree.root_node();
         if root.has_error() {
@@ -75,6 +83,9 @@ impl FileTokens {
         let mut cursor = root.walk();
         let mut docs: Vec<usize> = Vec::new();
         while let Some((node, depth, in_doc)) = stack.pop() {
+            if depth > 0 && !overlaps(super::node_lines(&node)) {
+                continue;
+            }
             let kind = node.kind();
             let comment = match lang {
                 Lang::Java => kind == "line_comment" || kind == "block_comment",
@@ -123,22 +134,40 @@ impl FileTokens {
             }
         }
         toks.sort_by_key(|t| t.bytes.0);
-        let mut quiet = vec![false; src.len()];
-        let mut commented = vec![false; src.len()];
+        // Line classes over the ranges' bytes only.
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', src).map(|i| i + 1))
+            .collect();
+        let line_start = |l: u32| starts.get(l as usize - 1).copied().unwrap_or(src.len());
+        let lo = ranges
+            .iter()
+            .map(|r| line_start(r.0.max(1)))
+            .min()
+            .unwrap_or(0);
+        let hi = ranges
+            .iter()
+            .map(|r| line_start(r.1.saturating_add(1).min(starts.len() as u32 + 1)))
+            .max()
+            .unwrap_or(0)
+            .max(lo);
+        let mut quiet = vec![false; hi - lo];
+        let mut commented = vec![false; hi - lo];
+        let clip = |s: usize, e: usize| (s.clamp(lo, hi) - lo, e.clamp(lo, hi) - lo);
         for t in toks.iter().filter(|t| t.class != Class::Code) {
-            let (s, e) = (t.bytes.0.min(src.len()), t.bytes.1.min(src.len()));
+            let (s, e) = clip(t.bytes.0, t.bytes.1);
             quiet[s..e].iter_mut().for_each(|c| *c = true);
             commented[s..e].iter_mut().for_each(|c| *c = true);
         }
         for &(s, e) in &import_spans {
-            let (s, e) = (s.min(src.len()), e.min(src.len()));
+            let (s, e) = clip(s, e);
             quiet[s..e].iter_mut().for_each(|c| *c = true);
         }
+        let first_line = starts.partition_point(|&st| st <= lo) as u32;
         Some(FileTokens {
             src: src.to_vec(),
             toks,
-            quiet_lines: lines_covered(src, &quiet),
-            comment_lines: lines_covered(src, &commented),
+            quiet_lines: lines_covered(&src[lo..hi], &quiet, first_line),
+            comment_lines: lines_covered(&src[lo..hi], &commented, first_line),
         })
     }
 
@@ -175,10 +204,11 @@ impl FileTokens {
     }
 }
 
-/// 1-based lines on which every non-whitespace byte is covered (blank lines included).
-fn lines_covered(src: &[u8], covered: &[bool]) -> BTreeSet<u32> {
+/// 1-based lines on which every non-whitespace byte is covered (blank lines included);
+/// `src` starts at line `first`.
+fn lines_covered(src: &[u8], covered: &[bool], first: u32) -> BTreeSet<u32> {
     let mut out = BTreeSet::new();
-    let (mut line, mut loud) = (1u32, false);
+    let (mut line, mut loud) = (first, false);
     for (i, &b) in src.iter().enumerate() {
         if b == b'\n' {
             if !loud {
@@ -190,7 +220,7 @@ fn lines_covered(src: &[u8], covered: &[bool]) -> BTreeSet<u32> {
             loud = true;
         }
     }
-    if !loud {
+    if !loud && src.last().is_some_and(|&b| b != b'\n') {
         out.insert(line);
     }
     out
@@ -248,6 +278,8 @@ pub fn hunk_change(old: &FileTokens, new: &FileTokens, h: &HunkLines) -> Option<
 /// The `package` a Java file declares, read with the parser (comments and annotations
 /// before it do not matter); `None` for the default package or a file that does not parse.
 pub fn java_package(src: &[u8]) -> Option<String> {
+    // The declaration precedes the first type body: parse only up to its `{`.
+    let src = &src[..memchr::memchr(b'{', src).unwrap_or(src.len())];
     let tree = ts_parse(Lang::Java, src)?;
     let root = tree.root_node();
     let mut c = root.walk();
