@@ -813,11 +813,23 @@ fn hunk_verdicts(
     if old.len() > MAX_TOKENIZE_BYTES || new.len() > MAX_TOKENIZE_BYTES {
         return none;
     }
+    // A cheap look at the text first: a file whose hunks all plainly change code is not
+    // parsed (most files of a fix).
+    let lines: Vec<HunkLines> = fp.hunks.iter().map(hunk_lines).collect();
+    let need: Vec<bool> = lines
+        .iter()
+        .map(|h| crate::syntax::may_change_no_code(lang, old, new, h))
+        .collect();
+    if !need.contains(&true) {
+        return none;
+    }
     // Only the hunks' regions are tokenized: outside them both versions are equal.
     let ranges = |side: fn(&Hunk) -> (u32, u32)| -> Vec<(u32, u32)> {
         fp.hunks
             .iter()
-            .map(side)
+            .zip(&need)
+            .filter(|(_, &n)| n)
+            .map(|(h, _)| side(h))
             .filter(|&(_, n)| n > 0)
             .map(|(s, n)| (s, s + n - 1))
             .collect()
@@ -828,10 +840,16 @@ fn hunk_verdicts(
     ) else {
         return none;
     };
-    let verdicts: Vec<Option<ChangeKind>> = fp
-        .hunks
+    let verdicts: Vec<Option<ChangeKind>> = lines
         .iter()
-        .map(|h| crate::syntax::hunk_change(&o, &n, &hunk_lines(h)))
+        .zip(&need)
+        .map(|(h, &needed)| {
+            if needed {
+                crate::syntax::hunk_change(&o, &n, h)
+            } else {
+                None
+            }
+        })
         .collect();
     // The code is unchanged when every hunk changes only layout, comments or docstrings
     // (outside the hunks the two versions are byte-equal).

@@ -275,6 +275,89 @@ pub fn hunk_change(old: &FileTokens, new: &FileTokens, h: &HunkLines) -> Option<
     (quiet_old && quiet_new && touches_import).then_some(ChangeKind::Import)
 }
 
+/// Whether a hunk may change no code, by a cheap look at its text, so a file whose
+/// hunks all plainly change code is never parsed. It errs towards `true` (a parse then
+/// decides): the window may lie in a block comment or triple-quoted string (a `/*` or
+/// triple quote before it is not closed, or one is inside it), a changed line may be an
+/// import, or the changed lines are equal once whitespace, line comments and lines
+/// opening with a quote (Python docstrings) are dropped. `old`/`new` are the two files.
+pub fn may_change_no_code(lang: Lang, old: &[u8], new: &[u8], h: &HunkLines) -> bool {
+    let (open, close): (&[&[u8]], &[u8]) = match lang {
+        Lang::Java => (&[b"/*"], b"*/"),
+        Lang::Python => (&[b"\"\"\"", b"'''"], b""),
+    };
+    let starts = |src: &[u8]| -> Vec<usize> {
+        std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', src).map(|i| i + 1))
+            .collect()
+    };
+    let (so, sn) = (starts(old), starts(new));
+    let at = |st: &[usize], src: &[u8], l: u32| {
+        st.get((l.max(1) - 1) as usize)
+            .copied()
+            .unwrap_or(src.len())
+    };
+    // The window (context included) on each side.
+    let window = |st: &[usize], src: &[u8], (s, n): (u32, u32)| {
+        let first = if n == 0 { s + 1 } else { s };
+        (at(st, src, first), at(st, src, first + n))
+    };
+    for (src, st, range) in [(old, &so, h.old), (new, &sn, h.new)] {
+        let (ws, we) = window(st, src, range);
+        let before = &src[..ws.min(src.len())];
+        let inside = &src[ws.min(src.len())..we.min(src.len())];
+        for delim in open {
+            if memchr::memmem::find(inside, delim).is_some() {
+                return true;
+            }
+            match lang {
+                Lang::Java => {
+                    let last_open = memchr::memmem::rfind(before, delim);
+                    let last_close = memchr::memmem::rfind(before, close);
+                    if last_open.is_some_and(|o| last_close.is_none_or(|c| c < o)) {
+                        return true;
+                    }
+                }
+                Lang::Python => {
+                    if memchr::memmem::find_iter(before, delim).count() % 2 == 1 {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    let line = |src: &[u8], st: &[usize], l: u32| -> Vec<u8> {
+        let (s, e) = (at(st, src, l), at(st, src, l + 1));
+        src[s.min(src.len())..e.min(src.len())].to_vec()
+    };
+    let marker: &[u8] = match lang {
+        Lang::Java => b"//",
+        Lang::Python => b"#",
+    };
+    let mut sides: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
+    for (k, (src, st, lines)) in [(old, &so, &h.removed), (new, &sn, &h.added)]
+        .into_iter()
+        .enumerate()
+    {
+        for &l in lines {
+            let text = line(src, st, l);
+            let t = text.trim_ascii_start();
+            if t.starts_with(b"import ") || (lang == Lang::Python && t.starts_with(b"from ")) {
+                return true;
+            }
+            if lang == Lang::Python && matches!(t.first(), Some(b'"' | b'\'')) {
+                continue;
+            }
+            let code = match memchr::memmem::find(t, marker) {
+                Some(i) => &t[..i],
+                None => t,
+            };
+            sides[k].extend(code.iter().copied().filter(|b| !b.is_ascii_whitespace()));
+        }
+    }
+    sides[0] == sides[1]
+}
+
 /// The `package` a Java file declares, read with the parser (comments and annotations
 /// before it do not matter); `None` for the default package or a file that does not parse.
 pub fn java_package(src: &[u8]) -> Option<String> {
@@ -408,6 +491,64 @@ mod tests {
         ];
         for (i, (lang, old, new, want)) in rows.iter().enumerate() {
             assert_eq!(kind(*lang, old, new), *want, "row {i}: {old:?} -> {new:?}");
+        }
+    }
+
+    #[test]
+    fn the_text_prefilter_never_hides_a_non_code_change() {
+        // Every row of the table whose verdict is not code must pass the prefilter; the
+        // plain code changes need no parse.
+        let cases: &[(Lang, &str, &str, bool)] = &[
+            (
+                Lang::Java,
+                "class A {\n  int x = 1;\n}\n",
+                "class A {\n  int x = 2;\n}\n",
+                false,
+            ),
+            (
+                Lang::Java,
+                "class A {\n  // old\n  int x;\n}\n",
+                "class A {\n  // new\n  int x;\n}\n",
+                true,
+            ),
+            (
+                Lang::Java,
+                "/*\n a\n b\n c\n d\n*/\nclass A {}\n",
+                "/*\n a\n B\n c\n d\n*/\nclass A {}\n",
+                true,
+            ),
+            (
+                Lang::Python,
+                "def f():\n    \"\"\"\n    a\n    b\n    c\n    d\n    \"\"\"\n",
+                "def f():\n    \"\"\"\n    a\n    b\n    C\n    d\n    \"\"\"\n",
+                true,
+            ),
+            (Lang::Python, "x = [1,\n  2]\n", "x = [1, 2]\n", true),
+            (Lang::Python, "x = 1\n", "x = 2\n", false),
+        ];
+        for (i, (lang, old, new, want)) in cases.iter().enumerate() {
+            let old_lines: Vec<&str> = old.lines().collect();
+            let new_lines: Vec<&str> = new.lines().collect();
+            let (ol, nl) = (old_lines.len() as u32, new_lines.len() as u32);
+            // Narrow the window to the changed lines only (no context), the hard case.
+            let removed: Vec<u32> = (1..=ol)
+                .filter(|&k| !new_lines.contains(&old_lines[k as usize - 1]))
+                .collect();
+            let added: Vec<u32> = (1..=nl)
+                .filter(|&k| !old_lines.contains(&new_lines[k as usize - 1]))
+                .collect();
+            let span = |v: &[u32]| v.first().map_or((1, 0), |&f| (f, v.len() as u32));
+            let h = HunkLines {
+                old: span(&removed),
+                new: span(&added),
+                removed,
+                added,
+            };
+            assert_eq!(
+                may_change_no_code(*lang, old.as_bytes(), new.as_bytes(), &h),
+                *want,
+                "case {i}"
+            );
         }
     }
 

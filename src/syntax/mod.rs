@@ -39,7 +39,9 @@ use std::num::NonZeroU16 as FieldId;
 use tree_sitter::{Language, Node, Parser, TreeCursor};
 
 pub use crate::diff::Span;
-pub use changes::{hunk_change, java_package, ChangeKind, FileTokens, HunkLines};
+pub use changes::{
+    hunk_change, java_package, may_change_no_code, ChangeKind, FileTokens, HunkLines,
+};
 pub use comments::comment_lines;
 pub use python::python_module_path;
 pub use tree::NodeId;
