@@ -330,6 +330,22 @@ pub fn may_change_no_code(lang: Lang, old: &[u8], new: &[u8], h: &HunkLines) -> 
         let (s, e) = (at(st, src, l), at(st, src, l + 1));
         src[s.min(src.len())..e.min(src.len())].to_vec()
     };
+    // Python: a changed line may continue a multi-line import whose first line (at column
+    // 0) lies above the window.
+    if lang == Lang::Python {
+        for (src, st, lines) in [(old, &so, &h.removed), (new, &sn, &h.added)] {
+            let Some(&first) = lines.first() else {
+                continue;
+            };
+            let top = (1..=first)
+                .rev()
+                .map(|l| line(src, st, l))
+                .find(|t| t.first().is_some_and(|b| !b.is_ascii_whitespace()));
+            if top.is_some_and(|t| t.starts_with(b"from ") || t.starts_with(b"import ")) {
+                return true;
+            }
+        }
+    }
     let marker: &[u8] = match lang {
         Lang::Java => b"//",
         Lang::Python => b"#",
@@ -525,6 +541,12 @@ mod tests {
             ),
             (Lang::Python, "x = [1,\n  2]\n", "x = [1, 2]\n", true),
             (Lang::Python, "x = 1\n", "x = 2\n", false),
+            (
+                Lang::Python,
+                "from a import (b,\n    c,\n    d,\n    e,\n    f)\n",
+                "from a import (b,\n    c,\n    d,\n    e,\n    f, g)\n",
+                true,
+            ),
         ];
         for (i, (lang, old, new, want)) in cases.iter().enumerate() {
             let old_lines: Vec<&str> = old.lines().collect();
