@@ -297,32 +297,23 @@ pub fn may_change_no_code(lang: Lang, old: &[u8], new: &[u8], h: &HunkLines) -> 
             .copied()
             .unwrap_or(src.len())
     };
-    // The window (context included) on each side.
-    let window = |st: &[usize], src: &[u8], (s, n): (u32, u32)| {
-        let first = if n == 0 { s + 1 } else { s };
-        (at(st, src, first), at(st, src, first + n))
-    };
+    // The window (context included) on each side: may it start inside a block comment
+    // or a triple-quoted string?
+    let first_line = |(s, n): (u32, u32)| if n == 0 { s + 1 } else { s };
     for (src, st, range) in [(old, &so, h.old), (new, &sn, h.new)] {
-        let (ws, we) = window(st, src, range);
+        let ws = at(st, src, first_line(range));
         let before = &src[..ws.min(src.len())];
-        let inside = &src[ws.min(src.len())..we.min(src.len())];
         for delim in open {
-            if memchr::memmem::find(inside, delim).is_some() {
-                return true;
-            }
-            match lang {
+            let maybe_inside = match lang {
                 Lang::Java => {
                     let last_open = memchr::memmem::rfind(before, delim);
                     let last_close = memchr::memmem::rfind(before, close);
-                    if last_open.is_some_and(|o| last_close.is_none_or(|c| c < o)) {
-                        return true;
-                    }
+                    last_open.is_some_and(|o| last_close.is_none_or(|c| c < o))
                 }
-                Lang::Python => {
-                    if memchr::memmem::find_iter(before, delim).count() % 2 == 1 {
-                        return true;
-                    }
-                }
+                Lang::Python => memchr::memmem::find_iter(before, delim).count() % 2 == 1,
+            };
+            if maybe_inside {
+                return true;
             }
         }
     }
@@ -346,32 +337,91 @@ pub fn may_change_no_code(lang: Lang, old: &[u8], new: &[u8], h: &HunkLines) -> 
             }
         }
     }
-    let marker: &[u8] = match lang {
-        Lang::Java => b"//",
-        Lang::Python => b"#",
-    };
+    // The changed lines' text outside comments and (triple-quoted) strings, whitespace
+    // dropped, scanning the window in order so a comment opened on a context line counts.
     let mut sides: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
-    for (k, (src, st, lines)) in [(old, &so, &h.removed), (new, &sn, &h.added)]
-        .into_iter()
-        .enumerate()
+    for (k, (src, st, range, changed)) in
+        [(old, &so, h.old, &h.removed), (new, &sn, h.new, &h.added)]
+            .into_iter()
+            .enumerate()
     {
-        for &l in lines {
+        let first = first_line(range);
+        let mut state: Option<&[u8]> = None;
+        for l in first..first + range.1 {
             let text = line(src, st, l);
-            let t = text.trim_ascii_start();
-            if t.starts_with(b"import ") || (lang == Lang::Python && t.starts_with(b"from ")) {
-                return true;
+            let is_changed = changed.contains(&l);
+            if is_changed {
+                let t = text.trim_ascii_start();
+                if t.starts_with(b"import ") || (lang == Lang::Python && t.starts_with(b"from ")) {
+                    return true;
+                }
+                if lang == Lang::Python
+                    && state.is_none()
+                    && matches!(t.first(), Some(b'"' | b'\''))
+                {
+                    // A one-line docstring, or the start of one.
+                    continue;
+                }
             }
-            if lang == Lang::Python && matches!(t.first(), Some(b'"' | b'\'')) {
-                continue;
-            }
-            let code = match memchr::memmem::find(t, marker) {
-                Some(i) => &t[..i],
-                None => t,
+            let out = if is_changed {
+                Some(&mut sides[k])
+            } else {
+                None
             };
-            sides[k].extend(code.iter().copied().filter(|b| !b.is_ascii_whitespace()));
+            code_text(lang, &text, &mut state, out);
         }
     }
     sides[0] == sides[1]
+}
+
+/// Append the non-whitespace bytes of `line` outside comments and triple-quoted strings
+/// to `out`, carrying the open block (its closing delimiter) from line to line.
+fn code_text<'d>(
+    lang: Lang,
+    line: &[u8],
+    state: &mut Option<&'d [u8]>,
+    mut out: Option<&mut Vec<u8>>,
+) {
+    let mut rest = line;
+    loop {
+        if let Some(close) = *state {
+            match memchr::memmem::find(rest, close) {
+                Some(i) => {
+                    rest = &rest[i + close.len()..];
+                    *state = None;
+                }
+                None => return,
+            }
+        }
+        let marks: &[(&'d [u8], Option<&'d [u8]>)] = match lang {
+            Lang::Java => &[(b"/*", Some(b"*/")), (b"//", None)],
+            Lang::Python => &[
+                (b"\"\"\"", Some(b"\"\"\"")),
+                (b"'''", Some(b"'''")),
+                (b"#", None),
+            ],
+        };
+        let next = marks
+            .iter()
+            .filter_map(|(m, c)| memchr::memmem::find(rest, m).map(|i| (i, m.len(), *c)))
+            .min_by_key(|x| x.0);
+        let end = next.map_or(rest.len(), |x| x.0);
+        if let Some(o) = out.as_mut() {
+            o.extend(
+                rest[..end]
+                    .iter()
+                    .copied()
+                    .filter(|b| !b.is_ascii_whitespace()),
+            );
+        }
+        match next {
+            None | Some((_, _, None)) => return,
+            Some((i, len, Some(close))) => {
+                rest = &rest[i + len..];
+                *state = Some(close);
+            }
+        }
+    }
 }
 
 /// The `package` a Java file declares, read with the parser (comments and annotations
