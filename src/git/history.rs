@@ -650,11 +650,22 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>,
     } else {
         None
     };
+    let lfs = |side: bool, i: usize| {
+        source(side).get_delta(i).is_some_and(|d| {
+            let file = if d.status() == Delta::Deleted {
+                d.old_file()
+            } else {
+                d.new_file()
+            };
+            side_content(repo, file).is_some_and(|c| is_lfs_pointer(&c))
+        })
+    };
     for (side, i, path, reason) in nontest.iter_mut() {
         let Some(delta) = source(*side).get_delta(*i) else {
             continue;
         };
-        if *reason == Some(SkipReason::Submodule) {
+        // Other files are checked for LFS pointers once the commit passes the size rules.
+        if reason.is_some() {
             continue;
         }
         let deleted = delta.status() == Delta::Deleted;
@@ -686,11 +697,17 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>,
     for &(side, i) in &tests {
         verifier.verify_blobs(repo, source(side), i)?;
     }
-    let mut patches = Vec::with_capacity(nontest.len());
+    // Code files first: the other files' text diffs (changelogs can be large) are made
+    // only for commits that pass the size rules.
+    let mut patches: Vec<Option<git2::Patch<'_>>> = Vec::with_capacity(nontest.len());
     for (side, i, _, reason) in &nontest {
+        if reason.is_some() {
+            patches.push(None);
+            continue;
+        }
         verifier.verify_blobs(repo, source(*side), *i)?;
         let p = git2::Patch::from_diff(source(*side), *i)?;
-        if let (Some(p), None) = (&p, reason) {
+        if let Some(p) = &p {
             let (_, added, removed) = p.line_stats()?;
             hunks += p.num_hunks();
             changed += added + removed;
@@ -699,6 +716,15 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>,
     }
     if hunks < cfg.min_code_hunks || cfg.max_changed_lines.is_some_and(|max| changed > max) {
         return Ok(None);
+    }
+    for ((side, i, _, reason), p) in nontest.iter_mut().zip(patches.iter_mut()) {
+        if *reason == Some(SkipReason::NotCode) && lfs(*side, *i) {
+            *reason = Some(SkipReason::LfsPointer);
+        }
+        if reason.is_some() {
+            verifier.verify_blobs(repo, source(*side), *i)?;
+            *p = git2::Patch::from_diff(source(*side), *i)?;
+        }
     }
     let rules_on = cfg.hunk_rules.any();
     let mut patch = Patch::default();
