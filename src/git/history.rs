@@ -644,6 +644,27 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>,
     if !has_code(&nontest) || (cfg.require_tests && tests.is_empty()) {
         return Ok(None);
     }
+    // Code files (by path) are diffed first: a commit with fewer code hunks than the
+    // minimum needs no tree reads. The other files' text diffs (changelogs can be large)
+    // are made only for commits that pass the size rules.
+    for &(side, i) in &tests {
+        verifier.verify_blobs(repo, source(side), i)?;
+    }
+    let mut patches: Vec<Option<git2::Patch<'_>>> = Vec::with_capacity(nontest.len());
+    let mut raw_hunks = 0usize;
+    for (side, i, _, reason) in &nontest {
+        if reason.is_some() {
+            patches.push(None);
+            continue;
+        }
+        verifier.verify_blobs(repo, source(*side), *i)?;
+        let p = git2::Patch::from_diff(source(*side), *i)?;
+        raw_hunks += p.as_ref().map_or(0, |p| p.num_hunks());
+        patches.push(p);
+    }
+    if raw_hunks < cfg.min_code_hunks {
+        return Ok(None);
+    }
     let new_tree = commit.tree()?;
     let old_tree = if commit.parent_count() == 1 {
         Some(commit.parent(0)?.tree()?)
@@ -692,27 +713,13 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>,
     if !has_code(&nontest) {
         return Ok(None);
     }
-    // Cheap stats on the code files only; the text diff made here is reused for the patch.
     let (mut hunks, mut changed) = (0usize, 0usize);
-    for &(side, i) in &tests {
-        verifier.verify_blobs(repo, source(side), i)?;
-    }
-    // Code files first: the other files' text diffs (changelogs can be large) are made
-    // only for commits that pass the size rules.
-    let mut patches: Vec<Option<git2::Patch<'_>>> = Vec::with_capacity(nontest.len());
-    for (side, i, _, reason) in &nontest {
-        if reason.is_some() {
-            patches.push(None);
-            continue;
-        }
-        verifier.verify_blobs(repo, source(*side), *i)?;
-        let p = git2::Patch::from_diff(source(*side), *i)?;
-        if let Some(p) = &p {
+    for ((_, _, _, reason), p) in nontest.iter().zip(&patches) {
+        if let (None, Some(p)) = (reason, p) {
             let (_, added, removed) = p.line_stats()?;
             hunks += p.num_hunks();
             changed += added + removed;
         }
-        patches.push(p);
     }
     if hunks < cfg.min_code_hunks || cfg.max_changed_lines.is_some_and(|max| changed > max) {
         return Ok(None);
@@ -721,7 +728,7 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Option<FixCommit>,
         if *reason == Some(SkipReason::NotCode) && lfs(*side, *i) {
             *reason = Some(SkipReason::LfsPointer);
         }
-        if reason.is_some() {
+        if reason.is_some() && p.is_none() {
             verifier.verify_blobs(repo, source(*side), *i)?;
             *p = git2::Patch::from_diff(source(*side), *i)?;
         }
