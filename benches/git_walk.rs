@@ -245,6 +245,32 @@ fn main() {
             }
             Err(e) => eprintln!("mine: {e}"),
         }
+        // Every rule a git recipe turns on by default: file roles and the hunk rules.
+        let all = GitSourceConfig {
+            hunk_rules: hunkgen::git::history::HunkRules::ALL,
+            ..GitSourceConfig::default()
+        };
+        let roles = Classifier {
+            roles: Some(true),
+            ..Classifier::default()
+        };
+        let start = Instant::now();
+        let cpu0 = cpu_secs().0;
+        match mine(&repo, &all, &roles, &Progress::hidden()) {
+            Ok(f) => {
+                let secs = start.elapsed().as_secs_f64();
+                let cpu = cpu_secs().0 - cpu0;
+                println!(
+                    "    mine, all rules     : {secs:>8.2}s wall {cpu:>7.2}s cpu  {} fix commits, {} formatting-only  \
+                     ratio: wall {:.2}, cpu {:.2}",
+                    f.fixes.len(),
+                    f.funnel.rejected.get("formatting_only").copied().unwrap_or(0),
+                    secs / git_secs,
+                    cpu / git_cpu
+                );
+            }
+            Err(e) => eprintln!("mine: {e}"),
+        }
     }
     if steps.contains('r') {
         // The rules of recipes/java-preset.yaml: subject and exclude rules, reverts,

@@ -5,6 +5,7 @@ use crate::classify::{Classifier, FileClass};
 use crate::diff::{FileChange, FilePatch, Hunk, LineKind, Patch};
 use crate::model::{HunkRecord, Instance, Range, SkipReason, Stats, SCHEMA_VERSION};
 use crate::source::Candidate;
+use std::collections::BTreeMap;
 
 /// Counting rules, so HUNK4J's published rules are recipe switches rather than code.
 #[derive(Debug, Clone)]
@@ -51,8 +52,34 @@ fn is_import_only_deletion(hunk: &Hunk) -> bool {
     removed_any
 }
 
+/// Whether hunk `index` (over all hunks of the patch) counts, with the source's own
+/// verdicts: a file-level reason from the source (its role) wins, then the path rules
+/// of [`skip_reason`], then the source's hunk rules.
+pub fn hunk_skip(
+    file: &FilePatch,
+    hunk: &Hunk,
+    index: usize,
+    rules: &CountRules,
+    skips: &BTreeMap<usize, SkipReason>,
+) -> Option<SkipReason> {
+    let source = skips.get(&index).copied();
+    match source {
+        Some(r) if r.is_file_level() => Some(r),
+        _ => skip_reason(file, hunk, rules).or(source),
+    }
+}
+
 /// Records for every hunk of a forward patch, plus statistics over the counted ones.
 pub fn hunk_records(patch: &Patch, rules: &CountRules) -> (Vec<HunkRecord>, Stats) {
+    hunk_records_with(patch, rules, &BTreeMap::new())
+}
+
+/// [`hunk_records`] with the source's verdicts (see [`hunk_skip`]).
+pub fn hunk_records_with(
+    patch: &Patch,
+    rules: &CountRules,
+    skips: &BTreeMap<usize, SkipReason>,
+) -> (Vec<HunkRecord>, Stats) {
     let mut records = Vec::new();
     let mut stats = Stats::default();
     let mut index = 0;
@@ -60,7 +87,7 @@ pub fn hunk_records(patch: &Patch, rules: &CountRules) -> (Vec<HunkRecord>, Stat
         stats.raw_files += 1;
         let mut blocks: Vec<(u32, u32)> = Vec::new();
         for hunk in &file.hunks {
-            let reason = skip_reason(file, hunk, rules);
+            let reason = hunk_skip(file, hunk, index, rules, skips);
             stats.raw_hunks += 1;
             let counted = reason.is_none();
             if counted {
@@ -102,7 +129,7 @@ pub fn hunk_records(patch: &Patch, rules: &CountRules) -> (Vec<HunkRecord>, Stat
 /// The instance a candidate becomes: its identity and metadata, patches, hunk records
 /// and statistics; annotation fields are left empty for the annotate stage.
 pub fn instance(c: &Candidate, rules: &CountRules) -> Instance {
-    let (hunks, stats) = hunk_records(&c.patch, rules);
+    let (hunks, stats) = hunk_records_with(&c.patch, rules, &c.skips);
     Instance {
         schema_version: SCHEMA_VERSION,
         instance_id: c.id.clone(),

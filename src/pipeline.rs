@@ -735,5 +735,12 @@ pub fn candidate_of(inst: &Instance, card: &Card) -> Result<Candidate, String> {
         patch,
         modified_classes: Vec::new(),
         base,
+        // The row's own verdicts, so re-reading an instance counts the same hunks.
+        skips: inst
+            .hunks
+            .iter()
+            .filter(|h| !h.counted)
+            .filter_map(|h| Some((h.patch_index, h.skip_reason?)))
+            .collect(),
     })
 }

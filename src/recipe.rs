@@ -414,8 +414,19 @@ pub struct SelectSpec {
     pub min_code_hunks: usize,
     /// Do not count hunks of files that the fix creates.
     pub skip_created_files: bool,
-    /// Do not count hunks whose only change, in the fix direction, deletes import lines.
-    pub skip_import_only_hunks: bool,
+    /// Do not count import-only hunks. Defects4J: hunks that only delete import lines
+    /// (HUNK4J's text rule; default off). Git: hunks whose changed lines are all imports,
+    /// comments or blank, decided with the parser (default on).
+    pub skip_import_only_hunks: Option<bool>,
+    /// Git sources: do not count hunks that change only whitespace (default on).
+    pub skip_whitespace_only_hunks: Option<bool>,
+    /// Git sources: do not count hunks that change only comments (default on).
+    pub skip_comment_only_hunks: Option<bool>,
+    /// Git sources: do not count hunks that change only Python docstrings (default on).
+    pub skip_docstring_only_hunks: Option<bool>,
+    /// Git sources: reject commits whose code is unchanged once whitespace, comments and
+    /// docstrings are stripped, to `rejected.jsonl` as `formatting_only` (default on).
+    pub reject_formatting_only: Option<bool>,
 }
 
 impl Default for SelectSpec {
@@ -423,7 +434,11 @@ impl Default for SelectSpec {
         SelectSpec {
             min_code_hunks: 2,
             skip_created_files: false,
-            skip_import_only_hunks: false,
+            skip_import_only_hunks: None,
+            skip_whitespace_only_hunks: None,
+            skip_comment_only_hunks: None,
+            skip_docstring_only_hunks: None,
+            reject_formatting_only: None,
         }
     }
 }
@@ -596,7 +611,7 @@ fn plan(
                     format!("`--repo {name}=…` is for Defects4J projects; a git recipe names its repository in `source.git.repo`"),
                 ));
             }
-            SourcePlan::Git(Box::new(git_plan(&cx, g, recipe.select.min_code_hunks)?))
+            SourcePlan::Git(Box::new(git_plan(&cx, g, &recipe.select, &recipe.files)?))
         }
         Some(Source::Github(g)) => {
             if let Some(name) = cli_repos.keys().next() {
@@ -609,6 +624,14 @@ fn plan(
         }
         None => return Err(cx.err("source", SOURCE_KINDS)),
     };
+    let is_git = matches!(source, SourcePlan::Git(_));
+    if !is_git {
+        git_only(&cx, &recipe)?;
+    }
+    let mut classifier = recipe.files.clone();
+    // Roles are read from the fix's tree: on by default for git, never for Defects4J
+    // (HUNK4J keeps its path rules).
+    classifier.roles = Some(is_git && classifier.roles.unwrap_or(true));
     let annotate = if recipe.annotate.enabled {
         let tokenizer = match &recipe.annotate.punkt {
             Some(dir) => Tokenizer::from_dir(&cx.resolve(dir))
@@ -632,9 +655,11 @@ fn plan(
         output,
         source,
         rules: CountRules {
-            classifier: recipe.files.clone(),
+            classifier,
             skip_created_files: recipe.select.skip_created_files,
-            skip_import_only_hunks: recipe.select.skip_import_only_hunks,
+            // Git sources decide import-only hunks with the parser, in the source.
+            skip_import_only_hunks: !is_git
+                && recipe.select.skip_import_only_hunks.unwrap_or(false),
         },
         min_code_hunks: recipe.select.min_code_hunks,
         annotate,
@@ -892,7 +917,48 @@ fn swebench_plan(
     Ok(SwebenchConfig { instances, repos })
 }
 
-fn git_plan(cx: &Ctx<'_>, spec: &GitSpec, min_code_hunks: usize) -> Result<GitConfig, RecipeError> {
+/// Refuse git-only keys in a Defects4J recipe, so a switch never silently does nothing.
+fn git_only(cx: &Ctx<'_>, recipe: &Recipe) -> Result<(), RecipeError> {
+    let s = &recipe.select;
+    let f = &recipe.files;
+    let keys = [
+        (
+            "select.skip_whitespace_only_hunks",
+            s.skip_whitespace_only_hunks == Some(true),
+        ),
+        (
+            "select.skip_comment_only_hunks",
+            s.skip_comment_only_hunks == Some(true),
+        ),
+        (
+            "select.skip_docstring_only_hunks",
+            s.skip_docstring_only_hunks == Some(true),
+        ),
+        (
+            "select.reject_formatting_only",
+            s.reject_formatting_only == Some(true),
+        ),
+        ("files.roles", f.roles == Some(true)),
+        ("files.source_roots", !f.source_roots.is_empty()),
+        ("files.code", !f.code.is_empty()),
+        ("files.not_code", !f.not_code.is_empty()),
+        ("files.generated", !f.generated.is_empty()),
+    ];
+    match keys.iter().find(|(_, set)| *set) {
+        Some((key, _)) => Err(cx.err(
+            key,
+            "applies to git sources only (Defects4J keeps HUNK4J's path rules)",
+        )),
+        None => Ok(()),
+    }
+}
+
+fn git_plan(
+    cx: &Ctx<'_>,
+    spec: &GitSpec,
+    select: &SelectSpec,
+    files: &crate::classify::Classifier,
+) -> Result<GitConfig, RecipeError> {
     let repo = cx.resolve(&spec.repo);
     if !crate::git::is_repository(&repo) {
         return Err(cx.err(
@@ -900,14 +966,27 @@ fn git_plan(cx: &Ctx<'_>, spec: &GitSpec, min_code_hunks: usize) -> Result<GitCo
             format!("{}: not a git repository", repo.display()),
         ));
     }
-    if let Some(max) = spec.max_code_hunks.filter(|&m| m < min_code_hunks) {
+    if let Some(max) = spec.max_code_hunks.filter(|&m| m < select.min_code_hunks) {
         return Err(cx.err(
             "source.git.max_code_hunks",
             format!(
-                "{max} is below select.min_code_hunks {min_code_hunks}: no commit could be kept"
+                "{max} is below select.min_code_hunks {}: no commit could be kept",
+                select.min_code_hunks
             ),
         ));
     }
+    for root in &files.source_roots {
+        if !crate::git::dir_at_head(&repo, root) {
+            return Err(cx.err(
+                "files.source_roots",
+                format!(
+                    "`{root}`: no such directory in {} at HEAD (expected a directory of the repository, relative to its root)",
+                    repo.display()
+                ),
+            ));
+        }
+    }
+    let on = |o: Option<bool>| o.unwrap_or(true);
     let mut walk = GitSourceConfig {
         revs: spec.revs.clone(),
         require_tests: spec.require_tests,
@@ -916,8 +995,15 @@ fn git_plan(cx: &Ctx<'_>, spec: &GitSpec, min_code_hunks: usize) -> Result<GitCo
         max_code_hunks: spec.max_code_hunks,
         reject_reverts: spec.reject_reverts,
         reject_duplicates: spec.reject_duplicates,
-        min_code_hunks,
+        min_code_hunks: select.min_code_hunks,
         verify_objects: spec.verify_objects,
+        hunk_rules: crate::git::history::HunkRules {
+            whitespace_only: on(select.skip_whitespace_only_hunks),
+            comment_only: on(select.skip_comment_only_hunks),
+            docstring_only: on(select.skip_docstring_only_hunks),
+            import_only: on(select.skip_import_only_hunks),
+            formatting_only: on(select.reject_formatting_only),
+        },
         ..GitSourceConfig::default()
     };
     if let Some(re) = &spec.message_regex {

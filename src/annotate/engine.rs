@@ -116,13 +116,38 @@ impl Annotator {
         files: &dyn BuggyFiles,
         packages: PackageRule,
     ) -> Annotation {
+        let none = std::collections::BTreeMap::new();
+        self.annotate_with(
+            patch,
+            test_patch,
+            rules,
+            &none,
+            modified_classes,
+            files,
+            packages,
+        )
+    }
+
+    /// [`Annotator::annotate`] with the source's hunk verdicts (`Candidate::skips`), so
+    /// annotation counts exactly the hunks extraction counted.
+    #[allow(clippy::too_many_arguments)] // The inputs of one annotation, each distinct.
+    pub fn annotate_with(
+        &self,
+        patch: &Patch,
+        test_patch: &Patch,
+        rules: &CountRules,
+        skips: &std::collections::BTreeMap<usize, crate::model::SkipReason>,
+        modified_classes: &[String],
+        files: &dyn BuggyFiles,
+        packages: PackageRule,
+    ) -> Annotation {
         let mut ann = Annotation::default();
         // All hunks (counted or not) with their counted flag, in annotation order.
         let mut all: Vec<(&FilePatch, &Hunk, bool, usize)> = Vec::new();
         let mut patch_index = 0;
         for fp in &patch.files {
             for h in &fp.hunks {
-                let counted = extract::skip_reason(fp, h, rules).is_none();
+                let counted = extract::hunk_skip(fp, h, patch_index, rules, skips).is_none();
                 all.push((fp, h, counted, patch_index));
                 patch_index += 1;
             }
@@ -393,10 +418,11 @@ impl Annotator {
     /// dataset's λ.
     pub fn annotate_instance(&self, c: &Candidate, rules: &CountRules, inst: &mut Instance) {
         let files = buggy_files(&c.base);
-        let ann = self.annotate(
+        let ann = self.annotate_with(
             &c.patch,
             &c.test_patch,
             rules,
+            &c.skips,
             &c.modified_classes,
             files.as_ref(),
             self.packages.resolve(c.source),

@@ -166,6 +166,7 @@ pub fn annotate_patch_file(
         test_patch: Default::default(),
         modified_classes: Vec::new(),
         base,
+        skips: Default::default(),
     };
     let mut inst = [extract::instance(&candidate, &rules)];
     annotator.annotate_instance(&candidate, &rules, &mut inst[0]);

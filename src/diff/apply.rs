@@ -193,6 +193,16 @@ fn quote_exact(l: &[u8]) -> String {
     q
 }
 
+/// Whether a file patch changes a submodule (gitlink, mode 160000) entry.
+pub fn is_submodule(fp: &FilePatch) -> bool {
+    fp.old_mode == Some(0o160000)
+        || fp.new_mode == Some(0o160000)
+        || fp
+            .header
+            .iter()
+            .any(|l| l.starts_with(b"index ") && l.trim_ascii_end().ends_with(b" 160000"))
+}
+
 /// One file after [`apply_patch_to_files`]: its path and new content (`None`: deleted).
 pub type AppliedFile = (String, Option<Vec<u8>>);
 
@@ -205,6 +215,10 @@ pub fn apply_patch_to_files(
 ) -> Result<Vec<AppliedFile>, ApplyError> {
     let mut out: Vec<AppliedFile> = Vec::new();
     for fp in &p.files {
+        if is_submodule(fp) {
+            // A gitlink names a commit of another repository: no file content to write.
+            continue;
+        }
         let current = |path: &str| -> Option<Vec<u8>> {
             match out.iter().rev().find(|(p, _)| p == path) {
                 Some((_, content)) => content.clone(),

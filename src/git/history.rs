@@ -6,15 +6,16 @@
 //! costs about five times the diffing itself).
 
 use super::{open, GitError};
-use crate::classify::{Classifier, FileClass};
+use crate::classify::{Classifier, FileClass, Role, TreeView};
 use crate::diff::{FileChange, FilePatch, Hunk, Line, LineKind, Patch};
-use crate::model::MineFunnel;
+use crate::model::{MineFunnel, SkipReason};
 use crate::progress::Progress;
+use crate::syntax::{ChangeKind, FileTokens, HunkLines, Lang};
 use git2::{Delta, Diff, DiffFindOptions, DiffOptions, Oid, Repository, RevparseMode, Sort};
 use rayon::prelude::*;
 use regex::Regex;
 use serde::Deserialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -64,6 +65,55 @@ pub struct GitSourceConfig {
     /// `strict_hash_verification` but with hardware SHA-1; turning it off is faster but
     /// trusts the object store, so it is an explicit opt-out.
     pub verify_objects: bool,
+    /// Content rules for code hunks, decided with the syntax layer.
+    pub hunk_rules: HunkRules,
+}
+
+/// Which code hunks do not count because of what they change (each a switch, each with
+/// its skip reason), and whether formatting-only commits are rejected.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HunkRules {
+    /// Hunks that change only whitespace (`whitespace_only`).
+    pub whitespace_only: bool,
+    /// Hunks that change only comments (`comment_only`).
+    pub comment_only: bool,
+    /// Hunks that change only Python docstrings (`docstring_only`).
+    pub docstring_only: bool,
+    /// Hunks whose changed lines are only imports, comments or blank (`import_only`).
+    pub import_only: bool,
+    /// Reject commits whose code is unchanged once whitespace, comments and docstrings are
+    /// stripped (`formatting_only` in `rejected.jsonl`).
+    pub formatting_only: bool,
+}
+
+impl HunkRules {
+    /// Every rule on (the git source's default in recipes).
+    pub const ALL: HunkRules = HunkRules {
+        whitespace_only: true,
+        comment_only: true,
+        docstring_only: true,
+        import_only: true,
+        formatting_only: true,
+    };
+
+    fn any(self) -> bool {
+        self.whitespace_only
+            || self.comment_only
+            || self.docstring_only
+            || self.import_only
+            || self.formatting_only
+    }
+
+    /// The reason a hunk of this kind is skipped, when its rule is on.
+    fn reason(self, kind: ChangeKind) -> Option<SkipReason> {
+        match kind {
+            ChangeKind::Whitespace => self.whitespace_only.then_some(SkipReason::WhitespaceOnly),
+            ChangeKind::Comment => self.comment_only.then_some(SkipReason::CommentOnly),
+            ChangeKind::Docstring => self.docstring_only.then_some(SkipReason::DocstringOnly),
+            ChangeKind::Import => self.import_only.then_some(SkipReason::ImportOnly),
+        }
+    }
 }
 
 impl Default for GitSourceConfig {
@@ -81,6 +131,7 @@ impl Default for GitSourceConfig {
             reject_duplicates: true,
             min_code_hunks: 2,
             verify_objects: true,
+            hunk_rules: HunkRules::default(),
         }
     }
 }
@@ -101,16 +152,51 @@ pub struct FixCommit {
     pub time: i64,
     /// Committer time-zone offset in minutes.
     pub offset_minutes: i32,
-    /// Forward patch (parent → commit) of the code files only, byte-equal to `git diff`.
+    /// Forward patch (parent → commit) of every non-test file (code, docs, config, stubs,
+    /// submodule entries; binary files excepted), byte-equal to `git diff`.
     pub patch: Patch,
     /// Forward patch of the test files.
     pub test_patch: Patch,
     /// Paths of changed files that are neither code nor tests (docs, build files).
     pub other_files: Vec<String>,
-    /// Number of hunks in `patch`.
+    /// Number of hunks in code files (before the hunk rules).
     pub code_hunks: usize,
     /// git's stable patch-id of the whole commit diff (when duplicates are rejected).
     pub patch_id: Option<String>,
+    /// Hunks of `patch` (by 0-based index over all its hunks) that do not count, decided
+    /// here because it needs the trees: file roles and the hunk rules.
+    pub skips: BTreeMap<usize, SkipReason>,
+}
+
+/// A changed file as role detection sees it: the tree it lives in and its content.
+struct GitView<'r> {
+    tree: &'r git2::Tree<'r>,
+    content: Option<Vec<u8>>,
+}
+
+impl TreeView for GitView<'_> {
+    fn exists(&self, path: &str) -> bool {
+        self.tree.get_path(Path::new(path)).is_ok()
+    }
+    fn content(&self) -> Option<&[u8]> {
+        self.content.as_deref()
+    }
+}
+
+/// A Git LFS pointer: the file's content is stored outside the repository.
+fn is_lfs_pointer(content: &[u8]) -> bool {
+    content.starts_with(b"version https://git-lfs.github.com/spec/")
+}
+
+/// Files larger than this are not tokenized for the hunk rules (their hunks count).
+const MAX_TOKENIZE_BYTES: usize = 5 * 1024 * 1024;
+
+/// The content of one side of a delta (`None` for a missing side or a gitlink).
+fn side_content(repo: &Repository, file: git2::DiffFile<'_>) -> Option<Vec<u8>> {
+    if file.id().is_zero() || file.mode() == git2::FileMode::Commit {
+        return None;
+    }
+    repo.find_blob(file.id()).ok().map(|b| b.content().to_vec())
 }
 
 /// Totals of a walk that diffs every commit, so benchmarks can check all work was done.
@@ -156,6 +242,9 @@ pub enum CommitRule {
     MaxChangedLines,
     /// Its parent is not in the repository (shallow clone): it cannot be diffed.
     MissingParent,
+    /// Its code is unchanged once whitespace, comments and docstrings are stripped
+    /// (`select.reject_formatting_only`).
+    FormattingOnly,
 }
 
 impl CommitRule {
@@ -168,6 +257,7 @@ impl CommitRule {
             CommitRule::MaxCodeHunks => "max_code_hunks",
             CommitRule::MaxChangedLines => "max_changed_lines",
             CommitRule::MissingParent => "missing_parent",
+            CommitRule::FormattingOnly => "formatting_only",
         }
     }
 }
@@ -799,29 +889,105 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Outcome, git2::Err
         _ => &diff,
     };
     let files = entries.len();
-    let (mut code, mut tests, mut other) = (Vec::new(), Vec::new(), Vec::new());
+    // Cheap split by path first; roles (tree reads) only for commits that pass it.
+    // `nontest` keeps patch order: (plain side, delta index, path, reason when not code).
+    let mut nontest: Vec<(bool, usize, String, Option<SkipReason>)> = Vec::new();
+    let mut tests = Vec::new();
     for (plain_side, i, path) in entries {
+        let gitlink = source(plain_side).get_delta(i).is_some_and(|d| {
+            d.old_file().mode() == git2::FileMode::Commit
+                || d.new_file().mode() == git2::FileMode::Commit
+        });
+        if gitlink {
+            nontest.push((plain_side, i, path, Some(SkipReason::Submodule)));
+            continue;
+        }
         match classifier.classify(&path) {
-            FileClass::Code => code.push((plain_side, i)),
+            FileClass::Code => nontest.push((plain_side, i, path, None)),
             FileClass::Test => tests.push((plain_side, i)),
-            FileClass::Other => other.push(path),
+            FileClass::Other => nontest.push((plain_side, i, path, Some(SkipReason::NotCode))),
         }
     }
-    if code.is_empty() || (cfg.require_tests && tests.is_empty()) {
+    let has_code =
+        |n: &[(bool, usize, String, Option<SkipReason>)]| n.iter().any(|e| e.3.is_none());
+    if !has_code(&nontest) || (cfg.require_tests && tests.is_empty()) {
         return Ok(Outcome::NoCodeOrTests);
     }
-    // Cheap stats on the code files only; the text diff made here is reused for the patch.
-    let mut code_patches = Vec::with_capacity(code.len());
-    let (mut hunks, mut changed) = (0usize, 0usize);
-    for &(side, i) in code.iter().chain(&tests) {
+    // Code files (by path) are diffed first: a commit with fewer code hunks than the
+    // minimum needs no tree reads. The other files' text diffs (changelogs can be large)
+    // are made only for commits that pass the size rules.
+    for &(side, i) in &tests {
         verifier.verify_blobs(repo, source(side), i)?;
     }
-    for &(side, i) in &code {
-        if let Some(p) = git2::Patch::from_diff(source(side), i)? {
+    let mut patches: Vec<Option<git2::Patch<'_>>> = Vec::with_capacity(nontest.len());
+    let mut raw_hunks = 0usize;
+    for (side, i, _, reason) in &nontest {
+        if reason.is_some() {
+            patches.push(None);
+            continue;
+        }
+        verifier.verify_blobs(repo, source(*side), *i)?;
+        let p = git2::Patch::from_diff(source(*side), *i)?;
+        raw_hunks += p.as_ref().map_or(0, |p| p.num_hunks());
+        patches.push(p);
+    }
+    if raw_hunks < cfg.min_code_hunks {
+        return Ok(Outcome::FewHunks);
+    }
+    let new_tree = commit.tree()?;
+    let old_tree = if commit.parent_count() == 1 {
+        Some(commit.parent(0)?.tree()?)
+    } else {
+        None
+    };
+    let lfs = |side: bool, i: usize| {
+        source(side).get_delta(i).is_some_and(|d| {
+            let file = if d.status() == Delta::Deleted {
+                d.old_file()
+            } else {
+                d.new_file()
+            };
+            side_content(repo, file).is_some_and(|c| is_lfs_pointer(&c))
+        })
+    };
+    for (side, i, path, reason) in nontest.iter_mut() {
+        let Some(delta) = source(*side).get_delta(*i) else {
+            continue;
+        };
+        // Other files are checked for LFS pointers once the commit passes the size rules.
+        if reason.is_some() {
+            continue;
+        }
+        let deleted = delta.status() == Delta::Deleted;
+        let content = if deleted {
+            side_content(repo, delta.old_file())
+        } else {
+            side_content(repo, delta.new_file())
+        };
+        if content.as_deref().is_some_and(is_lfs_pointer) {
+            *reason = Some(SkipReason::LfsPointer);
+            continue;
+        }
+        if reason.is_some() || !classifier.roles_on() {
+            continue;
+        }
+        let tree = match (&old_tree, deleted) {
+            (Some(t), true) => t,
+            _ => &new_tree,
+        };
+        if let Role::Other(why) = classifier.role(path, &GitView { tree, content }) {
+            *reason = Some(why);
+        }
+    }
+    if !has_code(&nontest) {
+        return Ok(Outcome::NoCodeOrTests);
+    }
+    let (mut hunks, mut changed) = (0usize, 0usize);
+    for ((_, _, _, reason), p) in nontest.iter().zip(&patches) {
+        if let (None, Some(p)) = (reason, p) {
             let (_, added, removed) = p.line_stats()?;
             hunks += p.num_hunks();
             changed += added + removed;
-            code_patches.push(p);
         }
     }
     if hunks < cfg.min_code_hunks {
@@ -857,9 +1023,78 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Outcome, git2::Err
     } else {
         None
     };
+    for ((side, i, _, reason), p) in nontest.iter_mut().zip(patches.iter_mut()) {
+        if *reason == Some(SkipReason::NotCode) && lfs(*side, *i) {
+            *reason = Some(SkipReason::LfsPointer);
+        }
+        if reason.is_some() && p.is_none() {
+            verifier.verify_blobs(repo, source(*side), *i)?;
+            *p = git2::Patch::from_diff(source(*side), *i)?;
+        }
+    }
+    let rules_on = cfg.hunk_rules.any();
     let mut patch = Patch::default();
-    for p in &mut code_patches {
-        patch.files.push(file_patch(repo, p, ctx.abbrev)?);
+    let mut other = Vec::new();
+    let mut skips = BTreeMap::new();
+    let mut index = 0usize;
+    let mut formatting = Some(Vec::new());
+    for ((side, i, path, reason), p) in nontest.iter().zip(patches.iter_mut()) {
+        let Some(p) = p else { continue };
+        let fp = file_patch(repo, p, ctx.abbrev)?;
+        if reason.is_some() {
+            other.push(path.clone());
+            if fp.binary {
+                // Binary files are left out: `git diff` prints no applicable content.
+                continue;
+            }
+        }
+        let verdicts = match (reason, rules_on) {
+            (None, true) => {
+                let delta = source(*side).get_delta(*i);
+                let (old, new) = match delta {
+                    Some(d) => (
+                        side_content(repo, d.old_file()),
+                        side_content(repo, d.new_file()),
+                    ),
+                    None => (None, None),
+                };
+                let verdicts = hunk_verdicts(path, old.as_deref(), new.as_deref(), &fp);
+                // Formatting-only holds while every code file's code is unchanged.
+                if verdicts.1 {
+                    if let Some(files) = formatting.as_mut() {
+                        files.push(path.clone());
+                    }
+                } else {
+                    formatting = None;
+                }
+                verdicts.0
+            }
+            _ => {
+                if reason.is_none() {
+                    formatting = None;
+                }
+                vec![None; fp.hunks.len()]
+            }
+        };
+        for (k, v) in verdicts.iter().enumerate() {
+            let why = reason.or_else(|| v.and_then(|kind| cfg.hunk_rules.reason(kind)));
+            if let Some(why) = why {
+                skips.insert(index + k, why);
+            }
+        }
+        index += fp.hunks.len();
+        patch.files.push(fp);
+    }
+    if let Some(files) =
+        formatting.filter(|files| cfg.hunk_rules.formatting_only && !files.is_empty())
+    {
+        return Ok(Outcome::Rejected(
+            CommitRule::FormattingOnly,
+            format!(
+                "formatting-only: the code of {} is unchanged once whitespace and comments are stripped",
+                files.join(", ")
+            ),
+        ));
     }
     let mut test_patch = Patch::default();
     for &(side, i) in &tests {
@@ -890,7 +1125,104 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Outcome, git2::Err
         other_files: other,
         code_hunks: hunks,
         patch_id,
+        skips,
     })))
+}
+
+/// Per hunk of a code file, what it changes when that is not code, and whether the
+/// whole file's code is unchanged once whitespace and comments are stripped. Files in
+/// other languages, too large or with syntax errors get no verdicts (their hunks count).
+fn hunk_verdicts(
+    path: &str,
+    old: Option<&[u8]>,
+    new: Option<&[u8]>,
+    fp: &FilePatch,
+) -> (Vec<Option<ChangeKind>>, bool) {
+    let none = (vec![None; fp.hunks.len()], false);
+    let Some(lang) = Lang::from_path(path) else {
+        return none;
+    };
+    let (Some(old), Some(new)) = (old, new) else {
+        return none;
+    };
+    if old.len() > MAX_TOKENIZE_BYTES || new.len() > MAX_TOKENIZE_BYTES {
+        return none;
+    }
+    // A cheap look at the text first: a file whose hunks all plainly change code is not
+    // parsed (most files of a fix).
+    let lines: Vec<HunkLines> = fp.hunks.iter().map(hunk_lines).collect();
+    let need: Vec<bool> = lines
+        .iter()
+        .map(|h| crate::syntax::may_change_no_code(lang, old, new, h))
+        .collect();
+    if !need.contains(&true) {
+        return none;
+    }
+    // Only the hunks' regions are tokenized: outside them both versions are equal.
+    let ranges = |side: fn(&Hunk) -> (u32, u32)| -> Vec<(u32, u32)> {
+        fp.hunks
+            .iter()
+            .zip(&need)
+            .filter(|(_, &n)| n)
+            .map(|(h, _)| side(h))
+            .filter(|&(_, n)| n > 0)
+            .map(|(s, n)| (s, s + n - 1))
+            .collect()
+    };
+    let (Some(o), Some(n)) = (
+        FileTokens::for_lines(lang, old, &ranges(|h| (h.old_start, h.old_lines))),
+        FileTokens::for_lines(lang, new, &ranges(|h| (h.new_start, h.new_lines))),
+    ) else {
+        return none;
+    };
+    let verdicts: Vec<Option<ChangeKind>> = lines
+        .iter()
+        .zip(&need)
+        .map(|(h, &needed)| {
+            if needed {
+                crate::syntax::hunk_change(&o, &n, h)
+            } else {
+                None
+            }
+        })
+        .collect();
+    // The code is unchanged when every hunk changes only layout, comments or docstrings
+    // (outside the hunks the two versions are byte-equal).
+    let same = !verdicts.is_empty()
+        && verdicts.iter().all(|v| {
+            matches!(
+                v,
+                Some(ChangeKind::Whitespace | ChangeKind::Comment | ChangeKind::Docstring)
+            )
+        });
+    (verdicts, same)
+}
+
+/// A hunk's ranges and changed line numbers, as the syntax layer takes them.
+fn hunk_lines(h: &Hunk) -> HunkLines {
+    let mut out = HunkLines {
+        old: (h.old_start, h.old_lines),
+        new: (h.new_start, h.new_lines),
+        ..HunkLines::default()
+    };
+    let (mut o, mut n) = (h.old_start.max(1), h.new_start.max(1));
+    for l in &h.lines {
+        match l.kind {
+            LineKind::Context => {
+                o += 1;
+                n += 1;
+            }
+            LineKind::Removed => {
+                out.removed.push(o);
+                o += 1;
+            }
+            LineKind::Added => {
+                out.added.push(n);
+                n += 1;
+            }
+        }
+    }
+    out
 }
 
 impl Verifier {

@@ -204,6 +204,18 @@ pub fn is_repository(path: &Path) -> bool {
     with_repo(path, |_| Ok(())).is_ok()
 }
 
+/// Whether `dir` is a directory in the tree of `HEAD` (false when there is no `HEAD`),
+/// so a recipe's source roots are checked before any work starts.
+pub fn dir_at_head(repo: &Path, dir: &str) -> bool {
+    with_repo(repo, |r| {
+        let tree = r.head().and_then(|h| h.peel_to_tree());
+        Ok(tree
+            .and_then(|t| t.get_path(Path::new(dir.trim_matches('/'))))
+            .is_ok_and(|e| e.kind() == Some(git2::ObjectType::Tree)))
+    })
+    .unwrap_or(false)
+}
+
 /// Read `file` at `rev` from the object database (no checkout), trying each of
 /// `prefixes` before the file when the plain path is missing (`JodaTime/`).
 pub fn read_blob(

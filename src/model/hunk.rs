@@ -33,8 +33,41 @@ pub enum SkipReason {
     NotCode,
     /// The fix creates the file.
     CreatedFile,
-    /// The hunk only deletes import lines.
+    /// The hunk only deletes import lines (Defects4J: the text rule HUNK4J publishes;
+    /// git sources: every changed line is an import, a comment or blank, per the parser).
     ImportOnly,
+    /// A code-language file outside every detected source root (Python: not in a package;
+    /// Java: not under `src/main/java` and its `package` does not match its directory).
+    OutsideSourceRoot,
+    /// `setup.py`, a build script rather than library code.
+    SetupScript,
+    /// `conftest.py`, pytest configuration.
+    Conftest,
+    /// Under a top-level `docs/` (`doc/`) directory.
+    Docs,
+    /// Under a top-level `examples/` directory (or `*-examples/`, `*_examples/`).
+    Examples,
+    /// Under a top-level `benchmarks/` (`benchmark/`, `bench/`) directory.
+    Benchmarks,
+    /// Under a top-level `scripts/` directory.
+    Scripts,
+    /// Under a vendored directory (`vendor/`, `_vendor/`, `vendored/`, `third_party/`).
+    Vendored,
+    /// A generated file (`@generated` or `DO NOT EDIT` in its first lines, or a recipe
+    /// `files.generated` glob).
+    Generated,
+    /// Matched by a recipe `files.not_code` glob.
+    RecipeNotCode,
+    /// A submodule (gitlink) entry: a commit id of another repository, not text.
+    Submodule,
+    /// A Git LFS pointer file: the content lives outside the repository.
+    LfsPointer,
+    /// Only whitespace changed (layout, blank lines, indentation at the same depth).
+    WhitespaceOnly,
+    /// Only comments changed; the code tokens are equal.
+    CommentOnly,
+    /// Only Python docstrings changed.
+    DocstringOnly,
 }
 
 impl SkipReason {
@@ -44,7 +77,35 @@ impl SkipReason {
             SkipReason::NotCode => "not_code",
             SkipReason::CreatedFile => "created_file",
             SkipReason::ImportOnly => "import_only",
+            SkipReason::OutsideSourceRoot => "outside_source_root",
+            SkipReason::SetupScript => "setup_script",
+            SkipReason::Conftest => "conftest",
+            SkipReason::Docs => "docs",
+            SkipReason::Examples => "examples",
+            SkipReason::Benchmarks => "benchmarks",
+            SkipReason::Scripts => "scripts",
+            SkipReason::Vendored => "vendored",
+            SkipReason::Generated => "generated",
+            SkipReason::RecipeNotCode => "recipe_not_code",
+            SkipReason::Submodule => "submodule",
+            SkipReason::LfsPointer => "lfs_pointer",
+            SkipReason::WhitespaceOnly => "whitespace_only",
+            SkipReason::CommentOnly => "comment_only",
+            SkipReason::DocstringOnly => "docstring_only",
         }
+    }
+
+    /// Whether the reason is about the whole file (its role), not the hunk's content;
+    /// a file-level reason wins over every hunk rule.
+    pub fn is_file_level(self) -> bool {
+        !matches!(
+            self,
+            SkipReason::CreatedFile
+                | SkipReason::ImportOnly
+                | SkipReason::WhitespaceOnly
+                | SkipReason::CommentOnly
+                | SkipReason::DocstringOnly
+        )
     }
 }
 

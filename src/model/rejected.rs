@@ -62,6 +62,9 @@ pub enum RejectReason {
     TooManyChangedLines,
     /// The commit's parent is not in the repository (the boundary of a shallow clone).
     MissingParent,
+    /// The commit's code is unchanged once whitespace, comments and docstrings are
+    /// stripped (hunk rule `formatting_only` of the git source).
+    FormattingOnly,
 }
 
 /// One `rejected.jsonl` row.

@@ -524,5 +524,6 @@ pub fn candidate(bug: D4jBug, repo: Option<&ProjectRepo>) -> Candidate {
         test_patch: bug.test_patch,
         modified_classes: bug.modified_classes,
         base,
+        skips: Default::default(),
     }
 }

@@ -60,6 +60,7 @@ pub fn candidates(
             patch: c.patch,
             test_patch: c.test_patch,
             modified_classes: Vec::new(),
+            skips: c.skips,
         })
         .collect();
     let mut rejected: Vec<Rejected> = mined
@@ -131,6 +132,7 @@ fn reject_reason(rule: CommitRule) -> RejectReason {
         CommitRule::MaxCodeHunks => RejectReason::TooManyHunks,
         CommitRule::MaxChangedLines => RejectReason::TooManyChangedLines,
         CommitRule::MissingParent => RejectReason::MissingParent,
+        CommitRule::FormattingOnly => RejectReason::FormattingOnly,
     }
 }
 

@@ -77,6 +77,9 @@ pub struct Candidate {
     pub modified_classes: Vec<String>,
     /// Where the base tree is.
     pub base: Base,
+    /// Hunks of `patch` (by index over all its hunks) the source already decided do not
+    /// count (git: file roles and hunk rules, which need the trees); empty otherwise.
+    pub skips: std::collections::BTreeMap<usize, crate::model::SkipReason>,
 }
 
 /// What a source produced.

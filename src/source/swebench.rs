@@ -408,6 +408,7 @@ fn instance(cfg: &SwebenchConfig, file: &str, r: &Record<'_>) -> Result<Candidat
         patch,
         test_patch,
         modified_classes: Vec::new(),
+        skips: Default::default(),
         base: Base::Buggy(Tree::Git {
             repo: clone.clone(),
             rev: base_commit.clone(),

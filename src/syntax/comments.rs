@@ -69,7 +69,7 @@ pub fn comment_lines(lang: Lang, src: &[u8]) -> BTreeSet<u32> {
 }
 
 /// The docstring statement of a module, class or function node, if it has one.
-fn python_docstring(node: Node) -> Option<Node> {
+pub(super) fn python_docstring(node: Node) -> Option<Node> {
     let body = match node.kind() {
         "module" => node,
         "class_definition" | "function_definition" => node.child_by_field_name("body")?,

@@ -26,6 +26,7 @@
 //! [`ParsedFile::anchor`] is O(N) per call, [`ParsedFile::distance`] O(depth).
 //! Detecting oversized files (> 5 MB) is the caller's job.
 
+pub mod changes;
 mod comments;
 pub mod java;
 pub mod outline;
@@ -39,6 +40,9 @@ use std::num::NonZeroU16 as FieldId;
 use tree_sitter::{Language, Node, Parser, TreeCursor};
 
 pub use crate::diff::Span;
+pub use changes::{
+    hunk_change, java_package, may_change_no_code, ChangeKind, FileTokens, HunkLines,
+};
 pub use comments::comment_lines;
 pub use python::python_module_path;
 pub use tree::NodeId;

@@ -244,9 +244,11 @@ fn splits_code_tests_and_other_files() {
     let h = build();
     let fixes = mine_default(&h.s.dir, &GitSourceConfig::default());
     let big = &fixes[0];
+    // `patch` holds every non-test file, as SWE-bench does (the docs file too).
     assert_eq!(
         paths(&big.patch),
         vec![
+            "docs/CHANGES.md",
             "lib/crlf.py",
             "lib/new_name.py",
             "lib/nonl.py",
@@ -257,18 +259,18 @@ fn splits_code_tests_and_other_files() {
     assert_eq!(paths(&big.test_patch), vec![CALC_TEST, "tests/test_lib.py"]);
     assert_eq!(big.other_files, vec!["docs/CHANGES.md".to_string()]);
 
-    let renamed = &big.patch.files[1];
+    let renamed = &big.patch.files[2];
     assert_eq!(renamed.change, FileChange::Renamed);
     assert_eq!(renamed.old_path.as_deref(), Some("lib/old_name.py"));
     assert_eq!(renamed.new_path.as_deref(), Some("lib/new_name.py"));
 
-    let crlf = &big.patch.files[0];
+    let crlf = &big.patch.files[1];
     assert!(crlf.hunks[0]
         .lines
         .iter()
         .all(|l| l.content.ends_with(b"\r\n")));
 
-    let nonl = &big.patch.files[2];
+    let nonl = &big.patch.files[3];
     let last = nonl.hunks[0].lines.iter().rev().take(2).collect::<Vec<_>>();
     assert_eq!(last[0].kind, LineKind::Added);
     assert_eq!(last[0].content, b"Z = 4");
@@ -283,7 +285,7 @@ fn hunk_ranges_match_the_design() {
     let h = build();
     let fixes = mine_default(&h.s.dir, &GitSourceConfig::default());
     let big = &fixes[0];
-    let calc = &big.patch.files[4];
+    let calc = &big.patch.files[5];
     let ranges: Vec<(u32, u32, u32, u32)> = calc
         .hunks
         .iter()
@@ -297,7 +299,7 @@ fn hunk_ranges_match_the_design() {
     assert_eq!(calc.hunks[1].new_span().end, 23);
     // With the indent heuristic (git's default) the insertion starts at line 5; without
     // it, at line 6 (`@@ -3,5 +3,8 @@`): this history tells the two apart.
-    let spaces = &big.patch.files[3];
+    let spaces = &big.patch.files[4];
     assert_eq!(spaces.hunks.len(), 1);
     assert_eq!(spaces.hunks[0].header, b"@@ -2,6 +2,9 @@\n");
     let plain = h.s.git(&[
@@ -310,8 +312,9 @@ fn hunk_ranges_match_the_design() {
     ]);
     assert!(plain.contains("@@ -3,5 +3,8 @@"), "{plain}");
     assert_eq!(big.code_hunks, 3 + 1 + 1 + 1 + 1);
+    // The docs file's hunk is in `patch` but is not a code hunk.
     assert_eq!(
-        big.code_hunks,
+        big.code_hunks + 1,
         big.patch.files.iter().map(|f| f.hunks.len()).sum::<usize>()
     );
 }

@@ -22,6 +22,7 @@ mod golden;
 mod hunk4j;
 mod mcp;
 mod report;
+mod roles;
 mod rough_edges;
 mod run;
 mod schema;

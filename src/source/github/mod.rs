@@ -491,5 +491,6 @@ async fn pull_candidate(
         patch: diff.patch,
         test_patch: diff.test_patch,
         modified_classes: Vec::new(),
+        skips: Default::default(),
     })))
 }
