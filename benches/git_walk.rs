@@ -273,9 +273,10 @@ fn main() {
         }
     }
     if steps.contains('r') {
-        // The rules of recipes/java-preset.yaml: subject and exclude rules, reverts,
-        // patch-id duplicates and the three size limits.
+        // Every rule of recipes/java-preset.yaml: subject and exclude rules, reverts,
+        // patch-id duplicates, the three size limits, file roles and the hunk rules.
         let all_rules = GitSourceConfig {
+            hunk_rules: hunkgen::git::history::HunkRules::ALL,
             subject_regex: Some(
                 r"\b(fix(e[sd]|ing)?|bug(s|fix(es)?)?|regressions?|npe|nullpointerexception)\b"
                     .into(),
@@ -291,12 +292,11 @@ fn main() {
         };
         let start = Instant::now();
         let cpu0 = cpu_secs().0;
-        match mine(
-            &repo,
-            &all_rules,
-            &Classifier::default(),
-            &Progress::hidden(),
-        ) {
+        let roles = Classifier {
+            roles: Some(true),
+            ..Classifier::default()
+        };
+        match mine(&repo, &all_rules, &roles, &Progress::hidden()) {
             Ok(m) => {
                 let secs = start.elapsed().as_secs_f64();
                 let cpu = cpu_secs().0 - cpu0;

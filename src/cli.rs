@@ -458,7 +458,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             match &summary.funnel {
                 Some(f) => writeln!(
                     out,
-                    "built {}: {} instances ({} hunks) from {} commits walked: {} non-merge, {} message matched, {} touching code and tests, {} multi-hunk, {} past the commit rules; {} rejected",
+                    "built {}: {} instances ({} hunks) from {} commits walked: {} non-merge, {} message matched, {} touching code and tests, {} multi-hunk, {} past the commit rules, {} with fewer counted hunks once non-code hunks are skipped; {} rejected",
                     shown.display(),
                     summary.instances.len(),
                     hunks,
@@ -468,6 +468,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     f.code_and_tests,
                     f.multi_hunk,
                     f.kept,
+                    f.few_counted_hunks,
                     summary.rejected.len()
                 )?,
                 None => writeln!(

@@ -100,11 +100,14 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
     // Refuse early, before any work, to overwrite another recipe's dataset.
     let writer = DatasetWriter::begin(&output, &plan.name, opts.force)?;
 
-    let mined = mine(plan, opts)?;
+    let mut mined = mine(plan, opts)?;
     let examined = extract(plan, &mined.candidates);
     let keep: Vec<usize> = (0..examined.len())
         .filter(|&k| examined[k].stats.hunks >= plan.min_code_hunks)
         .collect();
+    if let Some(f) = mined.funnel.as_mut() {
+        f.few_counted_hunks = examined.len() - keep.len();
+    }
     let mut kept: Vec<Instance> = keep.iter().map(|&k| examined[k].clone()).collect();
     let mut warnings = match &plan.annotate {
         Some(spec) => {

@@ -80,6 +80,12 @@ pub struct MineFunnel {
     pub rejected: BTreeMap<String, usize>,
     /// Commits kept as candidates (`multi_hunk` minus the rejected ones).
     pub kept: usize,
+    /// Of the kept commits, those left with fewer than `min_code_hunks` counted hunks once
+    /// file roles and the hunk rules (whitespace-, comment-, docstring-, import-only) are
+    /// applied: no instance (listed in `report/tables.md` with kept = no); the instances
+    /// are `kept` minus these.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub few_counted_hunks: usize,
     /// Commits whose parent is missing from the repository (a shallow clone's boundary);
     /// never examined.
     #[serde(default, skip_serializing_if = "is_zero")]

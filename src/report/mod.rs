@@ -192,6 +192,13 @@ pub fn funnel_markdown(f: &crate::model::MineFunnel) -> String {
         row(&format!("rejected: {rule}"), *n);
     }
     row("kept", f.kept);
+    if f.few_counted_hunks > 0 {
+        row(
+            "fewer counted hunks than the minimum once non-code hunks are skipped",
+            f.few_counted_hunks,
+        );
+        row("instances", f.kept - f.few_counted_hunks.min(f.kept));
+    }
     if f.unreadable > 0 {
         row("unreadable (`git_objects` rows)", f.unreadable);
     }
