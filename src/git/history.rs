@@ -248,14 +248,14 @@ pub enum CommitRule {
 }
 
 impl CommitRule {
-    /// Stable snake_case name, as the funnel counts it.
+    /// Stable snake_case name, as the funnel counts it: the `rejected.jsonl` reason.
     pub fn key(self) -> &'static str {
         match self {
             CommitRule::Revert => "revert",
             CommitRule::DuplicatePatch => "duplicate_patch",
-            CommitRule::MaxFiles => "max_files",
-            CommitRule::MaxCodeHunks => "max_code_hunks",
-            CommitRule::MaxChangedLines => "max_changed_lines",
+            CommitRule::MaxFiles => "too_many_files",
+            CommitRule::MaxCodeHunks => "too_many_hunks",
+            CommitRule::MaxChangedLines => "too_many_changed_lines",
             CommitRule::MissingParent => "missing_parent",
             CommitRule::FormattingOnly => "formatting_only",
         }

@@ -326,10 +326,10 @@ fn funnel_numbers_on_the_fixture() {
         multi_hunk: 10,
         rejected: BTreeMap::from([
             ("duplicate_patch".to_string(), 1),
-            ("max_changed_lines".to_string(), 1),
-            ("max_code_hunks".to_string(), 1),
-            ("max_files".to_string(), 1),
             ("revert".to_string(), 2),
+            ("too_many_changed_lines".to_string(), 1),
+            ("too_many_files".to_string(), 1),
+            ("too_many_hunks".to_string(), 1),
         ]),
         kept: 4,
         // Set by the build, not the walk.
