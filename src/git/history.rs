@@ -804,6 +804,41 @@ pub(crate) fn delta_path(delta: &git2::DiffDelta<'_>) -> String {
         .unwrap_or_default()
 }
 
+/// The deltas of a diff as `(from the plain diff, delta index, classifying path)`: the
+/// rename-detected diff's deltas, except weak renames (`weak`), which are taken split
+/// from `plain` (the diff without renames) as a deletion and an addition, as git does.
+pub(crate) fn diff_entries(
+    diff: &Diff<'_>,
+    weak: &[usize],
+    plain: Option<&Diff<'_>>,
+) -> Vec<(bool, usize, String)> {
+    let mut entries: Vec<(bool, usize, String)> = diff
+        .deltas()
+        .enumerate()
+        .filter(|(i, _)| !weak.contains(i))
+        .map(|(i, d)| (false, i, delta_path(&d)))
+        .collect();
+    if let Some(plain) = plain {
+        let split: Vec<(Option<&Path>, Option<&Path>)> = weak
+            .iter()
+            .filter_map(|&i| diff.get_delta(i))
+            .map(|d| (d.old_file().path(), d.new_file().path()))
+            .collect();
+        for (i, delta) in plain.deltas().enumerate() {
+            let hit = match delta.status() {
+                Delta::Deleted => split.iter().any(|s| s.0 == delta.old_file().path()),
+                Delta::Added => split.iter().any(|s| s.1 == delta.new_file().path()),
+                _ => false,
+            };
+            if hit {
+                entries.push((true, i, delta_path(&delta)));
+            }
+        }
+        entries.sort_by(|a, b| a.2.cmp(&b.2));
+    }
+    entries
+}
+
 /// Per-run settings shared by the workers.
 struct Ctx<'a> {
     cfg: &'a GitSourceConfig,
@@ -860,30 +895,7 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Outcome, git2::Err
     } else {
         Some(plain_diff(repo, &commit, ctx.abbrev)?)
     };
-    let mut entries: Vec<(bool, usize, String)> = Vec::new();
-    for (i, delta) in diff.deltas().enumerate() {
-        if !weak.contains(&i) {
-            entries.push((false, i, delta_path(&delta)));
-        }
-    }
-    if let Some(plain) = &plain {
-        let split: Vec<(Option<&Path>, Option<&Path>)> = weak
-            .iter()
-            .filter_map(|&i| diff.get_delta(i))
-            .map(|d| (d.old_file().path(), d.new_file().path()))
-            .collect();
-        for (i, delta) in plain.deltas().enumerate() {
-            let hit = match delta.status() {
-                Delta::Deleted => split.iter().any(|s| s.0 == delta.old_file().path()),
-                Delta::Added => split.iter().any(|s| s.1 == delta.new_file().path()),
-                _ => false,
-            };
-            if hit {
-                entries.push((true, i, delta_path(&delta)));
-            }
-        }
-        entries.sort_by(|a, b| a.2.cmp(&b.2));
-    }
+    let entries = diff_entries(&diff, &weak, plain.as_ref());
     let source = |plain_side: bool| match (plain_side, &plain) {
         (true, Some(p)) => p,
         _ => &diff,

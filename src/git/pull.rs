@@ -2,11 +2,11 @@
 //! head with its base, and the base → head diff split into code and test patches with
 //! the same classifier and `git diff` options as the history walk.
 
-use super::history::{delta_path, diff_options, file_patch, git_abbrev_len, weak_renames};
+use super::history::{diff_entries, diff_options, file_patch, git_abbrev_len, weak_renames};
 use super::{open, GitError};
 use crate::classify::{Classifier, FileClass};
 use crate::diff::Patch;
-use git2::{Delta, Diff, DiffFindOptions, Oid, Repository, Tree};
+use git2::{Diff, DiffFindOptions, Oid, Repository, Tree};
 use std::path::Path;
 
 /// A pull request's change read from the local clone.
@@ -100,31 +100,7 @@ fn split_diff(
     } else {
         Some(tree_diff(repo, &old_tree, &new_tree, abbrev, true)?)
     };
-    // (from the plain diff, delta index, classifying path)
-    let mut entries: Vec<(bool, usize, String)> = diff
-        .deltas()
-        .enumerate()
-        .filter(|(i, _)| !weak.contains(i))
-        .map(|(i, d)| (false, i, delta_path(&d)))
-        .collect();
-    if let Some(plain) = &plain {
-        let split: Vec<(Option<&Path>, Option<&Path>)> = weak
-            .iter()
-            .filter_map(|&i| diff.get_delta(i))
-            .map(|d| (d.old_file().path(), d.new_file().path()))
-            .collect();
-        for (i, delta) in plain.deltas().enumerate() {
-            let hit = match delta.status() {
-                Delta::Deleted => split.iter().any(|s| s.0 == delta.old_file().path()),
-                Delta::Added => split.iter().any(|s| s.1 == delta.new_file().path()),
-                _ => false,
-            };
-            if hit {
-                entries.push((true, i, delta_path(&delta)));
-            }
-        }
-        entries.sort_by(|a, b| a.2.cmp(&b.2));
-    }
+    let entries = diff_entries(&diff, &weak, plain.as_ref());
     let mut out = PullDiff {
         merge_base: old.to_string(),
         patch: Patch::default(),

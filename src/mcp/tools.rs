@@ -198,64 +198,44 @@ impl Repo {
                     Some(f) => vec![self.resolve(f)?],
                     None => self.source_files(&self.root.clone()),
                 };
-                let mut warnings = Vec::new();
-                let mut found = Vec::new();
-                for f in files {
-                    let e = self.entry(&f, &mut warnings)?;
+                self.search(files, |f, e, found| {
                     for m in &e.outline.methods {
                         let owner = m.owner.as_deref().unwrap_or("");
                         if names_match(owner, class) && names_match(&m.name, last(method)) {
-                            found.push(item_match(&f, m, "method", Some(&e.text)));
+                            found.push(item_match(f, m, "method", Some(&e.text)));
                         }
                     }
-                }
-                Ok(matches_answer(found, warnings))
+                })
             }
             "find_class_in_file" | "find_class" => {
                 let class = req(args, "class_name")?;
-                let files = if name == "find_class" {
-                    self.source_files(&self.root.clone())
-                } else {
-                    vec![self.resolve(req(args, "file_path")?)?]
-                };
-                let mut warnings = Vec::new();
-                let mut found = Vec::new();
-                for f in files {
-                    let e = self.entry(&f, &mut warnings)?;
+                let files = self.scope(args, name == "find_class")?;
+                self.search(files, |f, e, found| {
                     for c in e
                         .outline
                         .classes
                         .iter()
                         .filter(|c| names_match(&c.qualified, class))
                     {
-                        let mut m = item_match(&f, c, kind_name(c), None);
+                        let mut m = item_match(f, c, kind_name(c), None);
                         m.code = Some(members_text(&e.outline, c));
                         found.push(m);
                     }
-                }
-                Ok(matches_answer(found, warnings))
+                })
             }
             "find_method_in_file" | "find_method" => {
                 let method = req(args, "method_name")?;
-                let files = if name == "find_method" {
-                    self.source_files(&self.root.clone())
-                } else {
-                    vec![self.resolve(req(args, "file_path")?)?]
-                };
-                let mut warnings = Vec::new();
-                let mut found = Vec::new();
-                for f in files {
-                    let e = self.entry(&f, &mut warnings)?;
+                let files = self.scope(args, name == "find_method")?;
+                self.search(files, |f, e, found| {
                     for m in e
                         .outline
                         .methods
                         .iter()
                         .filter(|m| names_match(&m.qualified, method))
                     {
-                        found.push(item_match(&f, m, kind_name(m), Some(&e.text)));
+                        found.push(item_match(f, m, kind_name(m), Some(&e.text)));
                     }
-                }
-                Ok(matches_answer(found, warnings))
+                })
             }
             "find_code_in_file" | "find_code" => {
                 let code = req(args, "code")?;
@@ -264,18 +244,10 @@ impl Repo {
                         "{name}: `code` must not be empty"
                     )));
                 }
-                let files = if name == "find_code" {
-                    self.source_files(&self.root.clone())
-                } else {
-                    vec![self.resolve(req(args, "file_path")?)?]
-                };
-                let mut warnings = Vec::new();
-                let mut found = Vec::new();
-                for f in files {
-                    let e = self.entry(&f, &mut warnings)?;
-                    found.extend(code_matches(&f, e, code));
-                }
-                Ok(matches_answer(found, warnings))
+                let files = self.scope(args, name == "find_code")?;
+                self.search(files, |f, e, found| {
+                    found.extend(code_matches(f, e, code));
+                })
             }
             "get_class_skeleton" => {
                 let f = self.resolve(req(args, "file_path")?)?;
@@ -311,6 +283,30 @@ impl Repo {
             }
             _ => Err(ToolError::InvalidParams(format!("unknown tool `{name}`"))),
         }
+    }
+
+    /// The files a search covers: every source file (`anywhere`), or `file_path`.
+    fn scope(&self, args: &Map<String, Value>, anywhere: bool) -> Result<Vec<String>, ToolError> {
+        if anywhere {
+            Ok(self.source_files(&self.root.clone()))
+        } else {
+            Ok(vec![self.resolve(req(args, "file_path")?)?])
+        }
+    }
+
+    /// Run `per_file` on each file's entry, gathering its matches and the warnings.
+    fn search(
+        &mut self,
+        files: Vec<String>,
+        mut per_file: impl FnMut(&str, &Entry, &mut Vec<Match>),
+    ) -> Result<Answer, ToolError> {
+        let mut warnings = Vec::new();
+        let mut found = Vec::new();
+        for f in files {
+            let e = self.entry(&f, &mut warnings)?;
+            per_file(&f, e, &mut found);
+        }
+        Ok(matches_answer(found, warnings))
     }
 
     /// A repository-relative file path, checked to stay inside the root.
