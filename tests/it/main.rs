@@ -25,6 +25,7 @@ mod report;
 mod rough_edges;
 mod run;
 mod schema;
+mod shard;
 mod states;
 mod swebench_grader;
 mod swebench_io;
