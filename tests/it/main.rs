@@ -10,6 +10,7 @@ mod commit_rules;
 mod compare;
 mod demo_dataset;
 mod demo_repo;
+mod deploy;
 mod diff_d4j;
 mod diff_errors;
 mod diff_oracle;
