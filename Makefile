@@ -21,7 +21,7 @@ export HUNKGEN_UV_CACHE ?= $(CURDIR)/target/uv-cache
 # Headless Chromium (Debian) renders report/index.html in the browser check.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: demo test lint deps bench hunk4j clean-datasets check-report
+.PHONY: demo test lint deps bench hunk4j clean-datasets check-report check-slurm
 
 ## Build the embedded demo repository and the demo dataset (datasets/demo).
 demo: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_CACHE)/.seeded
@@ -55,6 +55,15 @@ demo: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_C
 ## browser check) plus lints.
 test: deps lint
 	$(CARGO) test
+	$(MAKE) check-slurm
+
+## A real single-node Slurm cluster (munged, slurmctld, slurmd on localhost): the demo's
+## validation as a 4-task array (sbatch --array=0-3), merged, compared byte for byte with
+## a one-machine build; every daemon started is stopped. Installs slurm-wlm and munge
+## with apt-get; where that fails it prints "slurm check: NOT RUN (…)", never a pass.
+check-slurm:
+	$(CARGO) build
+	bash scripts/check-slurm.sh
 
 ## The report's browser check alone: hunkgen report on the demo dataset and two fake
 ## systems, rendered by headless Chromium (no console errors, no outside requests, not
