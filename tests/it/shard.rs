@@ -361,3 +361,37 @@ fn shard_from_the_environment_and_bad_values() {
     let m = fs::read_to_string(dir.join("shard.yaml")).expect("manifest");
     assert!(m.contains("shard: 2\n") && m.contains("count: 3\n"), "{m}");
 }
+
+#[test]
+fn validate_by_shard_covers_every_instance_once() {
+    let dataset = crate::golden::demo();
+    let mut seen = Vec::new();
+    for k in 0..3 {
+        let o = hunkgen()
+            .args(["validate", "-q", "--json"])
+            .arg(dataset)
+            .env("HUNKGEN_SHARD", format!("{k}/3"))
+            .envs(validation_env())
+            .output()
+            .expect("runs");
+        ok(&o);
+        for line in String::from_utf8_lossy(&o.stdout).lines() {
+            let row: serde_json::Value = serde_json::from_str(line).expect("row");
+            let id = row["instance_id"].as_str().expect("id").to_string();
+            assert_eq!(hunkgen::shard::Shard::of(&id, 3), k, "{id}");
+            assert_eq!(row["status"], "confirmed", "{row}");
+            seen.push(id);
+        }
+    }
+    seen.sort();
+    let mut all: Vec<String> = fs::read_to_string(dataset.join("instances.jsonl"))
+        .expect("rows")
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("row");
+            v["instance_id"].as_str().expect("id").to_string()
+        })
+        .collect();
+    all.sort();
+    assert_eq!(seen, all, "each instance validated by exactly one shard");
+}
