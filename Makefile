@@ -138,6 +138,7 @@ bench: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_
 	HUNKGEN_BENCH_REPO=$(BENCH_REPO) $(CARGO) bench --bench git_walk
 	HUNKGEN_BENCH_D4J_REPOS="$(BENCH_D4J_REPOS)" $(CARGO) bench --bench annotate_d4j
 	$(CARGO) bench --bench validate_demo
+	$(CARGO) bench --bench shards
 	HUNKGEN_BENCH_STATES=$(BENCH_STATES) $(CARGO) bench --bench states
 
 clean-datasets:

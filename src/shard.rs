@@ -44,8 +44,9 @@ impl Shard {
     }
 
     /// The shard a command runs: `--shard` when given; else `HUNKGEN_SHARD=K/N`; else
-    /// Slurm's `SLURM_ARRAY_TASK_ID` with `SLURM_ARRAY_TASK_COUNT`; else Kubernetes'
-    /// `JOB_COMPLETION_INDEX` with `HUNKGEN_SHARD_COUNT`; else none (the whole dataset).
+    /// Slurm's `SLURM_ARRAY_TASK_ID` (minus `SLURM_ARRAY_TASK_MIN`) with
+    /// `SLURM_ARRAY_TASK_COUNT`; else Kubernetes' `JOB_COMPLETION_INDEX` with
+    /// `HUNKGEN_SHARD_COUNT`; else none (the whole dataset).
     pub fn resolve(flag: Option<&str>) -> Result<Option<Shard>, String> {
         Self::resolve_with(flag, |name| std::env::var(name).ok())
     }
@@ -77,8 +78,21 @@ impl Shard {
                 _ => Ok(None),
             }
         };
-        if let Some(s) = pair("SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT")? {
-            return Ok(Some(s));
+        if let Some(id) = var("SLURM_ARRAY_TASK_ID") {
+            // An array numbered from 1 (`--array=1-4`) still gives shards 0..N-1.
+            let min: u64 = var("SLURM_ARRAY_TASK_MIN")
+                .and_then(|m| m.trim().parse().ok())
+                .unwrap_or(0);
+            let k = match id.trim().parse::<u64>() {
+                Ok(k) => k.saturating_sub(min).to_string(),
+                Err(_) => id,
+            };
+            let n = var("SLURM_ARRAY_TASK_COUNT").ok_or_else(|| {
+                "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not: set SLURM_ARRAY_TASK_COUNT to the number of shards".to_string()
+            })?;
+            return Shard::parse(&format!("{k}/{n}"))
+                .map(Some)
+                .map_err(|e| format!("SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT: {e}"));
         }
         pair("JOB_COMPLETION_INDEX", "HUNKGEN_SHARD_COUNT")
     }
@@ -263,6 +277,17 @@ mod tests {
                     ("SLURM_ARRAY_TASK_ID", "3"),
                     ("SLURM_ARRAY_TASK_COUNT", "4"),
                     ("JOB_COMPLETION_INDEX", "1")
+                ])
+            ),
+            s(3, 4)
+        );
+        assert_eq!(
+            Shard::resolve_with(
+                None,
+                env(&[
+                    ("SLURM_ARRAY_TASK_ID", "4"),
+                    ("SLURM_ARRAY_TASK_COUNT", "4"),
+                    ("SLURM_ARRAY_TASK_MIN", "1")
                 ])
             ),
             s(3, 4)

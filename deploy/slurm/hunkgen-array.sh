@@ -10,7 +10,8 @@
 #   # after the array finished (or: sbatch --wait …):
 #   hunkgen merge datasets/demo shards/0 shards/1 shards/2 shards/3
 #
-# The array must be numbered 0..N-1 (--array=0-3, optionally %2 to run 2 at a time).
+# Any contiguous array works (--array=0-3 or 1-4; %2 runs 2 at a time): K is
+# SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN.
 #SBATCH --job-name=hunkgen-shard
 #SBATCH --output=slurm-hunkgen-%A_%a.out
 #SBATCH --cpus-per-task=1
