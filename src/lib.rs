@@ -17,6 +17,7 @@ pub mod progress;
 pub mod recipe;
 pub mod report;
 pub mod run;
+pub mod shard;
 pub mod source;
 pub mod states;
 pub mod syntax;

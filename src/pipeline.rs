@@ -81,6 +81,8 @@ pub struct BuildOptions {
     pub no_cache: bool,
     /// GitHub source: answer API requests from the response cache only.
     pub offline: bool,
+    /// Work only on this shard's instances and write a shard directory (`shard.yaml`).
+    pub shard: Option<crate::shard::Shard>,
 }
 
 impl BuildOptions {
@@ -96,34 +98,66 @@ impl BuildOptions {
 
 /// Run a plan end to end and write the dataset directory.
 pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
-    let output = opts.output.clone().unwrap_or_else(|| plan.output.clone());
+    let output = match (&opts.output, opts.shard) {
+        (Some(o), _) => o.clone(),
+        (None, None) => plan.output.clone(),
+        (None, Some(s)) => {
+            let mut name = plan.output.file_name().unwrap_or_default().to_os_string();
+            name.push(format!("-shard-{}-of-{}", s.index, s.count));
+            plan.output.with_file_name(name)
+        }
+    };
     // Refuse early, before any work, to overwrite another recipe's dataset.
     let writer = DatasetWriter::begin(&output, &plan.name, opts.force)?;
 
     let mut mined = mine(plan, opts)?;
     let examined = extract(plan, &mined.candidates);
-    let keep: Vec<usize> = (0..examined.len())
+    let keep_all: Vec<usize> = (0..examined.len())
         .filter(|&k| examined[k].stats.hunks >= plan.min_code_hunks)
         .collect();
     if let Some(f) = mined.funnel.as_mut() {
-        f.few_counted_hunks = examined.len() - keep.len();
+        f.few_counted_hunks = examined.len() - keep_all.len();
     }
+    // A shard works only on its instances; mining and extraction (cheap) stay whole so
+    // every shard knows the counts and the report's not-counted table.
+    let owned = |id: &str| opts.shard.is_none_or(|s| s.owns(id));
+    let keep: Vec<usize> = keep_all
+        .iter()
+        .copied()
+        .filter(|&k| owned(&examined[k].instance_id))
+        .collect();
     let mut kept: Vec<Instance> = keep.iter().map(|&k| examined[k].clone()).collect();
     let mut warnings = match &plan.annotate {
         Some(spec) => {
             let of_kept: Vec<&Candidate> = keep.iter().map(|&k| &mined.candidates[k]).collect();
-            annotate(plan, spec, &of_kept, &mut kept, opts)
+            annotate(spec, &of_kept, &mut kept, opts, plan);
+            let of_all: Vec<&Candidate> = keep_all.iter().map(|&k| &mined.candidates[k]).collect();
+            missing_ast_warnings(&of_all)
         }
         None => Vec::new(),
     };
+    let depths = crate::annotate::proximity::depths(&kept);
     // Source-wide problems (a stopped GitHub run) come first.
     warnings.splice(0..0, mined.warnings.iter().cloned());
-    let mut rejected = mined.rejected;
+    let early_warnings = warnings.clone();
+    let mut assigned: Vec<String> = keep
+        .iter()
+        .map(|&k| examined[k].instance_id.clone())
+        .collect();
+    let total_assigned = keep_all.len() + mined.rejected.len();
+    let mut rejected: Vec<Rejected> = mined
+        .rejected
+        .iter()
+        .filter(|r| owned(&r.id))
+        .cloned()
+        .collect();
+    assigned.extend(rejected.iter().map(|r| r.id.clone()));
     let mut validated = 0;
     let validator = match &plan.validate {
         Some(vplan) => Some(validator(plan, vplan)?),
         None => None,
     };
+    let mut validator_warning = None;
     // Kept instances' candidates, in step with `kept` through every stage below.
     let mut kept_c: Vec<&Candidate> = keep.iter().map(|&k| &mined.candidates[k]).collect();
     if let Some(v) = &validator {
@@ -133,19 +167,9 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         kept_c = kept_c_now;
         validated = kept.len();
         rejected.extend(rejected_now);
-        if let Some(w) = v.take_warning() {
-            warnings.push(w);
-        }
-        // An environment that cannot be built rejects every instance that needs it: say
-        // it once, as a build warning, not only per instance.
-        let mut env_failures: Vec<&str> = rejected
-            .iter()
-            .filter(|r| r.detail.starts_with("environment `"))
-            .map(|r| r.detail.as_str())
-            .collect();
-        env_failures.sort_unstable();
-        env_failures.dedup();
-        warnings.extend(env_failures.into_iter().map(|d| d.to_string()));
+        validator_warning = v.take_warning();
+        warnings.extend(validator_warning.clone());
+        warnings.extend(env_failure_warnings(&rejected));
     }
     if let Some(spec) = &plan.states {
         write_states(
@@ -158,61 +182,82 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
             opts,
         );
     }
-    rejected.sort_by_key(|r| dataset::natural_key(&r.id));
-    let counts = Counts {
+    let summary_warnings = warnings.clone();
+    let assembled = Assembled {
+        plan,
+        kept,
+        rejected,
+        examined: &examined,
         walked: mined.walked,
-        examined: examined.len(),
-        multi_hunk: keep.len(),
-        rejected: rejected.len(),
+        multi_hunk: keep_all.len(),
         validated,
-        instances: kept.len(),
-        hunks: kept.iter().map(|i| i.stats.hunks).sum(),
         funnel: mined.funnel.clone(),
-    };
-    let jsonl = dataset::instances_jsonl(&mut kept);
-    let mut tables = report::Tables::compute(&kept, &examined, plan.annotate.is_some());
-    tables.inputs = report::inputs(&mined.described, plan.annotate.as_ref().map(|a| a.profile));
-    tables.funnel = mined.funnel.clone();
-    let compare = plan.report.compare_with.as_deref() == Some("hunk4j");
-    let mut card = Card {
-        name: plan.name.clone(),
-        schema_version: SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        built_at: dataset::rfc3339(now_secs()),
-        recipe_sha256: dataset::sha256_hex(plan.text.as_bytes()),
+        described: mined.described.clone(),
+        repositories: repositories(plan),
         recipe_file: std::path::absolute(&plan.file)
             .unwrap_or_else(|_| plan.file.clone())
             .display()
             .to_string(),
-        sources: mined.described,
-        repositories: repositories(plan),
-        counts,
-        checksums: vec![("instances.jsonl".into(), dataset::sha256_hex(&jsonl))],
-        recipe: plan.text.clone(),
+        built_at: dataset::rfc3339(now_secs()),
+        warnings,
     };
-    let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
-    if plan.annotate.is_some() {
-        files.push(("pairs.csv", dataset::pairs_csv(&kept).into_bytes()));
-    }
-    let rejected_jsonl = dataset::jsonl(&rejected);
-    card.checksums.push((
-        "rejected.jsonl".into(),
-        dataset::sha256_hex(&rejected_jsonl),
-    ));
-    files.push(("rejected.jsonl", rejected_jsonl));
-    files.push((
-        "report/tables.md",
-        report::markdown(&plan.name, &tables, &warnings, compare).into_bytes(),
-    ));
-    files.push(("report/tables.json", report::json(&tables).into_bytes()));
-    files.push(("dataset.yaml", dataset::card_yaml(&card).into_bytes()));
-    files.push(("instances.jsonl", jsonl));
+    let (card, mut files, kept, rejected) = assembled.render();
     if opts.strict && !rejected.is_empty() {
         // Nothing is published: the previous dataset stays as it was.
         return Err(BuildError::Strict {
             count: rejected.len(),
             first: format!("{}: {}", rejected[0].id, rejected[0].detail),
         });
+    }
+    if let Some(shard) = opts.shard {
+        let not_counted: Vec<&Instance> = examined
+            .iter()
+            .filter(|i| i.hunks.iter().any(|h| !h.counted))
+            .collect();
+        files.push((
+            crate::shard::NOT_COUNTED.into(),
+            dataset::jsonl(&not_counted),
+        ));
+        let sum = |name: &str| {
+            files
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, b)| dataset::sha256_hex(b))
+                .unwrap_or_default()
+        };
+        let checksums = [
+            "instances.jsonl",
+            "rejected.jsonl",
+            crate::shard::NOT_COUNTED,
+        ]
+        .iter()
+        .map(|n| (n.to_string(), sum(n)))
+        .collect();
+        let manifest = crate::shard::Manifest {
+            format: crate::shard::FORMAT,
+            name: plan.name.clone(),
+            recipe_sha256: card.recipe_sha256.clone(),
+            tool_version: card.tool_version.clone(),
+            shard: shard.index,
+            count: shard.count,
+            host: crate::shard::host_name(),
+            built_at: card.built_at.clone(),
+            total_assigned,
+            assigned,
+            instances: kept.iter().map(|i| i.instance_id.clone()).collect(),
+            rejected: rejected.iter().map(|r| r.id.clone()).collect(),
+            depths,
+            warnings: early_warnings,
+            validator_warning,
+            checksums,
+        };
+        // Written last: a shard directory without it is not complete.
+        files.push((
+            crate::shard::MANIFEST.into(),
+            serde_norway::to_string(&manifest)
+                .unwrap_or_default()
+                .into_bytes(),
+        ));
     }
     for (name, bytes) in &files {
         writer.write(name, bytes)?;
@@ -225,8 +270,102 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         funnel: mined.funnel,
         instances: kept,
         rejected,
-        warnings: mined.warnings.into_iter().chain(warnings).collect(),
+        warnings: mined.warnings.into_iter().chain(summary_warnings).collect(),
     })
+}
+
+/// Everything a dataset's files are made from: a build's stages, or merged shards.
+struct Assembled<'a> {
+    plan: &'a Plan,
+    kept: Vec<Instance>,
+    rejected: Vec<Rejected>,
+    examined: &'a [Instance],
+    walked: usize,
+    multi_hunk: usize,
+    validated: usize,
+    funnel: Option<crate::model::MineFunnel>,
+    described: Vec<String>,
+    repositories: BTreeMap<String, String>,
+    recipe_file: String,
+    built_at: String,
+    warnings: Vec<String>,
+}
+
+/// A dataset's files (name, bytes), with the card, sorted instances and rejections.
+type Rendered = (Card, Vec<(String, Vec<u8>)>, Vec<Instance>, Vec<Rejected>);
+
+impl Assembled<'_> {
+    /// The dataset's files, byte for byte what a one-machine build writes.
+    fn render(self) -> Rendered {
+        let Assembled {
+            plan,
+            mut kept,
+            mut rejected,
+            examined,
+            walked,
+            multi_hunk,
+            validated,
+            funnel,
+            described,
+            repositories,
+            recipe_file,
+            built_at,
+            warnings,
+        } = self;
+        rejected.sort_by_key(|r| dataset::natural_key(&r.id));
+        let counts = Counts {
+            walked,
+            examined: examined.len(),
+            multi_hunk,
+            rejected: rejected.len(),
+            validated,
+            instances: kept.len(),
+            hunks: kept.iter().map(|i| i.stats.hunks).sum(),
+            funnel: funnel.clone(),
+        };
+        let jsonl = dataset::instances_jsonl(&mut kept);
+        let mut tables = report::Tables::compute(&kept, examined, plan.annotate.is_some());
+        tables.inputs = report::inputs(&described, plan.annotate.as_ref().map(|a| a.profile));
+        tables.funnel = funnel;
+        let compare = plan.report.compare_with.as_deref() == Some("hunk4j");
+        let mut card = Card {
+            name: plan.name.clone(),
+            schema_version: SCHEMA_VERSION,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            built_at,
+            recipe_sha256: dataset::sha256_hex(plan.text.as_bytes()),
+            recipe_file,
+            sources: described,
+            repositories,
+            counts,
+            checksums: vec![("instances.jsonl".into(), dataset::sha256_hex(&jsonl))],
+            recipe: plan.text.clone(),
+        };
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        if plan.annotate.is_some() {
+            files.push(("pairs.csv".into(), dataset::pairs_csv(&kept).into_bytes()));
+        }
+        let rejected_jsonl = dataset::jsonl(&rejected);
+        card.checksums.push((
+            "rejected.jsonl".into(),
+            dataset::sha256_hex(&rejected_jsonl),
+        ));
+        files.push(("rejected.jsonl".into(), rejected_jsonl));
+        files.push((
+            "report/tables.md".into(),
+            report::markdown(&plan.name, &tables, &warnings, compare).into_bytes(),
+        ));
+        files.push((
+            "report/tables.json".into(),
+            report::json(&tables).into_bytes(),
+        ));
+        files.push((
+            "dataset.yaml".into(),
+            dataset::card_yaml(&card).into_bytes(),
+        ));
+        files.push(("instances.jsonl".into(), jsonl));
+        (card, files, kept, rejected)
+    }
 }
 
 fn now_secs() -> i64 {
@@ -281,15 +420,14 @@ fn extract(plan: &Plan, candidates: &[Candidate]) -> Vec<Instance> {
 }
 
 /// Stage 3: annotate the kept instances (`candidates[k]` is `kept[k]`'s), then classify
-/// proximity with one λ. Returns one warning line per distinct reason that left AST
-/// fields null.
+/// proximity with one λ.
 fn annotate(
-    plan: &Plan,
     spec: &crate::recipe::AnnotatePlan,
     candidates: &[&Candidate],
     kept: &mut [Instance],
     opts: &BuildOptions,
-) -> Vec<String> {
+    plan: &Plan,
+) {
     let mut annotator = Annotator::new(spec.profile, spec.tokenizer.clone());
     annotator.packages = spec.packages;
     let progress = opts.progress_bar("annotate", kept.len() as u64);
@@ -301,6 +439,11 @@ fn annotate(
         });
     progress.finish();
     proximity::classify_all(kept, spec.lambda);
+}
+
+/// One warning line per distinct reason that left AST fields null among the kept
+/// candidates (all of them, also in a shard, so every shard says the same).
+fn missing_ast_warnings(candidates: &[&Candidate]) -> Vec<String> {
     let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
     for c in candidates {
         if let source::Base::Missing { reason } = &c.base {
@@ -311,6 +454,19 @@ fn annotate(
         .into_iter()
         .map(|(why, n)| format!("{why}: {n} instance(s) without AST fields"))
         .collect()
+}
+
+/// An environment that cannot be built rejects every instance that needs it: say it
+/// once, as a build warning, not only per instance.
+fn env_failure_warnings(rejected: &[Rejected]) -> Vec<String> {
+    let mut env_failures: Vec<&str> = rejected
+        .iter()
+        .filter(|r| r.detail.starts_with("environment `"))
+        .map(|r| r.detail.as_str())
+        .collect();
+    env_failures.sort_unstable();
+    env_failures.dedup();
+    env_failures.into_iter().map(|d| d.to_string()).collect()
 }
 
 /// Repository name → path, for the card (later commands find the objects there).
@@ -605,6 +761,7 @@ pub fn revalidate(
     let chosen: Vec<&Instance> = instances
         .iter()
         .filter(|i| only.is_empty() || only.contains(&i.instance_id))
+        .filter(|i| opts.shard.is_none_or(|s| s.owns(&i.instance_id)))
         .collect();
     let validator = validator(&plan, vplan)?;
     let logs = dataset.join(".validate-logs");
@@ -746,4 +903,295 @@ pub fn candidate_of(inst: &Instance, card: &Card) -> Result<Candidate, String> {
             .filter_map(|h| Some((h.patch_index, h.skip_reason?)))
             .collect(),
     })
+}
+
+/// What `merge` joined, for the CLI summary.
+#[derive(Debug)]
+pub struct MergeSummary {
+    /// The dataset directory written.
+    pub output: PathBuf,
+    /// Instances kept.
+    pub instances: usize,
+    /// Rows in rejected.jsonl.
+    pub rejected: usize,
+    /// The hosts that built the shards (sorted, distinct).
+    pub hosts: Vec<String>,
+}
+
+/// Why shards could not be merged: one line naming the shard and what is wrong.
+#[derive(Debug, thiserror::Error)]
+#[error("merge: {0}")]
+pub struct MergeError(pub String);
+
+impl From<DatasetError> for MergeError {
+    fn from(e: DatasetError) -> Self {
+        MergeError(e.to_string())
+    }
+}
+
+/// Join shard directories into the dataset a one-machine build writes: the instances,
+/// rejections and tables from all shards, λ chosen from every shard's depths, the
+/// `logs/` and `states/` trees copied. Only the card's `built_at` differs (the latest
+/// shard's).
+pub fn merge(
+    output: &std::path::Path,
+    shards: &[PathBuf],
+    force: bool,
+) -> Result<MergeSummary, MergeError> {
+    use crate::shard::{read_manifest, Manifest, Shard};
+    let err = |s: String| MergeError(s);
+    let mut read: Vec<(PathBuf, Manifest)> = Vec::new();
+    for dir in shards {
+        read.push((dir.clone(), read_manifest(dir).map_err(err)?));
+    }
+    let Some((first_dir, first)) = read.first().cloned() else {
+        return Err(err("no shard directories given".into()));
+    };
+    for (dir, m) in &read {
+        let differs = |what: &str, a: &str, b: &str| {
+            err(format!(
+                "{} has {what} `{b}` but {} has `{a}`: shards of one build only",
+                dir.display(),
+                first_dir.display()
+            ))
+        };
+        if m.recipe_sha256 != first.recipe_sha256 {
+            return Err(differs(
+                "recipe sha256",
+                &first.recipe_sha256,
+                &m.recipe_sha256,
+            ));
+        }
+        if m.count != first.count {
+            return Err(differs(
+                "shard count",
+                &first.count.to_string(),
+                &m.count.to_string(),
+            ));
+        }
+        if m.tool_version != first.tool_version {
+            return Err(differs(
+                "tool version",
+                &first.tool_version,
+                &m.tool_version,
+            ));
+        }
+        if m.total_assigned != first.total_assigned || m.warnings != first.warnings {
+            return Err(differs(
+                "a different mining result (total ids)",
+                &first.total_assigned.to_string(),
+                &m.total_assigned.to_string(),
+            ));
+        }
+    }
+    let n = first.count;
+    let mut by_index: BTreeMap<u64, Vec<&PathBuf>> = BTreeMap::new();
+    for (dir, m) in &read {
+        by_index.entry(m.shard).or_default().push(dir);
+    }
+    let missing: Vec<String> = (0..n)
+        .filter(|k| !by_index.contains_key(k))
+        .map(|k| format!("{k}/{n}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(err(format!(
+            "shard(s) {} missing (given {} of {n})",
+            missing.join(", "),
+            by_index.len()
+        )));
+    }
+    if let Some((k, dirs)) = by_index.iter().find(|(_, d)| d.len() > 1) {
+        return Err(err(format!(
+            "shard {k}/{n} given twice: {}",
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    read.sort_by_key(|(_, m)| m.shard);
+    // Every id in the shard it hashes to, once over all shards, each assigned id kept or
+    // rejected.
+    let mut seen: BTreeMap<&str, &PathBuf> = BTreeMap::new();
+    let mut assigned_total = 0;
+    for (dir, m) in &read {
+        let shard = Shard {
+            index: m.shard,
+            count: n,
+        };
+        assigned_total += m.assigned.len();
+        for id in m.instances.iter().chain(&m.rejected) {
+            if !shard.owns(id) {
+                return Err(err(format!(
+                    "{}: `{id}` belongs to shard {}/{n}, not {shard}",
+                    dir.display(),
+                    Shard::of(id, n)
+                )));
+            }
+        }
+        for id in &m.instances {
+            if let Some(other) = seen.insert(id, dir) {
+                return Err(err(format!(
+                    "instance `{id}` is in two shards: {} and {}",
+                    other.display(),
+                    dir.display()
+                )));
+            }
+        }
+        for id in &m.assigned {
+            if !m.instances.contains(id) && !m.rejected.contains(id) {
+                return Err(err(format!(
+                    "{}: `{id}` was assigned to shard {shard} but is neither kept nor rejected",
+                    dir.display()
+                )));
+            }
+        }
+    }
+    if assigned_total != first.total_assigned {
+        return Err(err(format!(
+            "the shards account for {assigned_total} ids but the build has {}",
+            first.total_assigned
+        )));
+    }
+    let card = dataset::read_card(&first_dir)?.ok_or_else(|| {
+        err(format!(
+            "{}: no dataset.yaml (not a complete shard)",
+            first_dir.display()
+        ))
+    })?;
+    let plan = crate::recipe::load_text(
+        &card.recipe,
+        std::path::Path::new(&card.recipe_file),
+        &BTreeMap::new(),
+    )
+    .map_err(|e| err(format!("{}: the shard's recipe: {e}", first_dir.display())))?;
+    let mut kept = Vec::new();
+    let mut rejected = Vec::new();
+    let mut depths = Vec::new();
+    let mut validator_warnings: Vec<String> = Vec::new();
+    for (dir, m) in &read {
+        kept.extend(dataset::read_instances(dir)?);
+        rejected.extend(dataset::read_rejected(dir)?);
+        depths.extend(m.depths.iter().copied());
+        if let Some(w) = &m.validator_warning {
+            if !validator_warnings.contains(w) {
+                validator_warnings.push(w.clone());
+            }
+        }
+    }
+    if let Some(spec) = &plan.annotate {
+        // λ from every shard's depths, as one machine chooses it from all instances.
+        let lambda = spec
+            .lambda
+            .unwrap_or_else(|| proximity::lambda_from_depths(&depths));
+        proximity::classify_all(&mut kept, Some(lambda));
+    }
+    let nc_path = first_dir.join(crate::shard::NOT_COUNTED);
+    let nc_text = std::fs::read_to_string(&nc_path).map_err(dataset::io_err(&nc_path))?;
+    let mut not_counted: Vec<Instance> = Vec::new();
+    for (i, line) in nc_text.lines().enumerate() {
+        not_counted.push(serde_json::from_str(line).map_err(|e| {
+            err(format!(
+                "{}:{}: not an instance: {e}",
+                nc_path.display(),
+                i + 1
+            ))
+        })?);
+    }
+    let mut warnings = first.warnings.clone();
+    if plan.validate.is_some() {
+        warnings.extend(validator_warnings);
+        warnings.extend(env_failure_warnings(&rejected));
+    }
+    let validated = if plan.validate.is_some() {
+        kept.len()
+    } else {
+        0
+    };
+    let built_at = read
+        .iter()
+        .map(|(_, m)| m.built_at.clone())
+        .max()
+        .unwrap_or_default();
+    let mut hosts: Vec<String> = read.iter().map(|(_, m)| m.host.clone()).collect();
+    hosts.sort();
+    hosts.dedup();
+    let writer = DatasetWriter::begin(output, &plan.name, force)?;
+    // The examined count is the shards' (all say the same); the report's not-counted
+    // table needs only the examined instances with an uncounted hunk.
+    let assembled = Assembled {
+        plan: &plan,
+        kept,
+        rejected,
+        examined: &not_counted,
+        walked: card.counts.walked,
+        multi_hunk: card.counts.multi_hunk,
+        validated,
+        funnel: card.counts.funnel.clone(),
+        described: card.sources.clone(),
+        repositories: card.repositories.clone(),
+        recipe_file: card.recipe_file.clone(),
+        built_at,
+        warnings,
+    };
+    let (mut out_card, mut files, kept, rejected) = assembled.render();
+    // The card counts every examined candidate, not only the not-counted ones.
+    out_card.counts.examined = card.counts.examined;
+    for (name, bytes) in files.iter_mut() {
+        if name == "dataset.yaml" {
+            *bytes = dataset::card_yaml(&out_card).into_bytes();
+        }
+    }
+    let mut links = std::collections::HashMap::new();
+    for (dir, _) in &read {
+        for tree in ["logs", "states"] {
+            let from = dir.join(tree);
+            if from.is_dir() {
+                copy_tree(&from, &writer.dir().join(tree), &mut links)?;
+            }
+        }
+    }
+    for (name, bytes) in &files {
+        writer.write(name, bytes)?;
+    }
+    writer.commit()?;
+    Ok(MergeSummary {
+        output: output.to_path_buf(),
+        instances: kept.len(),
+        rejected: rejected.len(),
+        hosts,
+    })
+}
+
+/// Copy a directory tree (files with their permissions, symlinks as symlinks, files
+/// hardlinked together in the shard hardlinked together here), merging into `to`.
+fn copy_tree(
+    from: &std::path::Path,
+    to: &std::path::Path,
+    links: &mut std::collections::HashMap<(u64, u64), PathBuf>,
+) -> Result<(), DatasetError> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::create_dir_all(to).map_err(dataset::io_err(to))?;
+    for entry in std::fs::read_dir(from).map_err(dataset::io_err(from))? {
+        let entry = entry.map_err(dataset::io_err(from))?;
+        let src = entry.path();
+        let dst = to.join(entry.file_name());
+        let meta = std::fs::symlink_metadata(&src).map_err(dataset::io_err(&src))?;
+        if meta.is_dir() {
+            copy_tree(&src, &dst, links)?;
+        } else if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(&src).map_err(dataset::io_err(&src))?;
+            std::os::unix::fs::symlink(&target, &dst).map_err(dataset::io_err(&dst))?;
+        } else if dst.exists() {
+            // A layered pack another shard also wrote (same name, same objects).
+        } else if let Some(first) = links.get(&(meta.dev(), meta.ino())) {
+            std::fs::hard_link(first, &dst).map_err(dataset::io_err(&dst))?;
+        } else {
+            std::fs::copy(&src, &dst).map_err(dataset::io_err(&dst))?;
+            if meta.nlink() > 1 {
+                links.insert((meta.dev(), meta.ino()), dst);
+            }
+        }
+    }
+    Ok(())
 }

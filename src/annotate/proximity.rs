@@ -143,11 +143,7 @@ pub fn classify(hunks: &[HunkPlace], lambda: u32, methods_known: bool) -> Option
 /// An instance whose methods are unknown (a `methods_unknown` note) keeps a single-file
 /// class undecided.
 pub fn classify_all(instances: &mut [Instance], lambda: Option<u32>) -> u32 {
-    let depths: Vec<usize> = instances
-        .iter()
-        .flat_map(|i| i.hunks.iter().filter(|h| h.counted))
-        .map(|h| hunk_package(h).len())
-        .collect();
+    let depths = depths(instances);
     let lambda = lambda.unwrap_or_else(|| lambda_from_depths(&depths));
     for inst in instances.iter_mut() {
         let places: Vec<HunkPlace> = inst
@@ -170,6 +166,16 @@ pub fn classify_all(instances: &mut [Instance], lambda: Option<u32>) -> u32 {
         });
     }
     lambda
+}
+
+/// The package depth of every counted hunk (λ's default is chosen from them; shards
+/// record theirs so a merge chooses from all).
+pub fn depths(instances: &[Instance]) -> Vec<usize> {
+    instances
+        .iter()
+        .flat_map(|i| i.hunks.iter().filter(|h| h.counted))
+        .map(|h| hunk_package(h).len())
+        .collect()
 }
 
 /// A counted hunk's package: the one annotation placed, else HUNK4J's directory rule.

@@ -1,0 +1,22 @@
+#!/bin/sh
+# hunkgen as a Slurm job array: one array task per shard. Slurm sets
+# SLURM_ARRAY_TASK_ID (0..N-1) and SLURM_ARRAY_TASK_COUNT (N), which `hunkgen build`
+# reads when neither --shard nor HUNKGEN_SHARD is given, so task K builds shard K/N into
+# $HUNKGEN_SHARDS_DIR/K. Submit from a directory every node sees (a shared filesystem
+# holding the recipe, the repositories, the recipe's validate.cache and the shards):
+#
+#   HUNKGEN_RECIPE=recipes/demo.yaml HUNKGEN_SHARDS_DIR=shards \
+#     sbatch --array=0-3 deploy/slurm/hunkgen-array.sh
+#   # after the array finished (or: sbatch --wait …):
+#   hunkgen merge datasets/demo shards/0 shards/1 shards/2 shards/3
+#
+# Any contiguous array works (--array=0-3 or 1-4; %2 runs 2 at a time): K is
+# SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN.
+#SBATCH --job-name=hunkgen-shard
+#SBATCH --output=slurm-hunkgen-%A_%a.out
+#SBATCH --cpus-per-task=1
+set -eu
+: "${HUNKGEN_RECIPE:?set HUNKGEN_RECIPE to the recipe file}"
+: "${HUNKGEN_SHARDS_DIR:?set HUNKGEN_SHARDS_DIR to the directory receiving the shards}"
+: "${SLURM_ARRAY_TASK_ID:?submit with sbatch --array=0-<N-1>}"
+exec "${HUNKGEN:-hunkgen}" build -q "$HUNKGEN_RECIPE" -o "$HUNKGEN_SHARDS_DIR/$SLURM_ARRAY_TASK_ID"
