@@ -1,7 +1,7 @@
 //! `hunkgen mcp`: a client in the test speaks MCP over the server's stdin/stdout pipes
 //! on a checkout of the demo repository; every expected file and line range below was
 //! read off the demo sources by hand.
-use crate::common::{git, manifest};
+use crate::common::{demo_recipe, git};
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
@@ -101,16 +101,18 @@ const MONEY: &str = "java/src/main/java/org/acme/num/Money.java";
 const PAD: &str = "java/src/main/java/org/acme/text/Pad.java";
 const STATS: &str = "python/acme_x/stats.py";
 
-/// A checkout of the demo repository's head in a temporary directory.
+/// A checkout of the demo repository's head in a temporary directory (the repository
+/// is built by the test, as `make demo` builds it).
 fn demo_checkout() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
+    demo_recipe(dir.path());
     let co = dir.path().join("co");
     git(
         dir.path(),
         &[
             "clone",
             "-q",
-            manifest()
+            dir.path()
                 .join("target/demo-repo")
                 .to_str()
                 .expect("utf-8 path"),
