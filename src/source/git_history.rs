@@ -34,33 +34,36 @@ pub fn candidates(
     let candidates = mined
         .fixes
         .into_iter()
-        .map(|c| Candidate {
-            id: instance_id(name, &c.id),
-            source: SourceKind::Git,
-            repo: name.clone(),
-            project: name.clone(),
-            base_commit: c.parent.clone(),
-            fix_commit: c.id.clone(),
-            environment_setup_commit: c.parent.clone(),
-            problem_statement: refs::strip_trailers(&c.message),
-            hints_text: String::new(),
-            created_at: crate::dataset::rfc3339(c.time),
-            version: String::new(),
-            fail_to_pass: Vec::new(),
-            pass_to_pass: Vec::new(),
-            failures: Vec::new(),
-            // The first reference (closing ones come first) is the report.
-            report: refs::references(&c.message, &cfg.links).into_iter().next(),
-            references: refs::references(&c.message, &cfg.links),
-            base: Base::Buggy(Tree::Git {
-                repo: cfg.repo.clone(),
-                rev: c.parent.clone(),
-                prefixes: Vec::new(),
-            }),
-            patch: c.patch,
-            test_patch: c.test_patch,
-            modified_classes: Vec::new(),
-            skips: c.skips,
+        .map(|c| {
+            let references = refs::references(&c.message, &cfg.links);
+            Candidate {
+                id: instance_id(name, &c.id),
+                source: SourceKind::Git,
+                repo: name.clone(),
+                project: name.clone(),
+                base_commit: c.parent.clone(),
+                fix_commit: c.id.clone(),
+                environment_setup_commit: c.parent.clone(),
+                problem_statement: refs::strip_trailers(&c.message),
+                hints_text: String::new(),
+                created_at: crate::dataset::rfc3339(c.time),
+                version: String::new(),
+                fail_to_pass: Vec::new(),
+                pass_to_pass: Vec::new(),
+                failures: Vec::new(),
+                // The first reference (closing ones come first) is the report.
+                report: references.first().cloned(),
+                references,
+                base: Base::Buggy(Tree::Git {
+                    repo: cfg.repo.clone(),
+                    rev: c.parent.clone(),
+                    prefixes: Vec::new(),
+                }),
+                patch: c.patch,
+                test_patch: c.test_patch,
+                modified_classes: Vec::new(),
+                skips: c.skips,
+            }
         })
         .collect();
     let mut rejected: Vec<Rejected> = mined

@@ -457,6 +457,14 @@ async fn pull_candidate(
             ),
         );
     }
+    // The closed issues, in order; the first is the report.
+    let references: Vec<Report> = issues
+        .iter()
+        .map(|i| Report {
+            id: format!("#{}", i.number),
+            url: i.html_url.clone(),
+        })
+        .collect();
     Ok(Outcome::Kept(Box::new(Candidate {
         id,
         source: SourceKind::Github,
@@ -472,17 +480,8 @@ async fn pull_candidate(
         version: String::new(),
         fail_to_pass: Vec::new(),
         failures: Vec::new(),
-        report: issues.first().map(|i| Report {
-            id: format!("#{}", i.number),
-            url: i.html_url.clone(),
-        }),
-        references: issues
-            .iter()
-            .map(|i| Report {
-                id: format!("#{}", i.number),
-                url: i.html_url.clone(),
-            })
-            .collect(),
+        report: references.first().cloned(),
+        references,
         base: Base::Buggy(Tree::Git {
             repo: cfg.clone.clone(),
             rev: diff.merge_base.clone(),
