@@ -1147,7 +1147,7 @@ pub fn merge(
         for tree in ["logs", "states"] {
             let from = dir.join(tree);
             if from.is_dir() {
-                copy_tree(&from, &writer.dir().join(tree), &mut links)?;
+                dataset::copy_tree(&from, &writer.dir().join(tree), &mut links)?;
             }
         }
     }
@@ -1161,37 +1161,4 @@ pub fn merge(
         rejected: rejected.len(),
         hosts,
     })
-}
-
-/// Copy a directory tree (files with their permissions, symlinks as symlinks, files
-/// hardlinked together in the shard hardlinked together here), merging into `to`.
-fn copy_tree(
-    from: &std::path::Path,
-    to: &std::path::Path,
-    links: &mut std::collections::HashMap<(u64, u64), PathBuf>,
-) -> Result<(), DatasetError> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::create_dir_all(to).map_err(dataset::io_err(to))?;
-    for entry in std::fs::read_dir(from).map_err(dataset::io_err(from))? {
-        let entry = entry.map_err(dataset::io_err(from))?;
-        let src = entry.path();
-        let dst = to.join(entry.file_name());
-        let meta = std::fs::symlink_metadata(&src).map_err(dataset::io_err(&src))?;
-        if meta.is_dir() {
-            copy_tree(&src, &dst, links)?;
-        } else if meta.file_type().is_symlink() {
-            let target = std::fs::read_link(&src).map_err(dataset::io_err(&src))?;
-            std::os::unix::fs::symlink(&target, &dst).map_err(dataset::io_err(&dst))?;
-        } else if dst.exists() {
-            // A layered pack another shard also wrote (same name, same objects).
-        } else if let Some(first) = links.get(&(meta.dev(), meta.ino())) {
-            std::fs::hard_link(first, &dst).map_err(dataset::io_err(&dst))?;
-        } else {
-            std::fs::copy(&src, &dst).map_err(dataset::io_err(&dst))?;
-            if meta.nlink() > 1 {
-                links.insert((meta.dev(), meta.ino()), dst);
-            }
-        }
-    }
-    Ok(())
 }

@@ -248,3 +248,38 @@ fn ordered_files(inst: &Instance) -> Vec<&str> {
     v.sort();
     v.into_iter().map(|(_, f)| f).collect()
 }
+
+/// Copy a directory tree into `to`, merging with what is there: files with their
+/// permissions, symlinks as symlinks, files hardlinked together in the source (`links`,
+/// shared across calls) hardlinked together here; an existing file is kept (a shard's
+/// layered pack that another shard also wrote).
+pub fn copy_tree(
+    from: &Path,
+    to: &Path,
+    links: &mut std::collections::HashMap<(u64, u64), std::path::PathBuf>,
+) -> Result<(), DatasetError> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::create_dir_all(to).map_err(io_err(to))?;
+    for entry in std::fs::read_dir(from).map_err(io_err(from))? {
+        let entry = entry.map_err(io_err(from))?;
+        let src = entry.path();
+        let dst = to.join(entry.file_name());
+        let meta = std::fs::symlink_metadata(&src).map_err(io_err(&src))?;
+        if meta.is_dir() {
+            copy_tree(&src, &dst, links)?;
+        } else if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(&src).map_err(io_err(&src))?;
+            std::os::unix::fs::symlink(&target, &dst).map_err(io_err(&dst))?;
+        } else if dst.exists() {
+            // A layered pack another shard also wrote (same name, same objects).
+        } else if let Some(first) = links.get(&(meta.dev(), meta.ino())) {
+            std::fs::hard_link(first, &dst).map_err(io_err(&dst))?;
+        } else {
+            std::fs::copy(&src, &dst).map_err(io_err(&dst))?;
+            if meta.nlink() > 1 {
+                links.insert((meta.dev(), meta.ino()), dst);
+            }
+        }
+    }
+    Ok(())
+}

@@ -287,24 +287,6 @@ fn redact_file(path: &Path, secrets: &[(String, String)]) {
     }
 }
 
-/// Copy a directory tree (files, directories, symlinks; modes kept).
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let ty = entry.file_type()?;
-        let dst = to.join(entry.file_name());
-        if ty.is_dir() {
-            copy_tree(&entry.path(), &dst)?;
-        } else if ty.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &dst)?;
-        } else {
-            std::fs::copy(entry.path(), &dst)?;
-        }
-    }
-    Ok(())
-}
-
 fn now_secs() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -455,7 +437,8 @@ impl Ctx<'_> {
                 repo.display()
             ));
         }
-        copy_tree(&repo, &work).map_err(|e| io("cannot copy the state into", &work, e))?;
+        dataset::copy_tree(&repo, &work, &mut Default::default())
+            .map_err(|e| format!("cannot copy the state into {}: {e}", work.display()))?;
         let tree = crate::git::snapshot_worktree(&snapshot, &work)
             .map_err(|e| format!("cannot snapshot the working directory: {e}"))?;
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("hunkgen"));
