@@ -483,6 +483,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 .canonicalize()
                 .unwrap_or_else(|_| summary.output.clone());
             print_warnings(&summary.warnings);
+            for note in &summary.notes {
+                eprintln!("note: {note}");
+            }
             if !summary.rejected.is_empty() {
                 eprintln!(
                     "warning: {} item(s) rejected (first: {}: {}); see {}",

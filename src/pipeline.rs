@@ -64,6 +64,8 @@ pub struct BuildSummary {
     pub rejected: Vec<Rejected>,
     /// One line per problem that left annotation fields null (per project, not per bug).
     pub warnings: Vec<String>,
+    /// One line per fact about this run that is not part of the dataset (API traffic).
+    pub notes: Vec<String>,
 }
 
 /// Options that are not part of the recipe (they do not change the result).
@@ -271,6 +273,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         instances: kept,
         rejected,
         warnings: mined.warnings.into_iter().chain(summary_warnings).collect(),
+        notes: mined.notes,
     })
 }
 
@@ -403,9 +406,10 @@ fn mine(plan: &Plan, opts: &BuildOptions) -> Result<SourceOutput, BuildError> {
                 token: std::env::var("GITHUB_TOKEN").ok().filter(|t| !t.is_empty()),
                 backoff: std::time::Duration::ZERO,
             };
-            let (out, _traffic) =
+            let (mut out, traffic) =
                 source::github::candidates(cfg, &plan.rules.classifier, &run, &progress)?;
             progress.finish();
+            out.notes.push(traffic.to_string());
             out
         }
     })

@@ -418,13 +418,13 @@ pub struct SelectSpec {
     /// (HUNK4J's text rule; default off). Git: hunks whose changed lines are all imports,
     /// comments or blank, decided with the parser (default on).
     pub skip_import_only_hunks: Option<bool>,
-    /// Git sources: do not count hunks that change only whitespace (default on).
+    /// Git and GitHub sources: do not count hunks that change only whitespace (default on).
     pub skip_whitespace_only_hunks: Option<bool>,
-    /// Git sources: do not count hunks that change only comments (default on).
+    /// Git and GitHub sources: do not count hunks that change only comments (default on).
     pub skip_comment_only_hunks: Option<bool>,
-    /// Git sources: do not count hunks that change only Python docstrings (default on).
+    /// Git and GitHub sources: do not count hunks that change only Python docstrings (default on).
     pub skip_docstring_only_hunks: Option<bool>,
-    /// Git sources: reject commits whose code is unchanged once whitespace, comments and
+    /// Git and GitHub sources: reject commits whose code is unchanged once whitespace, comments and
     /// docstrings are stripped, to `rejected.jsonl` as `formatting_only` (default on).
     pub reject_formatting_only: Option<bool>,
 }
@@ -620,11 +620,13 @@ fn plan(
                     format!("`--repo {name}=…` is for Defects4J projects; a GitHub recipe names its clone in `source.github.clone`"),
                 ));
             }
-            SourcePlan::Github(github_plan(&cx, g)?)
+            SourcePlan::Github(github_plan(&cx, g, &recipe.select, &recipe.files)?)
         }
         None => return Err(cx.err("source", SOURCE_KINDS)),
     };
-    let is_git = matches!(source, SourcePlan::Git(_));
+    // Git history and GitHub pull requests read both trees of a change: file roles and
+    // the hunk rules apply to them; Defects4J and SWE-bench imports keep path rules.
+    let is_git = matches!(source, SourcePlan::Git(_) | SourcePlan::Github(_));
     if !is_git {
         git_only(&cx, &recipe)?;
     }
@@ -675,12 +677,6 @@ fn plan(
                     return Err(cx.err(
                         "states",
                         "states are written for git-history sources (a Defects4J base is a fixed revision plus a patch, not a commit)",
-                    ));
-                }
-                if matches!(recipe.source.kind(), Some(Source::Github(_))) {
-                    return Err(cx.err(
-                        "states",
-                        "states are not yet written for the GitHub source (use a `git` source over the same clone)",
                     ));
                 }
                 let mut st = st.clone();
@@ -947,10 +943,43 @@ fn git_only(cx: &Ctx<'_>, recipe: &Recipe) -> Result<(), RecipeError> {
     match keys.iter().find(|(_, set)| *set) {
         Some((key, _)) => Err(cx.err(
             key,
-            "applies to git sources only (Defects4J keeps HUNK4J's path rules)",
+            "applies to git and GitHub sources only (Defects4J keeps HUNK4J's path rules)",
         )),
         None => Ok(()),
     }
+}
+
+/// The hunk rules of a git-backed source (git history, GitHub): each on unless the
+/// recipe turns it off.
+fn hunk_rules(select: &SelectSpec) -> crate::git::history::HunkRules {
+    let on = |o: Option<bool>| o.unwrap_or(true);
+    crate::git::history::HunkRules {
+        whitespace_only: on(select.skip_whitespace_only_hunks),
+        comment_only: on(select.skip_comment_only_hunks),
+        docstring_only: on(select.skip_docstring_only_hunks),
+        import_only: on(select.skip_import_only_hunks),
+        formatting_only: on(select.reject_formatting_only),
+    }
+}
+
+/// `files.source_roots` must name directories of the repository at HEAD.
+fn source_roots_exist(
+    cx: &Ctx<'_>,
+    repo: &Path,
+    files: &crate::classify::Classifier,
+) -> Result<(), RecipeError> {
+    for root in &files.source_roots {
+        if !crate::git::dir_at_head(repo, root) {
+            return Err(cx.err(
+                "files.source_roots",
+                format!(
+                    "`{root}`: no such directory in {} at HEAD (expected a directory of the repository, relative to its root)",
+                    repo.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn git_plan(
@@ -975,18 +1004,7 @@ fn git_plan(
             ),
         ));
     }
-    for root in &files.source_roots {
-        if !crate::git::dir_at_head(&repo, root) {
-            return Err(cx.err(
-                "files.source_roots",
-                format!(
-                    "`{root}`: no such directory in {} at HEAD (expected a directory of the repository, relative to its root)",
-                    repo.display()
-                ),
-            ));
-        }
-    }
-    let on = |o: Option<bool>| o.unwrap_or(true);
+    source_roots_exist(cx, &repo, files)?;
     let mut walk = GitSourceConfig {
         revs: spec.revs.clone(),
         require_tests: spec.require_tests,
@@ -997,13 +1015,7 @@ fn git_plan(
         reject_duplicates: spec.reject_duplicates,
         min_code_hunks: select.min_code_hunks,
         verify_objects: spec.verify_objects,
-        hunk_rules: crate::git::history::HunkRules {
-            whitespace_only: on(select.skip_whitespace_only_hunks),
-            comment_only: on(select.skip_comment_only_hunks),
-            docstring_only: on(select.skip_docstring_only_hunks),
-            import_only: on(select.skip_import_only_hunks),
-            formatting_only: on(select.reject_formatting_only),
-        },
+        hunk_rules: hunk_rules(select),
         ..GitSourceConfig::default()
     };
     if let Some(re) = &spec.message_regex {
@@ -1035,7 +1047,12 @@ fn git_plan(
     })
 }
 
-fn github_plan(cx: &Ctx<'_>, spec: &GithubSpec) -> Result<GithubConfig, RecipeError> {
+fn github_plan(
+    cx: &Ctx<'_>,
+    spec: &GithubSpec,
+    select: &SelectSpec,
+    files: &crate::classify::Classifier,
+) -> Result<GithubConfig, RecipeError> {
     let key = |k: &str| format!("source.github.{k}");
     let (owner, name) = spec
         .repo
@@ -1065,6 +1082,7 @@ fn github_plan(cx: &Ctx<'_>, spec: &GithubSpec) -> Result<GithubConfig, RecipeEr
             ),
         ));
     }
+    source_roots_exist(cx, &clone, files)?;
     if spec
         .api
         .parse::<http::Uri>()
@@ -1133,6 +1151,7 @@ fn github_plan(cx: &Ctx<'_>, spec: &GithubSpec) -> Result<GithubConfig, RecipeEr
             None => default_cache_dir().join("github"),
         },
         max_wait: std::time::Duration::from_secs(spec.max_wait),
+        hunk_rules: hunk_rules(select),
     })
 }
 

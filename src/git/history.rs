@@ -5,12 +5,13 @@
 //! built only for commits that pass every filter (parsing every pre-image of a history
 //! costs about five times the diffing itself).
 
+use super::change::{formatting_detail, ChangeDiff, ChangedFile};
 use super::{open, GitError};
-use crate::classify::{Classifier, FileClass, Role, TreeView};
+use crate::classify::Classifier;
 use crate::diff::{FileChange, FilePatch, Hunk, Line, LineKind, Patch};
 use crate::model::{MineFunnel, SkipReason};
 use crate::progress::Progress;
-use crate::syntax::{ChangeKind, FileTokens, HunkLines, Lang};
+use crate::syntax::ChangeKind;
 use git2::{Delta, Diff, DiffFindOptions, DiffOptions, Oid, Repository, RevparseMode, Sort};
 use rayon::prelude::*;
 use regex::Regex;
@@ -97,7 +98,7 @@ impl HunkRules {
         formatting_only: true,
     };
 
-    fn any(self) -> bool {
+    pub(crate) fn any(self) -> bool {
         self.whitespace_only
             || self.comment_only
             || self.docstring_only
@@ -106,7 +107,7 @@ impl HunkRules {
     }
 
     /// The reason a hunk of this kind is skipped, when its rule is on.
-    fn reason(self, kind: ChangeKind) -> Option<SkipReason> {
+    pub(crate) fn reason(self, kind: ChangeKind) -> Option<SkipReason> {
         match kind {
             ChangeKind::Whitespace => self.whitespace_only.then_some(SkipReason::WhitespaceOnly),
             ChangeKind::Comment => self.comment_only.then_some(SkipReason::CommentOnly),
@@ -166,37 +167,6 @@ pub struct FixCommit {
     /// Hunks of `patch` (by 0-based index over all its hunks) that do not count, decided
     /// here because it needs the trees: file roles and the hunk rules.
     pub skips: BTreeMap<usize, SkipReason>,
-}
-
-/// A changed file as role detection sees it: the tree it lives in and its content.
-struct GitView<'r> {
-    tree: &'r git2::Tree<'r>,
-    content: Option<Vec<u8>>,
-}
-
-impl TreeView for GitView<'_> {
-    fn exists(&self, path: &str) -> bool {
-        self.tree.get_path(Path::new(path)).is_ok()
-    }
-    fn content(&self) -> Option<&[u8]> {
-        self.content.as_deref()
-    }
-}
-
-/// A Git LFS pointer: the file's content is stored outside the repository.
-fn is_lfs_pointer(content: &[u8]) -> bool {
-    content.starts_with(b"version https://git-lfs.github.com/spec/")
-}
-
-/// Files larger than this are not tokenized for the hunk rules (their hunks count).
-const MAX_TOKENIZE_BYTES: usize = 5 * 1024 * 1024;
-
-/// The content of one side of a delta (`None` for a missing side or a gitlink).
-fn side_content(repo: &Repository, file: git2::DiffFile<'_>) -> Option<Vec<u8>> {
-    if file.id().is_zero() || file.mode() == git2::FileMode::Commit {
-        return None;
-    }
-    repo.find_blob(file.id()).ok().map(|b| b.content().to_vec())
 }
 
 /// Totals of a walk that diffs every commit, so benchmarks can check all work was done.
@@ -887,41 +857,11 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Outcome, git2::Err
     }
     let diff = commit_diff(repo, &commit, ctx.abbrev)?;
     verifier.verify_diff(repo, &commit, &diff, false)?;
-    // libgit2 scores renames its own way; a pair git would not make (git score < 50%) is
-    // split back into a deletion and an addition taken from a diff without renames.
-    let weak = weak_renames(repo, &diff)?;
-    let plain = if weak.is_empty() {
-        None
-    } else {
-        Some(plain_diff(repo, &commit, ctx.abbrev)?)
-    };
-    let entries = diff_entries(&diff, &weak, plain.as_ref());
-    let source = |plain_side: bool| match (plain_side, &plain) {
-        (true, Some(p)) => p,
-        _ => &diff,
-    };
-    let files = entries.len();
+    let change = ChangeDiff::new(repo, diff, || plain_diff(repo, &commit, ctx.abbrev))?;
+    let files = change.files();
     // Cheap split by path first; roles (tree reads) only for commits that pass it.
-    // `nontest` keeps patch order: (plain side, delta index, path, reason when not code).
-    let mut nontest: Vec<(bool, usize, String, Option<SkipReason>)> = Vec::new();
-    let mut tests = Vec::new();
-    for (plain_side, i, path) in entries {
-        let gitlink = source(plain_side).get_delta(i).is_some_and(|d| {
-            d.old_file().mode() == git2::FileMode::Commit
-                || d.new_file().mode() == git2::FileMode::Commit
-        });
-        if gitlink {
-            nontest.push((plain_side, i, path, Some(SkipReason::Submodule)));
-            continue;
-        }
-        match classifier.classify(&path) {
-            FileClass::Code => nontest.push((plain_side, i, path, None)),
-            FileClass::Test => tests.push((plain_side, i)),
-            FileClass::Other => nontest.push((plain_side, i, path, Some(SkipReason::NotCode))),
-        }
-    }
-    let has_code =
-        |n: &[(bool, usize, String, Option<SkipReason>)]| n.iter().any(|e| e.3.is_none());
+    let (mut nontest, tests) = change.split(classifier);
+    let has_code = |n: &[ChangedFile]| n.iter().any(|f| f.reason.is_none());
     if !has_code(&nontest) || (cfg.require_tests && tests.is_empty()) {
         return Ok(Outcome::NoCodeOrTests);
     }
@@ -929,17 +869,17 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Outcome, git2::Err
     // minimum needs no tree reads. The other files' text diffs (changelogs can be large)
     // are made only for commits that pass the size rules.
     for &(side, i) in &tests {
-        verifier.verify_blobs(repo, source(side), i)?;
+        verifier.verify_blobs(repo, change.source(side), i)?;
     }
     let mut patches: Vec<Option<git2::Patch<'_>>> = Vec::with_capacity(nontest.len());
     let mut raw_hunks = 0usize;
-    for (side, i, _, reason) in &nontest {
-        if reason.is_some() {
+    for f in &nontest {
+        if f.reason.is_some() {
             patches.push(None);
             continue;
         }
-        verifier.verify_blobs(repo, source(*side), *i)?;
-        let p = git2::Patch::from_diff(source(*side), *i)?;
+        verifier.verify_blobs(repo, change.source(f.plain), f.index)?;
+        let p = git2::Patch::from_diff(change.source(f.plain), f.index)?;
         raw_hunks += p.as_ref().map_or(0, |p| p.num_hunks());
         patches.push(p);
     }
@@ -952,51 +892,13 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Outcome, git2::Err
     } else {
         None
     };
-    let lfs = |side: bool, i: usize| {
-        source(side).get_delta(i).is_some_and(|d| {
-            let file = if d.status() == Delta::Deleted {
-                d.old_file()
-            } else {
-                d.new_file()
-            };
-            side_content(repo, file).is_some_and(|c| is_lfs_pointer(&c))
-        })
-    };
-    for (side, i, path, reason) in nontest.iter_mut() {
-        let Some(delta) = source(*side).get_delta(*i) else {
-            continue;
-        };
-        // Other files are checked for LFS pointers once the commit passes the size rules.
-        if reason.is_some() {
-            continue;
-        }
-        let deleted = delta.status() == Delta::Deleted;
-        let content = if deleted {
-            side_content(repo, delta.old_file())
-        } else {
-            side_content(repo, delta.new_file())
-        };
-        if content.as_deref().is_some_and(is_lfs_pointer) {
-            *reason = Some(SkipReason::LfsPointer);
-            continue;
-        }
-        if reason.is_some() || !classifier.roles_on() {
-            continue;
-        }
-        let tree = match (&old_tree, deleted) {
-            (Some(t), true) => t,
-            _ => &new_tree,
-        };
-        if let Role::Other(why) = classifier.role(path, &GitView { tree, content }) {
-            *reason = Some(why);
-        }
-    }
+    change.mark_roles(repo, &mut nontest, old_tree.as_ref(), &new_tree, classifier);
     if !has_code(&nontest) {
         return Ok(Outcome::NoCodeOrTests);
     }
     let (mut hunks, mut changed) = (0usize, 0usize);
-    for ((_, _, _, reason), p) in nontest.iter().zip(&patches) {
-        if let (None, Some(p)) = (reason, p) {
+    for (f, p) in nontest.iter().zip(&patches) {
+        if let (None, Some(p)) = (f.reason, p) {
             let (_, added, removed) = p.line_stats()?;
             hunks += p.num_hunks();
             changed += added + removed;
@@ -1031,89 +933,22 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Outcome, git2::Err
     }
     // Only commits that passed every cheap rule pay for a patch-id.
     let patch_id = if cfg.reject_duplicates {
-        Some(diff.patchid(None)?.to_string())
+        Some(change.diff().patchid(None)?.to_string())
     } else {
         None
     };
-    for ((side, i, _, reason), p) in nontest.iter_mut().zip(patches.iter_mut()) {
-        if *reason == Some(SkipReason::NotCode) && lfs(*side, *i) {
-            *reason = Some(SkipReason::LfsPointer);
-        }
-        if reason.is_some() && p.is_none() {
-            verifier.verify_blobs(repo, source(*side), *i)?;
-            *p = git2::Patch::from_diff(source(*side), *i)?;
+    change.mark_lfs_others(repo, &mut nontest);
+    for (f, p) in nontest.iter().zip(patches.iter_mut()) {
+        if f.reason.is_some() && p.is_none() {
+            verifier.verify_blobs(repo, change.source(f.plain), f.index)?;
+            *p = git2::Patch::from_diff(change.source(f.plain), f.index)?;
         }
     }
-    let rules_on = cfg.hunk_rules.any();
-    let mut patch = Patch::default();
-    let mut other = Vec::new();
-    let mut skips = BTreeMap::new();
-    let mut index = 0usize;
-    let mut formatting = Some(Vec::new());
-    for ((side, i, path, reason), p) in nontest.iter().zip(patches.iter_mut()) {
-        let Some(p) = p else { continue };
-        let fp = file_patch(repo, p, ctx.abbrev)?;
-        if reason.is_some() {
-            other.push(path.clone());
-            if fp.binary {
-                // Binary files are left out: `git diff` prints no applicable content.
-                continue;
-            }
-        }
-        let verdicts = match (reason, rules_on) {
-            (None, true) => {
-                let delta = source(*side).get_delta(*i);
-                let (old, new) = match delta {
-                    Some(d) => (
-                        side_content(repo, d.old_file()),
-                        side_content(repo, d.new_file()),
-                    ),
-                    None => (None, None),
-                };
-                let verdicts = hunk_verdicts(path, old.as_deref(), new.as_deref(), &fp);
-                // Formatting-only holds while every code file's code is unchanged.
-                if verdicts.1 {
-                    if let Some(files) = formatting.as_mut() {
-                        files.push(path.clone());
-                    }
-                } else {
-                    formatting = None;
-                }
-                verdicts.0
-            }
-            _ => {
-                if reason.is_none() {
-                    formatting = None;
-                }
-                vec![None; fp.hunks.len()]
-            }
-        };
-        for (k, v) in verdicts.iter().enumerate() {
-            let why = reason.or_else(|| v.and_then(|kind| cfg.hunk_rules.reason(kind)));
-            if let Some(why) = why {
-                skips.insert(index + k, why);
-            }
-        }
-        index += fp.hunks.len();
-        patch.files.push(fp);
+    let assembled = change.assemble(repo, &nontest, &mut patches, cfg.hunk_rules, ctx.abbrev)?;
+    if let Some(files) = &assembled.formatting_only {
+        return rejected(CommitRule::FormattingOnly, formatting_detail(files));
     }
-    if let Some(files) =
-        formatting.filter(|files| cfg.hunk_rules.formatting_only && !files.is_empty())
-    {
-        return Ok(Outcome::Rejected(
-            CommitRule::FormattingOnly,
-            format!(
-                "formatting-only: the code of {} is unchanged once whitespace and comments are stripped",
-                files.join(", ")
-            ),
-        ));
-    }
-    let mut test_patch = Patch::default();
-    for &(side, i) in &tests {
-        if let Some(mut p) = git2::Patch::from_diff(source(side), i)? {
-            test_patch.files.push(file_patch(repo, &mut p, ctx.abbrev)?);
-        }
-    }
+    let test_patch = change.test_patch(repo, &tests, ctx.abbrev)?;
     let parent = if commit.parent_count() == 1 {
         commit.parent_id(0)?.to_string()
     } else {
@@ -1132,109 +967,13 @@ fn examine(w: &mut Worker, oid: Oid, ctx: &Ctx<'_>) -> Result<Outcome, git2::Err
         ),
         time: time.seconds(),
         offset_minutes: time.offset_minutes(),
-        patch,
+        patch: assembled.patch,
         test_patch,
-        other_files: other,
+        other_files: assembled.other,
         code_hunks: hunks,
         patch_id,
-        skips,
+        skips: assembled.skips,
     })))
-}
-
-/// Per hunk of a code file, what it changes when that is not code, and whether the
-/// whole file's code is unchanged once whitespace and comments are stripped. Files in
-/// other languages, too large or with syntax errors get no verdicts (their hunks count).
-fn hunk_verdicts(
-    path: &str,
-    old: Option<&[u8]>,
-    new: Option<&[u8]>,
-    fp: &FilePatch,
-) -> (Vec<Option<ChangeKind>>, bool) {
-    let none = (vec![None; fp.hunks.len()], false);
-    let Some(lang) = Lang::from_path(path) else {
-        return none;
-    };
-    let (Some(old), Some(new)) = (old, new) else {
-        return none;
-    };
-    if old.len() > MAX_TOKENIZE_BYTES || new.len() > MAX_TOKENIZE_BYTES {
-        return none;
-    }
-    // A cheap look at the text first: a file whose hunks all plainly change code is not
-    // parsed (most files of a fix).
-    let lines: Vec<HunkLines> = fp.hunks.iter().map(hunk_lines).collect();
-    let need: Vec<bool> = lines
-        .iter()
-        .map(|h| crate::syntax::may_change_no_code(lang, old, new, h))
-        .collect();
-    if !need.contains(&true) {
-        return none;
-    }
-    // Only the hunks' regions are tokenized: outside them both versions are equal.
-    let ranges = |side: fn(&Hunk) -> (u32, u32)| -> Vec<(u32, u32)> {
-        fp.hunks
-            .iter()
-            .zip(&need)
-            .filter(|(_, &n)| n)
-            .map(|(h, _)| side(h))
-            .filter(|&(_, n)| n > 0)
-            .map(|(s, n)| (s, s + n - 1))
-            .collect()
-    };
-    let (Some(o), Some(n)) = (
-        FileTokens::for_lines(lang, old, &ranges(|h| (h.old_start, h.old_lines))),
-        FileTokens::for_lines(lang, new, &ranges(|h| (h.new_start, h.new_lines))),
-    ) else {
-        return none;
-    };
-    let verdicts: Vec<Option<ChangeKind>> = lines
-        .iter()
-        .zip(&need)
-        .map(|(h, &needed)| {
-            if needed {
-                crate::syntax::hunk_change(&o, &n, h)
-            } else {
-                None
-            }
-        })
-        .collect();
-    // The code is unchanged when every hunk changes only layout, comments or docstrings
-    // (outside the hunks the two versions are byte-equal).
-    let same = !verdicts.is_empty()
-        && verdicts.iter().all(|v| {
-            matches!(
-                v,
-                Some(ChangeKind::Whitespace | ChangeKind::Comment | ChangeKind::Docstring)
-            )
-        });
-    (verdicts, same)
-}
-
-/// A hunk's ranges and changed line numbers, as the syntax layer takes them.
-fn hunk_lines(h: &Hunk) -> HunkLines {
-    let mut out = HunkLines {
-        old: (h.old_start, h.old_lines),
-        new: (h.new_start, h.new_lines),
-        ..HunkLines::default()
-    };
-    let (mut o, mut n) = (h.old_start.max(1), h.new_start.max(1));
-    for l in &h.lines {
-        match l.kind {
-            LineKind::Context => {
-                o += 1;
-                n += 1;
-            }
-            LineKind::Removed => {
-                out.removed.push(o);
-                o += 1;
-            }
-            LineKind::Added => {
-                out.added.push(n);
-                n += 1;
-            }
-        }
-    }
-    out
 }
 
 impl Verifier {

@@ -4,6 +4,7 @@
 //! Everything git-shaped that other stages need goes through here, so libgit2's
 //! process-wide settings and its non-`Sync` handles stay in one place.
 
+mod change;
 mod command;
 pub mod gate;
 pub use command::{diff_worktree, snapshot_worktree, WorktreeDiff};
@@ -15,6 +16,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+pub use change::formatting_detail;
 pub use gate::{check_state, GateCheck, GateError, GateReport, GateSpec};
 pub use history::{
     diff_all, mine, CommitRule, FixCommit, GitSourceConfig, MessageRules, MineRejection, Mined,

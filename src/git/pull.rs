@@ -1,25 +1,35 @@
 //! A pull request's change as the local clone's objects give it: the merge-base of its
 //! head with its base, and the base → head diff split into code and test patches with
-//! the same classifier and `git diff` options as the history walk.
+//! the same classifier, file roles, hunk rules and `git diff` options as the history walk.
 
-use super::history::{diff_entries, diff_options, file_patch, git_abbrev_len, weak_renames};
+use super::change::ChangeDiff;
+use super::history::{diff_options, git_abbrev_len, HunkRules};
 use super::{open, GitError};
-use crate::classify::{Classifier, FileClass};
+use crate::classify::Classifier;
 use crate::diff::Patch;
+use crate::model::SkipReason;
 use git2::{Diff, DiffFindOptions, Oid, Repository, Tree};
+use std::collections::BTreeMap;
 use std::path::Path;
 
-/// A pull request's change read from the local clone.
+/// A pull request's change read from the local clone, split and judged as the history
+/// walk judges a commit (file roles, LFS pointers, submodules, hunk rules).
 #[derive(Debug, Clone)]
 pub struct PullDiff {
     /// Merge-base of the head with the base commit: the tree the patches apply to.
     pub merge_base: String,
-    /// Forward code patch (merge-base → head), byte-equal to `git diff -M`.
+    /// Forward patch of every non-test file (merge-base → head), byte-equal to
+    /// `git diff -M`; hunks that do not count are in `skips`.
     pub patch: Patch,
     /// Forward test patch.
     pub test_patch: Patch,
-    /// Changed paths that are neither code nor tests.
+    /// Changed paths that are not counted as code (docs, build files, generated code).
     pub other_files: Vec<String>,
+    /// Hunks of `patch` (0-based over all its hunks) that do not count, with why.
+    pub skips: BTreeMap<usize, SkipReason>,
+    /// Code files, when the formatting-only rule is on and the change leaves every one's
+    /// code unchanged once whitespace, comments and docstrings are stripped.
+    pub formatting_only: Option<Vec<String>>,
 }
 
 /// Diff a pull request: `base` is the base branch's commit the pull request was merged
@@ -30,6 +40,7 @@ pub fn pull_diff(
     base: &str,
     head: &str,
     classifier: &Classifier,
+    rules: HunkRules,
 ) -> Result<PullDiff, GitError> {
     let repo = open(path)?;
     let find = |rev: &str| -> Result<Oid, GitError> {
@@ -52,12 +63,8 @@ pub fn pull_diff(
     let merge_base = repo
         .merge_base(head_id, base_id)
         .map_err(object_err(format!("merge-base of {head} and {base}")))?;
-    let split = split_diff(&repo, merge_base, head_id, classifier)
-        .map_err(object_err(format!("diff {merge_base}..{head}")))?;
-    Ok(PullDiff {
-        merge_base: merge_base.to_string(),
-        ..split
-    })
+    split_diff(&repo, merge_base, head_id, classifier, rules)
+        .map_err(object_err(format!("diff {merge_base}..{head}")))
 }
 
 fn commit_tree(repo: &Repository, id: Oid) -> Result<Tree<'_>, git2::Error> {
@@ -83,46 +90,32 @@ fn tree_diff<'r>(
     Ok(diff)
 }
 
-/// `old → new` split by file class; a rename git would not pair (score < 50%) is split
-/// into a deletion and an addition, as the history walk does.
+/// `old → new` split and judged like a commit of the history walk.
 fn split_diff(
     repo: &Repository,
     old: Oid,
     new: Oid,
     classifier: &Classifier,
+    rules: HunkRules,
 ) -> Result<PullDiff, git2::Error> {
     let abbrev = git_abbrev_len(repo);
     let (old_tree, new_tree) = (commit_tree(repo, old)?, commit_tree(repo, new)?);
-    let diff = tree_diff(repo, &old_tree, &new_tree, abbrev, false)?;
-    let weak = weak_renames(repo, &diff)?;
-    let plain = if weak.is_empty() {
-        None
-    } else {
-        Some(tree_diff(repo, &old_tree, &new_tree, abbrev, true)?)
-    };
-    let entries = diff_entries(&diff, &weak, plain.as_ref());
-    let mut out = PullDiff {
+    let change = ChangeDiff::new(
+        repo,
+        tree_diff(repo, &old_tree, &new_tree, abbrev, false)?,
+        || tree_diff(repo, &old_tree, &new_tree, abbrev, true),
+    )?;
+    let (mut files, tests) = change.split(classifier);
+    change.mark_roles(repo, &mut files, Some(&old_tree), &new_tree, classifier);
+    change.mark_lfs_others(repo, &mut files);
+    let mut patches = change.patches(&files)?;
+    let assembled = change.assemble(repo, &files, &mut patches, rules, abbrev)?;
+    Ok(PullDiff {
         merge_base: old.to_string(),
-        patch: Patch::default(),
-        test_patch: Patch::default(),
-        other_files: Vec::new(),
-    };
-    for (plain_side, i, path) in entries {
-        let source = match (plain_side, &plain) {
-            (true, Some(p)) => p,
-            _ => &diff,
-        };
-        let target = match classifier.classify(&path) {
-            FileClass::Code => &mut out.patch,
-            FileClass::Test => &mut out.test_patch,
-            FileClass::Other => {
-                out.other_files.push(path);
-                continue;
-            }
-        };
-        if let Some(mut p) = git2::Patch::from_diff(source, i)? {
-            target.files.push(file_patch(repo, &mut p, abbrev)?);
-        }
-    }
-    Ok(out)
+        patch: assembled.patch,
+        test_patch: change.test_patch(repo, &tests, abbrev)?,
+        other_files: assembled.other,
+        skips: assembled.skips,
+        formatting_only: assembled.formatting_only,
+    })
 }

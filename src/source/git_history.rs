@@ -123,6 +123,7 @@ pub fn candidates(
         walked: mined.walked,
         warnings,
         funnel: Some(mined.funnel),
+        notes: Vec::new(),
     })
 }
 

@@ -97,4 +97,6 @@ pub struct SourceOutput {
     pub warnings: Vec<String>,
     /// The git walk's funnel (git sources only).
     pub funnel: Option<crate::model::MineFunnel>,
+    /// One line per fact about this run that is not part of the dataset (API traffic).
+    pub notes: Vec<String>,
 }

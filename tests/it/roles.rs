@@ -396,7 +396,7 @@ fn git_only_keys_are_refused_for_defects4j() {
         .expect_err("refused")
         .to_string();
     assert!(
-        err.ends_with("d.yaml:7:3: `select.skip_comment_only_hunks`: applies to git sources only (Defects4J keeps HUNK4J's path rules)"),
+        err.ends_with("d.yaml:7:3: `select.skip_comment_only_hunks`: applies to git and GitHub sources only (Defects4J keeps HUNK4J's path rules)"),
         "{err}"
     );
 }

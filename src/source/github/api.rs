@@ -104,6 +104,16 @@ pub struct Traffic {
     pub waited_secs: u64,
 }
 
+impl std::fmt::Display for Traffic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "GitHub API: {} request(s) sent, {} answered 304 Not Modified (no quota spent), {} answered from the cache offline; {} s waited for rate limits",
+            self.requests, self.not_modified, self.offline_hits, self.waited_secs
+        )
+    }
+}
+
 /// One cached response: the body and what is needed to revalidate and paginate it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Entry {

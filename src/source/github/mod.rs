@@ -47,6 +47,8 @@ pub struct GithubConfig {
     pub cache_dir: PathBuf,
     /// Total time the build may wait for rate limits before it stops.
     pub max_wait: Duration,
+    /// Content rules for code hunks, the same as the git source's.
+    pub hunk_rules: git::history::HunkRules,
 }
 
 impl GithubConfig {
@@ -432,7 +434,13 @@ async fn pull_candidate(
     if issues.is_empty() {
         statement = format!("{}\n{}\n", pull.title, body);
     }
-    let diff = match git::pull_diff(&cfg.clone, &pull.base.sha, &pull.head.sha, classifier) {
+    let diff = match git::pull_diff(
+        &cfg.clone,
+        &pull.base.sha,
+        &pull.head.sha,
+        classifier,
+        cfg.hunk_rules,
+    ) {
         Ok(d) => d,
         Err(e @ GitError::MissingCommit { .. }) => {
             return reject(
@@ -454,6 +462,16 @@ async fn pull_candidate(
             format!(
                 "pull request #{} changes no test file (set `require_tests: false` to keep it)",
                 pull.number
+            ),
+        );
+    }
+    if let Some(files) = &diff.formatting_only {
+        return reject(
+            RejectReason::FormattingOnly,
+            format!(
+                "pull request #{}: {}",
+                pull.number,
+                git::formatting_detail(files)
             ),
         );
     }
@@ -490,6 +508,6 @@ async fn pull_candidate(
         patch: diff.patch,
         test_patch: diff.test_patch,
         modified_classes: Vec::new(),
-        skips: Default::default(),
+        skips: diff.skips,
     })))
 }
