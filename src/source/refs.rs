@@ -113,6 +113,52 @@ static HASH: LazyLock<Regex> = LazyLock::new(|| {
 });
 static GH: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bGH-(\d+)\b").expect("GH-N regex"));
 
+/// An issue a closing keyword names (`Fixes #12`, `closes o/r#3`, `resolves <issue URL>`,
+/// `fixes GH-7`): one parser for commit messages and pull requests alike.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Closing {
+    /// `owner/repo` when the reference names one (`o/r#N`, an issue URL).
+    pub repo: Option<String>,
+    /// The issue number.
+    pub number: u64,
+    /// Written `GH-N`, which GitHub links but does not close by.
+    pub gh_style: bool,
+}
+
+/// The issues closing keywords in `text` name, in order of appearance.
+pub fn closing_refs(text: &str) -> Vec<Closing> {
+    static QUALIFIED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"^(?:([\w.-]+/[\w.-]+))?#(\d+)$").expect("o/r#N regex"));
+    let mut out = Vec::new();
+    for c in CLOSING.captures_iter(text) {
+        let Some(target) = c.get(1).map(|m| m.as_str()) else {
+            continue;
+        };
+        let (repo, number, gh_style) = if let Some(n) = target.strip_prefix("GH-") {
+            (None, n, true)
+        } else if let Some(q) = QUALIFIED.captures(target) {
+            let n = q.get(2).map_or("", |m| m.as_str());
+            (q.get(1).map(|m| m.as_str().to_string()), n, false)
+        } else if let Some(u) = URL
+            .captures(target)
+            .filter(|u| u.get(0).map(|m| m.as_str()) == Some(target))
+        {
+            let n = u.get(2).map_or("", |m| m.as_str());
+            (u.get(1).map(|m| m.as_str().to_string()), n, false)
+        } else {
+            continue;
+        };
+        if let Ok(number) = number.parse() {
+            out.push(Closing {
+                repo,
+                number,
+                gh_style,
+            });
+        }
+    }
+    out
+}
+
 /// Every issue reference of `message`, without repeats: those after a closing keyword
 /// (`Fixes #12`) first, then the others in the order they appear. The first one is the
 /// instance's `report`.

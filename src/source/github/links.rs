@@ -1,44 +1,24 @@
 //! Which issues a pull request closes: GitHub's closing keywords followed by `#N`, or by
 //! a link to an issue of the same repository, in the PR body and its commit messages.
 
-use regex::Regex;
-use std::sync::OnceLock;
-
-/// `close/closes/closed, fix/fixes/fixed, resolve/resolves/resolved`, an optional colon,
-/// then `#N`, `owner/repo#N` or `https://host/owner/repo/issues/N`.
-fn pattern() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        // The pattern is a constant; a typo here fails every test at once.
-        Regex::new(
-            r"(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?):?\s+(?:https?://[^/\s]+/(?P<uo>[\w.-]+)/(?P<ur>[\w.-]+)/issues/(?P<un>\d+)\b|(?:(?P<so>[\w.-]+)/(?P<sr>[\w.-]+))?#(?P<sn>\d+)\b)",
-        )
-        .expect("closing-keyword pattern compiles")
-    })
-}
+use crate::source::refs::closing_refs;
 
 /// Issue numbers of `owner/repo` that `texts` close, in order of first mention, without
-/// repeats and without `own` (a PR's own number in its commits' messages).
+/// repeats and without `own` (a PR's own number in its commits' messages). The keywords
+/// are the commit messages' own parser ([`closing_refs`]); `GH-N`, which GitHub does not
+/// close by, is left out.
 pub fn closed_issues(owner: &str, repo: &str, own: u64, texts: &[&str]) -> Vec<u64> {
-    let same = |o: Option<regex::Match<'_>>, r: Option<regex::Match<'_>>| match (o, r) {
-        (Some(o), Some(r)) => {
-            o.as_str().eq_ignore_ascii_case(owner) && r.as_str().eq_ignore_ascii_case(repo)
-        }
-        _ => true,
+    let same = |r: &Option<String>| {
+        r.as_deref().is_none_or(|r| {
+            r.split_once('/')
+                .is_some_and(|(o, n)| o.eq_ignore_ascii_case(owner) && n.eq_ignore_ascii_case(repo))
+        })
     };
     let mut out = Vec::new();
     for text in texts {
-        for c in pattern().captures_iter(text) {
-            let (ok, n) = match (c.name("un"), c.name("sn")) {
-                (Some(n), _) => (same(c.name("uo"), c.name("ur")), n),
-                (None, Some(n)) => (same(c.name("so"), c.name("sr")), n),
-                (None, None) => continue,
-            };
-            let Ok(n) = n.as_str().parse::<u64>() else {
-                continue;
-            };
-            if ok && n != own && !out.contains(&n) {
-                out.push(n);
+        for c in closing_refs(text) {
+            if !c.gh_style && same(&c.repo) && c.number != own && !out.contains(&c.number) {
+                out.push(c.number);
             }
         }
     }
@@ -84,6 +64,8 @@ mod tests {
             Vec::<u64>::new()
         );
         assert_eq!(closed("fixes #99 (the PR itself)"), Vec::<u64>::new());
+        // GitHub links GH-N but does not close by it.
+        assert_eq!(closed("fixes GH-8"), Vec::<u64>::new());
     }
 
     #[test]
