@@ -941,12 +941,19 @@ fn pull_requests_count_hunks_with_the_git_sources_roles_and_hunk_rules() {
 fn pull_requests_get_repository_states_from_the_clone() {
     let f = Fixture::new();
     let recipe = f.recipe("");
-    let text = std::fs::read_to_string(&recipe).expect("recipe")
+    // Annotated as the git source annotates (module packages), with states.
+    let text = std::fs::read_to_string(&recipe)
+        .expect("recipe")
+        .replace("annotate:\n  enabled: false\n", "")
         + "states:\n  kinds: [novel, resolved]\n  scenarios: [best, worst]\n";
     std::fs::write(&recipe, text).expect("recipe");
     f.build(&recipe, &[]).success();
     let rows = f.rows("instances.jsonl");
     assert_eq!(rows.len(), 1, "{rows:?}");
+    let d = &rows[0]["divergence"];
+    assert!(d["value"].as_f64().is_some(), "annotated: {d}");
+    assert_eq!(rows[0]["hunks"][0]["place"]["declared_package"], "widget");
+    assert_eq!(rows[0]["proximity"]["class"], "Cluster");
     let written: Vec<&str> = rows[0]["states"]["written"]
         .as_array()
         .expect("states written")
