@@ -90,11 +90,13 @@ pub fn jsonl<T: Serialize>(rows: &[T]) -> Vec<u8> {
     out
 }
 
-/// Sort key that orders `Lang_2` before `Lang_10`.
+/// Sort key that orders `Lang_2` before `Lang_10`. The id itself breaks ties (`Lang_7`
+/// and `Lang_07`, numbers past `u64`), so the order never depends on the input's order:
+/// merged shards sort exactly as one machine's rows.
 pub fn natural_key(id: &str) -> (String, u64, String) {
     match id.rsplit_once('_') {
         Some((p, n)) if n.bytes().all(|b| b.is_ascii_digit()) && !n.is_empty() => {
-            (p.to_string(), n.parse().unwrap_or(u64::MAX), String::new())
+            (p.to_string(), n.parse().unwrap_or(u64::MAX), id.to_string())
         }
         _ => (id.to_string(), 0, String::new()),
     }
@@ -282,4 +284,25 @@ pub fn copy_tree(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::natural_key;
+
+    #[test]
+    fn natural_order_is_total_whatever_the_input_order() {
+        let mut a = vec![
+            "Lang_10", "Lang_07", "Lang_2", "Lang_7", "acme-1f", "Chart_1",
+        ];
+        let mut b = a.clone();
+        b.reverse();
+        a.sort_by_key(|id| natural_key(id));
+        b.sort_by_key(|id| natural_key(id));
+        assert_eq!(a, b);
+        assert_eq!(
+            a,
+            ["Chart_1", "Lang_2", "Lang_07", "Lang_7", "Lang_10", "acme-1f"]
+        );
+    }
 }
