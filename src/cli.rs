@@ -186,7 +186,7 @@ pub enum Command {
     /// read the dataset (and the predictions) where the shards read them. The shards'
     /// hosts are printed.
     #[command(
-        after_help = "Examples:\n  hunkgen merge datasets/demo shards/0 shards/1 shards/2 shards/3\n  hunkgen merge datasets/demo shards/*\n  hunkgen merge datasets/demo/evaluations/gold datasets/demo/evaluations/gold-shard-*-of-4\n  hunkgen merge datasets/demo/runs/oracle/novel-best datasets/demo/runs-shard-*-of-4/oracle/novel-best"
+        after_help = "Examples:\n  hunkgen merge datasets/demo shards/0 shards/1 shards/2 shards/3\n  hunkgen merge datasets/demo shards/*\n  hunkgen merge datasets/demo/evaluations/baseline-gold datasets/demo/evaluations/baseline-gold-shard-*-of-4\n  hunkgen merge datasets/demo/runs/oracle/novel-best datasets/demo/runs-shard-*-of-4/oracle/novel-best"
     )]
     Merge {
         /// The directory to write (replaced as a whole, like a build's): a dataset, an
@@ -277,7 +277,7 @@ pub enum Command {
     /// Per-prediction problems (unknown instance, duplicate, not a diff, does not apply)
     /// are counted, not fatal.
     #[command(
-        after_help = "Examples:\n  hunkgen evaluate datasets/demo --predictions preds.jsonl\n  hunkgen evaluate datasets/demo --predictions preds.json --state resolved\n  hunkgen evaluate datasets/demo --baseline gold      # sanity baselines: gold, empty, partial"
+        after_help = "Examples:\n  hunkgen evaluate datasets/demo --predictions preds.jsonl\n  hunkgen evaluate datasets/demo --predictions preds.json --state resolved\n  hunkgen evaluate datasets/demo --baseline gold      # sanity baselines: gold, empty, partial\n  hunkgen evaluate datasets/demo --baseline gold --shard 0/4   # one shard of four\n  hunkgen merge datasets/demo/evaluations/baseline-gold \\\n      datasets/demo/evaluations/baseline-gold-shard-*-of-4"
     )]
     Evaluate {
         /// The dataset directory.
@@ -314,8 +314,9 @@ pub enum Command {
         /// Score only the predictions of shard K of N (`--shard 0/4`): those whose
         /// stable_hash(instance_id) mod N is K. Default: HUNKGEN_SHARD=K/N, else
         /// SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else JOB_COMPLETION_INDEX with
-        /// HUNKGEN_SHARD_COUNT, else all. A shard writes <output>-shard-K-of-N (or
-        /// --output) with a manifest, shard.yaml; `hunkgen merge` joins the shards.
+        /// HUNKGEN_SHARD_COUNT, else all. A shard writes
+        /// <dataset>/evaluations/<model>-shard-K-of-N (or --output) with a manifest,
+        /// shard.yaml; `hunkgen merge` joins the shards into what one evaluation writes.
         #[arg(long, value_name = "K/N", conflicts_with = "localizations")]
         shard: Option<String>,
     },
@@ -399,7 +400,7 @@ pub enum Command {
     /// trajectory.jsonl (normalized) and result.json (outcome, exit code, time). An
     /// instance whose agent, prompt and state are unchanged is not run again.
     #[command(
-        after_help = "Examples (make demo builds datasets/demo):\n  hunkgen run datasets/demo --agents demo/agents/agents.yaml --agent oracle --state novel\n  hunkgen run datasets/demo --agents agents.yaml --agent claude --prompt-variant mcp --jobs 2\n  hunkgen evaluate datasets/demo --predictions datasets/demo/runs/oracle/novel-best/predictions.jsonl"
+        after_help = "Examples (make demo builds datasets/demo):\n  hunkgen run datasets/demo --agents demo/agents/agents.yaml --agent oracle --state novel\n  hunkgen run datasets/demo --agents agents.yaml --agent claude --prompt-variant mcp --jobs 2\n  hunkgen evaluate datasets/demo --predictions datasets/demo/runs/oracle/novel-best/predictions.jsonl\n  hunkgen run datasets/demo --agents demo/agents/agents.yaml --agent oracle --shard 0/4\n  hunkgen merge datasets/demo/runs/oracle/novel-best \\\n      datasets/demo/runs-shard-*-of-4/oracle/novel-best"
     )]
     Run {
         /// The dataset directory (built with `states:`).
