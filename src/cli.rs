@@ -168,19 +168,29 @@ pub enum Command {
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
     },
-    /// Join shard directories (`hunkgen build --shard K/N`) into one dataset.
+    /// Join shard directories of `hunkgen build`, `evaluate` or `run --shard K/N` into
+    /// what one machine writes.
     ///
-    /// Refuses shards of different recipes, tool versions or shard counts, a missing or
-    /// doubled shard, an instance in two shards or in the wrong one, and partial shards
-    /// (no complete shard.yaml, or files that do not match its checksums). The dataset
-    /// written is byte for byte the one-machine build's (instances.jsonl, pairs.csv,
-    /// rejected.jsonl, report/, logs/, states/); in dataset.yaml only built_at differs
-    /// (the latest shard's build time). The shards' hosts are printed.
+    /// The kind comes from each shard's manifest (shard.yaml); shards of different
+    /// commands are refused. Also refused: shards of different recipes (build), datasets,
+    /// predictions (evaluate) or agents, states and prompt variants (run), tool versions
+    /// or shard counts, a missing or doubled shard, an instance in two shards or in the
+    /// wrong one, and partial shards (no complete shard.yaml, or files that do not match
+    /// its checksums). A build merge writes the one-machine build byte for byte
+    /// (instances.jsonl, pairs.csv, rejected.jsonl, report/, logs/, states/); in
+    /// dataset.yaml only built_at differs (the latest shard's build time). An evaluate
+    /// merge writes results.jsonl and summary.json (recomputed from all rows) as one
+    /// evaluation does, and copies logs/; a run merge writes predictions.jsonl in the
+    /// dataset's order and copies each instance's directory (whose prompt.md and
+    /// result.json name the shard's directory and its timings). Evaluate and run merges
+    /// read the dataset (and the predictions) where the shards read them. The shards'
+    /// hosts are printed.
     #[command(
-        after_help = "Examples:\n  hunkgen merge datasets/demo shards/0 shards/1 shards/2 shards/3\n  hunkgen merge datasets/demo shards/*"
+        after_help = "Examples:\n  hunkgen merge datasets/demo shards/0 shards/1 shards/2 shards/3\n  hunkgen merge datasets/demo shards/*\n  hunkgen merge datasets/demo/evaluations/baseline-gold datasets/demo/evaluations/baseline-gold-shard-*-of-4\n  hunkgen merge datasets/demo/runs/oracle/novel-best datasets/demo/runs-shard-*-of-4/oracle/novel-best"
     )]
     Merge {
-        /// The dataset directory to write (replaced as a whole, like a build's).
+        /// The directory to write (replaced as a whole, like a build's): a dataset, an
+        /// evaluation's output or a run's `<agent>/<state>-<scenario>` directory.
         output: PathBuf,
         /// The shard directories, in any order.
         #[arg(required = true)]
@@ -267,7 +277,7 @@ pub enum Command {
     /// Per-prediction problems (unknown instance, duplicate, not a diff, does not apply)
     /// are counted, not fatal.
     #[command(
-        after_help = "Examples:\n  hunkgen evaluate datasets/demo --predictions preds.jsonl\n  hunkgen evaluate datasets/demo --predictions preds.json --state resolved\n  hunkgen evaluate datasets/demo --baseline gold      # sanity baselines: gold, empty, partial"
+        after_help = "Examples:\n  hunkgen evaluate datasets/demo --predictions preds.jsonl\n  hunkgen evaluate datasets/demo --predictions preds.json --state resolved\n  hunkgen evaluate datasets/demo --baseline gold      # sanity baselines: gold, empty, partial\n  hunkgen evaluate datasets/demo --baseline gold --shard 0/4   # one shard of four\n  hunkgen merge datasets/demo/evaluations/baseline-gold \\\n      datasets/demo/evaluations/baseline-gold-shard-*-of-4"
     )]
     Evaluate {
         /// The dataset directory.
@@ -301,6 +311,14 @@ pub enum Command {
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Score only the predictions of shard K of N (`--shard 0/4`): those whose
+        /// stable_hash(instance_id) mod N is K. Default: HUNKGEN_SHARD=K/N, else
+        /// SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else JOB_COMPLETION_INDEX with
+        /// HUNKGEN_SHARD_COUNT, else all. A shard writes
+        /// <dataset>/evaluations/<model>-shard-K-of-N (or --output) with a manifest,
+        /// shard.yaml; `hunkgen merge` joins the shards into what one evaluation writes.
+        #[arg(long, value_name = "K/N", conflicts_with = "localizations")]
+        shard: Option<String>,
     },
     /// Write a dataset's report as one self-contained HTML page.
     ///
@@ -382,7 +400,7 @@ pub enum Command {
     /// trajectory.jsonl (normalized) and result.json (outcome, exit code, time). An
     /// instance whose agent, prompt and state are unchanged is not run again.
     #[command(
-        after_help = "Examples (make demo builds datasets/demo):\n  hunkgen run datasets/demo --agents demo/agents/agents.yaml --agent oracle --state novel\n  hunkgen run datasets/demo --agents agents.yaml --agent claude --prompt-variant mcp --jobs 2\n  hunkgen evaluate datasets/demo --predictions datasets/demo/runs/oracle/novel-best/predictions.jsonl"
+        after_help = "Examples (make demo builds datasets/demo):\n  hunkgen run datasets/demo --agents demo/agents/agents.yaml --agent oracle --state novel\n  hunkgen run datasets/demo --agents agents.yaml --agent claude --prompt-variant mcp --jobs 2\n  hunkgen evaluate datasets/demo --predictions datasets/demo/runs/oracle/novel-best/predictions.jsonl\n  hunkgen run datasets/demo --agents demo/agents/agents.yaml --agent oracle --shard 0/4\n  hunkgen merge datasets/demo/runs/oracle/novel-best \\\n      datasets/demo/runs-shard-*-of-4/oracle/novel-best"
     )]
     Run {
         /// The dataset directory (built with `states:`).
@@ -420,6 +438,14 @@ pub enum Command {
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Run only the instances of shard K of N (`--shard 0/4`): those whose
+        /// stable_hash(instance_id) mod N is K. Default: HUNKGEN_SHARD=K/N, else
+        /// SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else JOB_COMPLETION_INDEX with
+        /// HUNKGEN_SHARD_COUNT, else all. A shard writes under <dataset>/runs-shard-K-of-N
+        /// (or --out), with a manifest, shard.yaml, next to its predictions.jsonl;
+        /// `hunkgen merge` joins the shards.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
     },
     /// Serve repository context to a coding agent over MCP (stdio): find classes,
     /// methods and code, class skeletons and the directory structure.
@@ -548,16 +574,48 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             force,
         } => {
             install_interrupt_handler();
-            let summary = pipeline::merge(&output, &shards, force)?;
-            writeln!(
-                std::io::stdout().lock(),
-                "merged {} shard(s) into {}: {} instances, {} rejected; built on {}",
-                shards.len(),
-                summary.output.display(),
-                summary.instances,
-                summary.rejected,
-                summary.hosts.join(", ")
-            )?;
+            let kind = crate::shard::kind_of_all(&shards)
+                .map_err(|e| anyhow::anyhow!(pipeline::MergeError(e)))?;
+            let mut out = std::io::stdout().lock();
+            match kind {
+                crate::shard::Kind::Build => {
+                    let summary = pipeline::merge(&output, &shards, force)?;
+                    writeln!(
+                        out,
+                        "merged {} shard(s) into {}: {} instances, {} rejected; built on {}",
+                        shards.len(),
+                        summary.output.display(),
+                        summary.instances,
+                        summary.rejected,
+                        summary.hosts.join(", ")
+                    )?;
+                }
+                crate::shard::Kind::Evaluation => {
+                    let (ev, hosts) = crate::evaluate::score::merge_shards(&output, &shards, force)
+                        .map_err(|e| anyhow::anyhow!(pipeline::MergeError(e.to_string())))?;
+                    write!(out, "{}", crate::evaluate::score::table(&ev.summary))?;
+                    writeln!(
+                        out,
+                        "merged {} evaluation shard(s) into {}: {} result(s); run on {}",
+                        shards.len(),
+                        ev.output.display(),
+                        ev.results.len(),
+                        hosts.join(", ")
+                    )?;
+                }
+                crate::shard::Kind::Run => {
+                    let (count, hosts) = crate::run::merge_shards(&output, &shards, force)
+                        .map_err(|e| anyhow::anyhow!(pipeline::MergeError(e.to_string())))?;
+                    writeln!(
+                        out,
+                        "merged {} run shard(s) into {}: {count} instance(s); run on {}\npredictions: {}",
+                        shards.len(),
+                        output.display(),
+                        hosts.join(", "),
+                        output.join("predictions.jsonl").display()
+                    )?;
+                }
+            }
             Ok(())
         }
         Command::Annotate {
@@ -701,6 +759,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             output,
             jobs,
             quiet,
+            shard,
         } => {
             set_jobs(jobs);
             if let Some(file) = localizations {
@@ -716,6 +775,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 )?;
                 return Ok(());
             }
+            let shard =
+                crate::shard::Shard::resolve(shard.as_deref()).map_err(anyhow::Error::msg)?;
             let file = match (predictions, baseline) {
                 (Some(p), _) => p,
                 (None, Some(b)) => {
@@ -742,6 +803,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     state,
                     output,
                     progress: !quiet,
+                    shard,
                 },
             )?;
             let mut out = std::io::stdout().lock();
@@ -852,8 +914,11 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             out,
             no_cache,
             quiet,
+            shard,
         } => {
             set_jobs(jobs);
+            let shard =
+                crate::shard::Shard::resolve(shard.as_deref()).map_err(anyhow::Error::msg)?;
             let all = crate::run::agents::load(&agents)?;
             let Some(spec) = all.get(&agent).cloned() else {
                 let names: Vec<&str> = all.keys().map(String::as_str).collect();
@@ -876,6 +941,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     out,
                     progress: !quiet,
                     no_cache,
+                    shard,
                 },
             )?;
             if let Some(w) = &summary.warning {

@@ -237,6 +237,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         .collect();
         let manifest = crate::shard::Manifest {
             format: crate::shard::FORMAT,
+            kind: crate::shard::Kind::Build,
             name: plan.name.clone(),
             recipe_sha256: card.recipe_sha256.clone(),
             tool_version: card.tool_version.clone(),
@@ -942,7 +943,7 @@ pub fn merge(
     shards: &[PathBuf],
     force: bool,
 ) -> Result<MergeSummary, MergeError> {
-    use crate::shard::{read_manifest, Manifest, Shard};
+    use crate::shard::{read_manifest, Manifest, Same};
     let err = |s: String| MergeError(s);
     let mut read: Vec<(PathBuf, Manifest)> = Vec::new();
     for dir in shards {
@@ -951,102 +952,44 @@ pub fn merge(
     let Some((first_dir, first)) = read.first().cloned() else {
         return Err(err("no shard directories given".into()));
     };
-    for (dir, m) in &read {
-        let differs = |what: &str, a: &str, b: &str| {
-            err(format!(
-                "{} has {what} `{b}` but {} has `{a}`: shards of one build only",
-                dir.display(),
-                first_dir.display()
-            ))
-        };
-        if m.recipe_sha256 != first.recipe_sha256 {
-            return Err(differs(
-                "recipe sha256",
-                &first.recipe_sha256,
-                &m.recipe_sha256,
-            ));
-        }
-        if m.count != first.count {
-            return Err(differs(
-                "shard count",
-                &first.count.to_string(),
-                &m.count.to_string(),
-            ));
-        }
-        if m.tool_version != first.tool_version {
-            return Err(differs(
-                "tool version",
-                &first.tool_version,
-                &m.tool_version,
-            ));
-        }
-        if m.total_assigned != first.total_assigned || m.warnings != first.warnings {
-            return Err(differs(
-                "a different mining result (total ids)",
-                &first.total_assigned.to_string(),
-                &m.total_assigned.to_string(),
-            ));
-        }
-    }
-    let n = first.count;
-    let mut by_index: BTreeMap<u64, Vec<&PathBuf>> = BTreeMap::new();
-    for (dir, m) in &read {
-        by_index.entry(m.shard).or_default().push(dir);
-    }
-    let missing: Vec<String> = (0..n)
-        .filter(|k| !by_index.contains_key(k))
-        .map(|k| format!("{k}/{n}"))
+    let parts: Vec<crate::shard::Part> = read
+        .iter()
+        .map(|(dir, m)| crate::shard::Part {
+            dir,
+            shard: m.shard,
+            count: m.count,
+            same: vec![
+                Same::new("recipe sha256", &m.recipe_sha256),
+                Same::new("shard count", m.count),
+                Same::new("tool version", &m.tool_version),
+                Same {
+                    what: "a different mining result (total ids)",
+                    shown: m.total_assigned.to_string(),
+                    key: format!("{} {:?}", m.total_assigned, m.warnings),
+                },
+            ],
+            owned: m
+                .instances
+                .iter()
+                .chain(&m.rejected)
+                .map(String::as_str)
+                .collect(),
+            unique: m.instances.iter().map(String::as_str).collect(),
+        })
         .collect();
-    if !missing.is_empty() {
-        return Err(err(format!(
-            "shard(s) {} missing (given {} of {n})",
-            missing.join(", "),
-            by_index.len()
-        )));
-    }
-    if let Some((k, dirs)) = by_index.iter().find(|(_, d)| d.len() > 1) {
-        return Err(err(format!(
-            "shard {k}/{n} given twice: {}",
-            dirs.iter()
-                .map(|d| d.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
-    }
+    crate::shard::check_set(&parts, "build").map_err(err)?;
     read.sort_by_key(|(_, m)| m.shard);
-    // Every id in the shard it hashes to, once over all shards, each assigned id kept or
-    // rejected.
-    let mut seen: BTreeMap<&str, &PathBuf> = BTreeMap::new();
+    // Each assigned id kept or rejected.
     let mut assigned_total = 0;
     for (dir, m) in &read {
-        let shard = Shard {
-            index: m.shard,
-            count: n,
-        };
         assigned_total += m.assigned.len();
-        for id in m.instances.iter().chain(&m.rejected) {
-            if !shard.owns(id) {
-                return Err(err(format!(
-                    "{}: `{id}` belongs to shard {}/{n}, not {shard}",
-                    dir.display(),
-                    Shard::of(id, n)
-                )));
-            }
-        }
-        for id in &m.instances {
-            if let Some(other) = seen.insert(id, dir) {
-                return Err(err(format!(
-                    "instance `{id}` is in two shards: {} and {}",
-                    other.display(),
-                    dir.display()
-                )));
-            }
-        }
         for id in &m.assigned {
             if !m.instances.contains(id) && !m.rejected.contains(id) {
                 return Err(err(format!(
-                    "{}: `{id}` was assigned to shard {shard} but is neither kept nor rejected",
-                    dir.display()
+                    "{}: `{id}` was assigned to shard {}/{} but is neither kept nor rejected",
+                    dir.display(),
+                    m.shard,
+                    m.count
                 )));
             }
         }

@@ -6,11 +6,13 @@
 //! The assignment depends on the id alone, never on a position, so adding instances
 //! never moves the others. Each shard writes its own dataset directory with a manifest
 //! (`shard.yaml`); `hunkgen merge` checks the manifests and joins the shards into the
-//! dataset a one-machine build writes.
+//! dataset a one-machine build writes. `hunkgen evaluate` and `hunkgen run` shard the
+//! same way ([`TaskManifest`]); `merge` recognises the kind from the manifest.
 
-use serde::{Deserialize, Serialize};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// One shard of N: index K in `0..N`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,11 +123,47 @@ pub const MANIFEST: &str = "shard.yaml";
 /// the same in every shard.
 pub const NOT_COUNTED: &str = "shard-not-counted.jsonl";
 
+/// Which command wrote a shard directory (the manifest's `kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// `hunkgen build --shard`: a dataset directory (manifests without `kind` are these).
+    #[default]
+    Build,
+    /// `hunkgen evaluate --shard`: results.jsonl, summary.json and logs/.
+    Evaluation,
+    /// `hunkgen run --shard`: predictions.jsonl and one directory per instance.
+    Run,
+}
+
+impl Kind {
+    /// The word for it in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Build => "build",
+            Kind::Evaluation => "evaluation",
+            Kind::Run => "run",
+        }
+    }
+
+    /// The command that writes this kind of shard.
+    pub fn command(self) -> &'static str {
+        match self {
+            Kind::Build => "build",
+            Kind::Evaluation => "evaluate",
+            Kind::Run => "run",
+        }
+    }
+}
+
 /// What a shard directory holds and what `merge` needs beyond its dataset files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
     /// Manifest format version.
     pub format: u32,
+    /// Always [`Kind::Build`] (older manifests lack it).
+    #[serde(default)]
+    pub kind: Kind,
     /// The dataset name (the recipe's).
     pub name: String,
     /// SHA-256 of the recipe text: shards of different recipes are not merged.
@@ -166,28 +204,25 @@ pub const FORMAT: u32 = 1;
 /// Read a shard directory's manifest; `Err` says, in one line, why it is not a complete
 /// shard.
 pub fn read_manifest(dir: &Path) -> Result<Manifest, String> {
+    read_checked(dir, |m: &Manifest| (m.format, &m.checksums))
+}
+
+/// Read `dir/shard.yaml` as `T`, check its format and that every file it lists has its
+/// checksum.
+fn read_checked<T: DeserializeOwned>(
+    dir: &Path,
+    parts: impl Fn(&T) -> (u32, &[(String, String)]),
+) -> Result<T, String> {
     let path = dir.join(MANIFEST);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        format!(
-            "{}: not a complete shard ({}: {e}); run the shard again",
-            dir.display(),
-            MANIFEST
-        )
-    })?;
-    let m: Manifest = serde_norway::from_str(&text).map_err(|e| {
-        format!(
-            "{}: not a complete shard manifest ({e}); run the shard again",
-            path.display()
-        )
-    })?;
-    if m.format != FORMAT {
+    let m: T = read_yaml(dir)?;
+    let (format, checksums) = parts(&m);
+    if format != FORMAT {
         return Err(format!(
-            "{}: manifest format {} (this hunkgen reads {FORMAT})",
-            path.display(),
-            m.format
+            "{}: manifest format {format} (this hunkgen reads {FORMAT})",
+            path.display()
         ));
     }
-    for (file, sum) in &m.checksums {
+    for (file, sum) in checksums {
         let p = dir.join(file);
         let bytes = std::fs::read(&p).map_err(|e| {
             format!(
@@ -203,6 +238,355 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest, String> {
         }
     }
     Ok(m)
+}
+
+/// `dir/shard.yaml` parsed as `T`; a missing or unreadable one is an incomplete shard.
+fn read_yaml<T: DeserializeOwned>(dir: &Path) -> Result<T, String> {
+    let path = dir.join(MANIFEST);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "{}: not a complete shard ({}: {e}); run the shard again",
+            dir.display(),
+            MANIFEST
+        )
+    })?;
+    serde_norway::from_str(&text).map_err(|e| {
+        format!(
+            "{}: not a complete shard manifest ({e}); run the shard again",
+            path.display()
+        )
+    })
+}
+
+/// The kind of every shard directory given: one kind, or `Err` naming two that differ.
+pub fn kind_of_all(dirs: &[PathBuf]) -> Result<Kind, String> {
+    #[derive(Deserialize)]
+    struct Peek {
+        #[serde(default)]
+        kind: Kind,
+    }
+    let mut first: Option<(&PathBuf, Kind)> = None;
+    for dir in dirs {
+        let kind = read_yaml::<Peek>(dir)?.kind;
+        match first {
+            None => first = Some((dir, kind)),
+            Some((d, k)) if k != kind => {
+                return Err(format!(
+                    "{} is a shard of `hunkgen {}` but {} is one of `hunkgen {}`: merge shards of one command",
+                    dir.display(),
+                    kind.command(),
+                    d.display(),
+                    k.command()
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    first
+        .map(|(_, k)| k)
+        .ok_or_else(|| "no shard directories given".to_string())
+}
+
+/// A value every shard of one set must have: what it is, how it is shown, and what is
+/// compared (the shown value unless more must agree).
+#[derive(Debug, Clone)]
+pub struct Same {
+    /// What the value is, for messages ("recipe sha256").
+    pub what: &'static str,
+    /// How it is shown.
+    pub shown: String,
+    /// What is compared.
+    pub key: String,
+}
+
+impl Same {
+    /// A value compared as shown.
+    pub fn new(what: &'static str, value: impl ToString) -> Same {
+        let shown = value.to_string();
+        Same {
+            what,
+            key: shown.clone(),
+            shown,
+        }
+    }
+}
+
+/// What `merge` checks the same way in every kind of shard.
+#[derive(Debug, Clone)]
+pub struct Part<'a> {
+    /// The shard directory.
+    pub dir: &'a Path,
+    /// K.
+    pub shard: u64,
+    /// N.
+    pub count: u64,
+    /// Values every shard must share, in the order they are checked.
+    pub same: Vec<Same>,
+    /// Ids that must be in the shard their hash names.
+    pub owned: Vec<&'a str>,
+    /// Ids that must be in no other shard.
+    pub unique: Vec<&'a str>,
+}
+
+/// Check that shards belong together: the same values (`of_one` names what they are
+/// shards of, "build"), every K in `0..N` given once, every id in the shard its hash
+/// names and the unique ones in one shard only. `Err` is one line naming the shard.
+pub fn check_set(parts: &[Part<'_>], of_one: &str) -> Result<(), String> {
+    let Some(first) = parts.first() else {
+        return Err("no shard directories given".into());
+    };
+    for p in parts {
+        for (a, b) in first.same.iter().zip(&p.same) {
+            if a.key != b.key {
+                return Err(format!(
+                    "{} has {} `{}` but {} has `{}`: shards of one {of_one} only",
+                    p.dir.display(),
+                    b.what,
+                    b.shown,
+                    first.dir.display(),
+                    a.shown
+                ));
+            }
+        }
+    }
+    let n = first.count;
+    let mut by_index: BTreeMap<u64, Vec<&Path>> = BTreeMap::new();
+    for p in parts {
+        by_index.entry(p.shard).or_default().push(p.dir);
+    }
+    let missing: Vec<String> = (0..n)
+        .filter(|k| !by_index.contains_key(k))
+        .map(|k| format!("{k}/{n}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "shard(s) {} missing (given {} of {n})",
+            missing.join(", "),
+            by_index.len()
+        ));
+    }
+    if let Some((k, dirs)) = by_index.iter().find(|(_, d)| d.len() > 1) {
+        return Err(format!(
+            "shard {k}/{n} given twice: {}",
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let mut sorted: Vec<&Part> = parts.iter().collect();
+    sorted.sort_by_key(|p| p.shard);
+    let mut seen: BTreeMap<&str, &Path> = BTreeMap::new();
+    for p in sorted {
+        let shard = Shard {
+            index: p.shard,
+            count: n,
+        };
+        if let Some(id) = p.owned.iter().find(|id| !shard.owns(id)) {
+            return Err(format!(
+                "{}: `{id}` belongs to shard {}/{n}, not {shard}",
+                p.dir.display(),
+                Shard::of(id, n)
+            ));
+        }
+        for id in &p.unique {
+            if let Some(other) = seen.insert(id, p.dir) {
+                return Err(format!(
+                    "instance `{id}` is in two shards: {} and {}",
+                    other.display(),
+                    p.dir.display()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The manifest of an `evaluate` or `run` shard: what it worked on, so `merge` can
+/// check that the shards belong together and cover every instance once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskManifest {
+    /// Manifest format version.
+    pub format: u32,
+    /// Evaluation or run.
+    pub kind: Kind,
+    /// hunkgen's version that ran the shard.
+    pub tool_version: String,
+    /// K.
+    pub shard: u64,
+    /// N.
+    pub count: u64,
+    /// The machine that ran it.
+    pub host: String,
+    /// When it finished (RFC 3339).
+    pub finished_at: String,
+    /// The dataset directory, absolute (merge reads it there).
+    pub dataset: String,
+    /// SHA-256 of the dataset's instances.jsonl.
+    pub dataset_sha256: String,
+    /// What else every shard must share: for an evaluation `predictions_sha256`,
+    /// `model` and `state`; for a run `agent`, `agent_sha256`, `prompt_variant`,
+    /// `state`, `scenario`, `timeout` and `only`.
+    pub inputs: BTreeMap<String, String>,
+    /// The predictions file, absolute (an evaluation's merge reads the `hunkgen run`
+    /// records next to it, as `evaluate` does).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predictions: Option<String>,
+    /// Instances every shard together covers.
+    pub total: usize,
+    /// This shard's instances, sorted.
+    pub instances: Vec<String>,
+    /// SHA-256 of the shard's files (relative path, digest).
+    pub checksums: Vec<(String, String)>,
+}
+
+impl TaskManifest {
+    /// Start a shard's output in `dir`: remove its old manifest, so the directory is not
+    /// a complete shard until [`TaskManifest::finish`] writes the new one.
+    pub fn begin(dir: &Path) -> std::io::Result<()> {
+        match std::fs::remove_file(dir.join(MANIFEST)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    /// Checksum `files` (relative to `dir`) and write the manifest last, atomically.
+    pub fn finish(mut self, dir: &Path, files: &[String]) -> Result<(), String> {
+        self.instances.sort();
+        self.checksums = Vec::new();
+        for f in files {
+            let p = dir.join(f);
+            let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            self.checksums
+                .push((f.clone(), crate::dataset::sha256_hex(&bytes)));
+        }
+        let text = serde_norway::to_string(&self).map_err(|e| e.to_string())?;
+        crate::dataset::write_atomic(&dir.join(MANIFEST), text.as_bytes())
+            .map_err(|e| e.to_string())
+    }
+
+    /// A manifest of shard `shard` of `kind` on `dataset` (finished by
+    /// [`TaskManifest::finish`]).
+    pub fn new(
+        kind: Kind,
+        shard: Shard,
+        dataset: &Path,
+        inputs: BTreeMap<String, String>,
+        total: usize,
+        instances: Vec<String>,
+    ) -> Result<TaskManifest, String> {
+        let jsonl = dataset.join("instances.jsonl");
+        let bytes = std::fs::read(&jsonl).map_err(|e| format!("{}: {e}", jsonl.display()))?;
+        Ok(TaskManifest {
+            format: FORMAT,
+            kind,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            shard: shard.index,
+            count: shard.count,
+            host: host_name(),
+            finished_at: crate::dataset::rfc3339(
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_secs() as i64)
+                    .unwrap_or(0),
+            ),
+            dataset: absolute(dataset),
+            dataset_sha256: crate::dataset::sha256_hex(&bytes),
+            inputs,
+            predictions: None,
+            total,
+            instances,
+            checksums: Vec::new(),
+        })
+    }
+}
+
+/// A path made absolute (as given when that fails), as text.
+pub fn absolute(p: &Path) -> String {
+    std::path::absolute(p)
+        .unwrap_or_else(|_| p.to_path_buf())
+        .display()
+        .to_string()
+}
+
+/// Read the shards of one `evaluate` or `run` and check them as `merge` does a build's:
+/// complete, of one dataset, tool version, N and inputs, every shard once, every
+/// instance in its own shard and all of them covered. Returned by K.
+pub fn read_task_shards(
+    dirs: &[PathBuf],
+    kind: Kind,
+) -> Result<Vec<(PathBuf, TaskManifest)>, String> {
+    let mut read = Vec::new();
+    for dir in dirs {
+        let m: TaskManifest = read_checked(dir, |m: &TaskManifest| (m.format, &m.checksums))?;
+        read.push((dir.clone(), m));
+    }
+    let keys: std::collections::BTreeSet<&String> =
+        read.iter().flat_map(|(_, m)| m.inputs.keys()).collect();
+    let parts: Vec<Part> = read
+        .iter()
+        .map(|(dir, m)| {
+            let mut same = vec![
+                Same::new("dataset sha256", &m.dataset_sha256),
+                Same::new("shard count", m.count),
+                Same::new("tool version", &m.tool_version),
+            ];
+            same.extend(keys.iter().map(|k| Same {
+                what: "a different input",
+                shown: format!("{k}: {}", m.inputs.get(*k).map_or("(none)", |v| v)),
+                key: m.inputs.get(*k).cloned().unwrap_or_default(),
+            }));
+            same.push(Same::new("a different instance total", m.total));
+            let ids: Vec<&str> = m.instances.iter().map(String::as_str).collect();
+            Part {
+                dir,
+                shard: m.shard,
+                count: m.count,
+                same,
+                owned: ids.clone(),
+                unique: ids,
+            }
+        })
+        .collect();
+    check_set(&parts, kind.name())?;
+    read.sort_by_key(|(_, m)| m.shard);
+    let covered: usize = read.iter().map(|(_, m)| m.instances.len()).sum();
+    let total = read.first().map_or(0, |(_, m)| m.total);
+    if covered != total {
+        return Err(format!(
+            "the shards cover {covered} instance(s) but the {} has {total}",
+            kind.name()
+        ));
+    }
+    Ok(read)
+}
+
+/// The dataset a set of shards worked on, checked unchanged (its instances.jsonl has the
+/// SHA-256 the manifest records).
+pub fn dataset_of(m: &TaskManifest) -> Result<PathBuf, String> {
+    let dir = PathBuf::from(&m.dataset);
+    let jsonl = dir.join("instances.jsonl");
+    let bytes = std::fs::read(&jsonl).map_err(|e| {
+        format!(
+            "{}: {e} (merge reads the dataset where the shards read it)",
+            jsonl.display()
+        )
+    })?;
+    if crate::dataset::sha256_hex(&bytes) != m.dataset_sha256 {
+        return Err(format!(
+            "{}: changed since the shards ran (its SHA-256 is not the manifests' dataset_sha256)",
+            jsonl.display()
+        ));
+    }
+    Ok(dir)
+}
+
+/// The hosts that ran the shards (sorted, distinct).
+pub fn hosts<'a>(hosts: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut v: Vec<String> = hosts.map(str::to_string).collect();
+    v.sort();
+    v.dedup();
+    v
 }
 
 /// This machine's host name (`/etc/hostname`, else `HOSTNAME`, else `unknown`).
@@ -241,6 +625,45 @@ mod tests {
         assert_eq!(before, after.into_iter().rev().collect::<Vec<_>>());
         let used: std::collections::BTreeSet<u64> = before.into_iter().collect();
         assert_eq!(used.len(), 4, "200 ids spread over all four shards");
+    }
+
+    #[test]
+    fn a_set_is_checked_for_values_gaps_doubles_and_owners() {
+        let ids: Vec<String> = (0..40).map(|i| format!("acme-{i:04}")).collect();
+        let owned = |k: u64| -> Vec<&str> {
+            ids.iter()
+                .map(String::as_str)
+                .filter(|id| Shard::of(id, 3) == k)
+                .collect()
+        };
+        let dirs: Vec<PathBuf> = (0..3).map(|k| PathBuf::from(format!("s{k}"))).collect();
+        let part = |k: u64, v: &str| Part {
+            dir: &dirs[k as usize],
+            shard: k,
+            count: 3,
+            same: vec![Same::new("dataset sha256", v)],
+            owned: owned(k),
+            unique: owned(k),
+        };
+        let good: Vec<Part> = (0..3).map(|k| part(k, "a")).collect();
+        assert_eq!(check_set(&good, "run"), Ok(()));
+        let e = check_set(&[part(0, "a"), part(1, "b"), part(2, "a")], "run").expect_err("value");
+        assert_eq!(
+            e,
+            "s1 has dataset sha256 `b` but s0 has `a`: shards of one run only"
+        );
+        let e = check_set(&good[..2], "run").expect_err("gap");
+        assert!(e.starts_with("shard(s) 2/3 missing"), "{e}");
+        let e = check_set(
+            &[part(0, "a"), part(1, "a"), part(2, "a"), part(1, "a")],
+            "run",
+        )
+        .expect_err("double");
+        assert!(e.starts_with("shard 1/3 given twice"), "{e}");
+        let mut wrong = part(2, "a");
+        wrong.owned.push(owned(0)[0]);
+        let e = check_set(&[part(0, "a"), part(1, "a"), wrong], "run").expect_err("owner");
+        assert!(e.contains("belongs to shard 0/3, not 2/3"), "{e}");
     }
 
     #[test]

@@ -39,6 +39,9 @@ pub struct EvaluateOptions {
     pub output: Option<PathBuf>,
     /// Show a progress bar.
     pub progress: bool,
+    /// Score only the predictions of this shard's instances and write a shard directory
+    /// (default `<output>-shard-K-of-N`) with its manifest, `shard.yaml`.
+    pub shard: Option<crate::shard::Shard>,
 }
 
 /// What an evaluation wrote.
@@ -98,16 +101,27 @@ pub fn evaluate(
     let validator = crate::pipeline::validator(&plan, vplan)
         .map_err(|e| EvaluateError::Other(e.to_string()))?;
     let output = opts.output.clone().unwrap_or_else(|| {
-        dataset
-            .join("evaluations")
-            .join(model.replace(['/', '\\', ' '], "_"))
+        let name = model.replace(['/', '\\', ' '], "_");
+        dataset.join("evaluations").join(match opts.shard {
+            Some(s) => format!("{name}-shard-{}-of-{}", s.index, s.count),
+            None => name,
+        })
     });
+    if opts.shard.is_some() {
+        std::fs::create_dir_all(&output)
+            .and_then(|()| crate::shard::TaskManifest::begin(&output))
+            .map_err(|e| EvaluateError::Other(format!("{}: {e}", output.display())))?;
+    }
     let logs = output.join("logs");
     let default_state = opts.state.unwrap_or(StateKind::Novel);
     // Duplicates (same instance and state) are problems, not second scores.
     let mut seen = HashSet::new();
+    let all_ids: std::collections::BTreeSet<String> =
+        preds.iter().map(|p| p.instance_id.clone()).collect();
     let jobs: Vec<(Prediction, Option<String>)> = preds
         .into_iter()
+        // A shard scores its instances' predictions (a duplicate lands with its first).
+        .filter(|p| opts.shard.is_none_or(|s| s.owns(&p.instance_id)))
         .map(|p| {
             let state = p
                 .state
@@ -125,7 +139,7 @@ pub fn evaluate(
     } else {
         crate::progress::Progress::hidden()
     };
-    let results: Vec<PredictionResult> = jobs
+    let mut results: Vec<PredictionResult> = jobs
         .par_iter()
         .map(|(p, dup)| {
             let r = score_one(
@@ -144,16 +158,117 @@ pub fn evaluate(
         })
         .collect();
     progress.finish();
-    let mut summary = summarize(&card, dataset, &model, &results, &by_id)?;
-    // `hunkgen run` output next to the predictions: the agent's trajectories.
-    let run_dir = predictions.parent().unwrap_or(Path::new("."));
-    summary.trajectories = super::trajectory::metrics(run_dir, &results, &by_id);
+    // In results.jsonl's order, so the summary's sums are the same whether the rows
+    // were scored here or merged from shards.
+    sort_results(&mut results);
+    let summary = summarize(&card, dataset, predictions, &model, &results, &by_id)?;
     write_outputs(&output, &results, &summary)?;
+    if let Some(shard) = opts.shard {
+        let pred_bytes = std::fs::read(predictions)
+            .map_err(|e| EvaluateError::Other(format!("{}: {e}", predictions.display())))?;
+        let inputs = [
+            ("predictions_sha256", dataset::sha256_hex(&pred_bytes)),
+            ("model", model.clone()),
+            ("state", default_state.name().to_string()),
+        ]
+        .map(|(k, v)| (k.to_string(), v))
+        .into();
+        let mine: std::collections::BTreeSet<String> =
+            results.iter().map(|r| r.instance_id.clone()).collect();
+        let mut m = crate::shard::TaskManifest::new(
+            crate::shard::Kind::Evaluation,
+            shard,
+            dataset,
+            inputs,
+            all_ids.len(),
+            mine.into_iter().collect(),
+        )
+        .map_err(EvaluateError::Other)?;
+        m.predictions = Some(crate::shard::absolute(predictions));
+        m.finish(&output, &["results.jsonl".into(), "summary.json".into()])
+            .map_err(EvaluateError::Other)?;
+    }
     Ok(Evaluation {
         results,
         summary,
         output,
     })
+}
+
+/// Join `hunkgen evaluate --shard` directories into what one machine's `evaluate`
+/// writes: every shard's results.jsonl rows in results.jsonl's order, summary.json
+/// computed from them by the code `evaluate` uses (never from the shards' summaries),
+/// and the shards' `logs/` copied. The dataset and the predictions file must still be
+/// where the shards read them, unchanged. Returns the evaluation and the shards' hosts.
+pub fn merge_shards(
+    output: &Path,
+    shards: &[PathBuf],
+    force: bool,
+) -> Result<(Evaluation, Vec<String>), EvaluateError> {
+    use crate::shard::{self, Kind};
+    let read = shard::read_task_shards(shards, Kind::Evaluation).map_err(EvaluateError::Other)?;
+    let Some((_, first)) = read.first() else {
+        return Err(EvaluateError::Other("no shard directories given".into()));
+    };
+    let dataset = shard::dataset_of(first).map_err(EvaluateError::Other)?;
+    let predictions = PathBuf::from(first.predictions.clone().unwrap_or_default());
+    let unchanged = std::fs::read(&predictions)
+        .ok()
+        .map(|b| dataset::sha256_hex(&b))
+        == first.inputs.get("predictions_sha256").cloned();
+    if !unchanged {
+        return Err(EvaluateError::Other(format!(
+            "{}: missing or changed since the shards ran (merge reads the predictions where the shards read them)",
+            predictions.display()
+        )));
+    }
+    let card = dataset::read_card(&dataset)?
+        .ok_or_else(|| EvaluateError::Other(format!("{}: no dataset.yaml", dataset.display())))?;
+    let instances = dataset::read_instances(&dataset)?;
+    let by_id: BTreeMap<&str, &Instance> = instances
+        .iter()
+        .map(|i| (i.instance_id.as_str(), i))
+        .collect();
+    let mut results: Vec<PredictionResult> = Vec::new();
+    for (dir, _) in &read {
+        let path = dir.join("results.jsonl");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| EvaluateError::Other(format!("{}: {e}", path.display())))?;
+        for (i, line) in text.lines().enumerate() {
+            results.push(serde_json::from_str(line).map_err(|e| {
+                EvaluateError::Other(format!(
+                    "{}:{}: not a results row: {e}",
+                    path.display(),
+                    i + 1
+                ))
+            })?);
+        }
+    }
+    sort_results(&mut results);
+    let model = first.inputs.get("model").cloned().unwrap_or_default();
+    let summary = summarize(&card, &dataset, &predictions, &model, &results, &by_id)?;
+    let writer = dataset::DatasetWriter::begin(output, &model, force)?;
+    let mut links = std::collections::HashMap::new();
+    for (dir, m) in &read {
+        // Only the shard's own instances' logs (`logs/<id>/`), not stale ones.
+        for id in &m.instances {
+            let from = dir.join("logs").join(id);
+            if from.is_dir() {
+                dataset::copy_tree(&from, &writer.dir().join("logs").join(id), &mut links)?;
+            }
+        }
+    }
+    write_outputs(writer.dir(), &results, &summary)?;
+    writer.commit()?;
+    let hosts = shard::hosts(read.iter().map(|(_, m)| m.host.as_str()));
+    Ok((
+        Evaluation {
+            results,
+            summary,
+            output: output.to_path_buf(),
+        },
+        hosts,
+    ))
 }
 
 #[allow(clippy::too_many_arguments)] // One prediction needs all of the evaluation's context.
@@ -386,10 +501,12 @@ fn state_change(inst: &Instance, kind: StateKind, dataset: &Path) -> Result<Opti
     }
 }
 
-/// Rates overall and by class, divergence quartile, state and project.
+/// Rates overall and by class, divergence quartile, state and project, and the
+/// trajectories of the `hunkgen run` output next to the predictions.
 fn summarize(
     card: &Card,
     dataset: &Path,
+    predictions: &Path,
     model: &str,
     results: &[PredictionResult],
     by_id: &BTreeMap<&str, &Instance>,
@@ -425,6 +542,7 @@ fn summarize(
             .map(|(k, v)| (k, super::metrics::rates(&v)))
             .collect()
     };
+    let run_dir = predictions.parent().unwrap_or(Path::new("."));
     Ok(EvaluationSummary {
         schema_version: SCHEMA_VERSION,
         dataset: card.name.clone(),
@@ -462,8 +580,13 @@ fn summarize(
                 )
             })
             .collect(),
-        trajectories: None,
+        trajectories: super::trajectory::metrics(run_dir, results, by_id),
     })
+}
+
+/// results.jsonl's order: by instance and state, equal ones as the predictions had them.
+fn sort_results(results: &mut [PredictionResult]) {
+    results.sort_by(|a, b| (&a.instance_id, &a.state).cmp(&(&b.instance_id, &b.state)));
 }
 
 fn write_outputs(
@@ -471,9 +594,7 @@ fn write_outputs(
     results: &[PredictionResult],
     summary: &EvaluationSummary,
 ) -> Result<(), EvaluateError> {
-    let mut sorted: Vec<&PredictionResult> = results.iter().collect();
-    sorted.sort_by(|a, b| (&a.instance_id, &a.state).cmp(&(&b.instance_id, &b.state)));
-    dataset::write_atomic(&dir.join("results.jsonl"), &dataset::jsonl(&sorted))?;
+    dataset::write_atomic(&dir.join("results.jsonl"), &dataset::jsonl(results))?;
     let json = serde_json::to_string_pretty(summary).unwrap_or_default();
     dataset::write_atomic(&dir.join("summary.json"), json.as_bytes())?;
     Ok(())

@@ -68,6 +68,9 @@ pub struct RunOptions {
     pub progress: bool,
     /// Do not reuse earlier results.
     pub no_cache: bool,
+    /// Run only this shard's instances, under a root of its own (default
+    /// `<dataset>/runs-shard-K-of-N`), with a manifest, `shard.yaml`.
+    pub shard: Option<crate::shard::Shard>,
 }
 
 /// What a run wrote.
@@ -109,10 +112,14 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
             )));
         }
     }
-    let chosen: Vec<&Instance> = instances
+    let mut chosen: Vec<&Instance> = instances
         .iter()
         .filter(|i| opts.only.is_empty() || opts.only.contains(&i.instance_id))
         .collect();
+    let total = chosen.len();
+    if let Some(s) = opts.shard {
+        chosen.retain(|i| s.owns(&i.instance_id));
+    }
     let template = match &opts.spec.prompt {
         Some(p) => std::fs::read_to_string(p).map_err(|e| {
             RunAgentError(format!(
@@ -122,13 +129,19 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
         })?,
         None => DEFAULT_PROMPT.to_string(),
     };
-    let dir = opts
-        .out
-        .clone()
-        .unwrap_or_else(|| dataset_dir.join("runs"))
-        .join(&opts.agent)
-        .join(format!("{}-{}", opts.state.name(), opts.scenario.name()));
+    let root = match (&opts.out, opts.shard) {
+        (Some(out), _) => out.clone(),
+        (None, None) => dataset_dir.join("runs"),
+        (None, Some(s)) => dataset_dir.join(format!("runs-shard-{}-of-{}", s.index, s.count)),
+    };
+    let dir =
+        root.join(&opts.agent)
+            .join(format!("{}-{}", opts.state.name(), opts.scenario.name()));
     std::fs::create_dir_all(&dir)
+        .and_then(|()| match opts.shard {
+            Some(_) => crate::shard::TaskManifest::begin(&dir),
+            None => Ok(()),
+        })
         .map_err(|e| RunAgentError(format!("{}: cannot create: {e}", dir.display())))?;
     let dir = dir.canonicalize().unwrap_or(dir);
     let runner = Runner::new(SandboxPolicy::Auto).map_err(|e| RunAgentError(e.to_string()))?;
@@ -168,6 +181,9 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
         .collect();
     dataset::write_atomic(&dir.join("predictions.jsonl"), &dataset::jsonl(&rows))
         .map_err(|e| RunAgentError(e.to_string()))?;
+    if let Some(shard) = opts.shard {
+        write_manifest(dataset_dir, &dir, opts, shard, total, &done).map_err(RunAgentError)?;
+    }
     let reused = done.iter().filter(|d| d.2).count();
     Ok(RunSummary {
         dir,
@@ -175,6 +191,115 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
         reused,
         warning,
     })
+}
+
+/// A run shard's manifest: what every shard of the run shares, its instances, and the
+/// checksums of predictions.jsonl and of each instance's result.json and model.patch.
+fn write_manifest(
+    dataset_dir: &Path,
+    dir: &Path,
+    opts: &RunOptions,
+    shard: crate::shard::Shard,
+    total: usize,
+    done: &[(AgentRunRecord, String, bool)],
+) -> Result<(), String> {
+    let spec = serde_json::to_string(&opts.spec).unwrap_or_default();
+    let inputs = [
+        ("agent", opts.agent.clone()),
+        ("agent_sha256", dataset::sha256_hex(spec.as_bytes())),
+        ("prompt_variant", opts.variant.name().to_string()),
+        ("state", opts.state.name().to_string()),
+        ("scenario", opts.scenario.name().to_string()),
+        (
+            "timeout",
+            opts.timeout.map(|t| t.to_string()).unwrap_or_default(),
+        ),
+        ("only", opts.only.join(",")),
+    ]
+    .map(|(k, v)| (k.to_string(), v))
+    .into();
+    let ids: Vec<String> = done.iter().map(|d| d.0.instance_id.clone()).collect();
+    let mut files = vec!["predictions.jsonl".to_string()];
+    for id in &ids {
+        files.push(format!("{id}/result.json"));
+        files.push(format!("{id}/model.patch"));
+    }
+    crate::shard::TaskManifest::new(
+        crate::shard::Kind::Run,
+        shard,
+        dataset_dir,
+        inputs,
+        total,
+        ids,
+    )?
+    .finish(dir, &files)
+}
+
+/// Join `hunkgen run --shard` directories (each `<root>/<agent>/<state>-<scenario>`)
+/// into what one machine's run writes there: predictions.jsonl in the dataset's order,
+/// and each instance's directory copied. The dataset must still be where the shards
+/// read it, unchanged. Returns the number of instances and the shards' hosts.
+pub fn merge_shards(
+    output: &Path,
+    shards: &[PathBuf],
+    force: bool,
+) -> Result<(usize, Vec<String>), RunAgentError> {
+    use crate::shard::{self, Kind};
+    let read = shard::read_task_shards(shards, Kind::Run).map_err(RunAgentError)?;
+    let Some((_, first)) = read.first() else {
+        return Err(RunAgentError("no shard directories given".into()));
+    };
+    let dataset_dir = shard::dataset_of(first).map_err(RunAgentError)?;
+    let instances =
+        dataset::read_instances(&dataset_dir).map_err(|e| RunAgentError(e.to_string()))?;
+    let mut lines: std::collections::HashMap<String, String> = Default::default();
+    for (dir, _) in &read {
+        let path = dir.join("predictions.jsonl");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| RunAgentError(format!("{}: {e}", path.display())))?;
+        for (i, line) in text.lines().enumerate() {
+            let id = serde_json::from_str::<serde_json::Value>(line)
+                .ok()
+                .and_then(|v| v["instance_id"].as_str().map(str::to_string))
+                .ok_or_else(|| {
+                    RunAgentError(format!(
+                        "{}:{}: not a prediction row",
+                        path.display(),
+                        i + 1
+                    ))
+                })?;
+            lines.insert(id, format!("{line}\n"));
+        }
+    }
+    // The order one machine writes: the dataset's.
+    let merged: String = instances
+        .iter()
+        .filter_map(|i| lines.get(&i.instance_id).map(String::as_str))
+        .collect();
+    let count = merged.lines().count();
+    if count != first.total {
+        return Err(RunAgentError(format!(
+            "the shards' predictions name {count} instance(s) of {} but the run has {}",
+            dataset_dir.display(),
+            first.total
+        )));
+    }
+    let agent = first.inputs.get("agent").cloned().unwrap_or_default();
+    let writer = dataset::DatasetWriter::begin(output, &agent, force)
+        .map_err(|e| RunAgentError(e.to_string()))?;
+    let mut links = std::collections::HashMap::new();
+    for (dir, m) in &read {
+        for id in &m.instances {
+            dataset::copy_tree(&dir.join(id), &writer.dir().join(id), &mut links)
+                .map_err(|e| RunAgentError(e.to_string()))?;
+        }
+    }
+    writer
+        .write("predictions.jsonl", merged.as_bytes())
+        .and_then(|()| writer.commit())
+        .map_err(|e| RunAgentError(e.to_string()))?;
+    let hosts = shard::hosts(read.iter().map(|(_, m)| m.host.as_str()));
+    Ok((count, hosts))
 }
 
 /// The built-in prompt; an agent's `prompt:` file may use the same placeholders.

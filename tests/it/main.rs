@@ -29,6 +29,7 @@ mod rough_edges;
 mod run;
 mod schema;
 mod shard;
+mod shard_tasks;
 mod states;
 mod swebench_grader;
 mod swebench_io;

@@ -127,7 +127,7 @@ fn build_shard(recipe: &Path, shard: &str, out: &Path) -> std::process::Output {
         .expect("runs")
 }
 
-fn merge(out: &Path, shards: &[PathBuf]) -> std::process::Output {
+pub(crate) fn merge(out: &Path, shards: &[PathBuf]) -> std::process::Output {
     hunkgen()
         .arg("merge")
         .arg(out)
@@ -140,7 +140,7 @@ fn ok(o: &std::process::Output) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
-fn refused(o: &std::process::Output, says: &[&str]) {
+pub(crate) fn refused(o: &std::process::Output, says: &[&str]) {
     assert!(!o.status.success(), "merge accepted it");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
