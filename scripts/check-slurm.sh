@@ -2,7 +2,8 @@
 # make check-slurm: a real single-node Slurm cluster on this machine (munged, slurmctld,
 # slurmd on localhost, with a configuration written here), the demo's validated build
 # submitted as a 4-task array (deploy/slurm/hunkgen-array.sh, sbatch --array=0-3), the
-# shards merged and compared byte for byte with a one-machine build. Every daemon started
+# shards merged and compared byte for byte with a one-machine build; then the built
+# dataset is evaluated (gold baseline) as a 4-task array and merged the same way. Every daemon started
 # here is stopped on exit. Where Slurm cannot be installed, prints
 # "slurm check: NOT RUN (<why>)" and exits 0: it is never reported as passed.
 set -euo pipefail
@@ -122,4 +123,17 @@ while IFS= read -r git; do
   [ "$a" = "$b" ] || { echo "slurm check: $rel differs" >&2; exit 1; }
   repos=$((repos + 1))
 done < <(find one -name .git -type d)
-echo "slurm check: PASSED (4 shards via sbatch --array=0-3, merged = one-machine build; $(wc -l < one/instances.jsonl) instances, $repos state repositories compared)"
+
+# 7. evaluate as an array too (`sbatch --wrap`), merged = one machine's evaluation.
+start=$(date +%s)
+sbatch --wait --array=0-3 --output="$W/demo/slurm-eval-%A_%a.out" \
+  --wrap "\"$HUNKGEN\" evaluate \"$W/demo/one\" --baseline gold -q" >/dev/null \
+  || { echo "slurm check: the evaluate array failed:" >&2; tail -n 5 "$W"/demo/slurm-eval-*.out >&2; exit 1; }
+echo "slurm check: 4 evaluate tasks done in $(( $(date +%s) - start ))s"
+E=one/evaluations
+"$HUNKGEN" merge "$W/demo/eval-merged" $E/baseline-gold-shard-{0,1,2,3}-of-4 >/dev/null
+"$HUNKGEN" evaluate one --baseline gold -q --output "$W/demo/eval-one" >/dev/null
+for f in results.jsonl summary.json; do
+  cmp "$W/demo/eval-one/$f" "$W/demo/eval-merged/$f" || { echo "slurm check: evaluate $f differs" >&2; exit 1; }
+done
+echo "slurm check: PASSED (4 shards via sbatch --array=0-3, merged = one-machine build; $(wc -l < one/instances.jsonl) instances, $repos state repositories compared; evaluate as a 4-task array, merged = one-machine evaluation)"
