@@ -181,8 +181,8 @@ pub enum Command {
     /// dataset.yaml only built_at differs (the latest shard's build time). An evaluate
     /// merge writes results.jsonl and summary.json (recomputed from all rows) as one
     /// evaluation does, and copies logs/; a run merge writes predictions.jsonl in the
-    /// dataset's order and copies each instance's directory (whose prompt.md and
-    /// result.json name the shard's directory and its timings). Evaluate and run merges
+    /// dataset's order and copies each instance's directory (whose prompt.md names the
+    /// shard's directory; a later run into the merged directory reuses every result). Evaluate and run merges
     /// read the dataset (and the predictions) where the shards read them. The shards'
     /// hosts are printed.
     #[command(

@@ -464,6 +464,9 @@ impl Ctx<'_> {
         );
         let key = {
             let spec = serde_json::to_string(&opts.spec).unwrap_or_default();
+            // The run folder's own path is not part of the key: a folder moved, or merged
+            // from shards, keeps its results.
+            let prompt = prompt.replace(&self.dir.display().to_string(), "<run>");
             let mut material = Vec::new();
             for part in [
                 opts.agent.as_bytes(),

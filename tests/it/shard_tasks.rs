@@ -333,7 +333,7 @@ fn run_in_shards_merged_is_one_run_up_to_paths_and_timings() {
                 "{id}/{f}"
             );
         }
-        // What differs: the run directory's path in the prompt (hence the result key)
+        // What differs: the run directory's path in the prompt (not in the result key)
         // and the measured times.
         let shard = shards
             .iter()
@@ -348,13 +348,29 @@ fn run_in_shards_merged_is_one_run_up_to_paths_and_timings() {
                 )
         };
         assert_eq!(prompt(&a, &one), prompt(&b, shard), "{id}/prompt.md");
-        let drop = ["key", "elapsed_ms", "started_at"];
+        let drop = ["elapsed_ms", "started_at"];
         assert_eq!(
             json_without(&a.join("result.json"), &drop),
             json_without(&b.join("result.json"), &drop),
             "{id}/result.json"
         );
     }
+
+    // The merged folder resumes like one machine's: a run into it reuses every result.
+    let again = hunkgen()
+        .arg("run")
+        .arg(&demo)
+        .arg("--agents")
+        .arg(manifest().join("demo/agents/agents.yaml"))
+        .args(["--agent", "oracle", "--only", &only, "--out"])
+        .arg(root.path().join("merged"))
+        .output()
+        .expect("runs");
+    assert!(
+        ok(&again).contains("4 instance(s), 4 reused from an earlier run"),
+        "{}",
+        ok(&again)
+    );
 
     // Evaluating the merged run's predictions in 2 shards: the merge recomputes the
     // trajectory metrics from the run records next to the predictions, as one evaluation.
