@@ -421,3 +421,79 @@ fn run_in_shards_merged_is_one_run_up_to_paths_and_timings() {
     );
     assert!(!refused_out.exists(), "nothing written by a refused merge");
 }
+
+#[test]
+fn an_evaluate_shard_killed_midway_is_refused_and_its_rerun_merges_to_one_evaluation() {
+    let root = tempfile::tempdir().expect("tempdir");
+    // A fresh private cache: the shard's test runs are real, so it can be caught midway.
+    let demo = demo_copy(root.path());
+    let retry = root.path().join("shard-1");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("hunkgen"))
+        .arg("evaluate")
+        .arg(&demo)
+        .args(["-q", "--baseline", "gold", "--shard", "1/2", "-o"])
+        .arg(&retry)
+        .envs(validation_env())
+        .spawn()
+        .expect("spawn");
+    let started = std::time::Instant::now();
+    while !retry.is_dir() {
+        assert!(started.elapsed().as_secs() < 60, "the shard never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        child.try_wait().expect("try_wait").is_none(),
+        "still running when killed"
+    );
+    child.kill().expect("kill");
+    child.wait().expect("reaped");
+    assert!(
+        !retry.join("shard.yaml").exists(),
+        "no manifest: not complete"
+    );
+    let first = root.path().join("shard-0");
+    ok(&evaluate(
+        &demo,
+        &[
+            "--baseline",
+            "gold",
+            "--shard",
+            "0/2",
+            "-o",
+            first.to_str().expect("utf-8"),
+        ],
+    ));
+    let merged = root.path().join("merged");
+    let shards = [first, retry.clone()];
+    refused(
+        &merge(&merged, &shards),
+        &["shard-1", "not a complete shard"],
+    );
+    assert!(!merged.exists(), "nothing written by a refused merge");
+    // The re-run (its finished test runs answered by the cache) completes the set.
+    ok(&evaluate(
+        &demo,
+        &[
+            "--baseline",
+            "gold",
+            "--shard",
+            "1/2",
+            "-o",
+            retry.to_str().expect("utf-8"),
+        ],
+    ));
+    ok(&merge(&merged, &shards));
+    let one = root.path().join("one");
+    ok(&evaluate(
+        &demo,
+        &["--baseline", "gold", "-o", one.to_str().expect("utf-8")],
+    ));
+    for f in ["results.jsonl", "summary.json"] {
+        assert_eq!(
+            fs::read(one.join(f)).expect("one"),
+            fs::read(merged.join(f)).expect("merged"),
+            "{f} byte for byte"
+        );
+    }
+}
