@@ -124,10 +124,11 @@ while IFS= read -r git; do
   repos=$((repos + 1))
 done < <(find one -name .git -type d)
 
-# 7. evaluate as an array too (`sbatch --wrap`), merged = one machine's evaluation.
+# 7. evaluate as an array too (the same script, given the command), merged = one
+# machine's evaluation.
 start=$(date +%s)
 sbatch --wait --array=0-3 --output="$W/demo/slurm-eval-%A_%a.out" \
-  --wrap "\"$HUNKGEN\" evaluate \"$W/demo/one\" --baseline gold -q" >/dev/null \
+  "$ROOT/deploy/slurm/hunkgen-array.sh" evaluate "$W/demo/one" --baseline gold -q >/dev/null \
   || { echo "slurm check: the evaluate array failed:" >&2; tail -n 5 "$W"/demo/slurm-eval-*.out >&2; exit 1; }
 echo "slurm check: 4 evaluate tasks done in $(( $(date +%s) - start ))s"
 E=one/evaluations

@@ -10,13 +10,23 @@
 #   # after the array finished (or: sbatch --wait …):
 #   hunkgen merge datasets/demo shards/0 shards/1 shards/2 shards/3
 #
+# With arguments, the task runs that hunkgen command instead (evaluate, run and validate
+# read the same variables), each task writing its own shard directory:
+#
+#   sbatch --array=0-3 deploy/slurm/hunkgen-array.sh evaluate datasets/demo --baseline gold -q
+#   hunkgen merge datasets/demo/evaluations/baseline-gold \
+#     datasets/demo/evaluations/baseline-gold-shard-*-of-4
+#
 # Any contiguous array works (--array=0-3 or 1-4; %2 runs 2 at a time): K is
 # SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN.
 #SBATCH --job-name=hunkgen-shard
 #SBATCH --output=slurm-hunkgen-%A_%a.out
 #SBATCH --cpus-per-task=1
 set -eu
+: "${SLURM_ARRAY_TASK_ID:?submit with sbatch --array=0-<N-1>}"
+if [ "$#" -gt 0 ]; then
+  exec "${HUNKGEN:-hunkgen}" "$@"
+fi
 : "${HUNKGEN_RECIPE:?set HUNKGEN_RECIPE to the recipe file}"
 : "${HUNKGEN_SHARDS_DIR:?set HUNKGEN_SHARDS_DIR to the directory receiving the shards}"
-: "${SLURM_ARRAY_TASK_ID:?submit with sbatch --array=0-<N-1>}"
 exec "${HUNKGEN:-hunkgen}" build -q "$HUNKGEN_RECIPE" -o "$HUNKGEN_SHARDS_DIR/$SLURM_ARRAY_TASK_ID"
