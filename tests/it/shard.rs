@@ -127,6 +127,23 @@ fn build_shard(recipe: &Path, shard: &str, out: &Path) -> std::process::Output {
         .expect("runs")
 }
 
+/// Wait until `started` holds (at most a minute), let the process work 300 ms more,
+/// check it is still running, and SIGKILL it: a shard killed midway.
+pub(crate) fn kill_midway(mut child: std::process::Child, started: impl Fn() -> bool) {
+    let since = std::time::Instant::now();
+    while !started() {
+        assert!(since.elapsed().as_secs() < 60, "the shard never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        child.try_wait().expect("try_wait").is_none(),
+        "still running when killed"
+    );
+    child.kill().expect("kill");
+    child.wait().expect("reaped");
+}
+
 pub(crate) fn merge(out: &Path, shards: &[PathBuf]) -> std::process::Output {
     hunkgen()
         .arg("merge")
@@ -278,16 +295,15 @@ fn four_shards_merged_equal_the_one_machine_build_and_bad_shards_are_refused() {
 
     // A shard killed midway: nothing a merge accepts; re-run, the same output.
     let retry = root.path().join("retry-1");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("hunkgen"))
+    let child = Command::new(assert_cmd::cargo::cargo_bin("hunkgen"))
         .args(["build", "-q", "--no-cache", "--shard", "1/4", "-o"])
         .arg(&retry)
         .arg(&recipe)
         .envs(validation_env())
         .spawn()
         .expect("spawn");
-    let started = std::time::Instant::now();
-    let building = |dir: &Path| {
-        fs::read_dir(dir).ok().is_some_and(|d| {
+    let building = || {
+        fs::read_dir(root.path()).ok().is_some_and(|d| {
             d.flatten().any(|e| {
                 e.file_name()
                     .to_string_lossy()
@@ -295,20 +311,7 @@ fn four_shards_merged_equal_the_one_machine_build_and_bad_shards_are_refused() {
             })
         })
     };
-    while !building(root.path()) {
-        assert!(
-            started.elapsed().as_secs() < 60,
-            "the shard build never started"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    assert!(
-        child.try_wait().expect("try_wait").is_none(),
-        "still running when killed"
-    );
-    child.kill().expect("kill");
-    child.wait().expect("reaped");
+    kill_midway(child, building);
     let mut with_killed = shards.clone();
     with_killed[1] = retry.clone();
     refused(

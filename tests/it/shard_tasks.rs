@@ -5,7 +5,7 @@
 //! timings it records; merge refuses missing, partial and foreign shards and mixed kinds.
 
 use crate::common::{hunkgen, manifest, validation_env};
-use crate::shard::{merge, refused, tree};
+use crate::shard::{kill_midway, merge, refused, tree};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -428,7 +428,7 @@ fn an_evaluate_shard_killed_midway_is_refused_and_its_rerun_merges_to_one_evalua
     // A fresh private cache: the shard's test runs are real, so it can be caught midway.
     let demo = demo_copy(root.path());
     let retry = root.path().join("shard-1");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("hunkgen"))
+    let child = Command::new(assert_cmd::cargo::cargo_bin("hunkgen"))
         .arg("evaluate")
         .arg(&demo)
         .args(["-q", "--baseline", "gold", "--shard", "1/2", "-o"])
@@ -436,18 +436,7 @@ fn an_evaluate_shard_killed_midway_is_refused_and_its_rerun_merges_to_one_evalua
         .envs(validation_env())
         .spawn()
         .expect("spawn");
-    let started = std::time::Instant::now();
-    while !retry.is_dir() {
-        assert!(started.elapsed().as_secs() < 60, "the shard never started");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    assert!(
-        child.try_wait().expect("try_wait").is_none(),
-        "still running when killed"
-    );
-    child.kill().expect("kill");
-    child.wait().expect("reaped");
+    kill_midway(child, || retry.is_dir());
     assert!(
         !retry.join("shard.yaml").exists(),
         "no manifest: not complete"
