@@ -541,12 +541,14 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                 )?,
                 None => writeln!(
                     out,
-                    "built {}: {} instances ({} hunks); {} walked, {} examined, {} rejected",
+                    "built {}: {} instances ({} hunks); {} walked, {} examined, {} with fewer than {} counted hunks, {} rejected",
                     shown.display(),
                     summary.instances.len(),
                     hunks,
                     summary.walked,
                     summary.examined,
+                    summary.few_counted_hunks,
+                    plan.min_code_hunks,
                     summary.rejected.len()
                 )?,
             }

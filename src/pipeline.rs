@@ -58,6 +58,9 @@ pub struct BuildSummary {
     pub examined: usize,
     /// The git walk's funnel (git sources only).
     pub funnel: Option<crate::model::MineFunnel>,
+    /// Candidates left with fewer counted hunks than `min_code_hunks` (not rejections:
+    /// the multi-hunk filter), so the summary accounts for every candidate.
+    pub few_counted_hunks: usize,
     /// The kept instances, sorted.
     pub instances: Vec<Instance>,
     /// Items rejected, with their reasons.
@@ -271,6 +274,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         walked: mined.walked,
         examined: examined.len(),
         funnel: mined.funnel,
+        few_counted_hunks: examined.len() - keep_all.len(),
         instances: kept,
         rejected,
         warnings: mined.warnings.into_iter().chain(summary_warnings).collect(),

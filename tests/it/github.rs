@@ -852,7 +852,13 @@ fn pull_requests_count_hunks_with_the_git_sources_roles_and_hunk_rules() {
     let six = serve_pull(&f, 6, &head6, 16);
     f.server.route(LIST, vec![Reply::json(&json!([five, six]))]);
 
-    f.build(&f.recipe(""), &[]).success();
+    let built = f.build(&f.recipe(""), &[]).success();
+    // Two pull requests listed, one rejected, one kept: every one accounted for.
+    let said = String::from_utf8_lossy(&built.get_output().stdout).into_owned();
+    assert!(
+        said.contains("; 2 walked, 1 examined, 0 with fewer than 1 counted hunks, 1 rejected"),
+        "{said}"
+    );
     let rows = f.rows("instances.jsonl");
     assert_eq!(rows.len(), 1, "{rows:?}");
     let i = &rows[0];

@@ -28,6 +28,11 @@ fn hunk4j_reproduces_published_bug_set_and_tables() {
     );
     let jsonl = std::fs::read_to_string(dir.path().join("instances.jsonl")).expect("jsonl");
     assert_eq!(jsonl.lines().count(), 372);
+    // Every bug is accounted for: kept, rejected, or left with fewer than 2 counted hunks.
+    assert_eq!(
+        summary.few_counted_hunks + summary.instances.len() + summary.rejected.len(),
+        835
+    );
     let instances = hunkgen::dataset::read_instances(dir.path()).expect("reads back");
     assert_eq!(instances, summary.instances);
 
