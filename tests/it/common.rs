@@ -19,6 +19,17 @@ pub fn d4j_root() -> PathBuf {
 }
 
 /// The hunkgen binary under test.
+/// Run a command and assert it succeeded (its stderr is the failure message).
+pub fn succeeds(cmd: &mut assert_cmd::Command) -> std::process::Output {
+    let out = cmd.output().expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 pub fn hunkgen() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("hunkgen").expect("binary built")
 }

@@ -3,33 +3,29 @@
 //! state and abstains correctly on every Resolved one; the Partial states' hunks resolve
 //! no Novel state), and bad predictions are counted, never fatal.
 
-use crate::common::{hunkgen, validation_env};
+use crate::common::{hunkgen, succeeds, validation_env};
 use crate::golden::demo;
 use std::fs;
 use std::path::Path;
 
-/// Evaluate into `out` and return the summary.
-fn evaluate(args: &[&str], out: &Path) -> serde_json::Value {
-    let res = hunkgen()
-        .arg("evaluate")
-        .arg(demo())
-        .args(args)
-        .arg("-q")
-        .arg("--output")
-        .arg(out)
-        .envs(validation_env())
-        .output()
-        .expect("runs");
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
+/// Evaluate the validated demo into `out` and return the summary.
+pub(crate) fn evaluate(args: &[&str], out: &Path) -> serde_json::Value {
+    succeeds(
+        hunkgen()
+            .arg("evaluate")
+            .arg(demo())
+            .args(args)
+            .arg("-q")
+            .arg("--output")
+            .arg(out)
+            .envs(validation_env()),
     );
     serde_json::from_str(&fs::read_to_string(out.join("summary.json")).expect("summary"))
         .expect("json")
 }
 
-fn rate(v: &serde_json::Value) -> (u64, u64) {
+/// A rate's `(k, n)`.
+pub(crate) fn rate(v: &serde_json::Value) -> (u64, u64) {
     (v["k"].as_u64().expect("k"), v["n"].as_u64().expect("n"))
 }
 
@@ -77,17 +73,12 @@ fn baselines_score_as_they_must() {
     assert!((low - 0.609666).abs() < 1e-5, "{low}");
 
     // compare: gold against partial on the same Novel states, paired.
-    let out = hunkgen()
-        .arg("compare")
-        .arg(dir.path().join("gold/summary.json"))
-        .arg(dir.path().join("partial/summary.json"))
-        .arg("--json")
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeds(
+        hunkgen()
+            .arg("compare")
+            .arg(dir.path().join("gold/summary.json"))
+            .arg(dir.path().join("partial/summary.json"))
+            .arg("--json"),
     );
     let c: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let text = c.to_string();
@@ -175,19 +166,14 @@ fn localization_predictions_are_scored_per_file_and_line() {
         ),
     )
     .expect("write");
-    let out = hunkgen()
-        .arg("evaluate")
-        .arg(demo())
-        .arg("--localizations")
-        .arg(&file)
-        .arg("--output")
-        .arg(dir.path().join("out"))
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeds(
+        hunkgen()
+            .arg("evaluate")
+            .arg(demo())
+            .arg("--localizations")
+            .arg(&file)
+            .arg("--output")
+            .arg(dir.path().join("out")),
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(

@@ -2,7 +2,7 @@
 //! and its Java instances with a real JUnit, in the sandbox; `hunkgen validate` confirms
 //! an unchanged dataset from the cache and reports a deliberately broken test.
 
-use crate::common::{demo_recipe_validated, hunkgen, validation_env};
+use crate::common::{demo_recipe_validated, hunkgen, succeeds, validation_env};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -14,16 +14,11 @@ pub(crate) fn demo() -> &'static Path {
         let dir = tempfile::tempdir().expect("tempdir");
         let recipe = demo_recipe_validated(dir.path());
         let out = dir.path().join("datasets/demo");
-        let res = hunkgen()
-            .args(["build", "-q"])
-            .arg(&recipe)
-            .envs(validation_env())
-            .output()
-            .expect("runs");
-        assert!(
-            res.status.success(),
-            "{}",
-            String::from_utf8_lossy(&res.stderr)
+        succeeds(
+            hunkgen()
+                .args(["build", "-q"])
+                .arg(&recipe)
+                .envs(validation_env()),
         );
         (dir, out)
     });
@@ -110,16 +105,11 @@ fn a_fix_whose_tests_pass_before_is_rejected_with_its_reason() {
 
 #[test]
 fn validate_confirms_an_unchanged_dataset_from_the_cache() {
-    let out = hunkgen()
-        .args(["validate", "-q", "--json"])
-        .arg(demo())
-        .envs(validation_env())
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeds(
+        hunkgen()
+            .args(["validate", "-q", "--json"])
+            .arg(demo())
+            .envs(validation_env()),
     );
     let rows: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -282,16 +272,11 @@ fn a_new_test_that_cannot_import_before_the_fix_counts_as_absent() {
         ),
     )
     .expect("recipe");
-    let out = hunkgen()
-        .args(["build", "-q"])
-        .arg(&recipe)
-        .envs(validation_env())
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeds(
+        hunkgen()
+            .args(["build", "-q"])
+            .arg(&recipe)
+            .envs(validation_env()),
     );
     let rows = rows(&dir.path().join("out"));
     assert_eq!(

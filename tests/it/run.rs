@@ -5,7 +5,8 @@
 //! trajectory format, leaked secret) is a labelled outcome; and the two real agent log
 //! adapters on fixture logs.
 
-use crate::common::{hunkgen, manifest, validation_env};
+use crate::common::{hunkgen, manifest, succeeds};
+use crate::evaluate::rate;
 use crate::golden::demo;
 use hunkgen::model::StepKind;
 use hunkgen::run::agents::TrajectoryFormat;
@@ -76,28 +77,7 @@ fn predictions(out: &Path, agent: &str, state: &str) -> Vec<serde_json::Value> {
 }
 
 fn evaluate(preds: &Path, out: &Path) -> serde_json::Value {
-    let res = hunkgen()
-        .arg("evaluate")
-        .arg(demo())
-        .arg("--predictions")
-        .arg(preds)
-        .arg("-q")
-        .arg("--output")
-        .arg(out)
-        .envs(validation_env())
-        .output()
-        .expect("runs");
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
-    );
-    serde_json::from_str(&fs::read_to_string(out.join("summary.json")).expect("summary"))
-        .expect("json")
-}
-
-fn kn(v: &serde_json::Value) -> (u64, u64) {
-    (v["k"].as_u64().expect("k"), v["n"].as_u64().expect("n"))
+    crate::evaluate::evaluate(&["--predictions", preds.to_str().expect("utf-8")], out)
 }
 
 #[test]
@@ -150,7 +130,7 @@ fn oracle_resolves_and_comment_only_agent_abstains() {
         &out.join("oracle/novel-best/predictions.jsonl"),
         &dir.path().join("eval-oracle"),
     );
-    assert_eq!(kn(&s["overall"]["resolution"]), (2, 2), "{s}");
+    assert_eq!(rate(&s["overall"]["resolution"]), (2, 2), "{s}");
     let t = &s["trajectories"];
     assert_eq!(t["runs"], 2, "{t}");
     assert_eq!(t["outcomes"]["completed"], 2);
@@ -190,12 +170,12 @@ fn oracle_resolves_and_comment_only_agent_abstains() {
         // On Resolved the golden tests pass already: "resolution" there is no repair
         // (the report counts Novel and Partial only); abstaining is what is right.
         if state == "novel" {
-            assert_eq!(kn(&s["overall"]["resolution"]), (0, 2), "{s}");
+            assert_eq!(rate(&s["overall"]["resolution"]), (0, 2), "{s}");
         }
-        assert_eq!(kn(&s["overall"]["abstention"]), (2, 2), "{state}: {s}");
+        assert_eq!(rate(&s["overall"]["abstention"]), (2, 2), "{state}: {s}");
         let correct = if state == "resolved" { 2 } else { 0 };
         assert_eq!(
-            kn(&s["overall"]["correct_abstention"]),
+            rate(&s["overall"]["correct_abstention"]),
             (correct, 2),
             "{state}"
         );
@@ -207,21 +187,16 @@ fn oracle_resolves_and_comment_only_agent_abstains() {
 
     // The report shows the agents' trajectory metrics beside the accuracy tables.
     let page = dir.path().join("report.html");
-    let res = hunkgen()
-        .arg("report")
-        .arg(demo())
-        .arg("--results")
-        .arg(dir.path().join("eval-oracle"))
-        .arg("--results")
-        .arg(dir.path().join("eval-comment-novel"))
-        .arg("-o")
-        .arg(&page)
-        .output()
-        .expect("runs");
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
+    succeeds(
+        hunkgen()
+            .arg("report")
+            .arg(demo())
+            .arg("--results")
+            .arg(dir.path().join("eval-oracle"))
+            .arg("--results")
+            .arg(dir.path().join("eval-comment-novel"))
+            .arg("-o")
+            .arg(&page),
     );
     let html = fs::read_to_string(&page).expect("page");
     assert!(html.contains("Agent trajectories"));
@@ -442,18 +417,13 @@ fn prompt_variants_and_a_missing_state() {
     let bare = dir.path().join("bare");
     fs::create_dir_all(&bare).expect("mkdir");
     fs::copy(demo().join("instances.jsonl"), bare.join("instances.jsonl")).expect("copy");
-    let res = hunkgen()
-        .arg("run")
-        .arg(&bare)
-        .arg("--agents")
-        .arg(&agents)
-        .args(["--agent", "mcp", "-q", "--only", &py])
-        .output()
-        .expect("runs");
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
+    succeeds(
+        hunkgen()
+            .arg("run")
+            .arg(&bare)
+            .arg("--agents")
+            .arg(&agents)
+            .args(["--agent", "mcp", "-q", "--only", &py]),
     );
     let r: serde_json::Value = serde_json::from_str(
         &fs::read_to_string(

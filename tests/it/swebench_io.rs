@@ -5,7 +5,7 @@
 //! and the official `swebench` package (target/venv-swebench) reading an export of the
 //! validated demo and building every instance's test specification.
 
-use crate::common::{build_into, hunkgen, manifest, venv_python, Script};
+use crate::common::{build_into, hunkgen, manifest, succeeds, venv_python, Script};
 use hunkgen::model::{Instance, RejectReason, Rejected, SourceKind, Stage};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -333,19 +333,14 @@ fn unreadable_input_is_one_line_naming_the_file_and_place() {
     fs::write(&f.file, &text).expect("restore");
     let bad = f.recipe.with_file_name("bad.yaml");
     let out = f.out.with_file_name("override");
-    let res = hunkgen()
-        .args(["build", "-q"])
-        .arg(&bad)
-        .arg("--repo")
-        .arg(format!("calc/calc={clone}"))
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .expect("runs");
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
+    succeeds(
+        hunkgen()
+            .args(["build", "-q"])
+            .arg(&bad)
+            .arg("--repo")
+            .arg(format!("calc/calc={clone}"))
+            .arg("-o")
+            .arg(&out),
     );
     assert!(out.join("instances.jsonl").is_file());
 }
@@ -369,16 +364,11 @@ fn export_cli_writes_swebench_fields_in_order_atomically() {
         "environment_setup_commit",
     ];
     // Default: <dataset>/export/swebench.jsonl, lists as JSON-encoded strings.
-    let res = hunkgen()
-        .arg("export")
-        .arg(&f.out)
-        .args(["--format", "swebench"])
-        .output()
-        .expect("runs");
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
+    let res = succeeds(
+        hunkgen()
+            .arg("export")
+            .arg(&f.out)
+            .args(["--format", "swebench"]),
     );
     let path = f.out.join("export/swebench.jsonl");
     assert_eq!(
@@ -627,18 +617,13 @@ fn with_validate_the_proven_lists_replace_the_given_ones() {
         ),
     )
     .expect("recipe");
-    let res = hunkgen()
-        .args(["build", "-q"])
-        .arg(&f.recipe)
-        .arg("-o")
-        .arg(&f.out)
-        .envs(crate::common::validation_env())
-        .output()
-        .expect("runs");
-    assert!(
-        res.status.success(),
-        "{}",
-        String::from_utf8_lossy(&res.stderr)
+    let res = succeeds(
+        hunkgen()
+            .args(["build", "-q"])
+            .arg(&f.recipe)
+            .arg("-o")
+            .arg(&f.out)
+            .envs(crate::common::validation_env()),
     );
     let inst = hunkgen::dataset::read_instances(&f.out).expect("instances");
     assert_eq!(inst.len(), 1, "{}", String::from_utf8_lossy(&res.stderr));
