@@ -7,6 +7,8 @@
 //! `make bench`; `HUNKGEN_BENCH_BIN` picks another hunkgen binary (default
 //! target/release/hunkgen).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Instant;
@@ -34,21 +36,9 @@ fn run(args: &[&str], cwd: &Path) -> Output {
 }
 
 fn main() {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
-    let built = Command::new("sh")
-        .arg(manifest.join("demo/build-repo.sh"))
-        .arg(root.join("target/demo-repo"))
-        .output()
-        .expect("build-repo.sh");
-    assert!(built.status.success());
-    std::fs::create_dir_all(root.join("recipes")).expect("mkdir");
-    std::fs::copy(
-        manifest.join("recipes/demo.yaml"),
-        root.join("recipes/demo.yaml"),
-    )
-    .expect("recipe");
+    common::demo_layout(root);
     // Environments built once, for both sides.
     ok(&run(
         &["build", "-q", "recipes/demo.yaml", "-o", "warm"],

@@ -5,6 +5,8 @@
 //! Run with `make bench` (it installs uv, pytest, bubblewrap and JUnit first). The build
 //! runs with one worker, so wall time = hunkgen's own time + the test processes' time.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -24,18 +26,7 @@ fn main() {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
-    let built = Command::new("sh")
-        .arg(manifest.join("demo/build-repo.sh"))
-        .arg(root.join("target/demo-repo"))
-        .output()
-        .expect("build-repo.sh");
-    assert!(built.status.success());
-    std::fs::create_dir_all(root.join("recipes")).expect("mkdir");
-    std::fs::copy(
-        manifest.join("recipes/demo.yaml"),
-        root.join("recipes/demo.yaml"),
-    )
-    .expect("recipe");
+    common::demo_layout(root);
 
     // Cold: environments built, every run executed.
     let (cold, out) = hunkgen(&["build", "-q", "--jobs", "1", "recipes/demo.yaml"], root);
