@@ -140,8 +140,11 @@ pub enum Command {
     /// instance — confirmed, changed, flaky or broken — and exits 1 when any changed or
     /// broke. Runs are answered from the result cache when nothing they depend on
     /// changed (an unchanged dataset re-validates at once); --no-cache runs everything.
+    /// With --output DIR the rows also go to DIR/validate.jsonl; a shard (--shard K/N)
+    /// writes DIR (default <dataset>/validations/validate-shard-K-of-N) with its manifest,
+    /// shard.yaml, and `hunkgen merge` joins the shards' rows in the dataset's order.
     #[command(
-        after_help = "Examples:\n  hunkgen validate datasets/demo\n  hunkgen validate datasets/demo --only acme-5d04f4b5e53d --no-cache\n  hunkgen validate datasets/demo --json"
+        after_help = "Examples:\n  hunkgen validate datasets/demo\n  hunkgen validate datasets/demo --only acme-5d04f4b5e53d --no-cache\n  hunkgen validate datasets/demo --json\n  hunkgen validate datasets/demo --shard 0/2   # and 1/2, then:\n  hunkgen merge datasets/demo/validations/all datasets/demo/validations/validate-shard-*-of-2"
     )]
     Validate {
         /// The dataset directory.
@@ -161,6 +164,9 @@ pub enum Command {
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
+        /// Also write the rows to DIR/validate.jsonl (a shard: DIR with shard.yaml).
+        #[arg(long, short, value_name = "DIR")]
+        output: Option<PathBuf>,
         /// Work only on shard K of N (`--shard 0/4`): the instances whose
         /// stable_hash(instance_id) mod N is K. Default: HUNKGEN_SHARD=K/N, else
         /// SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else JOB_COMPLETION_INDEX with
@@ -168,8 +174,8 @@ pub enum Command {
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
     },
-    /// Join shard directories of `hunkgen build`, `evaluate` or `run --shard K/N` into
-    /// what one machine writes.
+    /// Join shard directories of `hunkgen build`, `validate`, `evaluate` or `run --shard
+    /// K/N` into what one machine writes.
     ///
     /// The kind comes from each shard's manifest (shard.yaml); shards of different
     /// commands are refused. Also refused: shards of different recipes (build), datasets,
@@ -182,15 +188,17 @@ pub enum Command {
     /// merge writes results.jsonl and summary.json (recomputed from all rows) as one
     /// evaluation does, and copies logs/; a run merge writes predictions.jsonl in the
     /// dataset's order and copies each instance's directory (whose prompt.md names the
-    /// shard's directory; a later run into the merged directory reuses every result). Evaluate and run merges
-    /// read the dataset (and the predictions) where the shards read them. The shards'
-    /// hosts are printed.
+    /// shard's directory; a later run into the merged directory reuses every result); a
+    /// validate merge writes validate.jsonl, the shards' rows in the dataset's order.
+    /// Validate, evaluate and run merges read the dataset (and the predictions) where
+    /// the shards read them. The shards' hosts are printed.
     #[command(
-        after_help = "Examples:\n  hunkgen merge datasets/demo shards/0 shards/1 shards/2 shards/3\n  hunkgen merge datasets/demo shards/*\n  hunkgen merge datasets/demo/evaluations/baseline-gold datasets/demo/evaluations/baseline-gold-shard-*-of-4\n  hunkgen merge datasets/demo/runs/oracle/novel-best datasets/demo/runs-shard-*-of-4/oracle/novel-best"
+        after_help = "Examples:\n  hunkgen merge datasets/demo shards/0 shards/1 shards/2 shards/3\n  hunkgen merge datasets/demo shards/*\n  hunkgen merge datasets/demo/evaluations/baseline-gold datasets/demo/evaluations/baseline-gold-shard-*-of-4\n  hunkgen merge datasets/demo/runs/oracle/novel-best datasets/demo/runs-shard-*-of-4/oracle/novel-best\n  hunkgen merge datasets/demo/validations/all datasets/demo/validations/validate-shard-*-of-4"
     )]
     Merge {
         /// The directory to write (replaced as a whole, like a build's): a dataset, an
-        /// evaluation's output or a run's `<agent>/<state>-<scenario>` directory.
+        /// evaluation's output, a run's `<agent>/<state>-<scenario>` directory or a
+        /// validation's (validate.jsonl).
         output: PathBuf,
         /// The shard directories, in any order.
         #[arg(required = true)]
@@ -605,6 +613,21 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                         hosts.join(", ")
                     )?;
                 }
+                crate::shard::Kind::Validation => {
+                    let merged = pipeline::merge_validation(&output, &shards, force)?;
+                    let count = |s: &str| merged.statuses.get(s).copied().unwrap_or(0);
+                    writeln!(
+                        out,
+                        "merged {} validation shard(s) into {}: {} confirmed, {} changed, {} flaky, {} broken; run on {}",
+                        shards.len(),
+                        output.join(pipeline::VALIDATION_ROWS).display(),
+                        count("confirmed"),
+                        count("changed"),
+                        count("flaky"),
+                        count("broken"),
+                        merged.hosts.join(", ")
+                    )?;
+                }
                 crate::shard::Kind::Run => {
                     let (count, hosts) = crate::run::merge_shards(&output, &shards, force)
                         .map_err(|e| anyhow::anyhow!(pipeline::MergeError(e.to_string())))?;
@@ -658,11 +681,26 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             jobs,
             json,
             quiet,
+            output,
             shard,
         } => {
             set_jobs(jobs);
             let shard =
                 crate::shard::Shard::resolve(shard.as_deref()).map_err(anyhow::Error::msg)?;
+            let output = match (output, shard) {
+                (Some(o), _) => Some(o),
+                (None, Some(s)) => Some(
+                    dir.join("validations")
+                        .join(format!("validate-shard-{}-of-{}", s.index, s.count)),
+                ),
+                (None, None) => None,
+            };
+            // A shard's directory is not complete until its new manifest is written.
+            if let (Some(o), Some(_)) = (&output, shard) {
+                std::fs::create_dir_all(o)
+                    .and_then(|()| crate::shard::TaskManifest::begin(o))
+                    .with_context(|| format!("{}: cannot write", o.display()))?;
+            }
             let rows = pipeline::revalidate(
                 &dir,
                 &only,
@@ -673,6 +711,19 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                     ..Default::default()
                 },
             )?;
+            if let Some(o) = &output {
+                let mut ids: Vec<String> = if only.is_empty() {
+                    dataset::read_instances(&dir)?
+                        .into_iter()
+                        .map(|i| i.instance_id)
+                        .collect()
+                } else {
+                    only.clone()
+                };
+                ids.sort();
+                ids.dedup();
+                pipeline::write_validation(&dir, o, &rows, &only, shard, ids.len())?;
+            }
             let mut out = std::io::stdout().lock();
             if json {
                 for r in &rows {

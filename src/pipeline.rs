@@ -13,7 +13,7 @@ use crate::recipe::{Plan, SourcePlan};
 use crate::source::{self, defects4j::D4jError, Candidate, SourceOutput};
 use crate::{extract, report};
 use rayon::prelude::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 /// Why a build stopped; every variant prints as one line naming the input at fault.
@@ -729,6 +729,105 @@ pub struct Revalidated {
     pub cached_runs: usize,
     /// Runs executed.
     pub executed_runs: usize,
+}
+
+/// The file `hunkgen validate --output` (and a validate shard, and their merge) writes:
+/// one JSON object per instance, in the dataset's order, as `--json` prints them.
+pub const VALIDATION_ROWS: &str = "validate.jsonl";
+
+/// Write a validation's rows to `dir/validate.jsonl`; for a shard, also its manifest
+/// (`shard.yaml`, last). `total` counts the instances of all shards together.
+pub fn write_validation(
+    dataset: &std::path::Path,
+    dir: &std::path::Path,
+    rows: &[Revalidated],
+    only: &[String],
+    shard: Option<crate::shard::Shard>,
+    total: usize,
+) -> Result<(), BuildError> {
+    let fail = |e: String| BuildError::Validate(format!("{}: {e}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
+    dataset::write_atomic(&dir.join(VALIDATION_ROWS), &dataset::jsonl(rows))?;
+    if let Some(shard) = shard {
+        let inputs = BTreeMap::from([("only".to_string(), only.join(","))]);
+        let ids = rows.iter().map(|r| r.instance_id.clone()).collect();
+        crate::shard::TaskManifest::new(
+            crate::shard::Kind::Validation,
+            shard,
+            dataset,
+            inputs,
+            total,
+            ids,
+        )
+        .and_then(|m| m.finish(dir, &[VALIDATION_ROWS.to_string()]))
+        .map_err(fail)?;
+    }
+    Ok(())
+}
+
+/// What a merge of validate shards wrote, for the CLI's line.
+#[derive(Debug)]
+pub struct MergedValidation {
+    /// Rows per status (`confirmed`, `changed`, `flaky`, `broken`).
+    pub statuses: BTreeMap<String, usize>,
+    /// The hosts that ran the shards (sorted, distinct).
+    pub hosts: Vec<String>,
+}
+
+/// Join `hunkgen validate --shard` directories into the validate.jsonl one machine's
+/// `hunkgen validate --output` writes: every shard's rows, unchanged, in the dataset's
+/// order.
+pub fn merge_validation(
+    output: &std::path::Path,
+    shards: &[PathBuf],
+    force: bool,
+) -> Result<MergedValidation, MergeError> {
+    use crate::shard::{self, Kind};
+    let read = shard::read_task_shards(shards, Kind::Validation).map_err(MergeError)?;
+    let Some((_, first)) = read.first() else {
+        return Err(MergeError("no shard directories given".into()));
+    };
+    let dataset_dir = shard::dataset_of(first).map_err(MergeError)?;
+    let order: HashMap<String, usize> = dataset::read_instances(&dataset_dir)?
+        .into_iter()
+        .enumerate()
+        .map(|(k, i)| (i.instance_id, k))
+        .collect();
+    let mut rows: Vec<(usize, String, String, String)> = Vec::new();
+    for (dir, _) in &read {
+        let path = dir.join(VALIDATION_ROWS);
+        let text = std::fs::read_to_string(&path).map_err(dataset::io_err(&path))?;
+        for (n, line) in text.lines().enumerate() {
+            let bad = |what: &str| MergeError(format!("{}:{}: {what}", path.display(), n + 1));
+            let v: serde_json::Value =
+                serde_json::from_str(line).map_err(|e| bad(&format!("not a row: {e}")))?;
+            let id = v["instance_id"]
+                .as_str()
+                .ok_or_else(|| bad("no instance_id"))?;
+            let at = *order
+                .get(id)
+                .ok_or_else(|| bad(&format!("`{id}` is not an instance of the dataset")))?;
+            let status = v["status"].as_str().unwrap_or_default().to_string();
+            rows.push((at, id.to_string(), status, line.to_string()));
+        }
+    }
+    rows.sort_by_key(|r| r.0);
+    let mut text = String::new();
+    for r in &rows {
+        text.push_str(&r.3);
+        text.push('\n');
+    }
+    let writer = dataset::DatasetWriter::begin(output, "validate", force)?;
+    dataset::write_atomic(&writer.dir().join(VALIDATION_ROWS), text.as_bytes())?;
+    writer.commit()?;
+    let mut statuses = BTreeMap::new();
+    for r in rows {
+        *statuses.entry(r.2).or_insert(0) += 1;
+    }
+    Ok(MergedValidation {
+        statuses,
+        hosts: shard::hosts(read.iter().map(|(_, m)| m.host.as_str())),
+    })
 }
 
 /// Run a dataset's golden tests again (`hunkgen validate`) and compare with the recorded

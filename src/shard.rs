@@ -134,6 +134,8 @@ pub enum Kind {
     Evaluation,
     /// `hunkgen run --shard`: predictions.jsonl and one directory per instance.
     Run,
+    /// `hunkgen validate --shard`: validate.jsonl, one row per instance.
+    Validation,
 }
 
 impl Kind {
@@ -143,6 +145,7 @@ impl Kind {
             Kind::Build => "build",
             Kind::Evaluation => "evaluation",
             Kind::Run => "run",
+            Kind::Validation => "validation",
         }
     }
 
@@ -152,6 +155,7 @@ impl Kind {
             Kind::Build => "build",
             Kind::Evaluation => "evaluate",
             Kind::Run => "run",
+            Kind::Validation => "validate",
         }
     }
 }
@@ -402,7 +406,7 @@ pub fn check_set(parts: &[Part<'_>], of_one: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The manifest of an `evaluate` or `run` shard: what it worked on, so `merge` can
+/// The manifest of an `evaluate`, `run` or `validate` shard: what it worked on, so `merge` can
 /// check that the shards belong together and cover every instance once.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskManifest {
@@ -426,7 +430,7 @@ pub struct TaskManifest {
     pub dataset_sha256: String,
     /// What else every shard must share: for an evaluation `predictions_sha256`,
     /// `model` and `state`; for a run `agent`, `agent_sha256`, `prompt_variant`,
-    /// `state`, `scenario`, `timeout` and `only`.
+    /// `state`, `scenario`, `timeout` and `only`; for a validation `only`.
     pub inputs: BTreeMap<String, String>,
     /// The predictions file, absolute (an evaluation's merge reads the `hunkgen run`
     /// records next to it, as `evaluate` does).

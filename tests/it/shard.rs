@@ -153,8 +153,10 @@ pub(crate) fn merge(out: &Path, shards: &[PathBuf]) -> std::process::Output {
         .expect("runs")
 }
 
-fn ok(o: &std::process::Output) {
+/// Assert success; stdout.
+fn ok(o: &std::process::Output) -> String {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 pub(crate) fn refused(o: &std::process::Output, says: &[&str]) {
@@ -368,10 +370,14 @@ fn shard_from_the_environment_and_bad_values() {
 #[test]
 fn validate_by_shard_covers_every_instance_once() {
     let dataset = crate::golden::demo();
+    let tmp = tempfile::tempdir().expect("tempdir");
     let mut seen = Vec::new();
+    let mut shards = Vec::new();
     for k in 0..3 {
+        let dir = tmp.path().join(format!("shard-{k}"));
         let o = hunkgen()
-            .args(["validate", "-q", "--json"])
+            .args(["validate", "-q", "--json", "-o"])
+            .arg(&dir)
             .arg(dataset)
             .env("HUNKGEN_SHARD", format!("{k}/3"))
             .envs(validation_env())
@@ -385,6 +391,15 @@ fn validate_by_shard_covers_every_instance_once() {
             assert_eq!(row["status"], "confirmed", "{row}");
             seen.push(id);
         }
+        // The shard's directory: the rows it printed, and a manifest.
+        assert_eq!(
+            fs::read(dir.join("validate.jsonl")).expect("rows"),
+            o.stdout,
+            "validate.jsonl holds what --json printed"
+        );
+        let m = fs::read_to_string(dir.join("shard.yaml")).expect("manifest");
+        assert!(m.contains("kind: validation"), "{m}");
+        shards.push(dir);
     }
     seen.sort();
     let mut all: Vec<String> = fs::read_to_string(dataset.join("instances.jsonl"))
@@ -397,4 +412,36 @@ fn validate_by_shard_covers_every_instance_once() {
         .collect();
     all.sort();
     assert_eq!(seen, all, "each instance validated by exactly one shard");
+
+    // Merged (given in any order) = one machine's `validate --output`.
+    let merged = tmp.path().join("merged");
+    let mut reversed = shards.clone();
+    reversed.reverse();
+    let said = ok(&merge(&merged, &reversed));
+    assert!(
+        said.contains(&format!(
+            "merged 3 validation shard(s) into {}: {} confirmed, 0 changed",
+            merged.join("validate.jsonl").display(),
+            all.len()
+        )),
+        "{said}"
+    );
+    let one = tmp.path().join("one");
+    ok(&hunkgen()
+        .args(["validate", "-q", "-o"])
+        .arg(&one)
+        .arg(dataset)
+        .env_remove("HUNKGEN_SHARD")
+        .envs(validation_env())
+        .output()
+        .expect("runs"));
+    assert!(!one.join("shard.yaml").exists(), "not a shard");
+    assert_eq!(
+        fs::read(one.join("validate.jsonl")).expect("one"),
+        fs::read(merged.join("validate.jsonl")).expect("merged"),
+        "validate.jsonl byte for byte"
+    );
+    let refused_out = tmp.path().join("refused");
+    refused(&merge(&refused_out, &shards[1..]), &["0/3", "missing"]);
+    assert!(!refused_out.exists());
 }
