@@ -90,6 +90,20 @@ pub fn jsonl<T: Serialize>(rows: &[T]) -> Vec<u8> {
     out
 }
 
+/// Percent-encode everything but RFC 3986's unreserved characters: one URL path segment
+/// (the report's links) or query value (the GitHub source's branch filter).
+pub fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// Sort key that orders `Lang_2` before `Lang_10`. The id itself breaks ties (`Lang_7`
 /// and `Lang_07`, numbers past `u64`), so the order never depends on the input's order:
 /// merged shards sort exactly as one machine's rows.
@@ -288,7 +302,13 @@ pub fn copy_tree(
 
 #[cfg(test)]
 mod tests {
-    use super::natural_key;
+    use super::{natural_key, percent_encode};
+
+    #[test]
+    fn percent_encoding_keeps_only_unreserved_bytes() {
+        assert_eq!(percent_encode("a b/<c>"), "a%20b%2F%3Cc%3E");
+        assert_eq!(percent_encode("fix/x+y#1~ok-._"), "fix%2Fx%2By%231~ok-._");
+    }
 
     #[test]
     fn natural_order_is_total_whatever_the_input_order() {

@@ -3,6 +3,7 @@
 
 use super::results::{self, ResultsTables, SystemResults};
 use super::Tables;
+use crate::dataset::percent_encode as url_segment;
 use crate::model::{Card, Instance, RejectReason, Rejected, Stage};
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
@@ -188,19 +189,6 @@ fn list_files(dir: &Path, rel: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Percent-encode one path segment for an `href` (everything but unreserved characters).
-pub fn url_segment(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// The dataset directory as seen from the page's directory, as an href prefix ending in
 /// `/` (`../` for the default `<dataset>/report/index.html`).
 pub fn relative_prefix(out: &Path, dataset: &Path) -> String {
@@ -239,6 +227,5 @@ mod tests {
             relative_prefix(&tmp.path().join("elsewhere/r.html"), &ds),
             "../my%20data/"
         );
-        assert_eq!(url_segment("a b/<c>"), "a%20b%2F%3Cc%3E");
     }
 }

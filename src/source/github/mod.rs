@@ -288,7 +288,8 @@ async fn list_pulls(client: &mut Client, cfg: &GithubConfig) -> Result<Vec<Pull>
     );
     if let Some(b) = &cfg.base_branch {
         path.push_str("&base=");
-        path.push_str(&query_escape(b));
+        // Branch names may hold `/`, `+`, `#`.
+        path.push_str(&crate::dataset::percent_encode(b));
     }
     let mut kept: Vec<Pull> = Vec::new();
     let mut next = Some(path);
@@ -328,19 +329,6 @@ fn keep(cfg: &GithubConfig, pull: &Pull) -> bool {
                 .labels
                 .iter()
                 .any(|l| cfg.labels.iter().any(|w| w.eq_ignore_ascii_case(&l.name))))
-}
-
-/// Percent-encode a query value (branch names may hold `/`, `+`, `#`).
-fn query_escape(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// One pull request's candidate, or why it is rejected; API errors other than malformed
