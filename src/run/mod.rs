@@ -428,17 +428,48 @@ fn remove(path: &Path) {
     }
 }
 
+/// Where one instance's run keeps its material under the run directory.
+struct InstancePaths {
+    /// What the run leaves: prompt, logs, model.patch, result.json.
+    inst_dir: PathBuf,
+    /// The agent's working copy of the state.
+    work: PathBuf,
+    /// The outside snapshot the patch is diffed against.
+    snapshot: PathBuf,
+    /// Files for the agent's process only (MCP configuration, trajectory log).
+    private: PathBuf,
+    /// The oracle agent's answer.
+    oracle_dir: PathBuf,
+    /// The MCP configuration given to the agent.
+    mcp_config: PathBuf,
+}
+
 impl Ctx<'_> {
+    /// The run directory's places for instance `id`.
+    fn paths(&self, id: &str) -> InstancePaths {
+        let private = self.dir.join(".agent").join(id);
+        InstancePaths {
+            inst_dir: self.dir.join(id),
+            work: self.dir.join(".work").join(id),
+            snapshot: self.dir.join(".snapshots").join(format!("{id}.git")),
+            oracle_dir: self.dir.join(".oracle").join(id),
+            mcp_config: private.join("mcp.json"),
+            private,
+        }
+    }
+
     /// One instance: (record, model_patch, reused).
     fn one(&self, inst: &Instance) -> (AgentRunRecord, String, bool) {
         let opts = self.opts;
         let id = &inst.instance_id;
-        let inst_dir = self.dir.join(id);
-        let work = self.dir.join(".work").join(id);
-        let snapshot = self.dir.join(".snapshots").join(format!("{id}.git"));
-        let private = self.dir.join(".agent").join(id);
-        let oracle_dir = self.dir.join(".oracle").join(id);
-        let mcp_config = private.join("mcp.json");
+        let InstancePaths {
+            inst_dir,
+            work,
+            snapshot,
+            private,
+            oracle_dir,
+            mcp_config,
+        } = self.paths(id);
         let state = crate::states::state_dir(self.dataset, id, opts.state, opts.scenario, false);
         let manifest = std::fs::read(state.join("manifest.yaml")).unwrap_or_default();
         let prompt = fill(
@@ -542,12 +573,14 @@ impl Ctx<'_> {
         let opts = self.opts;
         let spec = &opts.spec;
         let id = &inst.instance_id;
-        let inst_dir = self.dir.join(id);
-        let work = self.dir.join(".work").join(id);
-        let snapshot = self.dir.join(".snapshots").join(format!("{id}.git"));
-        let private = self.dir.join(".agent").join(id);
-        let oracle_dir = self.dir.join(".oracle").join(id);
-        let mcp_config = private.join("mcp.json");
+        let InstancePaths {
+            inst_dir,
+            work,
+            snapshot,
+            private,
+            oracle_dir,
+            mcp_config,
+        } = self.paths(id);
         let trajectory_file = private.join("trajectory.log");
         let io = |what: &str, p: &Path, e: std::io::Error| format!("{what} {}: {e}", p.display());
         for d in [&inst_dir, &private] {
