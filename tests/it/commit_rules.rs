@@ -8,7 +8,7 @@ use hunkgen::git::{mine, CommitRule, GitSourceConfig, Mined};
 use hunkgen::model::MineFunnel;
 use hunkgen::progress::Progress;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const CODE: &str = "src/main/java/A.java";
@@ -82,6 +82,25 @@ impl Fixture {
 }
 
 /// The fixture: every rule has one commit that only it rejects.
+/// `git clone --depth 2` of the fixture's main into `dir/shallow`.
+fn shallow_clone(f: &Fixture, dir: &Path) -> PathBuf {
+    let shallow = dir.join("shallow");
+    crate::common::git(
+        dir,
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "2",
+            "--branch",
+            "main",
+            &format!("file://{}", f.s.dir.display()),
+            shallow.to_str().expect("utf-8 path"),
+        ],
+    );
+    shallow
+}
+
 fn history() -> Fixture {
     let mut f = Fixture::new();
     f.change(&[5, 30], true, 0, "Fix f5 and f30");
@@ -352,21 +371,7 @@ fn empty_repository_walks_nothing() {
 fn shallow_clone_says_which_commits_lack_parents() {
     let f = history();
     let tmp = tempfile::tempdir().expect("tempdir");
-    let shallow = tmp.path().join("shallow");
-    let url = format!("file://{}", f.s.dir.display());
-    crate::common::git(
-        tmp.path(),
-        &[
-            "clone",
-            "-q",
-            "--depth",
-            "2",
-            "--branch",
-            "main",
-            &url,
-            shallow.to_str().expect("utf-8 path"),
-        ],
-    );
+    let shallow = shallow_clone(&f, tmp.path());
     let mined = run(&shallow, &GitSourceConfig::default());
     // Depth 2 of main: the merge, its first parent "Fix f0 and f19" and its second parent
     // "Notes on f39" (no fix word); the fix sits on the boundary.
@@ -581,20 +586,7 @@ fn empty_and_shallow_repositories_build_with_a_warning() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let empty = Script::new();
     let f = history();
-    let shallow = tmp.path().join("shallow");
-    crate::common::git(
-        tmp.path(),
-        &[
-            "clone",
-            "-q",
-            "--depth",
-            "2",
-            "--branch",
-            "main",
-            &format!("file://{}", f.s.dir.display()),
-            shallow.to_str().expect("utf-8 path"),
-        ],
-    );
+    let shallow = shallow_clone(&f, tmp.path());
     for (what, repo, warning) in [
         ("empty", empty.dir.clone(), "no commits to walk"),
         ("shallow", shallow, "have no parent in the repository"),
