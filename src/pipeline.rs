@@ -13,7 +13,7 @@ use crate::recipe::{Plan, SourcePlan};
 use crate::source::{self, defects4j::D4jError, Candidate, SourceOutput};
 use crate::{extract, report};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// Why a build stopped; every variant prints as one line naming the input at fault.
@@ -788,42 +788,20 @@ pub fn merge_validation(
         return Err(MergeError("no shard directories given".into()));
     };
     let dataset_dir = shard::dataset_of(first).map_err(MergeError)?;
-    let order: HashMap<String, usize> = dataset::read_instances(&dataset_dir)?
-        .into_iter()
-        .enumerate()
-        .map(|(k, i)| (i.instance_id, k))
-        .collect();
-    let mut rows: Vec<(usize, String, String, String)> = Vec::new();
-    for (dir, _) in &read {
-        let path = dir.join(VALIDATION_ROWS);
-        let text = std::fs::read_to_string(&path).map_err(dataset::io_err(&path))?;
-        for (n, line) in text.lines().enumerate() {
-            let bad = |what: &str| MergeError(format!("{}:{}: {what}", path.display(), n + 1));
-            let v: serde_json::Value =
-                serde_json::from_str(line).map_err(|e| bad(&format!("not a row: {e}")))?;
-            let id = v["instance_id"]
-                .as_str()
-                .ok_or_else(|| bad("no instance_id"))?;
-            let at = *order
-                .get(id)
-                .ok_or_else(|| bad(&format!("`{id}` is not an instance of the dataset")))?;
-            let status = v["status"].as_str().unwrap_or_default().to_string();
-            rows.push((at, id.to_string(), status, line.to_string()));
-        }
-    }
-    rows.sort_by_key(|r| r.0);
+    let instances = dataset::read_instances(&dataset_dir)?;
+    let rows =
+        shard::rows_in_dataset_order(&read, VALIDATION_ROWS, &instances).map_err(MergeError)?;
     let mut text = String::new();
-    for r in &rows {
-        text.push_str(&r.3);
+    let mut statuses = BTreeMap::new();
+    for (line, v) in &rows {
+        text.push_str(line);
         text.push('\n');
+        let status = v["status"].as_str().unwrap_or_default().to_string();
+        *statuses.entry(status).or_insert(0) += 1;
     }
     let writer = dataset::DatasetWriter::begin(output, "validate", force)?;
     dataset::write_atomic(&writer.dir().join(VALIDATION_ROWS), text.as_bytes())?;
     writer.commit()?;
-    let mut statuses = BTreeMap::new();
-    for r in rows {
-        *statuses.entry(r.2).or_insert(0) += 1;
-    }
     Ok(MergedValidation {
         statuses,
         hosts: shard::hosts(read.iter().map(|(_, m)| m.host.as_str())),

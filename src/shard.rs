@@ -565,6 +565,42 @@ pub fn read_task_shards(
     Ok(read)
 }
 
+/// Every shard's rows of `file` (JSON Lines, each with an `instance_id`), each line as
+/// written with its parsed value, in the order of the dataset's `instances` — the order
+/// one machine writes. A line that is not JSON, lacks `instance_id` or names no instance
+/// of the dataset is refused, naming its file and line.
+pub fn rows_in_dataset_order(
+    read: &[(PathBuf, TaskManifest)],
+    file: &str,
+    instances: &[crate::model::Instance],
+) -> Result<Vec<(String, serde_json::Value)>, String> {
+    let order: std::collections::HashMap<&str, usize> = instances
+        .iter()
+        .enumerate()
+        .map(|(k, i)| (i.instance_id.as_str(), k))
+        .collect();
+    let mut rows = Vec::new();
+    for (dir, _) in read {
+        let path = dir.join(file);
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        for (n, line) in text.lines().enumerate() {
+            let bad = |what: &str| format!("{}:{}: {what}", path.display(), n + 1);
+            let v: serde_json::Value =
+                serde_json::from_str(line).map_err(|e| bad(&format!("not a row: {e}")))?;
+            let id = v["instance_id"]
+                .as_str()
+                .ok_or_else(|| bad("no instance_id"))?;
+            let at = *order
+                .get(id)
+                .ok_or_else(|| bad(&format!("`{id}` is not an instance of the dataset")))?;
+            rows.push((at, line.to_string(), v));
+        }
+    }
+    rows.sort_by_key(|r| r.0);
+    Ok(rows.into_iter().map(|r| (r.1, r.2)).collect())
+}
+
 /// The dataset a set of shards worked on, checked unchanged (its instances.jsonl has the
 /// SHA-256 the manifest records).
 pub fn dataset_of(m: &TaskManifest) -> Result<PathBuf, String> {

@@ -252,31 +252,11 @@ pub fn merge_shards(
     let dataset_dir = shard::dataset_of(first).map_err(RunAgentError)?;
     let instances =
         dataset::read_instances(&dataset_dir).map_err(|e| RunAgentError(e.to_string()))?;
-    let mut lines: std::collections::HashMap<String, String> = Default::default();
-    for (dir, _) in &read {
-        let path = dir.join("predictions.jsonl");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| RunAgentError(format!("{}: {e}", path.display())))?;
-        for (i, line) in text.lines().enumerate() {
-            let id = serde_json::from_str::<serde_json::Value>(line)
-                .ok()
-                .and_then(|v| v["instance_id"].as_str().map(str::to_string))
-                .ok_or_else(|| {
-                    RunAgentError(format!(
-                        "{}:{}: not a prediction row",
-                        path.display(),
-                        i + 1
-                    ))
-                })?;
-            lines.insert(id, format!("{line}\n"));
-        }
-    }
     // The order one machine writes: the dataset's.
-    let merged: String = instances
-        .iter()
-        .filter_map(|i| lines.get(&i.instance_id).map(String::as_str))
-        .collect();
-    let count = merged.lines().count();
+    let rows = shard::rows_in_dataset_order(&read, "predictions.jsonl", &instances)
+        .map_err(RunAgentError)?;
+    let merged: String = rows.iter().map(|(line, _)| format!("{line}\n")).collect();
+    let count = rows.len();
     if count != first.total {
         return Err(RunAgentError(format!(
             "the shards' predictions name {count} instance(s) of {} but the run has {}",
