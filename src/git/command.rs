@@ -1,7 +1,10 @@
-//! Runs the `git` program for what libgit2 does slowly or not at all (packing with delta
-//! reuse, `fsck`, pickaxe search), in an environment that cannot redirect it elsewhere.
+//! Starts `git` processes: the one place outside `validate` where hunkgen spawns a
+//! program. libgit2 does some jobs slowly or not at all (packing with delta reuse,
+//! `fsck`, pickaxe search, `merge-file`, work-tree snapshots), and the leak gate must see
+//! a state exactly as the `git` an agent runs would. Each run gets an environment that
+//! cannot redirect it to another repository, and git's complaint ends up in the error.
 
-use super::GitError;
+use super::error::GitError;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -193,4 +196,26 @@ pub fn diff_worktree(
     args.extend(excludes.iter().map(String::as_str));
     let patch = snapshot_git(git_dir, work_tree, &args)?;
     Ok(WorktreeDiff { patch, binary })
+}
+
+/// Three-way merge of one file as `git merge-file` does it: the changes from `base` to
+/// `theirs` carried onto `ours`. `None` when they conflict.
+pub fn merge_file(ours: &[u8], base: &[u8], theirs: &[u8]) -> Result<Option<Vec<u8>>, GitError> {
+    let dir = tempfile::tempdir().map_err(|source| GitError::Io {
+        path: std::env::temp_dir(),
+        source,
+    })?;
+    for (name, bytes) in [("ours", ours), ("base", base), ("theirs", theirs)] {
+        std::fs::write(dir.path().join(name), bytes).map_err(|source| GitError::Io {
+            path: dir.path().join(name),
+            source,
+        })?;
+    }
+    let args: Vec<&std::ffi::OsStr> = ["merge-file", "-p", "ours", "base", "theirs"]
+        .iter()
+        .map(std::ffi::OsStr::new)
+        .collect();
+    let out = run(dir.path(), &args, b"")?;
+    // Exit 0: merged cleanly; a positive exit counts conflicts.
+    Ok(out.success.then_some(out.stdout))
 }

@@ -4,7 +4,7 @@
 //! Each check runs the `git` command an agent would run, in the state repository.
 
 use super::command;
-use super::GitError;
+use super::error::GitError;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 

@@ -5,7 +5,9 @@
 //! commit are created in the state repository, whose store starts as a pack of the base
 //! history copied out of the source by `git pack-objects --revs`.
 
-use super::{command, io_err, with_repo, GitError};
+use super::command;
+use super::error::{io_err, GitError};
+use super::repo::with_repo;
 use crate::diff::{apply_patch_to_files, AppliedFile, Patch};
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};

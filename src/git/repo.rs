@@ -1,0 +1,137 @@
+//! One cached repository handle per path and thread, and the plain reads other stages
+//! need from it: blobs and trees at a revision, blobs by an abbreviated id.
+
+use super::error::GitError;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+thread_local! {
+    /// One open repository per path per thread: `git2::Repository` is not `Sync`.
+    static REPOS: RefCell<HashMap<PathBuf, git2::Repository>> = RefCell::new(HashMap::new());
+}
+
+/// Open a repository (bare or not) or say which path is not one.
+pub(crate) fn open(path: &Path) -> Result<git2::Repository, GitError> {
+    git2::Repository::open(path).map_err(|e| GitError::NotARepository {
+        path: path.to_path_buf(),
+        source: e.into(),
+    })
+}
+
+/// Run `f` with this thread's cached handle on the repository at `path`.
+pub(crate) fn with_repo<T>(
+    path: &Path,
+    f: impl FnOnce(&git2::Repository) -> Result<T, GitError>,
+) -> Result<T, GitError> {
+    REPOS.with(|cell| {
+        let mut map = cell.borrow_mut();
+        let repo = match map.entry(path.to_path_buf()) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => v.insert(open(path)?),
+        };
+        f(repo)
+    })
+}
+
+/// Whether `path` opens as a git repository (for up-front recipe checks).
+pub fn is_repository(path: &Path) -> bool {
+    with_repo(path, |_| Ok(())).is_ok()
+}
+
+/// Whether `dir` is a directory in the tree of `HEAD` (false when there is no `HEAD`),
+/// so a recipe's source roots are checked before any work starts.
+pub fn dir_at_head(repo: &Path, dir: &str) -> bool {
+    with_repo(repo, |r| {
+        let tree = r.head().and_then(|h| h.peel_to_tree());
+        Ok(tree
+            .and_then(|t| t.get_path(Path::new(dir.trim_matches('/'))))
+            .is_ok_and(|e| e.kind() == Some(git2::ObjectType::Tree)))
+    })
+    .unwrap_or(false)
+}
+
+/// Read `file` at `rev` from the object database (no checkout), trying each of
+/// `prefixes` before the file when the plain path is missing (`JodaTime/`).
+pub fn read_blob(
+    repo: &Path,
+    rev: &str,
+    file: &str,
+    prefixes: &[String],
+) -> Result<Vec<u8>, GitError> {
+    with_repo(repo, |r| {
+        let commit = r
+            .revparse_single(rev)
+            .and_then(|o| o.peel_to_commit())
+            .map_err(|e| GitError::UnknownRevision {
+                path: repo.to_path_buf(),
+                rev: rev.to_string(),
+                source: e.into(),
+            })?;
+        let object_err = |what: String| {
+            let path = repo.to_path_buf();
+            move |e: git2::Error| GitError::Object {
+                path,
+                what,
+                source: e.into(),
+            }
+        };
+        let tree = commit
+            .tree()
+            .map_err(object_err(format!("tree of {rev}")))?;
+        let candidates = std::iter::once(file.to_string()).chain(
+            prefixes
+                .iter()
+                .map(|p| format!("{}/{file}", p.trim_end_matches('/'))),
+        );
+        for candidate in candidates {
+            if let Ok(entry) = tree.get_path(Path::new(&candidate)) {
+                let blob = entry
+                    .to_object(r)
+                    .and_then(|o| o.peel_to_blob())
+                    .map_err(object_err(format!("{candidate} at {rev}")))?;
+                return Ok(blob.content().to_vec());
+            }
+        }
+        Err(GitError::PathMissing {
+            file: file.to_string(),
+            rev: rev.to_string(),
+        })
+    })
+}
+
+/// The id of the tree of `rev` (the content a working copy of it holds).
+pub fn tree_id(repo: &Path, rev: &str) -> Result<String, GitError> {
+    with_repo(repo, |r| {
+        r.revparse_single(rev)
+            .and_then(|o| o.peel_to_tree())
+            .map(|t| t.id().to_string())
+            .map_err(|e| GitError::UnknownRevision {
+                path: repo.to_path_buf(),
+                rev: rev.to_string(),
+                source: e.into(),
+            })
+    })
+}
+
+/// The contents of the blob whose id starts with `prefix` (an `index abc1234..` line of
+/// a patch), if the repository has exactly one.
+pub fn blob_by_prefix(repo: &Path, prefix: &str) -> Option<Vec<u8>> {
+    if prefix.len() < 4 || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    with_repo(repo, |r| {
+        let obj = r.revparse_single(prefix).map_err(|e| GitError::Object {
+            path: repo.to_path_buf(),
+            what: format!("blob {prefix}"),
+            source: e.into(),
+        })?;
+        let blob = obj.peel_to_blob().map_err(|e| GitError::Object {
+            path: repo.to_path_buf(),
+            what: format!("blob {prefix}"),
+            source: e.into(),
+        })?;
+        Ok(blob.content().to_vec())
+    })
+    .ok()
+}
