@@ -4,8 +4,9 @@
 //! repository it prints a skip message and exits 0 (tests never need fetched data).
 
 use hunkgen::classify::Classifier;
-use hunkgen::git::{diff_all, mine, GitSourceConfig};
 use hunkgen::progress::Progress;
+use hunkgen::source::git_history::{diff_all, mine};
+use hunkgen::source::rules::GitSourceConfig;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -247,7 +248,7 @@ fn main() {
         }
         // Every rule a git recipe turns on by default: file roles and the hunk rules.
         let all = GitSourceConfig {
-            hunk_rules: hunkgen::git::history::HunkRules::ALL,
+            hunk_rules: hunkgen::git::HunkRules::ALL,
             ..GitSourceConfig::default()
         };
         let roles = Classifier {
@@ -276,7 +277,7 @@ fn main() {
         // Every rule of recipes/java-preset.yaml: subject and exclude rules, reverts,
         // patch-id duplicates, the three size limits, file roles and the hunk rules.
         let all_rules = GitSourceConfig {
-            hunk_rules: hunkgen::git::history::HunkRules::ALL,
+            hunk_rules: hunkgen::git::HunkRules::ALL,
             subject_regex: Some(
                 r"\b(fix(e[sd]|ing)?|bug(s|fix(es)?)?|regressions?|npe|nullpointerexception)\b"
                     .into(),

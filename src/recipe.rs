@@ -12,10 +12,10 @@ use crate::annotate::proximity::PackageRule;
 use crate::annotate::tokenize::Tokenizer;
 use crate::classify::Classifier;
 use crate::extract::CountRules;
-use crate::git::GitSourceConfig;
 use crate::source::defects4j::{self, D4jConfig, ProjectRepo};
 use crate::source::git_history::{self, GitConfig};
 use crate::source::github::GithubConfig;
+use crate::source::rules::{GitSourceConfig, MessageRules};
 use crate::source::swebench::SwebenchConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -951,9 +951,9 @@ fn git_only(cx: &Ctx<'_>, recipe: &Recipe) -> Result<(), RecipeError> {
 
 /// The hunk rules of a git-backed source (git history, GitHub): each on unless the
 /// recipe turns it off.
-fn hunk_rules(select: &SelectSpec) -> crate::git::history::HunkRules {
+fn hunk_rules(select: &SelectSpec) -> crate::git::HunkRules {
     let on = |o: Option<bool>| o.unwrap_or(true);
-    crate::git::history::HunkRules {
+    crate::git::HunkRules {
         whitespace_only: on(select.skip_whitespace_only_hunks),
         comment_only: on(select.skip_comment_only_hunks),
         docstring_only: on(select.skip_docstring_only_hunks),
@@ -1023,7 +1023,7 @@ fn git_plan(
     }
     walk.subject_regex = spec.subject_regex.clone();
     walk.exclude_regex = spec.exclude_regex.clone();
-    let rules = crate::git::MessageRules::compile(&walk).map_err(|e| match e {
+    let rules = MessageRules::compile(&walk).map_err(|e| match e {
         crate::git::GitError::BadRegex { key, message, .. } => cx.err(
             &format!("source.git.{key}"),
             format!("not a valid regex: {message}"),

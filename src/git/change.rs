@@ -4,17 +4,65 @@
 //! rules. The history walk (a commit against its parent) and pull requests (a head
 //! against its merge-base) both go through here, so both count alike.
 
-use super::history::{diff_entries, file_patch, weak_renames, HunkRules};
+use super::render::{diff_entries, file_patch, weak_renames};
 use crate::classify::{Classifier, FileClass, Role, TreeView};
 use crate::diff::{FilePatch, Hunk, LineKind, Patch};
 use crate::model::SkipReason;
 use crate::syntax::{ChangeKind, FileTokens, HunkLines, Lang};
 use git2::{Delta, Diff, Repository, Tree};
+use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Files larger than this are not tokenized for the hunk rules (their hunks count).
 const MAX_TOKENIZE_BYTES: usize = 5 * 1024 * 1024;
+
+/// Which code hunks do not count because of what they change (each a switch, each with
+/// its skip reason), and whether formatting-only commits are rejected.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HunkRules {
+    /// Hunks that change only whitespace (`whitespace_only`).
+    pub whitespace_only: bool,
+    /// Hunks that change only comments (`comment_only`).
+    pub comment_only: bool,
+    /// Hunks that change only Python docstrings (`docstring_only`).
+    pub docstring_only: bool,
+    /// Hunks whose changed lines are only imports, comments or blank (`import_only`).
+    pub import_only: bool,
+    /// Reject commits whose code is unchanged once whitespace, comments and docstrings are
+    /// stripped (`formatting_only` in `rejected.jsonl`).
+    pub formatting_only: bool,
+}
+
+impl HunkRules {
+    /// Every rule on (the git source's default in recipes).
+    pub const ALL: HunkRules = HunkRules {
+        whitespace_only: true,
+        comment_only: true,
+        docstring_only: true,
+        import_only: true,
+        formatting_only: true,
+    };
+
+    pub(crate) fn any(self) -> bool {
+        self.whitespace_only
+            || self.comment_only
+            || self.docstring_only
+            || self.import_only
+            || self.formatting_only
+    }
+
+    /// The reason a hunk of this kind is skipped, when its rule is on.
+    pub(crate) fn reason(self, kind: ChangeKind) -> Option<SkipReason> {
+        match kind {
+            ChangeKind::Whitespace => self.whitespace_only.then_some(SkipReason::WhitespaceOnly),
+            ChangeKind::Comment => self.comment_only.then_some(SkipReason::CommentOnly),
+            ChangeKind::Docstring => self.docstring_only.then_some(SkipReason::DocstringOnly),
+            ChangeKind::Import => self.import_only.then_some(SkipReason::ImportOnly),
+        }
+    }
+}
 
 /// A change's diff as git prints it: libgit2's rename-detected diff, plus a diff without
 /// renames from which renames git would not pair (score < 50%) are taken as a deletion

@@ -61,7 +61,8 @@ pub enum GitError {
         /// The revision.
         rev: String,
     },
-    /// `message_regex` does not compile.
+    /// A message rule of the git source does not compile (raised by the mining policy,
+    /// `source::rules`, when it compiles the recipe's rules).
     #[error("git source: invalid {key} `{regex}`: {message}")]
     BadRegex {
         /// Which rule (`message_regex`, `subject_regex`, `exclude_regex`).

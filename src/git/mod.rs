@@ -1,33 +1,39 @@
-//! The only module that uses git2: one repository cache, blob and tree reading, history
-//! mining that prints like `git diff`, object verification, and typed errors.
+//! The git adapter, and the only module that uses git2: one repository cache, blob and
+//! tree reading, the history walk that prints like `git diff`, object verification, and
+//! typed errors. It reads git and decides nothing about what a fix is: the mining policy
+//! lives in `source::rules` and reaches the walk as a [`walk::Policy`].
 //!
 //! Everything git-shaped that other stages need goes through here, so libgit2's
 //! process-wide settings and its non-`Sync` handles stay in one place. Besides
 //! `validate`, this is the one module that starts processes: `command` runs the `git`
 //! program itself, where libgit2 is slow or lacks the operation (packing with delta
 //! reuse, `fsck`, `merge-file`, work-tree snapshots).
+//!
+//! Files by job, each importing only those listed before it: `error` (typed errors),
+//! `repo` (the handle cache and plain reads), `command` (the `git` program), `render`
+//! (libgit2 diffs rendered byte-equal to `git diff`), `decode` (commit messages),
+//! `verify` (object hashes), `change` (one change split by file class), `walk` (the
+//! history walk), `pull` (a pull request's change), `gate` and `write` (states).
 
 mod change;
 mod command;
+mod decode;
 mod error;
 pub mod gate;
-pub mod history;
 pub mod pull;
+mod render;
 mod repo;
+mod verify;
+pub mod walk;
 pub mod write;
 
-pub(crate) use repo::open;
-
-pub use change::formatting_detail;
+pub use change::{formatting_detail, HunkRules};
 pub use command::{diff_worktree, merge_file, snapshot_worktree, WorktreeDiff};
 pub use error::{GitError, Libgit2};
 pub use gate::{check_state, GateCheck, GateError, GateReport, GateSpec};
-pub use history::{
-    diff_all, mine, CommitRule, FixCommit, GitSourceConfig, MessageRules, MineRejection, Mined,
-    WalkTotals,
-};
 pub use pull::{pull_diff, PullDiff};
 pub use repo::{blob_by_prefix, dir_at_head, is_repository, read_blob, tree_id};
+pub use walk::{FixCommit, WalkTotals};
 pub use write::{
     build_state_repo, commit_meta, commit_time, export_tree, is_ancestor, pack_history,
     pack_segment, patched_tree_files, tree_contains, CommitMeta, HistoryPack, Person, StateRepo,

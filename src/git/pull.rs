@@ -2,9 +2,10 @@
 //! head with its base, and the base → head diff split into code and test patches with
 //! the same classifier, file roles, hunk rules and `git diff` options as the history walk.
 
-use super::change::ChangeDiff;
-use super::history::{diff_options, git_abbrev_len, HunkRules};
-use super::{open, GitError};
+use super::change::{ChangeDiff, HunkRules};
+use super::error::GitError;
+use super::render::{diff_options, git_abbrev_len};
+use super::repo::open;
 use crate::classify::Classifier;
 use crate::diff::Patch;
 use crate::model::SkipReason;

@@ -1,10 +1,14 @@
 //! git-history source: the fix commits of a local repository as candidates (DESIGN §3).
 
-use super::{refs, Base, Candidate, SourceOutput, Tree};
+use super::refs;
+use super::rules::{CommitRule, GitSourceConfig, MessageRules, Selection};
+use super::{Base, Candidate, SourceOutput, Tree};
 use crate::classify::Classifier;
-use crate::git::{self, CommitRule, GitError, GitSourceConfig};
-use crate::model::{RejectReason, Rejected, SourceKind, Stage};
+use crate::git::walk::{self, Outcome};
+use crate::git::{self, FixCommit, GitError, WalkTotals};
+use crate::model::{MineFunnel, RejectReason, Rejected, SourceKind, Stage};
 use crate::progress::Progress;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Everything the git source needs, resolved and checked by the recipe plan.
@@ -17,7 +21,7 @@ pub struct GitConfig {
     /// Walk settings.
     pub walk: GitSourceConfig,
     /// The compiled message rules (message, subject, exclude).
-    pub rules: git::MessageRules,
+    pub rules: MessageRules,
     /// Where the repository's issues live (forge address, tracker keys).
     pub links: refs::Links,
 }
@@ -28,8 +32,7 @@ pub fn candidates(
     classifier: &Classifier,
     progress: &Progress,
 ) -> Result<SourceOutput, GitError> {
-    let mined =
-        git::history::mine_with_rules(&cfg.repo, &cfg.walk, &cfg.rules, classifier, progress)?;
+    let mined = mine_with_rules(&cfg.repo, &cfg.walk, &cfg.rules, classifier, progress)?;
     let name = &cfg.name;
     let candidates = mined
         .fixes
@@ -125,6 +128,192 @@ pub fn candidates(
         funnel: Some(mined.funnel),
         notes: Vec::new(),
     })
+}
+
+/// What a walk found: the selected fix commits, the commits a commit rule rejected, and
+/// the commits that could not be read (each kept with its reason, so one corrupt object
+/// never hides the rest), with the funnel of counts.
+#[derive(Debug, Default)]
+pub struct Mined {
+    /// Selected fix commits, sorted by commit time then id.
+    pub fixes: Vec<FixCommit>,
+    /// Commits that failed to read or diff: (full hex id, the error).
+    pub failed: Vec<(String, GitError)>,
+    /// Commits rejected by a commit rule, sorted by commit id.
+    pub rejected: Vec<MineRejection>,
+    /// Commits visited (merges included).
+    pub walked: usize,
+    /// Counts at each step of the walk.
+    pub funnel: MineFunnel,
+}
+
+/// One commit a commit rule rejected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MineRejection {
+    /// Full hex id of the commit.
+    pub commit: String,
+    /// The rule.
+    pub rule: CommitRule,
+    /// One line saying what the rule saw.
+    pub detail: String,
+    /// For a duplicate, the full id of the earlier commit that was kept.
+    pub kept: Option<String>,
+}
+
+/// Find the fix commits of `repo` selected by `cfg`, compiling its message rules.
+pub fn mine(
+    repo: &Path,
+    cfg: &GitSourceConfig,
+    classifier: &Classifier,
+    progress: &Progress,
+) -> Result<Mined, GitError> {
+    let rules = MessageRules::compile(cfg)?;
+    mine_with_rules(repo, cfg, &rules, classifier, progress)
+}
+
+/// Find the fix commits of `repo` selected by `cfg`, with the message rule already
+/// compiled (the recipe plan compiles it once, before any work starts).
+///
+/// The walk ([`walk::walk`]) raises libgit2's process-wide object-cache limits and turns
+/// its own hash verification off; `cfg.verify_objects` is enforced there instead.
+pub fn mine_with_rules(
+    repo: &Path,
+    cfg: &GitSourceConfig,
+    rules: &MessageRules,
+    classifier: &Classifier,
+    progress: &Progress,
+) -> Result<Mined, GitError> {
+    let policy = Selection { cfg, rules };
+    let examined = walk::walk(
+        repo,
+        cfg.revs.as_deref(),
+        cfg.verify_objects,
+        &policy,
+        classifier,
+        progress,
+    )?;
+    let mut mined = Mined {
+        walked: examined.len(),
+        ..Mined::default()
+    };
+    // Walk position of each fix: the walk lists parents after their children.
+    let mut rank: HashMap<String, usize> = HashMap::new();
+    for (i, (id, outcome)) in examined.into_iter().enumerate() {
+        match outcome {
+            Ok(outcome) => {
+                if matches!(outcome, Outcome::Fix(_)) {
+                    rank.insert(id.clone(), i);
+                }
+                mined.count(id, outcome);
+            }
+            Err(e) => mined.failed.push((id, e)),
+        }
+    }
+    // Earliest first: committer time, then walk position, so of two commits with one
+    // patch-id the older one is kept.
+    let order = |f: &FixCommit| (f.time, usize::MAX - rank.get(&f.id).copied().unwrap_or(0));
+    mined.fixes.sort_by_key(order);
+    if cfg.reject_duplicates {
+        let mut first: HashMap<String, String> = HashMap::new();
+        let mut kept = Vec::with_capacity(mined.fixes.len());
+        for fix in std::mem::take(&mut mined.fixes) {
+            let Some(pid) = fix.patch_id.clone() else {
+                kept.push(fix);
+                continue;
+            };
+            match first.get(&pid) {
+                Some(earlier) => mined.rejected.push(MineRejection {
+                    commit: fix.id.clone(),
+                    rule: CommitRule::DuplicatePatch,
+                    detail: format!("same git patch-id {pid} as earlier commit {earlier}"),
+                    kept: Some(earlier.clone()),
+                }),
+                None => {
+                    first.insert(pid, fix.id.clone());
+                    kept.push(fix);
+                }
+            }
+        }
+        mined.fixes = kept;
+    }
+    mined
+        .fixes
+        .sort_by(|a, b| (a.time, &a.id).cmp(&(b.time, &b.id)));
+    mined.failed.sort_by(|a, b| a.0.cmp(&b.0));
+    mined.rejected.sort_by(|a, b| a.commit.cmp(&b.commit));
+    mined.funnel.walked = mined.walked;
+    for r in &mined.rejected {
+        if r.rule != CommitRule::MissingParent {
+            *mined
+                .funnel
+                .rejected
+                .entry(r.rule.key().into())
+                .or_default() += 1;
+        }
+    }
+    mined.funnel.kept = mined.fixes.len();
+    mined.funnel.unreadable = mined.failed.len();
+    Ok(mined)
+}
+
+/// Diff every non-merge commit selected by `cfg.revs` into patch text (as `git log -p`
+/// does) without filtering, the baseline workload of the benchmark.
+pub fn diff_all(
+    repo: &Path,
+    cfg: &GitSourceConfig,
+    progress: &Progress,
+) -> Result<WalkTotals, GitError> {
+    walk::diff_all(repo, cfg.revs.as_deref(), cfg.verify_objects, progress)
+}
+
+impl Mined {
+    /// Fold one commit's outcome into the funnel and the result.
+    fn count(&mut self, id: String, outcome: Outcome<CommitRule>) {
+        let f = &mut self.funnel;
+        if matches!(outcome, Outcome::Merge) {
+            return;
+        }
+        f.non_merge += 1;
+        if matches!(outcome, Outcome::NoMessage) {
+            return;
+        }
+        f.message_matched += 1;
+        if let Outcome::MissingParent(detail) = outcome {
+            f.missing_parent += 1;
+            self.rejected.push(MineRejection {
+                commit: id,
+                rule: CommitRule::MissingParent,
+                detail,
+                kept: None,
+            });
+            return;
+        }
+        if matches!(outcome, Outcome::NoCodeOrTests) {
+            return;
+        }
+        f.code_and_tests += 1;
+        if matches!(outcome, Outcome::FewHunks) {
+            return;
+        }
+        f.multi_hunk += 1;
+        let (rule, detail) = match outcome {
+            Outcome::Rejected(rule, detail) => (rule, detail),
+            Outcome::FormattingOnly(files) => {
+                (CommitRule::FormattingOnly, git::formatting_detail(&files))
+            }
+            Outcome::Fix(fix) => {
+                self.fixes.push(*fix);
+                return;
+            }
+            _ => return,
+        };
+        self.rejected.push(MineRejection {
+            commit: id,
+            rule,
+            detail,
+            kept: None,
+        });
+    }
 }
 
 /// The stable `rejected.jsonl` reason of a commit rule.

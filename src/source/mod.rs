@@ -6,6 +6,7 @@ pub mod files;
 pub mod git_history;
 pub mod github;
 pub mod refs;
+pub mod rules;
 pub mod swebench;
 
 use crate::diff::Patch;

@@ -4,9 +4,10 @@
 
 use crate::common::Script;
 use hunkgen::classify::Classifier;
-use hunkgen::git::{mine, CommitRule, GitSourceConfig, Mined};
 use hunkgen::model::MineFunnel;
 use hunkgen::progress::Progress;
+use hunkgen::source::git_history::{mine, Mined};
+use hunkgen::source::rules::{CommitRule, GitSourceConfig};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

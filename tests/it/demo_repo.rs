@@ -3,8 +3,10 @@
 
 use crate::common::git;
 use hunkgen::classify::Classifier;
-use hunkgen::git::{mine, FixCommit, GitSourceConfig};
+use hunkgen::git::FixCommit;
 use hunkgen::progress::Progress;
+use hunkgen::source::git_history::mine;
+use hunkgen::source::rules::GitSourceConfig;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

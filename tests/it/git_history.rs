@@ -3,8 +3,10 @@
 use crate::common::Script;
 use hunkgen::classify::Classifier;
 use hunkgen::diff::{FileChange, LineKind};
-use hunkgen::git::{mine, FixCommit, GitSourceConfig};
+use hunkgen::git::FixCommit;
 use hunkgen::progress::Progress;
+use hunkgen::source::git_history::mine;
+use hunkgen::source::rules::GitSourceConfig;
 use std::path::Path;
 
 const CALC: &str = "src/main/java/org/acme/Calc.java";

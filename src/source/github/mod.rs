@@ -48,7 +48,7 @@ pub struct GithubConfig {
     /// Total time the build may wait for rate limits before it stops.
     pub max_wait: Duration,
     /// Content rules for code hunks, the same as the git source's.
-    pub hunk_rules: git::history::HunkRules,
+    pub hunk_rules: git::HunkRules,
 }
 
 impl GithubConfig {

@@ -1,0 +1,315 @@
+//! The git-history mining policy: the recipe's rules for which commits are fix candidates
+//! (message rules, size limits, reverts), as opposed to reading git, which `git::walk`
+//! does. The walk asks these rules through [`Policy`].
+
+use crate::git::walk::{ChangeSize, Policy};
+use crate::git::{GitError, HunkRules};
+use regex::Regex;
+use serde::Deserialize;
+
+/// Default fix-message rule: the usual words of bug-fix commits, whole words only, so
+/// `prefix`/`debugger` do not match but `Fix`, `fixes`, `bug`, `bugfix`, `defect` do.
+pub const DEFAULT_MESSAGE_REGEX: &str =
+    r"(?i)\b(fix(e[sd]|ing)?|bug(s|fix(es)?)?|defects?|faults?|regressions?)\b";
+
+/// Recipe rules for picking fix commits out of a history (raw serde form, unknown keys
+/// rejected so a typo never silently widens the selection).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GitSourceConfig {
+    /// `A..B` (or `A...B`) range or a single ref; `None` walks every branch
+    /// (`refs/heads/*` and `refs/remotes/*`).
+    pub revs: Option<String>,
+    /// Commit-message rule (Rust regex syntax, case-insensitive unless the pattern says
+    /// `(?-i)`), matched against the whole message; an empty string accepts every message.
+    pub message_regex: String,
+    /// Rule for the first line of the message only (the subject), so a squash merge's
+    /// bullet list ("* fix typo") does not select it; `None` checks no subject.
+    pub subject_regex: Option<String>,
+    /// Messages matching this are never selected (reverts, version bumps, bots).
+    pub exclude_regex: Option<String>,
+    /// Require at least one test file and one code file, since validation needs a test.
+    pub require_tests: bool,
+    /// Upper bound on code lines added + removed, to drop sweeping refactors.
+    pub max_changed_lines: Option<usize>,
+    /// Upper bound on the files a commit changes (code, tests and others), to drop mass
+    /// maintenance commits.
+    pub max_files: Option<usize>,
+    /// Upper bound on code hunks ("Drop Python 2.7", 57 hunks, is no bug fix).
+    pub max_code_hunks: Option<usize>,
+    /// Reject reverts: a `Revert "…"` subject or a `This reverts commit <id>` body.
+    pub reject_reverts: bool,
+    /// Reject a commit whose git patch-id (`git patch-id --stable`) an earlier selected
+    /// commit already has (cherry-picks, backports); the earliest is kept.
+    pub reject_duplicates: bool,
+    /// Minimum number of hunks in code files (2 = multi-hunk fixes only).
+    pub min_code_hunks: usize,
+    /// Re-hash every object the result depends on (commits, the trees along changed
+    /// paths, the changed blobs) and fail on a mismatch, like libgit2's
+    /// `strict_hash_verification` but with hardware SHA-1; turning it off is faster but
+    /// trusts the object store, so it is an explicit opt-out.
+    pub verify_objects: bool,
+    /// Content rules for code hunks, decided with the syntax layer.
+    pub hunk_rules: HunkRules,
+}
+
+impl Default for GitSourceConfig {
+    fn default() -> Self {
+        GitSourceConfig {
+            revs: None,
+            message_regex: DEFAULT_MESSAGE_REGEX.to_string(),
+            subject_regex: None,
+            exclude_regex: None,
+            require_tests: true,
+            max_changed_lines: None,
+            max_files: None,
+            max_code_hunks: None,
+            reject_reverts: true,
+            reject_duplicates: true,
+            min_code_hunks: 2,
+            verify_objects: true,
+            hunk_rules: HunkRules::default(),
+        }
+    }
+}
+
+/// Why a commit that passed the message rules did not become a candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CommitRule {
+    /// It reverts another commit (`reject_reverts`).
+    Revert,
+    /// Its patch-id equals an earlier commit's (`reject_duplicates`).
+    DuplicatePatch,
+    /// More changed files than `max_files`.
+    MaxFiles,
+    /// More code hunks than `max_code_hunks`.
+    MaxCodeHunks,
+    /// More changed code lines than `max_changed_lines`.
+    MaxChangedLines,
+    /// Its parent is not in the repository (shallow clone): it cannot be diffed.
+    MissingParent,
+    /// Its code is unchanged once whitespace, comments and docstrings are stripped
+    /// (`select.reject_formatting_only`).
+    FormattingOnly,
+}
+
+impl CommitRule {
+    /// Stable snake_case name, as the funnel counts it: the `rejected.jsonl` reason.
+    pub fn key(self) -> &'static str {
+        match self {
+            CommitRule::Revert => "revert",
+            CommitRule::DuplicatePatch => "duplicate_patch",
+            CommitRule::MaxFiles => "too_many_files",
+            CommitRule::MaxCodeHunks => "too_many_hunks",
+            CommitRule::MaxChangedLines => "too_many_changed_lines",
+            CommitRule::MissingParent => "missing_parent",
+            CommitRule::FormattingOnly => "formatting_only",
+        }
+    }
+}
+
+/// The message rules of a walk, compiled once (case-insensitive by default).
+#[derive(Debug, Clone)]
+pub struct MessageRules {
+    /// Must match somewhere in the whole message.
+    pub message: Regex,
+    /// Must match the subject (first line), when set.
+    pub subject: Option<Regex>,
+    /// Must not match the message, when set.
+    pub exclude: Option<Regex>,
+}
+
+impl MessageRules {
+    /// Compile `cfg`'s three rules; an error names the rule.
+    pub fn compile(cfg: &GitSourceConfig) -> Result<MessageRules, GitError> {
+        Ok(MessageRules {
+            message: compile_rule("message_regex", &cfg.message_regex)?,
+            subject: cfg
+                .subject_regex
+                .as_deref()
+                .map(|r| compile_rule("subject_regex", r))
+                .transpose()?,
+            exclude: cfg
+                .exclude_regex
+                .as_deref()
+                .map(|r| compile_rule("exclude_regex", r))
+                .transpose()?,
+        })
+    }
+
+    /// Whether a commit message passes every rule.
+    pub fn accepts(&self, message: &str) -> bool {
+        let subject = message.lines().next().unwrap_or("");
+        self.message.is_match(message)
+            && self.subject.as_ref().is_none_or(|r| r.is_match(subject))
+            && !self.exclude.as_ref().is_some_and(|r| r.is_match(message))
+    }
+}
+
+/// The walk's view of a source config and its compiled message rules.
+#[derive(Debug, Clone, Copy)]
+pub struct Selection<'a> {
+    /// The walk settings.
+    pub cfg: &'a GitSourceConfig,
+    /// The compiled message rules.
+    pub rules: &'a MessageRules,
+}
+
+impl Policy for Selection<'_> {
+    type Rule = CommitRule;
+
+    fn accepts_message(&self, message: &str) -> bool {
+        self.rules.accepts(message)
+    }
+
+    fn require_tests(&self) -> bool {
+        self.cfg.require_tests
+    }
+
+    fn min_code_hunks(&self) -> usize {
+        self.cfg.min_code_hunks
+    }
+
+    fn judge(&self, change: &ChangeSize<'_>) -> Option<(CommitRule, String)> {
+        let cfg = self.cfg;
+        let (files, hunks, changed) = (change.files, change.code_hunks, change.changed_lines);
+        if cfg.reject_reverts {
+            if let Some(why) = revert_reason(change.message) {
+                return Some((CommitRule::Revert, why));
+            }
+        }
+        if let Some(max) = cfg.max_files.filter(|&max| files > max) {
+            return Some((
+                CommitRule::MaxFiles,
+                format!("{files} files changed, more than max_files {max}"),
+            ));
+        }
+        if let Some(max) = cfg.max_code_hunks.filter(|&max| hunks > max) {
+            return Some((
+                CommitRule::MaxCodeHunks,
+                format!("{hunks} code hunks, more than max_code_hunks {max}"),
+            ));
+        }
+        if let Some(max) = cfg.max_changed_lines.filter(|&max| changed > max) {
+            return Some((
+                CommitRule::MaxChangedLines,
+                format!("{changed} code lines changed, more than max_changed_lines {max}"),
+            ));
+        }
+        None
+    }
+
+    fn patch_ids(&self) -> bool {
+        self.cfg.reject_duplicates
+    }
+
+    fn hunk_rules(&self) -> HunkRules {
+        self.cfg.hunk_rules
+    }
+}
+
+/// Why `message` is a revert, when it is one: a `Revert "…"` subject or a
+/// `This reverts commit <id>` line (what `git revert` writes).
+pub fn revert_reason(message: &str) -> Option<String> {
+    let subject = message.lines().next().unwrap_or("").trim();
+    if subject.starts_with("Revert \"") || subject.starts_with("Revert '") {
+        return Some(format!("revert: subject `{}`", one_line(subject)));
+    }
+    message.lines().find_map(|l| {
+        let rest = l.trim().strip_prefix("This reverts commit ")?;
+        let id: String = rest.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+        (id.len() >= 7).then(|| format!("revert: body says `This reverts commit {id}`"))
+    })
+}
+
+/// At most 100 characters of one line, for rejection details.
+fn one_line(s: &str) -> String {
+    let s = s.lines().next().unwrap_or("");
+    if s.chars().count() > 100 {
+        format!("{}…", s.chars().take(100).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+/// A message rule, case-insensitive unless the pattern turns that off with `(?-i)`.
+fn compile_rule(key: &'static str, pattern: &str) -> Result<Regex, GitError> {
+    regex::RegexBuilder::new(pattern)
+        .case_insensitive(true)
+        .build()
+        .map_err(|e| GitError::BadRegex {
+            key,
+            regex: pattern.to_string(),
+            message: e
+                .to_string()
+                .lines()
+                .last()
+                .unwrap_or("")
+                .trim()
+                .to_string(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_regex_matches_fix_words_only() {
+        let r = compile_rule("message_regex", DEFAULT_MESSAGE_REGEX).unwrap();
+        for yes in [
+            "Fix NPE in parser",
+            "fixes #12",
+            "Fixed off-by-one",
+            "bugfix: x",
+            "BUG 7",
+            "regression in 2.1",
+        ] {
+            assert!(r.is_match(yes), "{yes}");
+        }
+        for no in [
+            "Add prefix option",
+            "debugger support",
+            "Refactor helpers",
+            "suffix tree",
+        ] {
+            assert!(!r.is_match(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn config_rejects_unknown_keys() {
+        let err = serde_json::from_str::<GitSourceConfig>(r#"{"message_regx": "x"}"#).unwrap_err();
+        assert!(err.to_string().contains("message_regx"), "{err}");
+        let cfg: GitSourceConfig = serde_json::from_str(r#"{"min_code_hunks": 3}"#).unwrap();
+        assert_eq!(cfg.min_code_hunks, 3);
+        assert!(cfg.verify_objects && cfg.require_tests);
+    }
+
+    #[test]
+    fn reverts_by_subject_or_body() {
+        let cases: [(&str, bool); 6] = [
+            ("Revert \"Fix X\"\n", true),
+            ("Revert 'Fix X'\n", true),
+            ("Undo X\n\nThis reverts commit 0123456789abcdef.\n", true),
+            ("Fix X\n\nThis reverts commit abc.\n", false), // too short to be an id
+            ("Reverting the cache was a mistake; fix it\n", false),
+            ("Fix revert handling\n", false),
+        ];
+        for (msg, want) in cases {
+            assert_eq!(revert_reason(msg).is_some(), want, "{msg:?}");
+        }
+    }
+
+    #[test]
+    fn bad_regex_is_one_line() {
+        let err = compile_rule("message_regex", "(fix")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("git source: invalid message_regex `(fix`"),
+            "{err}"
+        );
+        assert!(!err.contains('\n'), "{err}");
+    }
+}
