@@ -11,6 +11,7 @@ mod commit_rules;
 mod compare;
 mod demo_dataset;
 mod demo_repo;
+mod defects4j_engine;
 mod deploy;
 mod diff_d4j;
 mod diff_errors;
