@@ -89,7 +89,10 @@ fn failing(run: &TestRun) -> BTreeSet<String> {
             }
             f
         }
-        other => panic!("tests expected, got {other:?} (log {})", run.log_path.display()),
+        other => panic!(
+            "tests expected, got {other:?} (log {})",
+            run.log_path.display()
+        ),
     }
 }
 
@@ -120,19 +123,41 @@ fn bug_end_to_end(project: &str, bug: u32) {
         .args(["-C", &buggy.to_string_lossy(), "tag"])
         .output()
         .expect("git tag");
-    assert!(String::from_utf8_lossy(&tags.stdout).contains(&format!("D4J_{project}_{bug}_FIXED_VERSION")));
+    assert!(String::from_utf8_lossy(&tags.stdout)
+        .contains(&format!("D4J_{project}_{bug}_FIXED_VERSION")));
 
     let mut times = Vec::new();
     let mut buggy_all: Option<TestRun> = None;
     for (w, co) in [(&buggy, co_b), (&fixed, co_f)] {
-        let name = w.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let name = w
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         let c = d
             .compile(&r, w, &dir.path().join(format!("{name}-compile.log")))
             .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(c.outcome, CompileOutcome::Compiled, "log {}", c.log_path.display());
+        assert_eq!(
+            c.outcome,
+            CompileOutcome::Compiled,
+            "log {}",
+            c.log_path.display()
+        );
         let all = test(&d, &r, w, TestScope::All, &format!("{name}-all.log"));
-        let rel = test(&d, &r, w, TestScope::Relevant, &format!("{name}-relevant.log"));
-        let trig = test(&d, &r, w, TestScope::Trigger, &format!("{name}-trigger.log"));
+        let rel = test(
+            &d,
+            &r,
+            w,
+            TestScope::Relevant,
+            &format!("{name}-relevant.log"),
+        );
+        let trig = test(
+            &d,
+            &r,
+            w,
+            TestScope::Trigger,
+            &format!("{name}-trigger.log"),
+        );
         times.push(format!(
             "{name}: checkout {co:.1}s, compile {:.1}s, test trigger {:.1}s ({} tests), relevant {:.1}s ({} tests), all {:.1}s ({} tests)",
             c.seconds,
@@ -205,7 +230,11 @@ fn a_patch_that_does_not_compile_is_a_compile_error_with_javacs_message() {
         "{first_errors:?}"
     );
     let t = test(&d, &r, &w, TestScope::All, "test.log");
-    assert!(matches!(t.outcome, TestOutcome::CompileError { .. }), "{:?}", t.outcome);
+    assert!(
+        matches!(t.outcome, TestOutcome::CompileError { .. }),
+        "{:?}",
+        t.outcome
+    );
     match t.run_result() {
         RunResult::Infra(f) => assert!(f.reason.starts_with("compile_error: "), "{}", f.reason),
         other => panic!("{other:?}"),
@@ -220,16 +249,26 @@ fn a_timeout_is_reported_and_leaves_nothing_running() {
     let r = sandboxed();
     let dir = scratch("timeout-");
     let (w, _) = checkout(&d, &r, &BugVersion::buggy("Cli", 5), dir.path());
-    let quick = d.clone().with_timeout(Duration::from_secs(3), Duration::from_secs(1));
+    let quick = d
+        .clone()
+        .with_timeout(Duration::from_secs(3), Duration::from_secs(1));
     let start = Instant::now();
     let t = test(&quick, &r, &w, TestScope::All, "timeout.log");
-    assert!(start.elapsed() < Duration::from_secs(30), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        start.elapsed()
+    );
     match &t.outcome {
         TestOutcome::Infra(f) => assert_eq!(f.kind, InfraKind::Timeout, "{}", f.reason),
         other => panic!("timeout expected, got {other:?}"),
     }
     let left = processes_in(&w);
-    assert!(left.is_empty(), "processes left in {}: {left:?}", w.display());
+    assert!(
+        left.is_empty(),
+        "processes left in {}: {left:?}",
+        w.display()
+    );
 }
 
 /// Without JUnit on Ant's class path the tests are never compiled and every test class
@@ -266,7 +305,10 @@ fn processes_in(dir: &Path) -> Vec<String> {
             let cwd = std::fs::read_link(e.path().join("cwd")).ok()?;
             cwd.starts_with(dir).then(|| {
                 let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-                format!("{pid}: {}", String::from_utf8_lossy(&cmd).replace('\0', " "))
+                format!(
+                    "{pid}: {}",
+                    String::from_utf8_lossy(&cmd).replace('\0', " ")
+                )
             })
         })
         .collect()

@@ -194,7 +194,10 @@ pub fn test_outcome(
     }
     let failing_ids: std::collections::HashSet<&str> =
         failing.iter().map(|f| f.id.as_str()).collect();
-    let passed = ran.iter().filter(|t| !failing_ids.contains(t.as_str())).count();
+    let passed = ran
+        .iter()
+        .filter(|t| !failing_ids.contains(t.as_str()))
+        .count();
     if passed == 0 && failing.iter().all(is_class_load_failure) {
         let first = failing
             .first()
@@ -452,13 +455,19 @@ Cannot compile sources! at framework/bin/d4j/d4j-compile line 82.
             "src/java/org/apache/commons/cli/Util.java:45: error: illegal start of expression\n        return str +;\n                    ^"
         );
         let o = compile_outcome(&run(ExitKind::Code(1), false), JAVAC_LOG, w);
-        assert!(matches!(o, CompileOutcome::CompileError { ref first_errors } if first_errors.len() == 2));
+        assert!(
+            matches!(o, CompileOutcome::CompileError { ref first_errors } if first_errors.len() == 2)
+        );
         let t = test_outcome(&run(ExitKind::Code(1), false), JAVAC_LOG, w, None, None);
         assert!(matches!(t, TestOutcome::CompileError { .. }));
         match t.run_result(Path::new("t.log")) {
             RunResult::Infra(f) => {
                 assert_eq!(f.kind, InfraKind::BuildFailure);
-                assert!(f.reason.starts_with("compile_error: src/java/"), "{}", f.reason);
+                assert!(
+                    f.reason.starts_with("compile_error: src/java/"),
+                    "{}",
+                    f.reason
+                );
             }
             other => panic!("{other:?}"),
         }
