@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::model::{EvaluationSummary, Paired, Rate};
 
-use super::stats::{mcnemar_exact, wilson};
+use crate::stats::{mcnemar_exact, wilson};
 
 /// Why two summaries cannot be compared.
 #[derive(Debug, thiserror::Error)]

@@ -528,7 +528,7 @@ fn summarize(
         .values()
         .filter_map(|i| i.divergence.as_ref().and_then(|d| d.value))
         .collect();
-    let q = |p: f64| crate::report::percentile(&divs, p);
+    let q = |p: f64| crate::stats::percentile(&divs, p);
     let (q1, q2, q3) = (q(0.25), q(0.5), q(0.75));
     let group = |key: &dyn Fn(&Instance, &PredictionResult) -> String| -> BTreeMap<String, Rates> {
         let mut groups: BTreeMap<String, Vec<&PredictionResult>> = BTreeMap::new();

@@ -7,6 +7,7 @@ use crate::model::{
     AgentRunRecord, FailFast, FirstTouch, Instance, NGram, PredictionResult, Resources, StepKind,
     ToolUse, TrajectoryMetrics, TrajectoryStep,
 };
+use crate::stats::mean;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -82,10 +83,6 @@ fn tokens(steps: &[TrajectoryStep]) -> Option<u64> {
             (i, o) => Some(i.unwrap_or(0) + o.unwrap_or(0)),
         })
         .reduce(|a, b| a + b)
-}
-
-fn mean(xs: &[f64]) -> Option<f64> {
-    (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
 }
 
 fn resources(runs: &[&Run]) -> Resources {

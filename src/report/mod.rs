@@ -8,6 +8,7 @@ pub mod results;
 pub mod tables;
 
 use crate::model::{Instance, NoteKind, ProximityClass, SkipReason};
+use crate::stats::{mean, percentile, summary};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -220,8 +221,7 @@ fn annotation_tables(instances: &[Instance]) -> AnnotationTables {
                 class,
                 bugs: of.len(),
                 with_divergence: divs.len(),
-                mean_divergence: (!divs.is_empty())
-                    .then(|| divs.iter().sum::<f64>() / divs.len() as f64),
+                mean_divergence: mean(&divs),
             }
         })
         .collect();
@@ -260,7 +260,7 @@ fn annotation_tables(instances: &[Instance]) -> AnnotationTables {
         measure,
         n: v.len(),
         stats: (!v.is_empty()).then(|| {
-            let s = tables::summary(v);
+            let s = summary(v);
             [s[0], s[1], s[2], percentile(v, 0.75), s[3]]
         }),
     };
@@ -484,19 +484,6 @@ pub fn markdown(name: &str, t: &Tables, warnings: &[String], compare: bool) -> S
 /// The same tables as JSON (`report/tables.json`, `hunkgen stats --json`).
 pub fn json(t: &Tables) -> String {
     serde_json::to_string_pretty(t).unwrap_or_default()
-}
-
-/// Linear-interpolation percentile (numpy's default), as the paper's p75.
-pub fn percentile(values: &[f64], q: f64) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let pos = q * (v.len() - 1) as f64;
-    let lo = pos.floor() as usize;
-    let hi = pos.ceil() as usize;
-    v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
 }
 
 #[cfg(test)]

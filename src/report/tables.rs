@@ -2,6 +2,7 @@
 //! figures alongside.
 
 use crate::model::Instance;
+use crate::stats::summary;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -66,23 +67,6 @@ const fn row(project: &'static str, bugs: usize, hunks: [f64; 4], files: [f64; 4
 
 /// HUNK4J Table I as published: rows single-file / multi-file, columns 2 / 3 / ≥4 hunks.
 pub const HUNK4J_TABLE1: [[usize; 3]; 2] = [[140, 55, 49], [37, 23, 68]];
-
-/// Min, median, mean, max of a non-empty sample (zeros when empty).
-pub fn summary(values: &[f64]) -> [f64; 4] {
-    if values.is_empty() {
-        return [0.0; 4];
-    }
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    let median = if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    };
-    let mean = v.iter().sum::<f64>() / n as f64;
-    [v[0], median, mean, v[n - 1]]
-}
 
 /// Computed Table I: `[single, multi] × [2, 3, ≥4]` counts over counted hunks and files.
 pub fn table1(instances: &[Instance]) -> [[usize; 3]; 2] {
