@@ -22,4 +22,5 @@ pub mod source;
 pub mod states;
 pub mod stats;
 pub mod syntax;
+pub mod table;
 pub mod validate;
