@@ -602,7 +602,6 @@ fn write_outputs(
 
 /// The evaluation table printed after a run: rates overall and by state.
 pub fn table(s: &EvaluationSummary) -> String {
-    use std::fmt::Write as _;
     let pct = |r: &Option<crate::model::Rate>| match r {
         Some(r) => format!(
             "{:.1}% ({}/{}; {:.1}–{:.1})",
@@ -615,24 +614,33 @@ pub fn table(s: &EvaluationSummary) -> String {
         None => "–".into(),
     };
     let mut out = format!(
-        "{} on {}: {} prediction(s), {} infrastructure failure(s), {} with problems\n\n| group | resolved | abstained | correct abstention | localized | compiled |\n|---|---|---|---|---|---|\n",
+        "{} on {}: {} prediction(s), {} infrastructure failure(s), {} with problems\n\n",
         s.model_name_or_path, s.dataset, s.predictions, s.infra, s.problems
     );
-    let mut row = |name: &str, r: &Rates| {
-        let _ = writeln!(
-            out,
-            "| {name} | {} | {} | {} | {} | {} |",
+    let mut table = crate::table::Table::new([
+        "group",
+        "resolved",
+        "abstained",
+        "correct abstention",
+        "localized",
+        "compiled",
+    ])
+    .right(1..6);
+    let mut row = |name: String, r: &Rates| {
+        table.push([
+            name,
             pct(&r.resolution),
             pct(&r.abstention),
             pct(&r.correct_abstention),
             pct(&r.localization),
-            pct(&r.compilation)
-        );
+            pct(&r.compilation),
+        ]);
     };
-    row("all", &s.overall);
+    row("all".into(), &s.overall);
     for (state, r) in &s.by_state {
-        row(&format!("state {state}"), r);
+        row(format!("state {state}"), r);
     }
+    out.push_str(&table.to_markdown());
     if let Some(m) = &s.trajectories {
         out.push_str(&super::trajectory::markdown(m));
     }
