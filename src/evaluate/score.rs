@@ -9,9 +9,10 @@ use crate::model::{
     ApplyMethod, Card, EvaluationSummary, Instance, Paired, PredictionResult, Rates,
     ResolutionStatus, StateKind, SCHEMA_VERSION,
 };
+use crate::validate::apply::{apply_fuzzy, Applied};
 use crate::validate::golden::{self, EvalType, GoldenTests, Resolution};
 use crate::validate::parse::{InfraKind, RunResult, TestStatus};
-use crate::validate::stage::{apply_fuzzy, Applied, Validator};
+use crate::validate::stage::Validator;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -1,11 +1,13 @@
 //! Golden-test validation: run test suites in sandboxes, parse their reports, label tests.
 //!
-//! `runner` is the only module of hunkgen that spawns processes; `env` builds cached
-//! Python (uv) and Java (javac + jars) environments through it; `parse` turns JUnit XML,
-//! pytest and Defects4J outputs into per-test statuses or an infrastructure failure;
-//! `golden` labels tests (f2p, p2p, ...) across before/after reruns and grades
-//! predictions with SWE-bench's rules. DESIGN §5.
+//! `apply` puts patches into working copies (exactly, or for predictions with a 3-way
+//! merge, offset and fuzz); `runner` is the only module of hunkgen that spawns
+//! processes; `env` builds cached Python (uv) and Java (javac + jars) environments
+//! through it; `parse` turns JUnit XML, pytest and Defects4J outputs into per-test
+//! statuses or an infrastructure failure; `golden` labels tests (f2p, p2p, ...) across
+//! before/after reruns and grades predictions with SWE-bench's rules. DESIGN §5.
 
+pub mod apply;
 pub mod env;
 pub mod golden;
 pub mod parse;
