@@ -4,17 +4,21 @@
 //!
 //! Every run is cached by the hash of what determines it (base tree, patches applied,
 //! environment, command, rerun index), so re-validating an unchanged dataset costs no
-//! test run and an interrupted build resumes where it stopped.
+//! test run and an interrupted build resumes where it stopped. One run is made in `run`;
+//! the three entry points (validate, the Partial-state check, an evaluation run) share
+//! one setup of base, tree, suites and environments.
 
-use super::apply::{apply_fuzzy, apply_to_dir};
-use super::env::{java_test_command, sh_quote, BuiltEnv, EnvCache, EnvSpec};
+mod run;
+
+use super::env::{BuiltEnv, EnvCache, EnvSpec};
 use super::golden::{self, Label, Rejection};
-use super::parse::{self, IdStyle, InfraFailure, InfraKind, RunResult};
-use super::runner::{Command, RunSpec, Runner};
-use crate::cache::{Cache, Key};
+use super::parse::{InfraFailure, InfraKind, RunResult};
+use super::runner::Runner;
+use crate::cache::Cache;
 use crate::diff::Patch;
 use crate::model::{RejectReason, TreeRuns, TreeSeconds, ValidationRecord};
 use crate::source::{Base, Candidate, Tree};
+use run::RunArgs;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -112,38 +116,38 @@ pub struct Validator<'a> {
     built: Mutex<HashMap<String, Result<BuiltEnv, String>>>,
 }
 
-/// One run: (answered from the cache, seconds, result, failing tests' messages).
-type Ran = (
-    bool,
-    f64,
-    RunResult,
-    BTreeMap<String, crate::model::Failure>,
-);
-
-/// The git repository, revision and (Defects4J) fixed→buggy patch of a candidate's base.
-type GitBase<'c> = (&'c Path, &'c str, Option<&'c Patch>);
-
-/// The candidate's base as a git tree, or why it is not one.
-fn git_base(c: &Candidate) -> Result<GitBase<'_>, String> {
-    match &c.base {
-        Base::Buggy(Tree::Git { repo, rev, .. }) => Ok((repo, rev, None)),
-        Base::Fixed {
-            tree: Tree::Git { repo, rev, .. },
-            to_buggy,
-        } => Ok((repo, rev, Some(to_buggy))),
-        Base::Missing { reason } => Err(reason.clone()),
-        _ => Err("validation needs a git base tree".into()),
-    }
+/// A candidate's base: git repository, revision, (Defects4J) fixed→buggy patch, and
+/// the id of the revision's tree, which keys the run cache.
+struct GitBase<'c> {
+    repo: &'c Path,
+    rev: &'c str,
+    to_buggy: Option<&'c Patch>,
+    tree_id: String,
 }
 
-/// A cached run: the parsed result, its failing tests' messages and its log text.
-#[derive(Serialize, Deserialize)]
-struct CachedRun {
-    result: RunResult,
-    seconds: f64,
-    log: String,
-    #[serde(default)]
-    failures: BTreeMap<String, crate::model::Failure>,
+/// What every run of a candidate needs, made once by [`Validator::setup`] for each of
+/// the three entry points (validate, partial check, evaluation run).
+struct Setup<'c, 'p> {
+    base: GitBase<'c>,
+    /// The suites covering the test patch, each with its environment.
+    suites: Vec<(&'p Suite, BuiltEnv)>,
+}
+
+/// Why a candidate cannot be set up, in the order the checks run.
+enum SetupError {
+    /// The base is missing or not a git tree.
+    Base(String),
+    /// No suite of the recipe covers the test patch.
+    NoSuite,
+    /// A suite's environment cannot be built.
+    Env(String),
+    /// The base revision's tree cannot be read.
+    Tree {
+        /// The revision.
+        rev: String,
+        /// git's error.
+        error: String,
+    },
 }
 
 /// The three trees of an instance.
@@ -226,6 +230,42 @@ impl<'a> Validator<'a> {
             .collect()
     }
 
+    /// The candidate's base, its tree id, and its suites with their environments; checks
+    /// run in this order: base, suites, environments, tree.
+    fn setup<'c>(&self, c: &'c Candidate) -> Result<Setup<'c, '_>, SetupError> {
+        let (repo, rev, to_buggy) = match &c.base {
+            Base::Buggy(Tree::Git { repo, rev, .. }) => (repo.as_path(), rev.as_str(), None),
+            Base::Fixed {
+                tree: Tree::Git { repo, rev, .. },
+                to_buggy,
+            } => (repo.as_path(), rev.as_str(), Some(to_buggy)),
+            Base::Missing { reason } => return Err(SetupError::Base(reason.clone())),
+            _ => return Err(SetupError::Base("validation needs a git base tree".into())),
+        };
+        let suites = self.suites_for(c);
+        if suites.is_empty() {
+            return Err(SetupError::NoSuite);
+        }
+        let suites = suites
+            .into_iter()
+            .map(|s| self.env(&c.repo, s).map(|e| (s, e)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(SetupError::Env)?;
+        let tree_id = crate::git::tree_id(repo, rev).map_err(|e| SetupError::Tree {
+            rev: rev.to_string(),
+            error: e.to_string(),
+        })?;
+        Ok(Setup {
+            base: GitBase {
+                repo,
+                rev,
+                to_buggy,
+                tree_id,
+            },
+            suites,
+        })
+    }
+
     /// Validate one candidate, writing run logs under `logs/<instance id>/`.
     pub fn validate(&self, c: &Candidate, logs: &Path, use_cache: bool) -> Outcome {
         let mut out = Outcome {
@@ -250,55 +290,32 @@ impl<'a> Validator<'a> {
             cached_runs: 0,
             executed_runs: 0,
         };
-        let reject = |out: &mut Outcome, r: RejectReason, why: String| {
-            out.rejection = Some((r, why));
-        };
-        let (repo, rev, to_buggy) = match git_base(c) {
-            Ok(b) => b,
-            Err(why) => {
-                reject(&mut out, RejectReason::BaseTree, why);
+        let setup = match self.setup(c) {
+            Ok(s) => s,
+            Err(e) => {
+                out.rejection = Some(match e {
+                    SetupError::Base(why) => (RejectReason::BaseTree, why),
+                    SetupError::NoSuite => {
+                        let test_files: Vec<&str> =
+                            c.test_patch.files.iter().map(|f| f.path()).collect();
+                        (
+                            RejectReason::NoTestSuite,
+                            format!(
+                                "no test suite of the recipe covers the test files ({})",
+                                test_files.join(", ")
+                            ),
+                        )
+                    }
+                    SetupError::Env(why) => (RejectReason::Infrastructure, why),
+                    SetupError::Tree { error, .. } => (RejectReason::BaseTree, error),
+                });
                 return out;
             }
         };
-        let test_files: Vec<String> = c
-            .test_patch
-            .files
-            .iter()
-            .map(|f| f.path().to_string())
-            .collect();
-        let suites = self.suites_for(c);
-        if suites.is_empty() {
-            reject(
-                &mut out,
-                RejectReason::NoTestSuite,
-                format!(
-                    "no test suite of the recipe covers the test files ({})",
-                    test_files.join(", ")
-                ),
-            );
-            return out;
-        }
-        let mut envs = Vec::new();
-        for s in &suites {
-            match self.env(&c.repo, s) {
-                Ok(e) => {
-                    out.record.environments.push(e.key.clone());
-                    envs.push(e);
-                }
-                Err(why) => {
-                    reject(&mut out, RejectReason::Infrastructure, why);
-                    return out;
-                }
-            }
+        for (s, env) in &setup.suites {
+            out.record.environments.push(env.key.clone());
             out.record.suites.push(s.name.clone());
         }
-        let tree_id = match crate::git::tree_id(repo, rev) {
-            Ok(t) => t,
-            Err(e) => {
-                reject(&mut out, RejectReason::BaseTree, e.to_string());
-                return out;
-            }
-        };
         let mut by_tree: [Vec<RunResult>; 3] = Default::default();
         let mut before_failures: BTreeMap<String, crate::model::Failure> = BTreeMap::new();
         for (t, kind) in [TreeKind::Base, TreeKind::Before, TreeKind::After]
@@ -312,13 +329,10 @@ impl<'a> Validator<'a> {
             };
             for k in 0..reruns {
                 let mut merged: Option<RunResult> = None;
-                for (s, env) in suites.iter().zip(&envs) {
+                for (s, env) in &setup.suites {
                     let run = self.run(RunArgs {
                         c,
-                        repo,
-                        rev,
-                        to_buggy,
-                        tree_id: &tree_id,
+                        base: &setup.base,
                         kind,
                         rerun: k,
                         suite: s,
@@ -346,7 +360,7 @@ impl<'a> Validator<'a> {
                             merged = Some(merge(merged, result));
                         }
                         Err(why) => {
-                            reject(&mut out, RejectReason::BaseTree, why);
+                            out.rejection = Some((RejectReason::BaseTree, why));
                             return out;
                         }
                     }
@@ -457,34 +471,29 @@ impl<'a> Validator<'a> {
         let mut partial = c.clone();
         partial.patch = change.clone();
         partial.id = format!("{}/partial", c.id);
-        let (repo, rev, to_buggy) = match git_base(c) {
-            Ok(b) => b,
-            Err(why) => return (false, serde_json::json!({ "error": why })),
+        let setup = match self.setup(c) {
+            Ok(s) => s,
+            Err(e) => {
+                let error = match e {
+                    SetupError::Base(why) => why,
+                    SetupError::NoSuite => "no suite".into(),
+                    SetupError::Env(_) => "environment unavailable".into(),
+                    SetupError::Tree { .. } => "base tree unreadable".into(),
+                };
+                return (false, serde_json::json!({ "error": error }));
+            }
         };
-        let Ok(tree_id) = crate::git::tree_id(repo, rev) else {
-            return (false, serde_json::json!({"error": "base tree unreadable"}));
-        };
-        let suites = self.suites_for(c);
         let mut still_failing_each_run = Vec::new();
         for k in 0..self.plan.reruns.max(1) {
             let mut merged: Option<RunResult> = None;
-            for s in &suites {
-                let Ok(env) = self.env(&c.repo, s) else {
-                    return (
-                        false,
-                        serde_json::json!({"error": "environment unavailable"}),
-                    );
-                };
+            for (s, env) in &setup.suites {
                 match self.run(RunArgs {
                     c: &partial,
-                    repo,
-                    rev,
-                    to_buggy,
-                    tree_id: &tree_id,
+                    base: &setup.base,
                     kind: TreeKind::After,
                     rerun: k,
                     suite: s,
-                    env: &env,
+                    env,
                     logs,
                     use_cache: true,
                     model: None,
@@ -527,251 +536,6 @@ impl<'a> Validator<'a> {
             }),
         )
     }
-
-    /// One run (from the cache when possible): (cached, seconds, result).
-    fn run(&self, a: RunArgs<'_>) -> Result<Ran, String> {
-        let suite = a.suite;
-        let workdir = suite.workdir.clone().unwrap_or_default();
-        let selected = self.selection(a.c, suite, &workdir);
-        let report_dir = ".hunkgen-reports";
-        let command = match (&suite.command, &suite.env) {
-            (Some(cmd), _) => Command::Shell(
-                cmd.replace("{tests}", &selected.files)
-                    .replace("{report_dir}", report_dir),
-            ),
-            (None, EnvSpec::Java(_)) => java_test_command(a.env, report_dir, &selected.classes)
-                .map_err(|e| e.to_string())?,
-            (None, _) => {
-                return Err(format!(
-                    "suite `{}`: no `command` (only Java environments have a default)",
-                    suite.name
-                ))
-            }
-        };
-        let test_patch = matches!(a.kind, TreeKind::Before | TreeKind::After);
-        let patch = a.kind == TreeKind::After;
-        let key = Key::of(&[
-            b"hunkgen-run-v2",
-            a.tree_id.as_bytes(),
-            a.to_buggy
-                .map(|p| p.to_bytes())
-                .unwrap_or_default()
-                .as_slice(),
-            if test_patch {
-                a.c.test_patch.to_bytes()
-            } else {
-                Vec::new()
-            }
-            .as_slice(),
-            if patch {
-                a.c.patch.to_bytes()
-            } else {
-                Vec::new()
-            }
-            .as_slice(),
-            a.env.key.as_bytes(),
-            command.display().as_bytes(),
-            workdir.as_bytes(),
-            &(a.rerun as u64).to_le_bytes(),
-            a.model.map(|m| m.to_bytes()).unwrap_or_default().as_slice(),
-        ]);
-        let log = a.logs.join(&a.c.id).join(format!(
-            "{}-{}-{}.log",
-            a.label.unwrap_or(a.kind.name()),
-            suite.name,
-            a.rerun
-        ));
-        if a.use_cache {
-            if let Some(hit) = self
-                .results
-                .get(&key)
-                .and_then(|b| serde_json::from_slice::<CachedRun>(&b).ok())
-            {
-                if let Some(dir) = log.parent() {
-                    let _ = std::fs::create_dir_all(dir);
-                }
-                let _ = std::fs::write(&log, hit.log.as_bytes());
-                return Ok((true, hit.seconds, hit.result, hit.failures));
-            }
-        }
-        let wc = tempfile::Builder::new()
-            .prefix("hunkgen-wc-")
-            .tempdir()
-            .map_err(|e| format!("cannot create a working copy: {e}"))?;
-        let root = wc.path().join("repo");
-        crate::git::export_tree(a.repo, a.rev, None, &root).map_err(|e| {
-            let mut s = e.to_string();
-            if let Some(src) = std::error::Error::source(&e) {
-                s = format!("{s}: {src}");
-            }
-            s
-        })?;
-        let mut patches: Vec<(&str, &Patch)> = Vec::new();
-        if let Some(p) = a.to_buggy {
-            patches.push(("the base patch", p));
-        }
-        if test_patch {
-            patches.push(("test_patch", &a.c.test_patch));
-        }
-        if patch {
-            patches.push(("patch", &a.c.patch));
-        }
-        for (name, p) in patches {
-            apply_to_dir(p, &root).map_err(|e| format!("{name} does not apply: {e}"))?;
-        }
-        if let Some(m) = a.model {
-            // Its changes to the golden test files are dropped: the golden tests decide.
-            let golden_tests: Vec<&str> = a.c.test_patch.files.iter().map(|f| f.path()).collect();
-            let mut m = m.clone();
-            m.files.retain(|f| !golden_tests.contains(&f.path()));
-            apply_fuzzy(&m, &root, Some(a.repo))
-                .map_err(|e| format!("the predicted patch does not apply: {e}"))?;
-        }
-        let dir = root.join(&workdir);
-        let mut spec = RunSpec::new(command, &dir, &log)
-            .with_timeout(self.plan.timeout, Duration::from_secs(10));
-        spec.memory_limit = self.plan.memory_limit;
-        spec.env.extend(a.env.vars());
-        // The whole working copy is the run's (tests may read beyond their workdir); the
-        // environment is visible read-only even when it lives under /tmp.
-        spec.writable = vec![root.clone()];
-        spec.readable = vec![a.env.dir.clone()];
-        if let Some(uv_cache) = std::env::var_os("HUNKGEN_UV_CACHE") {
-            // uv venvs hardlink into the package cache; the files must stay reachable.
-            let p = PathBuf::from(uv_cache);
-            if p.is_dir() {
-                spec.readable.push(p);
-            }
-        }
-        let result = match self.runner.run(&spec) {
-            Ok(outcome) => {
-                let reports = dir.join(report_dir);
-                let (tests, collection) = match suite.report {
-                    ReportKind::Pytest => {
-                        let xml = std::fs::read_to_string(reports.join("pytest.xml")).ok();
-                        let text = std::fs::read(&log)
-                            .map(|b| String::from_utf8_lossy(&b).into_owned())
-                            .unwrap_or_default();
-                        match parse::parse_pytest(
-                            xml.as_deref(),
-                            &text,
-                            &reports.join("pytest.xml"),
-                        ) {
-                            Ok(r) => (r.tests, r.collection_errors),
-                            Err(e) => (Default::default(), vec![e.to_string()]),
-                        }
-                    }
-                    ReportKind::Junit => match parse::parse_junit_dir(&reports, IdStyle::Java) {
-                        Ok(t) => (t, Vec::new()),
-                        Err(e) => (Default::default(), vec![e.to_string()]),
-                    },
-                };
-                (
-                    outcome.duration.as_secs_f64(),
-                    parse::verdict(&outcome, tests, &collection),
-                )
-            }
-            Err(e) => (
-                0.0,
-                RunResult::Infra(InfraFailure {
-                    kind: InfraKind::BuildFailure,
-                    reason: e.to_string(),
-                    log_path: log.clone(),
-                }),
-            ),
-        };
-        let log_text = std::fs::read(&log)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default();
-        let reports = dir.join(report_dir);
-        let style = match suite.report {
-            ReportKind::Pytest => IdStyle::Pytest,
-            ReportKind::Junit => IdStyle::Java,
-        };
-        let mut files = parse::junit_files(&reports);
-        if reports.join("pytest.xml").is_file() {
-            files.push(reports.join("pytest.xml"));
-        }
-        let entry = CachedRun {
-            result: result.1.clone(),
-            seconds: result.0,
-            log: log_text,
-            failures: parse::junit_failures(&files, style),
-        };
-        // A timeout may be the machine's load, not the test: do not cache it.
-        let timed_out = matches!(&result.1, RunResult::Infra(f) if f.kind == InfraKind::Timeout);
-        if !timed_out {
-            if let Ok(bytes) = serde_json::to_vec(&entry) {
-                let _ = self.results.put(&key, &bytes);
-            }
-        }
-        Ok((false, result.0, result.1, entry.failures))
-    }
-
-    fn selection(&self, c: &Candidate, suite: &Suite, workdir: &str) -> Selection {
-        if self.plan.scope == Scope::Full {
-            return Selection::default();
-        }
-        let prefix = if workdir.is_empty() {
-            String::new()
-        } else {
-            format!("{}/", workdir.trim_end_matches('/'))
-        };
-        let mut files = Vec::new();
-        let mut classes = Vec::new();
-        for fp in &c.test_patch.files {
-            if fp.new_path.is_none() {
-                continue; // deleted test files are not run
-            }
-            let path = fp.path();
-            if !suite.paths.is_empty() && !suite.paths.iter().any(|p| path.starts_with(p.as_str()))
-            {
-                continue;
-            }
-            let Some(rel) = path.strip_prefix(&prefix) else {
-                continue;
-            };
-            match &suite.env {
-                EnvSpec::Java(j) if rel.ends_with(".java") => {
-                    for d in &j.test_dirs {
-                        let d = format!("{}/", d.trim_end_matches('/'));
-                        if let Some(class) = rel.strip_prefix(&d) {
-                            classes.push(class.trim_end_matches(".java").replace('/', "."));
-                        }
-                    }
-                }
-                _ => files.push(sh_quote(rel)),
-            }
-        }
-        Selection {
-            files: files.join(" "),
-            classes,
-        }
-    }
-}
-
-#[derive(Default)]
-struct Selection {
-    files: String,
-    classes: Vec<String>,
-}
-
-struct RunArgs<'r> {
-    c: &'r Candidate,
-    repo: &'r Path,
-    rev: &'r str,
-    to_buggy: Option<&'r Patch>,
-    tree_id: &'r str,
-    kind: TreeKind,
-    rerun: usize,
-    suite: &'r Suite,
-    env: &'r BuiltEnv,
-    logs: &'r Path,
-    use_cache: bool,
-    /// A system's patch applied last (exactly, else with offset and fuzz), for evaluation.
-    model: Option<&'r Patch>,
-    /// Name of the run in its log file (default: the tree kind).
-    label: Option<&'r str>,
 }
 
 /// Results of several suites on one tree as one run: the union of their tests; any
@@ -819,12 +583,15 @@ impl<'a> Validator<'a> {
             }),
             error: Some(why),
         };
-        let (repo, rev, to_buggy) = match git_base(c) {
-            Ok(b) => b,
-            Err(why) => return fail(why),
-        };
-        let Ok(tree_id) = crate::git::tree_id(repo, rev) else {
-            return fail(format!("{rev}: base tree unreadable"));
+        let setup = match self.setup(c) {
+            Ok(s) => s,
+            Err(SetupError::Base(why) | SetupError::Env(why)) => return fail(why),
+            Err(SetupError::NoSuite) => {
+                return fail("no test suite of the recipe covers the golden tests".into())
+            }
+            Err(SetupError::Tree { rev, .. }) => {
+                return fail(format!("{rev}: base tree unreadable"))
+            }
         };
         let mut cand = c.clone();
         let kind = match state_change {
@@ -834,26 +601,15 @@ impl<'a> Validator<'a> {
             }
             None => TreeKind::Before,
         };
-        let suites = self.suites_for(c);
-        if suites.is_empty() {
-            return fail("no test suite of the recipe covers the golden tests".into());
-        }
         let mut merged: Option<RunResult> = None;
-        for s in suites {
-            let env = match self.env(&c.repo, s) {
-                Ok(e) => e,
-                Err(why) => return fail(why),
-            };
+        for (s, env) in &setup.suites {
             match self.run(RunArgs {
                 c: &cand,
-                repo,
-                rev,
-                to_buggy,
-                tree_id: &tree_id,
+                base: &setup.base,
                 kind,
                 rerun: 0,
                 suite: s,
-                env: &env,
+                env,
                 logs,
                 use_cache: true,
                 model,
