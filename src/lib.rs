@@ -20,5 +20,7 @@ pub mod run;
 pub mod shard;
 pub mod source;
 pub mod states;
+pub mod stats;
 pub mod syntax;
+pub mod table;
 pub mod validate;

@@ -11,7 +11,8 @@ use serde::Serialize;
 
 use crate::model::{EvaluationSummary, Paired, Rate};
 
-use super::stats::{mcnemar_exact, wilson};
+use crate::stats::{mcnemar_exact, wilson};
+use crate::table::Table;
 
 /// Why two summaries cannot be compared.
 #[derive(Debug, thiserror::Error)]
@@ -169,21 +170,29 @@ impl Comparison {
             "A: {}\nB: {}\ndataset {} (sha256 {short}…): {} paired outcomes ({} only in A, {} only in B, left out)\n\n",
             self.a_model, self.b_model, self.dataset, self.paired, self.only_in_a, self.only_in_b
         );
-        out.push_str("| metric | A | B | A not B (b) | B not A (c) | McNemar p (exact) |\n");
-        out.push_str("|---|---|---|---|---|---|\n");
+        let mut table = Table::new([
+            "metric",
+            "A",
+            "B",
+            "A not B (b)",
+            "B not A (c)",
+            "McNemar p (exact)",
+        ])
+        .right(1..6);
         for (name, m) in [
             ("resolution", &self.resolution),
             ("abstention", &self.abstention),
         ] {
-            out.push_str(&format!(
-                "| {name} | {} | {} | {} | {} | {} |\n",
+            table.push([
+                name.to_string(),
                 rate(&m.a),
                 rate(&m.b),
-                m.a_only,
-                m.b_only,
-                p_value(m.p_value)
-            ));
+                m.a_only.to_string(),
+                m.b_only.to_string(),
+                p_value(m.p_value),
+            ]);
         }
+        out.push_str(&table.to_markdown());
         out
     }
 }

@@ -1,5 +1,4 @@
-//! Evaluation (DESIGN §7): pure metrics — abstention, localization, binomial statistics,
-//! per-group rates and paired comparisons of two summaries — and the orchestration
+//! Evaluation (DESIGN §7): pure metrics — abstention, localization, per-group rates and paired comparisons of two summaries — and the orchestration
 //! (`score`) that applies predictions, runs the golden tests and writes the results.
 
 pub mod abstain;
@@ -9,7 +8,6 @@ mod metrics;
 pub mod predictions;
 pub mod rates;
 pub mod score;
-pub mod stats;
 pub mod trajectory;
 
 pub use abstain::{abstains, effective_patch, DropReason, Effective};
@@ -20,4 +18,3 @@ pub use localize::{
     LocalizeError, Location,
 };
 pub use rates::rates;
-pub use stats::{mcnemar_exact, wilson};

@@ -2,7 +2,7 @@
 
 use crate::model::{PredictionResult, Rates};
 
-use super::stats::wilson;
+use crate::stats::{mean, wilson};
 
 /// The rates of a group of results, each a Wilson 95% interval over its denominator:
 /// resolution, abstention, correct abstention and localization over every row;
@@ -25,7 +25,6 @@ pub fn rates(results: &[&PredictionResult]) -> Rates {
         .iter()
         .filter_map(|r| Some(r.failing_before? as f64 - r.failing_after? as f64))
         .collect();
-    let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
     Rates {
         resolution: Some(wilson(count(&|r| r.resolved), n)),
         abstention: Some(wilson(count(&|r| r.abstained), n)),

@@ -9,9 +9,10 @@ use crate::model::{
     ApplyMethod, Card, EvaluationSummary, Instance, Paired, PredictionResult, Rates,
     ResolutionStatus, StateKind, SCHEMA_VERSION,
 };
+use crate::validate::apply::{apply_fuzzy, Applied};
 use crate::validate::golden::{self, EvalType, GoldenTests, Resolution};
 use crate::validate::parse::{InfraKind, RunResult, TestStatus};
-use crate::validate::stage::{apply_fuzzy, Applied, Validator};
+use crate::validate::stage::Validator;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -528,7 +529,7 @@ fn summarize(
         .values()
         .filter_map(|i| i.divergence.as_ref().and_then(|d| d.value))
         .collect();
-    let q = |p: f64| crate::report::percentile(&divs, p);
+    let q = |p: f64| crate::stats::percentile(&divs, p);
     let (q1, q2, q3) = (q(0.25), q(0.5), q(0.75));
     let group = |key: &dyn Fn(&Instance, &PredictionResult) -> String| -> BTreeMap<String, Rates> {
         let mut groups: BTreeMap<String, Vec<&PredictionResult>> = BTreeMap::new();
@@ -602,7 +603,6 @@ fn write_outputs(
 
 /// The evaluation table printed after a run: rates overall and by state.
 pub fn table(s: &EvaluationSummary) -> String {
-    use std::fmt::Write as _;
     let pct = |r: &Option<crate::model::Rate>| match r {
         Some(r) => format!(
             "{:.1}% ({}/{}; {:.1}–{:.1})",
@@ -615,24 +615,33 @@ pub fn table(s: &EvaluationSummary) -> String {
         None => "–".into(),
     };
     let mut out = format!(
-        "{} on {}: {} prediction(s), {} infrastructure failure(s), {} with problems\n\n| group | resolved | abstained | correct abstention | localized | compiled |\n|---|---|---|---|---|---|\n",
+        "{} on {}: {} prediction(s), {} infrastructure failure(s), {} with problems\n\n",
         s.model_name_or_path, s.dataset, s.predictions, s.infra, s.problems
     );
-    let mut row = |name: &str, r: &Rates| {
-        let _ = writeln!(
-            out,
-            "| {name} | {} | {} | {} | {} | {} |",
+    let mut table = crate::table::Table::new([
+        "group",
+        "resolved",
+        "abstained",
+        "correct abstention",
+        "localized",
+        "compiled",
+    ])
+    .right(1..6);
+    let mut row = |name: String, r: &Rates| {
+        table.push([
+            name,
             pct(&r.resolution),
             pct(&r.abstention),
             pct(&r.correct_abstention),
             pct(&r.localization),
-            pct(&r.compilation)
-        );
+            pct(&r.compilation),
+        ]);
     };
-    row("all", &s.overall);
+    row("all".into(), &s.overall);
     for (state, r) in &s.by_state {
-        row(&format!("state {state}"), r);
+        row(format!("state {state}"), r);
     }
+    out.push_str(&table.to_markdown());
     if let Some(m) = &s.trajectories {
         out.push_str(&super::trajectory::markdown(m));
     }

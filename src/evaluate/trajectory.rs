@@ -7,6 +7,8 @@ use crate::model::{
     AgentRunRecord, FailFast, FirstTouch, Instance, NGram, PredictionResult, Resources, StepKind,
     ToolUse, TrajectoryMetrics, TrajectoryStep,
 };
+use crate::stats::mean;
+use crate::table::Table;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -82,10 +84,6 @@ fn tokens(steps: &[TrajectoryStep]) -> Option<u64> {
             (i, o) => Some(i.unwrap_or(0) + o.unwrap_or(0)),
         })
         .reduce(|a, b| a + b)
-}
-
-fn mean(xs: &[f64]) -> Option<f64> {
-    (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
 }
 
 fn resources(runs: &[&Run]) -> Resources {
@@ -213,7 +211,7 @@ fn num(x: Option<f64>, digits: usize) -> String {
 pub fn markdown(m: &TrajectoryMetrics) -> String {
     use std::fmt::Write as _;
     let mut out = format!(
-        "\ntrajectories: {} run(s), {} with a normalized trajectory; outcomes: {}\n\n| runs | n | mean tokens | mean seconds | mean steps |\n|---|---|---|---|---|\n",
+        "\ntrajectories: {} run(s), {} with a normalized trajectory; outcomes: {}\n\n",
         m.runs,
         m.with_trajectory,
         m.outcomes
@@ -222,16 +220,18 @@ pub fn markdown(m: &TrajectoryMetrics) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    let mut table =
+        Table::new(["runs", "n", "mean tokens", "mean seconds", "mean steps"]).right(1..5);
     for (name, r) in [("successful", &m.success), ("failed", &m.failure)] {
-        let _ = writeln!(
-            out,
-            "| {name} | {} | {} | {} | {} |",
-            r.runs,
+        table.push([
+            name.to_string(),
+            r.runs.to_string(),
             num(r.mean_tokens, 0),
             num(r.mean_seconds, 1),
-            num(r.mean_steps, 1)
-        );
+            num(r.mean_steps, 1),
+        ]);
     }
+    out.push_str(&table.to_markdown());
     let uses: Vec<String> = m
         .tool_use
         .iter()

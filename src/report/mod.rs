@@ -8,6 +8,8 @@ pub mod results;
 pub mod tables;
 
 use crate::model::{Instance, NoteKind, ProximityClass, SkipReason};
+use crate::stats::{mean, percentile, summary};
+use crate::table::{Cell, Table};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -173,10 +175,8 @@ impl Tables {
 /// The git walk's funnel as a markdown table: each step with its count, then the
 /// rejections per commit rule.
 pub fn funnel_markdown(f: &crate::model::MineFunnel) -> String {
-    let mut out = String::from("| step | commits |\n|---|---|\n");
-    let mut row = |step: &str, n: usize| {
-        let _ = writeln!(out, "| {step} | {n} |");
-    };
+    let mut table = Table::new(["step", "commits"]).right([1]);
+    let mut row = |step: &str, n: usize| table.push([step.to_string(), n.to_string()]);
     row("walked", f.walked);
     row("non-merge", f.non_merge);
     row("message matched", f.message_matched);
@@ -202,7 +202,7 @@ pub fn funnel_markdown(f: &crate::model::MineFunnel) -> String {
     if f.unreadable > 0 {
         row("unreadable (`git_objects` rows)", f.unreadable);
     }
-    out
+    table.to_markdown()
 }
 
 fn annotation_tables(instances: &[Instance]) -> AnnotationTables {
@@ -220,8 +220,7 @@ fn annotation_tables(instances: &[Instance]) -> AnnotationTables {
                 class,
                 bugs: of.len(),
                 with_divergence: divs.len(),
-                mean_divergence: (!divs.is_empty())
-                    .then(|| divs.iter().sum::<f64>() / divs.len() as f64),
+                mean_divergence: mean(&divs),
             }
         })
         .collect();
@@ -260,7 +259,7 @@ fn annotation_tables(instances: &[Instance]) -> AnnotationTables {
         measure,
         n: v.len(),
         stats: (!v.is_empty()).then(|| {
-            let s = tables::summary(v);
+            let s = summary(v);
             [s[0], s[1], s[2], percentile(v, 0.75), s[3]]
         }),
     };
@@ -312,15 +311,10 @@ pub fn inputs(
     out
 }
 
-/// Table III in markdown: class, bugs, mean divergence; a mean over fewer instances than
-/// the class holds says so in the row.
-pub fn table3_markdown(t: &AnnotationTables) -> String {
-    let mut out = String::from("\n## Table III — proximity class × mean hunk divergence\n\n");
-    if let Some(l) = t.lambda {
-        let _ = writeln!(out, "λ = {l}.\n");
-    }
-    let _ = writeln!(out, "| class | bugs | mean divergence |");
-    let _ = writeln!(out, "|---|---|---|");
+/// Table III: class, bugs, mean divergence; a mean over fewer instances than the class
+/// holds says so in the row.
+pub fn table3_table(t: &AnnotationTables) -> Table {
+    let mut table = Table::new(["class", "bugs", "mean divergence"]).right([1, 2]);
     for r in &t.table3 {
         let mean = match r.mean_divergence {
             None => "–".to_string(),
@@ -329,18 +323,96 @@ pub fn table3_markdown(t: &AnnotationTables) -> String {
             }
             Some(m) => format!("{m:.4}"),
         };
-        let _ = writeln!(out, "| {} | {} | {mean} |", r.class.name(), r.bugs);
+        table.push([r.class.name().to_string(), r.bugs.to_string(), mean]);
     }
     if t.undecided > 0 {
-        let _ = writeln!(out, "| (undecided: no sources) | {} | |", t.undecided);
+        table.rows.push(vec![
+            Cell::from("(undecided: no sources)"),
+            Cell::Text(t.undecided.to_string()),
+            Cell::Blank,
+        ]);
     }
+    table
+}
+
+/// Table III in markdown under its heading (see [`table3_table`]).
+pub fn table3_markdown(t: &AnnotationTables) -> String {
+    let mut out = String::from("\n## Table III — proximity class × mean hunk divergence\n\n");
+    if let Some(l) = t.lambda {
+        let _ = writeln!(out, "λ = {l}.\n");
+    }
+    out.push_str(&table3_table(t).to_markdown());
     out
+}
+
+/// Examined items whose raw `@@` count differs from the counted one, with the rule that
+/// excluded each hunk.
+pub fn not_counted_table(rows: &[NotCounted]) -> Table {
+    let mut table =
+        Table::new(["instance", "raw `@@`", "counted", "kept", "rule: hunks"]).right([1, 2]);
+    for r in rows {
+        let why: Vec<String> = r
+            .by_rule
+            .iter()
+            .map(|(k, n)| format!("{}: {n}", k.as_str()))
+            .collect();
+        table.push([
+            r.instance_id.clone(),
+            r.raw.to_string(),
+            r.counted.to_string(),
+            if r.kept { "yes" } else { "no" }.to_string(),
+            why.join(", "),
+        ]);
+    }
+    table
+}
+
+/// The divergence distribution: min, median, mean, p75, max per measure, with the
+/// sample size when `with_n`; `–` for an empty sample.
+pub fn distribution_table(rows: &[DistributionRow], with_n: bool) -> Table {
+    let mut headers = vec!["measure"];
+    if with_n {
+        headers.push("n");
+    }
+    headers.extend(["min", "median", "mean", "p75", "max"]);
+    let mut table = Table::new(headers.iter().copied()).right(1..headers.len());
+    for r in rows {
+        let mut cells = vec![r.measure.to_string()];
+        if with_n {
+            cells.push(r.n.to_string());
+        }
+        cells.extend((0..5).map(|j| {
+            r.stats
+                .map(|s| format!("{:.4}", s[j]))
+                .unwrap_or_else(|| "–".into())
+        }));
+        table.push(cells);
+    }
+    table
+}
+
+/// Instances per annotation note kind.
+pub fn notes_table(notes: &[(NoteKind, usize)]) -> Table {
+    let mut table = Table::new(["note", "instances"]).right([1]);
+    for (kind, n) in notes {
+        table.push([kind.describe().to_string(), n.to_string()]);
+    }
+    table
 }
 
 /// One row per instance: hunks, divergence, class, golden tests (the build summary of a
 /// validated dataset).
 pub fn instances_markdown(instances: &[Instance]) -> String {
-    let mut out = String::from("\n## Instances\n\n| instance | hunks | divergence | class | f2p | p2p | flaky | states |\n|---|---|---|---|---|---|---|---|\n");
+    let mut table = Table::new([
+        "instance",
+        "hunks",
+        "divergence",
+        "class",
+        "f2p",
+        "p2p",
+        "flaky",
+        "states",
+    ]);
     for i in instances {
         let div = i
             .divergence
@@ -365,16 +437,18 @@ pub fn instances_markdown(instances: &[Instance]) -> String {
                 s.missing.join("; ")
             ),
         };
-        let _ = writeln!(
-            out,
-            "| {} | {} | {div} | {class} | {} | {} | {flaky} | {states} |",
-            i.instance_id,
-            i.stats.hunks,
-            i.FAIL_TO_PASS.len(),
-            i.PASS_TO_PASS.len()
-        );
+        table.push([
+            i.instance_id.clone(),
+            i.stats.hunks.to_string(),
+            div,
+            class.to_string(),
+            i.FAIL_TO_PASS.len().to_string(),
+            i.PASS_TO_PASS.len().to_string(),
+            flaky.to_string(),
+            states,
+        ]);
     }
-    out
+    format!("\n## Instances\n\n{}", table.to_markdown())
 }
 
 /// Tables I and II in markdown (the part `hunkgen stats` and the build summary print).
@@ -411,27 +485,7 @@ pub fn markdown(name: &str, t: &Tables, warnings: &[String], compare: bool) -> S
             "Raw `@@` hunks of the patch against counted hunks, for every examined bug \
              where they differ, with the rule that excluded each hunk.\n"
         );
-        let _ = writeln!(
-            out,
-            "| instance | raw `@@` | counted | kept | rule: hunks |"
-        );
-        let _ = writeln!(out, "|---|---|---|---|---|");
-        for r in &t.not_counted {
-            let why: Vec<String> = r
-                .by_rule
-                .iter()
-                .map(|(k, n)| format!("{}: {n}", k.as_str()))
-                .collect();
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} |",
-                r.instance_id,
-                r.raw,
-                r.counted,
-                if r.kept { "yes" } else { "no" },
-                why.join(", ")
-            );
-        }
+        out.push_str(&not_counted_table(&t.not_counted).to_markdown());
     }
     if !t.inputs.is_empty() {
         let _ = writeln!(out, "\n## Inputs\n");
@@ -447,22 +501,7 @@ pub fn markdown(name: &str, t: &Tables, warnings: &[String], compare: bool) -> S
             "{} of {} instances have Div(P) (the rest lack a same-file D_ast).\n",
             a.with_divergence, t.instances
         );
-        let _ = writeln!(out, "| measure | min | median | mean | p75 | max |");
-        let _ = writeln!(out, "|---|---|---|---|---|---|");
-        for r in &a.distribution {
-            match r.stats {
-                None => {
-                    let _ = writeln!(out, "| {} | – | – | – | – | – |", r.measure);
-                }
-                Some(s) => {
-                    let _ = writeln!(
-                        out,
-                        "| {} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} |",
-                        r.measure, s[0], s[1], s[2], s[3], s[4]
-                    );
-                }
-            }
-        }
+        out.push_str(&distribution_table(&a.distribution, false).to_markdown());
         if !warnings.is_empty() {
             let _ = writeln!(out, "\n## Annotation warnings\n");
             for w in warnings {
@@ -471,11 +510,7 @@ pub fn markdown(name: &str, t: &Tables, warnings: &[String], compare: bool) -> S
         }
         if !a.notes.is_empty() {
             let _ = writeln!(out, "\n## Instances with annotation notes\n");
-            let _ = writeln!(out, "| note | instances |");
-            let _ = writeln!(out, "|---|---|");
-            for (kind, n) in &a.notes {
-                let _ = writeln!(out, "| {} | {n} |", kind.describe());
-            }
+            out.push_str(&notes_table(&a.notes).to_markdown());
         }
     }
     out
@@ -484,19 +519,6 @@ pub fn markdown(name: &str, t: &Tables, warnings: &[String], compare: bool) -> S
 /// The same tables as JSON (`report/tables.json`, `hunkgen stats --json`).
 pub fn json(t: &Tables) -> String {
     serde_json::to_string_pretty(t).unwrap_or_default()
-}
-
-/// Linear-interpolation percentile (numpy's default), as the paper's p75.
-pub fn percentile(values: &[f64], q: f64) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let pos = q * (v.len() - 1) as f64;
-    let lo = pos.floor() as usize;
-    let hi = pos.ceil() as usize;
-    v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
 }
 
 #[cfg(test)]

@@ -246,9 +246,9 @@ impl ResultsTables {
             .collect();
         let quartile_edges = (!divs.is_empty()).then(|| {
             [
-                super::percentile(&divs, 0.25),
-                super::percentile(&divs, 0.5),
-                super::percentile(&divs, 0.75),
+                crate::stats::percentile(&divs, 0.25),
+                crate::stats::percentile(&divs, 0.5),
+                crate::stats::percentile(&divs, 0.75),
             ]
         });
         let quartile = |i: &Instance| -> String {
@@ -290,7 +290,7 @@ impl ResultsTables {
                     .iter()
                     .filter_map(|k| {
                         acc.get(k)
-                            .map(|(k2, n)| (k.clone(), crate::evaluate::wilson(*k2, *n)))
+                            .map(|(k2, n)| (k.clone(), crate::stats::wilson(*k2, *n)))
                     })
                     .collect::<Vec<_>>()
             };
@@ -317,7 +317,7 @@ impl ResultsTables {
                     .map(|(st, (k, n))| StateAbstention {
                         state: st.clone(),
                         abstain_expected: !needs_fix(st),
-                        abstained: crate::evaluate::wilson(*k, *n),
+                        abstained: crate::stats::wilson(*k, *n),
                     })
                     .collect();
                 abstention.sort_by_key(|a| (rank(&a.state), a.state.clone()));
@@ -326,7 +326,7 @@ impl ResultsTables {
                     file: s.file.display().to_string(),
                     rows: s.rows.len(),
                     unknown: s.unknown,
-                    resolution: crate::evaluate::wilson(resolved, fix.len()),
+                    resolution: crate::stats::wilson(resolved, fix.len()),
                     by_class: grouped(&fix, &class, &class_order),
                     by_quartile: grouped(&fix, &quartile, &quartile_order),
                     correct_abstentions: s

@@ -2,6 +2,8 @@
 //! figures alongside.
 
 use crate::model::Instance;
+use crate::stats::summary;
+use crate::table::Table;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -66,23 +68,6 @@ const fn row(project: &'static str, bugs: usize, hunks: [f64; 4], files: [f64; 4
 
 /// HUNK4J Table I as published: rows single-file / multi-file, columns 2 / 3 / ≥4 hunks.
 pub const HUNK4J_TABLE1: [[usize; 3]; 2] = [[140, 55, 49], [37, 23, 68]];
-
-/// Min, median, mean, max of a non-empty sample (zeros when empty).
-pub fn summary(values: &[f64]) -> [f64; 4] {
-    if values.is_empty() {
-        return [0.0; 4];
-    }
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    let median = if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    };
-    let mean = v.iter().sum::<f64>() / n as f64;
-    [v[0], median, mean, v[n - 1]]
-}
 
 /// Computed Table I: `[single, multi] × [2, 3, ≥4]` counts over counted hunks and files.
 pub fn table1(instances: &[Instance]) -> [[usize; 3]; 2] {
@@ -167,13 +152,21 @@ fn cell(computed: f64, published: Option<f64>, decimals: bool) -> String {
     }
 }
 
-/// Markdown for Tables I and II; with `compare`, published HUNK4J figures are shown
-/// beside every computed figure that differs.
-pub fn render(t1: &[[usize; 3]; 2], t2: &[Table2Row], compare: bool) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "## Table I — file scope × hunk count\n");
-    let _ = writeln!(out, "| scope | 2 hunks | 3 hunks | ≥4 hunks | total |");
-    let _ = writeln!(out, "|---|---|---|---|---|");
+/// Which columns of Table II a rendering shows besides the project and the file figures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Table2Columns {
+    /// The number of bugs.
+    pub bugs: bool,
+    /// The hunk figures.
+    pub hunks: bool,
+}
+
+/// Table I as a [`Table`]: scope rows (single-file, multi-file, total) × 2 / 3 / ≥4
+/// hunks and a total; with `compare`, published HUNK4J figures beside differing ones.
+pub fn table1_table(t1: &[[usize; 3]; 2], compare: bool) -> Table {
+    let mut table = Table::new(["scope", "2 hunks", "3 hunks", "≥4 hunks", "total"])
+        .right(1..5)
+        .with_row_headers();
     let published_col = |c: usize| HUNK4J_TABLE1[0][c] + HUNK4J_TABLE1[1][c];
     for (r, name) in ["single-file", "multi-file", "total"].iter().enumerate() {
         let (computed, published): (Vec<usize>, Vec<usize>) = if r < 2 {
@@ -184,22 +177,71 @@ pub fn render(t1: &[[usize; 3]; 2], t2: &[Table2Row], compare: bool) -> String {
                 (0..3).map(published_col).collect(),
             )
         };
-        let mut cells: Vec<String> = (0..3)
-            .map(|c| {
-                cell(
-                    computed[c] as f64,
-                    compare.then(|| published[c] as f64),
-                    false,
-                )
-            })
-            .collect();
+        let mut cells: Vec<String> = vec![name.to_string()];
+        cells.extend((0..3).map(|c| {
+            cell(
+                computed[c] as f64,
+                compare.then(|| published[c] as f64),
+                false,
+            )
+        }));
         cells.push(cell(
             computed.iter().sum::<usize>() as f64,
             compare.then(|| published.iter().sum::<usize>() as f64),
             false,
         ));
-        let _ = writeln!(out, "| {name} | {} |", cells.join(" | "));
+        table.push(cells);
     }
+    table
+}
+
+/// Table II as a [`Table`] with the given columns; with `compare`, published HUNK4J
+/// figures beside differing ones.
+pub fn table2_table(rows: &[Table2Row], compare: bool, columns: Table2Columns) -> Table {
+    let mut headers = vec!["project"];
+    if columns.bugs {
+        headers.push("bugs");
+    }
+    if columns.hunks {
+        headers.extend(["h min", "h med", "h mean", "h max"]);
+    }
+    headers.extend(["f min", "f med", "f mean", "f max"]);
+    let mut table = Table::new(headers.iter().copied());
+    table = table.right(1..headers.len());
+    for Table2Row {
+        project,
+        bugs,
+        hunks: h,
+        files: f,
+    } in rows
+    {
+        let published = published_row(project, compare);
+        let mut cells = vec![project.clone()];
+        if columns.bugs {
+            cells.push(cell(*bugs as f64, published.map(|p| p.bugs as f64), false));
+        }
+        let mut groups = Vec::new();
+        if columns.hunks {
+            groups.push((h, published.map(|p| p.hunks)));
+        }
+        groups.push((f, published.map(|p| p.files)));
+        for (vals, pubs) in groups {
+            for j in 0..4 {
+                let decimals = j == 1 || j == 2;
+                cells.push(cell(vals[j], pubs.map(|p| p[j]), decimals));
+            }
+        }
+        table.push(cells);
+    }
+    table
+}
+
+/// Markdown for Tables I and II; with `compare`, published HUNK4J figures are shown
+/// beside every computed figure that differs.
+pub fn render(t1: &[[usize; 3]; 2], t2: &[Table2Row], compare: bool) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "## Table I — file scope × hunk count\n");
+    out.push_str(&table1_table(t1, compare).to_markdown());
     let _ = writeln!(out);
 
     let _ = writeln!(out, "## Table II — per project\n");
@@ -207,31 +249,11 @@ pub fn render(t1: &[[usize; 3]; 2], t2: &[Table2Row], compare: bool) -> String {
         out,
         "Hunks: counted code hunks per bug. Files: files with a counted hunk per bug.\n"
     );
-    let _ = writeln!(
-        out,
-        "| project | bugs | h min | h med | h mean | h max | f min | f med | f mean | f max |"
-    );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|");
-    for Table2Row {
-        project,
-        bugs,
-        hunks: h,
-        files: f,
-    } in t2
-    {
-        let published = published_row(project, compare);
-        let mut cells = vec![cell(*bugs as f64, published.map(|p| p.bugs as f64), false)];
-        for (vals, pubs) in [
-            (h, published.map(|p| p.hunks)),
-            (f, published.map(|p| p.files)),
-        ] {
-            for j in 0..4 {
-                let decimals = j == 1 || j == 2;
-                cells.push(cell(vals[j], pubs.map(|p| p[j]), decimals));
-            }
-        }
-        let _ = writeln!(out, "| {project} | {} |", cells.join(" | "));
-    }
+    let all = Table2Columns {
+        bugs: true,
+        hunks: true,
+    };
+    out.push_str(&table2_table(t2, compare, all).to_markdown());
     out
 }
 
@@ -252,17 +274,10 @@ pub fn render_all_files_variant(t2_all: &[Table2Row], compare: bool) -> String {
          this variant counts every file of the patch, whatever its kind and whether its \
          hunks count.\n"
     );
-    let _ = writeln!(out, "| project | f min | f med | f mean | f max |");
-    let _ = writeln!(out, "|---|---|---|---|---|");
-    for Table2Row {
-        project, files: f, ..
-    } in t2_all
-    {
-        let published = published_row(project, compare);
-        let cells: Vec<String> = (0..4)
-            .map(|j| cell(f[j], published.map(|p| p.files[j]), j == 1 || j == 2))
-            .collect();
-        let _ = writeln!(out, "| {project} | {} |", cells.join(" | "));
-    }
+    let files = Table2Columns {
+        bugs: false,
+        hunks: false,
+    };
+    out.push_str(&table2_table(t2_all, compare, files).to_markdown());
     out
 }

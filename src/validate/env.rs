@@ -20,7 +20,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::runner::{find_in_path, Command, ExitKind, RunError, RunSpec, Runner};
+use super::runner::{find_in_path, Command, ExitKind, RunError, RunSpec, Runner, SandboxPolicy};
 
 /// A Python environment: interpreter version and what to install.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -268,21 +268,44 @@ pub fn find_uv() -> Option<PathBuf> {
 }
 
 /// The machine's `python3`: its real executable and its version (`3.11.7`).
+///
+/// Asked through a [`Runner`] like every process hunkgen starts, but outside the sandbox:
+/// the answer is the host's interpreter, whose path the environment build then uses.
 pub fn machine_python() -> Result<(PathBuf, String), EnvError> {
     let missing = || EnvError::MissingTool {
         tool: "python3".into(),
         hint: "install Python 3".into(),
     };
-    let out = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3])",
-        ])
-        .output()
+    let runner = Runner::new(SandboxPolicy::Off).map_err(|_| missing())?;
+    let dir = tempfile::Builder::new()
+        .prefix("hunkgen-python-")
+        .tempdir()
         .map_err(|_| missing())?;
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stdout = dir.path().join("stdout");
+    let mut spec = RunSpec::new(
+        Command::Exec {
+            program: "python3".into(),
+            args: vec![
+                "-c".into(),
+                "import sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3])"
+                    .into(),
+            ],
+        },
+        dir.path(),
+        &stdout,
+    )
+    .with_timeout(Duration::from_secs(60), Duration::from_secs(5));
+    spec.stderr_path = Some(dir.path().join("stderr"));
+    let out = runner.run(&spec).map_err(|_| missing())?;
+    let text = fs::read(&stdout)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
     let mut lines = text.lines();
-    match (out.status.success(), lines.next(), lines.next()) {
+    match (
+        out.exit.success() && !out.timed_out,
+        lines.next(),
+        lines.next(),
+    ) {
         (true, Some(exe), Some(version)) => Ok((PathBuf::from(exe), version.to_string())),
         _ => Err(missing()),
     }
@@ -688,6 +711,14 @@ pub fn java_test_command(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn machine_python_names_the_interpreter_and_its_version() {
+        let (exe, version) = machine_python().expect("python3 on PATH");
+        assert!(exe.is_absolute() && exe.exists(), "{}", exe.display());
+        assert!(version.starts_with("3."), "{version}");
+        assert_eq!(version.split('.').count(), 3, "{version}");
+    }
 
     #[test]
     fn python_version_matching_is_by_components() {

@@ -201,7 +201,7 @@ fn localization_predictions_are_scored_per_file_and_line() {
 /// fuzz when only an outer context line differs and the blob is unknown.
 #[test]
 fn predicted_patches_apply_exactly_three_way_or_with_fuzz() {
-    use hunkgen::validate::stage::{apply_fuzzy, Applied};
+    use hunkgen::validate::apply::{apply_fuzzy, Applied};
     let mut s = crate::common::Script::new();
     let v1: String = (1..=12).map(|i| format!("a{i}\n")).collect();
     s.write("f.txt", &v1);

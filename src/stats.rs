@@ -1,5 +1,5 @@
-//! Binomial statistics for evaluation summaries: Wilson score intervals and McNemar's
-//! exact test.
+//! Shared statistics, below both `evaluate` and `report`: Wilson score intervals,
+//! McNemar's exact test, means, percentiles and the min/median/mean/max summary.
 
 use crate::model::Rate;
 
@@ -73,9 +73,57 @@ pub fn mcnemar_exact(b: usize, c: usize) -> f64 {
     (2.0 * tail).min(1.0)
 }
 
+/// The arithmetic mean, or `None` for an empty sample (nothing to average).
+pub fn mean(values: &[f64]) -> Option<f64> {
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+}
+
+/// Linear-interpolation percentile (numpy's default), as the paper's p75; 0 for an
+/// empty sample.
+pub fn percentile(values: &[f64], q: f64) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let pos = q * (v.len() - 1) as f64;
+    let lo = pos.floor() as usize;
+    let hi = pos.ceil() as usize;
+    v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
+}
+
+/// Min, median, mean, max of a sample, as HUNK4J's Table II prints them (zeros when
+/// empty). The mean sums the sorted values.
+pub fn summary(values: &[f64]) -> [f64; 4] {
+    if values.is_empty() {
+        return [0.0; 4];
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let median = if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    };
+    let mean = v.iter().sum::<f64>() / n as f64;
+    [v[0], median, mean, v[n - 1]]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mean_percentile_and_summary() {
+        assert_eq!(mean(&[]), None);
+        assert_eq!(mean(&[1.0, 2.0, 6.0]), Some(3.0));
+        assert_eq!(percentile(&[], 0.75), 0.0);
+        // numpy.percentile([1, 2, 3, 4], 75) = 3.25.
+        assert_eq!(percentile(&[4.0, 1.0, 3.0, 2.0], 0.75), 3.25);
+        assert_eq!(summary(&[]), [0.0; 4]);
+        assert_eq!(summary(&[3.0, 1.0, 2.0, 10.0]), [1.0, 2.5, 4.0, 10.0]);
+    }
 
     fn round6(x: f64) -> f64 {
         (x * 1e6).round() / 1e6

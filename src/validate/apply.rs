@@ -1,0 +1,177 @@
+//! Patch application to a working copy on disk: exactly, as the golden patches need;
+//! or, for a system's predicted patch, as `git apply --3way` and then GNU patch would
+//! (offset and fuzz). The validate stage and the evaluation both apply patches here.
+
+use crate::diff::{apply_patch_to_files, FileChange, LineKind, Patch};
+use std::path::Path;
+
+/// Apply a patch to the files of a directory (renames, additions and deletions too).
+pub fn apply_to_dir(p: &Patch, root: &Path) -> Result<(), String> {
+    let files = apply_patch_to_files(p, |path| std::fs::read(root.join(path)).ok())
+        .map_err(|e| e.to_string())?;
+    for (path, content) in files {
+        let target = root.join(&path);
+        match content {
+            Some(bytes) => {
+                if let Some(dir) = target.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| format!("{path}: {e}"))?;
+                }
+                std::fs::write(&target, bytes).map_err(|e| format!("{path}: {e}"))?;
+            }
+            None => {
+                let _ = std::fs::remove_file(&target);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How [`apply_fuzzy`] got a patch in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applied {
+    /// Every hunk at its stated place with all its context.
+    Exact,
+    /// A file did not apply exactly; the patch's own base blob (its `index` line) was
+    /// found in the repository, and the change merged cleanly onto the file (3-way).
+    ThreeWay,
+    /// Some hunk needed another place (offset) or fewer context lines (fuzz ≤ 2).
+    Fuzz,
+}
+
+/// Apply a patch to a directory: exactly when it can; otherwise, as `git apply --3way`,
+/// by merging each file's change onto it from the patch's own base blob (found in `repo`
+/// through the `index` line); otherwise hunk by hunk at the nearest place its lines match
+/// (offset), dropping up to two outer context lines (fuzz), as GNU patch does.
+pub fn apply_fuzzy(p: &Patch, root: &Path, repo: Option<&Path>) -> Result<Applied, String> {
+    if apply_to_dir(p, root).is_ok() {
+        return Ok(Applied::Exact);
+    }
+    if let Some(repo) = repo {
+        if let Some(merged) = three_way(p, root, repo) {
+            for (path, bytes) in merged {
+                let target = root.join(&path);
+                if let Some(dir) = target.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| format!("{path}: {e}"))?;
+                }
+                std::fs::write(&target, bytes).map_err(|e| format!("{path}: {e}"))?;
+            }
+            return Ok(Applied::ThreeWay);
+        }
+    }
+    for fp in &p.files {
+        let old = fp.old_path.as_deref().unwrap_or(fp.path());
+        let new = fp.path();
+        let text = if fp.change == FileChange::Added {
+            Vec::new()
+        } else {
+            std::fs::read(root.join(old)).map_err(|e| format!("{old}: {e}"))?
+        };
+        let mut lines: Vec<Vec<u8>> = text
+            .split_inclusive(|b| *b == b'\n')
+            .map(<[u8]>::to_vec)
+            .collect();
+        // Hunks from the bottom up, so earlier positions stay valid.
+        for h in fp.hunks.iter().rev() {
+            let olds: Vec<&[u8]> = h
+                .lines
+                .iter()
+                .filter(|l| l.kind != LineKind::Added)
+                .map(|l| l.text())
+                .collect();
+            let news: Vec<Vec<u8>> = h
+                .lines
+                .iter()
+                .filter(|l| l.kind != LineKind::Removed)
+                .map(|l| {
+                    let mut t = l.text().to_vec();
+                    t.push(b'\n');
+                    t
+                })
+                .collect();
+            let lead = h
+                .lines
+                .iter()
+                .take_while(|l| l.kind == LineKind::Context)
+                .count();
+            let trail = h
+                .lines
+                .iter()
+                .rev()
+                .take_while(|l| l.kind == LineKind::Context)
+                .count();
+            let mut placed = false;
+            for fuzz in 0..=2usize {
+                let (cut_lead, cut_trail) = (fuzz.min(lead), fuzz.min(trail));
+                let want = &olds[cut_lead..olds.len() - cut_trail];
+                let repl = &news[cut_lead..news.len() - cut_trail];
+                let stated = (h.old_start as usize).saturating_sub(1) + cut_lead;
+                let fits = |at: usize| {
+                    at + want.len() <= lines.len()
+                        && want.iter().enumerate().all(|(i, w)| {
+                            let l = &lines[at + i];
+                            let l = l.strip_suffix(b"\n").unwrap_or(l);
+                            l.strip_suffix(b"\r").unwrap_or(l) == *w || l == *w
+                        })
+                };
+                let found = (0..=lines.len()).find_map(|d| {
+                    [stated.checked_sub(d), stated.checked_add(d)]
+                        .into_iter()
+                        .flatten()
+                        .find(|&at| fits(at))
+                });
+                if let Some(at) = found {
+                    lines.splice(at..at + want.len(), repl.iter().cloned());
+                    placed = true;
+                    break;
+                }
+            }
+            if !placed {
+                return Err(format!(
+                    "{new}: hunk at line {} matches nowhere",
+                    h.old_start
+                ));
+            }
+        }
+        if fp.change == FileChange::Deleted {
+            let _ = std::fs::remove_file(root.join(old));
+            continue;
+        }
+        let target = root.join(new);
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{new}: {e}"))?;
+        }
+        std::fs::write(&target, lines.concat()).map_err(|e| format!("{new}: {e}"))?;
+        if old != new {
+            let _ = std::fs::remove_file(root.join(old));
+        }
+    }
+    Ok(Applied::Fuzz)
+}
+
+/// Every modified file of `p` merged 3-way onto the files under `root`, or `None` when a
+/// file has no `index` line, its base blob is not in `repo`, or a merge conflicts.
+fn three_way(p: &Patch, root: &Path, repo: &Path) -> Option<Vec<(String, Vec<u8>)>> {
+    let mut out = Vec::new();
+    for fp in &p.files {
+        if fp.change != FileChange::Modified {
+            return None;
+        }
+        let path = fp.path().to_string();
+        let ours = std::fs::read(root.join(&path)).ok()?;
+        if let Ok(exact) = crate::diff::apply_file(fp, &ours) {
+            out.push((path, exact));
+            continue;
+        }
+        let index = fp.header.iter().find_map(|l| {
+            let text = String::from_utf8_lossy(l);
+            let rest = text.strip_prefix("index ")?;
+            let old = rest.split("..").next()?.trim().to_string();
+            Some(old)
+        })?;
+        let base = crate::git::blob_by_prefix(repo, &index)?;
+        let theirs = crate::diff::apply_file(fp, &base).ok()?;
+        let merged = crate::git::merge_file(&ours, &base, &theirs).ok()??;
+        out.push((path, merged));
+    }
+    Some(out)
+}

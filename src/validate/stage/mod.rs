@@ -1,0 +1,627 @@
+//! The validate stage: prove each instance's golden tests by running them on the base,
+//! base + test patch, and base + test patch + patch, each in a fresh working copy, in the
+//! sandbox, `reruns` times; label the tests and keep or reject the instance (DESIGN §5).
+//!
+//! Every run is cached by the hash of what determines it (base tree, patches applied,
+//! environment, command, rerun index), so re-validating an unchanged dataset costs no
+//! test run and an interrupted build resumes where it stopped. One run is made in `run`;
+//! the three entry points (validate, the Partial-state check, an evaluation run) share
+//! one setup of base, tree, suites and environments.
+
+mod run;
+
+use super::env::{BuiltEnv, EnvCache, EnvSpec};
+use super::golden::{self, Label, Rejection};
+use super::parse::{InfraFailure, InfraKind, RunResult};
+use super::runner::Runner;
+use crate::cache::Cache;
+use crate::diff::Patch;
+use crate::model::{RejectReason, TreeRuns, TreeSeconds, ValidationRecord};
+use crate::source::{Base, Candidate, Tree};
+use run::RunArgs;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Which tests a run covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// The test files the test patch touches (SWE-bench's test directives).
+    #[default]
+    Touched,
+    /// The whole suite.
+    Full,
+}
+
+/// How a suite reports its results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportKind {
+    /// pytest: `--junitxml={report_dir}/pytest.xml` plus the `-rA` summary in the log.
+    Pytest,
+    /// JUnit XML files (`TEST-*.xml`) in `{report_dir}`.
+    Junit,
+}
+
+/// One way to run tests, chosen for an instance by the paths its test patch touches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Suite {
+    /// Name, for logs and the validation record.
+    pub name: String,
+    /// Repository-relative prefixes of the test files this suite runs (empty: all).
+    #[serde(default)]
+    pub paths: Vec<String>,
+    /// Directory (relative to the repository root) the command runs in.
+    #[serde(default)]
+    pub workdir: Option<String>,
+    /// The environment.
+    pub env: EnvSpec,
+    /// Shell command; `{tests}` becomes the selected test files (relative to `workdir`)
+    /// and `{report_dir}` the directory reports go to. Java environments default to
+    /// javac + the JUnit console launcher.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// How results are read.
+    pub report: ReportKind,
+}
+
+/// The validate stage's resolved configuration (from the recipe's `validate:`).
+#[derive(Debug, Clone)]
+pub struct ValidatePlan {
+    /// Runs per tree (a test whose outcome differs between them is flaky).
+    pub reruns: usize,
+    /// Per-run wall-clock limit.
+    pub timeout: Duration,
+    /// Address-space limit per run, bytes.
+    pub memory_limit: Option<u64>,
+    /// Touched test files or the full suite.
+    pub scope: Scope,
+    /// The suites.
+    pub suites: Vec<Suite>,
+    /// Cache root (environments, run results, uv's package cache).
+    pub cache_dir: PathBuf,
+    /// Allow environment builds to use the network (first install).
+    pub network_for_setup: bool,
+}
+
+/// What validating one instance gave.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// FAIL_TO_PASS in SWE-bench form (f2p, s2p, n2p).
+    pub fail_to_pass: Vec<String>,
+    /// PASS_TO_PASS.
+    pub pass_to_pass: Vec<String>,
+    /// What each FAIL_TO_PASS test says when it fails before the fix.
+    pub failures: Vec<crate::model::Failure>,
+    /// The `validation{}` record.
+    pub record: ValidationRecord,
+    /// `Some` when the instance is rejected: the reason code and one line.
+    pub rejection: Option<(RejectReason, String)>,
+    /// Runs that were answered from the cache.
+    pub cached_runs: usize,
+    /// Runs actually executed.
+    pub executed_runs: usize,
+}
+
+/// Shared state of a validation pass: the runner, environments, result cache.
+pub struct Validator<'a> {
+    plan: &'a ValidatePlan,
+    runner: Runner,
+    envs: EnvCache,
+    results: Cache,
+    built: Mutex<HashMap<String, Result<BuiltEnv, String>>>,
+}
+
+/// A candidate's base: git repository, revision, (Defects4J) fixed→buggy patch, and
+/// the id of the revision's tree, which keys the run cache.
+struct GitBase<'c> {
+    repo: &'c Path,
+    rev: &'c str,
+    to_buggy: Option<&'c Patch>,
+    tree_id: String,
+}
+
+/// What every run of a candidate needs, made once by [`Validator::setup`] for each of
+/// the three entry points (validate, partial check, evaluation run).
+struct Setup<'c, 'p> {
+    base: GitBase<'c>,
+    /// The suites covering the test patch, each with its environment.
+    suites: Vec<(&'p Suite, BuiltEnv)>,
+}
+
+/// Why a candidate cannot be set up, in the order the checks run.
+enum SetupError {
+    /// The base is missing or not a git tree.
+    Base(String),
+    /// No suite of the recipe covers the test patch.
+    NoSuite,
+    /// A suite's environment cannot be built.
+    Env(String),
+    /// The base revision's tree cannot be read.
+    Tree {
+        /// The revision.
+        rev: String,
+        /// git's error.
+        error: String,
+    },
+}
+
+/// The three trees of an instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TreeKind {
+    Base,
+    Before,
+    After,
+}
+
+impl TreeKind {
+    fn name(self) -> &'static str {
+        match self {
+            TreeKind::Base => "base",
+            TreeKind::Before => "before",
+            TreeKind::After => "after",
+        }
+    }
+}
+
+impl<'a> Validator<'a> {
+    /// A validator over `plan` with the given runner.
+    pub fn new(plan: &'a ValidatePlan, runner: Runner) -> Self {
+        let uv_cache = std::env::var_os("HUNKGEN_UV_CACHE")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| plan.cache_dir.join("uv"));
+        let mut envs = EnvCache::new(plan.cache_dir.join("envs"), uv_cache)
+            .with_network(plan.network_for_setup);
+        if let Some(uv) = super::env::find_uv() {
+            envs = envs.with_uv(uv);
+        }
+        Validator {
+            plan,
+            runner,
+            envs,
+            results: Cache::new(plan.cache_dir.join("runs")),
+            built: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The runner's one-time warning (sandbox missing), if any.
+    pub fn take_warning(&self) -> Option<String> {
+        self.runner.take_warning()
+    }
+
+    /// Whether runs are sandboxed.
+    pub fn sandboxed(&self) -> bool {
+        self.runner.is_sandboxed()
+    }
+
+    fn env(&self, repo: &str, suite: &Suite) -> Result<BuiltEnv, String> {
+        let id = format!("{repo}\0{}", suite.name);
+        if let Ok(map) = self.built.lock() {
+            if let Some(r) = map.get(&id) {
+                return r.clone();
+            }
+        }
+        let r = self
+            .envs
+            .ensure(&self.runner, repo, &suite.env)
+            .map_err(|e| format!("environment `{}`: {e}", suite.name));
+        if let Ok(mut map) = self.built.lock() {
+            map.insert(id, r.clone());
+        }
+        r
+    }
+
+    /// The suites that run a candidate's tests: those whose `paths` its test patch touches.
+    fn suites_for(&self, c: &Candidate) -> Vec<&Suite> {
+        self.plan
+            .suites
+            .iter()
+            .filter(|s| {
+                s.paths.is_empty()
+                    || c.test_patch
+                        .files
+                        .iter()
+                        .any(|f| s.paths.iter().any(|p| f.path().starts_with(p.as_str())))
+            })
+            .collect()
+    }
+
+    /// The candidate's base, its tree id, and its suites with their environments; checks
+    /// run in this order: base, suites, environments, tree.
+    fn setup<'c>(&self, c: &'c Candidate) -> Result<Setup<'c, '_>, SetupError> {
+        let (repo, rev, to_buggy) = match &c.base {
+            Base::Buggy(Tree::Git { repo, rev, .. }) => (repo.as_path(), rev.as_str(), None),
+            Base::Fixed {
+                tree: Tree::Git { repo, rev, .. },
+                to_buggy,
+            } => (repo.as_path(), rev.as_str(), Some(to_buggy)),
+            Base::Missing { reason } => return Err(SetupError::Base(reason.clone())),
+            _ => return Err(SetupError::Base("validation needs a git base tree".into())),
+        };
+        let suites = self.suites_for(c);
+        if suites.is_empty() {
+            return Err(SetupError::NoSuite);
+        }
+        let suites = suites
+            .into_iter()
+            .map(|s| self.env(&c.repo, s).map(|e| (s, e)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(SetupError::Env)?;
+        let tree_id = crate::git::tree_id(repo, rev).map_err(|e| SetupError::Tree {
+            rev: rev.to_string(),
+            error: e.to_string(),
+        })?;
+        Ok(Setup {
+            base: GitBase {
+                repo,
+                rev,
+                to_buggy,
+                tree_id,
+            },
+            suites,
+        })
+    }
+
+    /// Validate one candidate, writing run logs under `logs/<instance id>/`.
+    pub fn validate(&self, c: &Candidate, logs: &Path, use_cache: bool) -> Outcome {
+        let mut out = Outcome {
+            fail_to_pass: Vec::new(),
+            pass_to_pass: Vec::new(),
+            failures: Vec::new(),
+            record: ValidationRecord {
+                suites: Vec::new(),
+                scope: match self.plan.scope {
+                    Scope::Touched => "touched".into(),
+                    Scope::Full => "full".into(),
+                },
+                runs: TreeRuns::default(),
+                seconds: TreeSeconds::default(),
+                labels: BTreeMap::new(),
+                flaky: Vec::new(),
+                environments: Vec::new(),
+                sandboxed: self.runner.is_sandboxed(),
+                before_unbuilt: None,
+            },
+            rejection: None,
+            cached_runs: 0,
+            executed_runs: 0,
+        };
+        let setup = match self.setup(c) {
+            Ok(s) => s,
+            Err(e) => {
+                out.rejection = Some(match e {
+                    SetupError::Base(why) => (RejectReason::BaseTree, why),
+                    SetupError::NoSuite => {
+                        let test_files: Vec<&str> =
+                            c.test_patch.files.iter().map(|f| f.path()).collect();
+                        (
+                            RejectReason::NoTestSuite,
+                            format!(
+                                "no test suite of the recipe covers the test files ({})",
+                                test_files.join(", ")
+                            ),
+                        )
+                    }
+                    SetupError::Env(why) => (RejectReason::Infrastructure, why),
+                    SetupError::Tree { error, .. } => (RejectReason::BaseTree, error),
+                });
+                return out;
+            }
+        };
+        for (s, env) in &setup.suites {
+            out.record.environments.push(env.key.clone());
+            out.record.suites.push(s.name.clone());
+        }
+        let mut by_tree: [Vec<RunResult>; 3] = Default::default();
+        let mut before_failures: BTreeMap<String, crate::model::Failure> = BTreeMap::new();
+        for (t, kind) in [TreeKind::Base, TreeKind::Before, TreeKind::After]
+            .into_iter()
+            .enumerate()
+        {
+            let reruns = if kind == TreeKind::Base {
+                1
+            } else {
+                self.plan.reruns.max(1)
+            };
+            for k in 0..reruns {
+                let mut merged: Option<RunResult> = None;
+                for (s, env) in &setup.suites {
+                    let run = self.run(RunArgs {
+                        c,
+                        base: &setup.base,
+                        kind,
+                        rerun: k,
+                        suite: s,
+                        env,
+                        logs,
+                        use_cache,
+                        model: None,
+                        label: None,
+                    });
+                    match run {
+                        Ok((cached, seconds, result, failures)) => {
+                            if kind == TreeKind::Before && k == 0 {
+                                before_failures.extend(failures);
+                            }
+                            if cached {
+                                out.cached_runs += 1;
+                            } else {
+                                out.executed_runs += 1;
+                            }
+                            match kind {
+                                TreeKind::Base => out.record.seconds.base += seconds,
+                                TreeKind::Before => out.record.seconds.before += seconds,
+                                TreeKind::After => out.record.seconds.after += seconds,
+                            }
+                            merged = Some(merge(merged, result));
+                        }
+                        Err(why) => {
+                            out.rejection = Some((RejectReason::BaseTree, why));
+                            return out;
+                        }
+                    }
+                }
+                if let Some(m) = merged {
+                    by_tree[t].push(m);
+                }
+            }
+        }
+        out.record.runs = TreeRuns {
+            base: by_tree[0].len(),
+            before: by_tree[1].len(),
+            after: by_tree[2].len(),
+        };
+        // A new test that cannot even be collected or compiled before the fix (it imports
+        // or calls what the fix adds) is absent there, as SWE-bench's grading counts it,
+        // when every after-run ran: its tests become n2p instead of an infrastructure
+        // rejection. Any other infrastructure failure still rejects the instance.
+        let unbuilt = |r: &RunResult| {
+            matches!(r, RunResult::Infra(f)
+                if matches!(f.kind, InfraKind::CollectionError | InfraKind::BuildFailure))
+        };
+        let before_unbuilt = !by_tree[1].is_empty()
+            && by_tree[1].iter().all(unbuilt)
+            && by_tree[2].iter().all(|r| matches!(r, RunResult::Tests(_)));
+        if before_unbuilt {
+            if let Some(RunResult::Infra(f)) = by_tree[1].first() {
+                out.record.before_unbuilt = Some(f.reason.clone());
+            }
+            for r in by_tree[1].iter_mut() {
+                *r = RunResult::Tests(Default::default());
+            }
+        }
+        let v = golden::validate(&by_tree[1], &by_tree[2]);
+        for label in [
+            Label::F2P,
+            Label::P2P,
+            Label::F2F,
+            Label::P2F,
+            Label::S2P,
+            Label::N2P,
+        ] {
+            let n = v.labels.with(label).len();
+            if n > 0 {
+                out.record.labels.insert(label.code().to_string(), n);
+            }
+        }
+        out.record.flaky = v.labels.flaky.keys().cloned().collect();
+        let labels_seen: Vec<String> = out
+            .record
+            .labels
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        out.fail_to_pass = v.golden.fail_to_pass.clone();
+        out.failures = out
+            .fail_to_pass
+            .iter()
+            .filter_map(|t| before_failures.get(t).cloned())
+            .collect();
+        out.pass_to_pass = v.golden.pass_to_pass.clone();
+        out.rejection = v.rejection.map(|r| match r {
+            Rejection::Infra { side, run, failure } => (
+                RejectReason::Infrastructure,
+                format!(
+                    "{side} run {run}: {} (logs/{}/{})",
+                    failure.reason,
+                    c.id,
+                    failure
+                        .log_path
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                ),
+            ),
+            Rejection::NoFailToPass => (
+                RejectReason::NoFailToPass,
+                format!(
+                    "no test fails before the fix and passes after it ({})",
+                    if labels_seen.is_empty() {
+                        "no stable test ran".to_string()
+                    } else {
+                        labels_seen.join(", ")
+                    }
+                ),
+            ),
+            Rejection::PassToFail { tests } => (
+                RejectReason::PassToFail,
+                format!(
+                    "the fix breaks test(s) that passed before: {}",
+                    tests.join(", ")
+                ),
+            ),
+        });
+        out
+    }
+
+    /// Whether a Partial change is a still-buggy state: base + `change` + test patch must
+    /// build and run, and at least one of `fail_to_pass` must still not pass on every
+    /// rerun. Returns the verdict and a JSON record for the state's manifest.
+    pub fn partial_still_fails(
+        &self,
+        c: &Candidate,
+        change: &Patch,
+        fail_to_pass: &[String],
+        logs: &Path,
+    ) -> (bool, serde_json::Value) {
+        let mut partial = c.clone();
+        partial.patch = change.clone();
+        partial.id = format!("{}/partial", c.id);
+        let setup = match self.setup(c) {
+            Ok(s) => s,
+            Err(e) => {
+                let error = match e {
+                    SetupError::Base(why) => why,
+                    SetupError::NoSuite => "no suite".into(),
+                    SetupError::Env(_) => "environment unavailable".into(),
+                    SetupError::Tree { .. } => "base tree unreadable".into(),
+                };
+                return (false, serde_json::json!({ "error": error }));
+            }
+        };
+        let mut still_failing_each_run = Vec::new();
+        for k in 0..self.plan.reruns.max(1) {
+            let mut merged: Option<RunResult> = None;
+            for (s, env) in &setup.suites {
+                match self.run(RunArgs {
+                    c: &partial,
+                    base: &setup.base,
+                    kind: TreeKind::After,
+                    rerun: k,
+                    suite: s,
+                    env,
+                    logs,
+                    use_cache: true,
+                    model: None,
+                    label: None,
+                }) {
+                    Ok((_, _, r, _)) => merged = Some(merge(merged, r)),
+                    Err(why) => return (false, serde_json::json!({"error": why})),
+                }
+            }
+            match merged {
+                Some(RunResult::Tests(t)) => {
+                    let failing: Vec<&String> = fail_to_pass
+                        .iter()
+                        .filter(|id| !golden::test_passed(id, &t))
+                        .collect();
+                    if failing.is_empty() {
+                        return (
+                            false,
+                            serde_json::json!({"golden_tests": "pass", "rerun": k}),
+                        );
+                    }
+                    still_failing_each_run.push(failing.len());
+                }
+                Some(RunResult::Infra(f)) => {
+                    return (
+                        false,
+                        serde_json::json!({"error": f.reason, "kind": format!("{:?}", f.kind)}),
+                    )
+                }
+                None => return (false, serde_json::json!({"error": "no suite"})),
+            }
+        }
+        (
+            true,
+            serde_json::json!({
+                "golden_tests": "fail",
+                "runs": still_failing_each_run.len(),
+                "failing_per_run": still_failing_each_run,
+                "of": fail_to_pass.len(),
+            }),
+        )
+    }
+}
+
+/// Results of several suites on one tree as one run: the union of their tests; any
+/// suite that did not run makes the whole run an infrastructure failure.
+fn merge(acc: Option<RunResult>, next: RunResult) -> RunResult {
+    match (acc, next) {
+        (None, r) => r,
+        (Some(RunResult::Infra(f)), _) | (Some(RunResult::Tests(_)), RunResult::Infra(f)) => {
+            RunResult::Infra(f)
+        }
+        (Some(RunResult::Tests(mut a)), RunResult::Tests(b)) => {
+            a.extend(b);
+            RunResult::Tests(a)
+        }
+    }
+}
+
+/// One evaluation run's outcome: the tests of state + golden tests (+ the predicted
+/// patch), merged over the instance's suites.
+#[derive(Debug, Clone)]
+pub struct EvalRun {
+    /// The result (tests, or why the suite did not run).
+    pub result: RunResult,
+    /// Why the run could not even be made (a patch that does not apply, no suite).
+    pub error: Option<String>,
+}
+
+impl<'a> Validator<'a> {
+    /// Run the golden tests on a state: the base, plus `state_change` (Partial or
+    /// Resolved), plus the test patch, plus `model` (a system's patch, applied exactly or
+    /// with fuzz, its test-file changes dropped). One run (rerun 0), cached like the rest.
+    pub fn evaluate_run(
+        &self,
+        c: &Candidate,
+        state_change: Option<&Patch>,
+        model: Option<&Patch>,
+        label: &str,
+        logs: &Path,
+    ) -> EvalRun {
+        let fail = |why: String| EvalRun {
+            result: RunResult::Infra(InfraFailure {
+                kind: InfraKind::BuildFailure,
+                reason: why.clone(),
+                log_path: PathBuf::new(),
+            }),
+            error: Some(why),
+        };
+        let setup = match self.setup(c) {
+            Ok(s) => s,
+            Err(SetupError::Base(why) | SetupError::Env(why)) => return fail(why),
+            Err(SetupError::NoSuite) => {
+                return fail("no test suite of the recipe covers the golden tests".into())
+            }
+            Err(SetupError::Tree { rev, .. }) => {
+                return fail(format!("{rev}: base tree unreadable"))
+            }
+        };
+        let mut cand = c.clone();
+        let kind = match state_change {
+            Some(ch) => {
+                cand.patch = ch.clone();
+                TreeKind::After
+            }
+            None => TreeKind::Before,
+        };
+        let mut merged: Option<RunResult> = None;
+        for (s, env) in &setup.suites {
+            match self.run(RunArgs {
+                c: &cand,
+                base: &setup.base,
+                kind,
+                rerun: 0,
+                suite: s,
+                env,
+                logs,
+                use_cache: true,
+                model,
+                label: Some(label),
+            }) {
+                Ok((_, _, r, _)) => merged = Some(merge(merged, r)),
+                Err(why) => return fail(why),
+            }
+        }
+        EvalRun {
+            result: merged.unwrap_or_else(|| RunResult::Tests(Default::default())),
+            error: None,
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! One run of the golden tests on one tree of a candidate: answered from the run cache
+//! when its key (tree, patches, environment, command, rerun) was seen, else made in a
+//! fresh working copy, in the sandbox, and cached.
+
+use super::{GitBase, ReportKind, Scope, Suite, TreeKind, Validator};
+use crate::cache::Key;
+use crate::diff::Patch;
+use crate::source::Candidate;
+use crate::validate::apply::{apply_fuzzy, apply_to_dir};
+use crate::validate::env::{java_test_command, sh_quote, BuiltEnv, EnvSpec};
+use crate::validate::parse::{self, IdStyle, InfraFailure, InfraKind, RunResult};
+use crate::validate::runner::{Command, RunSpec};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// One run: (answered from the cache, seconds, result, failing tests' messages).
+pub(super) type Ran = (
+    bool,
+    f64,
+    RunResult,
+    BTreeMap<String, crate::model::Failure>,
+);
+
+/// A cached run: the parsed result, its failing tests' messages and its log text.
+#[derive(Serialize, Deserialize)]
+struct CachedRun {
+    result: RunResult,
+    seconds: f64,
+    log: String,
+    #[serde(default)]
+    failures: BTreeMap<String, crate::model::Failure>,
+}
+
+/// What one run is: the candidate, its base, which tree, which rerun, which suite in
+/// which environment, and where its log goes.
+pub(super) struct RunArgs<'r> {
+    pub(super) c: &'r Candidate,
+    pub(super) base: &'r GitBase<'r>,
+    pub(super) kind: TreeKind,
+    pub(super) rerun: usize,
+    pub(super) suite: &'r Suite,
+    pub(super) env: &'r BuiltEnv,
+    pub(super) logs: &'r Path,
+    pub(super) use_cache: bool,
+    /// A system's patch applied last (exactly, else with offset and fuzz), for evaluation.
+    pub(super) model: Option<&'r Patch>,
+    /// Name of the run in its log file (default: the tree kind).
+    pub(super) label: Option<&'r str>,
+}
+
+/// The tests a suite runs: shell-quoted files for `{tests}`, Java classes for the
+/// default JUnit command (both empty: the whole suite).
+#[derive(Default)]
+struct Selection {
+    files: String,
+    classes: Vec<String>,
+}
+
+impl Validator<'_> {
+    /// One run (from the cache when possible): (cached, seconds, result).
+    pub(super) fn run(&self, a: RunArgs<'_>) -> Result<Ran, String> {
+        let suite = a.suite;
+        let workdir = suite.workdir.clone().unwrap_or_default();
+        let selected = self.selection(a.c, suite, &workdir);
+        let report_dir = ".hunkgen-reports";
+        let command = match (&suite.command, &suite.env) {
+            (Some(cmd), _) => Command::Shell(
+                cmd.replace("{tests}", &selected.files)
+                    .replace("{report_dir}", report_dir),
+            ),
+            (None, EnvSpec::Java(_)) => java_test_command(a.env, report_dir, &selected.classes)
+                .map_err(|e| e.to_string())?,
+            (None, _) => {
+                return Err(format!(
+                    "suite `{}`: no `command` (only Java environments have a default)",
+                    suite.name
+                ))
+            }
+        };
+        let test_patch = matches!(a.kind, TreeKind::Before | TreeKind::After);
+        let patch = a.kind == TreeKind::After;
+        let key = Key::of(&[
+            b"hunkgen-run-v2",
+            a.base.tree_id.as_bytes(),
+            a.base
+                .to_buggy
+                .map(|p| p.to_bytes())
+                .unwrap_or_default()
+                .as_slice(),
+            if test_patch {
+                a.c.test_patch.to_bytes()
+            } else {
+                Vec::new()
+            }
+            .as_slice(),
+            if patch {
+                a.c.patch.to_bytes()
+            } else {
+                Vec::new()
+            }
+            .as_slice(),
+            a.env.key.as_bytes(),
+            command.display().as_bytes(),
+            workdir.as_bytes(),
+            &(a.rerun as u64).to_le_bytes(),
+            a.model.map(|m| m.to_bytes()).unwrap_or_default().as_slice(),
+        ]);
+        let log = a.logs.join(&a.c.id).join(format!(
+            "{}-{}-{}.log",
+            a.label.unwrap_or(a.kind.name()),
+            suite.name,
+            a.rerun
+        ));
+        if a.use_cache {
+            if let Some(hit) = self
+                .results
+                .get(&key)
+                .and_then(|b| serde_json::from_slice::<CachedRun>(&b).ok())
+            {
+                if let Some(dir) = log.parent() {
+                    let _ = std::fs::create_dir_all(dir);
+                }
+                let _ = std::fs::write(&log, hit.log.as_bytes());
+                return Ok((true, hit.seconds, hit.result, hit.failures));
+            }
+        }
+        let wc = tempfile::Builder::new()
+            .prefix("hunkgen-wc-")
+            .tempdir()
+            .map_err(|e| format!("cannot create a working copy: {e}"))?;
+        let root = wc.path().join("repo");
+        crate::git::export_tree(a.base.repo, a.base.rev, None, &root).map_err(|e| {
+            let mut s = e.to_string();
+            if let Some(src) = std::error::Error::source(&e) {
+                s = format!("{s}: {src}");
+            }
+            s
+        })?;
+        let mut patches: Vec<(&str, &Patch)> = Vec::new();
+        if let Some(p) = a.base.to_buggy {
+            patches.push(("the base patch", p));
+        }
+        if test_patch {
+            patches.push(("test_patch", &a.c.test_patch));
+        }
+        if patch {
+            patches.push(("patch", &a.c.patch));
+        }
+        for (name, p) in patches {
+            apply_to_dir(p, &root).map_err(|e| format!("{name} does not apply: {e}"))?;
+        }
+        if let Some(m) = a.model {
+            // Its changes to the golden test files are dropped: the golden tests decide.
+            let golden_tests: Vec<&str> = a.c.test_patch.files.iter().map(|f| f.path()).collect();
+            let mut m = m.clone();
+            m.files.retain(|f| !golden_tests.contains(&f.path()));
+            apply_fuzzy(&m, &root, Some(a.base.repo))
+                .map_err(|e| format!("the predicted patch does not apply: {e}"))?;
+        }
+        let dir = root.join(&workdir);
+        let mut spec = RunSpec::new(command, &dir, &log)
+            .with_timeout(self.plan.timeout, Duration::from_secs(10));
+        spec.memory_limit = self.plan.memory_limit;
+        spec.env.extend(a.env.vars());
+        // The whole working copy is the run's (tests may read beyond their workdir); the
+        // environment is visible read-only even when it lives under /tmp.
+        spec.writable = vec![root.clone()];
+        spec.readable = vec![a.env.dir.clone()];
+        if let Some(uv_cache) = std::env::var_os("HUNKGEN_UV_CACHE") {
+            // uv venvs hardlink into the package cache; the files must stay reachable.
+            let p = PathBuf::from(uv_cache);
+            if p.is_dir() {
+                spec.readable.push(p);
+            }
+        }
+        let result = match self.runner.run(&spec) {
+            Ok(outcome) => {
+                let reports = dir.join(report_dir);
+                let (tests, collection) = match suite.report {
+                    ReportKind::Pytest => {
+                        let xml = std::fs::read_to_string(reports.join("pytest.xml")).ok();
+                        let text = std::fs::read(&log)
+                            .map(|b| String::from_utf8_lossy(&b).into_owned())
+                            .unwrap_or_default();
+                        match parse::parse_pytest(
+                            xml.as_deref(),
+                            &text,
+                            &reports.join("pytest.xml"),
+                        ) {
+                            Ok(r) => (r.tests, r.collection_errors),
+                            Err(e) => (Default::default(), vec![e.to_string()]),
+                        }
+                    }
+                    ReportKind::Junit => match parse::parse_junit_dir(&reports, IdStyle::Java) {
+                        Ok(t) => (t, Vec::new()),
+                        Err(e) => (Default::default(), vec![e.to_string()]),
+                    },
+                };
+                (
+                    outcome.duration.as_secs_f64(),
+                    parse::verdict(&outcome, tests, &collection),
+                )
+            }
+            Err(e) => (
+                0.0,
+                RunResult::Infra(InfraFailure {
+                    kind: InfraKind::BuildFailure,
+                    reason: e.to_string(),
+                    log_path: log.clone(),
+                }),
+            ),
+        };
+        let log_text = std::fs::read(&log)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        let reports = dir.join(report_dir);
+        let style = match suite.report {
+            ReportKind::Pytest => IdStyle::Pytest,
+            ReportKind::Junit => IdStyle::Java,
+        };
+        let mut files = parse::junit_files(&reports);
+        if reports.join("pytest.xml").is_file() {
+            files.push(reports.join("pytest.xml"));
+        }
+        let entry = CachedRun {
+            result: result.1.clone(),
+            seconds: result.0,
+            log: log_text,
+            failures: parse::junit_failures(&files, style),
+        };
+        // A timeout may be the machine's load, not the test: do not cache it.
+        let timed_out = matches!(&result.1, RunResult::Infra(f) if f.kind == InfraKind::Timeout);
+        if !timed_out {
+            if let Ok(bytes) = serde_json::to_vec(&entry) {
+                let _ = self.results.put(&key, &bytes);
+            }
+        }
+        Ok((false, result.0, result.1, entry.failures))
+    }
+
+    fn selection(&self, c: &Candidate, suite: &Suite, workdir: &str) -> Selection {
+        if self.plan.scope == Scope::Full {
+            return Selection::default();
+        }
+        let prefix = if workdir.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", workdir.trim_end_matches('/'))
+        };
+        let mut files = Vec::new();
+        let mut classes = Vec::new();
+        for fp in &c.test_patch.files {
+            if fp.new_path.is_none() {
+                continue; // deleted test files are not run
+            }
+            let path = fp.path();
+            if !suite.paths.is_empty() && !suite.paths.iter().any(|p| path.starts_with(p.as_str()))
+            {
+                continue;
+            }
+            let Some(rel) = path.strip_prefix(&prefix) else {
+                continue;
+            };
+            match &suite.env {
+                EnvSpec::Java(j) if rel.ends_with(".java") => {
+                    for d in &j.test_dirs {
+                        let d = format!("{}/", d.trim_end_matches('/'));
+                        if let Some(class) = rel.strip_prefix(&d) {
+                            classes.push(class.trim_end_matches(".java").replace('/', "."));
+                        }
+                    }
+                }
+                _ => files.push(sh_quote(rel)),
+            }
+        }
+        Selection {
+            files: files.join(" "),
+            classes,
+        }
+    }
+}
