@@ -4,7 +4,10 @@ use crate::annotate::divergence::Profile;
 use crate::annotate::proximity::PackageRule;
 use crate::model::{Scenario, StateKind};
 use crate::pipeline::{self, BuildOptions};
+use crate::shard::{self, Merged};
 use crate::source::Tree;
+use crate::states::checkout::{self as state_checkout, Checkout};
+use crate::validate::revalidate::{self, RevalidateOptions, VALIDATION_ROWS};
 use crate::{dataset, evaluate, recipe, report, states};
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -584,12 +587,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             force,
         } => {
             install_interrupt_handler();
-            let kind = crate::shard::kind_of_all(&shards)
-                .map_err(|e| anyhow::anyhow!(pipeline::MergeError(e)))?;
+            let merged = shard::merge(&output, &shards, force)?;
             let mut out = std::io::stdout().lock();
-            match kind {
-                crate::shard::Kind::Build => {
-                    let summary = pipeline::merge(&output, &shards, force)?;
+            match merged {
+                Merged::Build(summary) => {
                     writeln!(
                         out,
                         "merged {} shard(s) into {}: {} instances, {} rejected; built on {}",
@@ -600,9 +601,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                         summary.hosts.join(", ")
                     )?;
                 }
-                crate::shard::Kind::Evaluation => {
-                    let (ev, hosts) = crate::evaluate::score::merge_shards(&output, &shards, force)
-                        .map_err(|e| anyhow::anyhow!(pipeline::MergeError(e.to_string())))?;
+                Merged::Evaluation {
+                    evaluation: ev,
+                    hosts,
+                } => {
                     write!(out, "{}", crate::evaluate::score::table(&ev.summary))?;
                     writeln!(
                         out,
@@ -613,14 +615,13 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                         hosts.join(", ")
                     )?;
                 }
-                crate::shard::Kind::Validation => {
-                    let merged = pipeline::merge_validation(&output, &shards, force)?;
+                Merged::Validation(merged) => {
                     let count = |s: &str| merged.statuses.get(s).copied().unwrap_or(0);
                     writeln!(
                         out,
                         "merged {} validation shard(s) into {}: {} confirmed, {} changed, {} flaky, {} broken; run on {}",
                         shards.len(),
-                        output.join(pipeline::VALIDATION_ROWS).display(),
+                        output.join(VALIDATION_ROWS).display(),
                         count("confirmed"),
                         count("changed"),
                         count("flaky"),
@@ -628,9 +629,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
                         merged.hosts.join(", ")
                     )?;
                 }
-                crate::shard::Kind::Run => {
-                    let (count, hosts) = crate::run::merge_shards(&output, &shards, force)
-                        .map_err(|e| anyhow::anyhow!(pipeline::MergeError(e.to_string())))?;
+                Merged::Run { count, hosts } => {
                     writeln!(
                         out,
                         "merged {} run shard(s) into {}: {count} instance(s); run on {}\npredictions: {}",
@@ -687,43 +686,16 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             set_jobs(jobs);
             let shard =
                 crate::shard::Shard::resolve(shard.as_deref()).map_err(anyhow::Error::msg)?;
-            let output = match (output, shard) {
-                (Some(o), _) => Some(o),
-                (None, Some(s)) => Some(
-                    dir.join("validations")
-                        .join(format!("validate-shard-{}-of-{}", s.index, s.count)),
-                ),
-                (None, None) => None,
-            };
-            // A shard's directory is not complete until its new manifest is written.
-            if let (Some(o), Some(_)) = (&output, shard) {
-                std::fs::create_dir_all(o)
-                    .and_then(|()| crate::shard::TaskManifest::begin(o))
-                    .with_context(|| format!("{}: cannot write", o.display()))?;
-            }
-            let rows = pipeline::revalidate(
+            let rows = revalidate::validate_dataset(
                 &dir,
                 &only,
-                &BuildOptions {
+                output,
+                &RevalidateOptions {
                     progress: !quiet,
                     no_cache,
                     shard,
-                    ..Default::default()
                 },
             )?;
-            if let Some(o) = &output {
-                let mut ids: Vec<String> = if only.is_empty() {
-                    dataset::read_instances(&dir)?
-                        .into_iter()
-                        .map(|i| i.instance_id)
-                        .collect()
-                } else {
-                    only.clone()
-                };
-                ids.sort();
-                ids.dedup();
-                pipeline::write_validation(&dir, o, &rows, &only, shard, ids.len())?;
-            }
             let mut out = std::io::stdout().lock();
             if json {
                 for r in &rows {
@@ -774,17 +746,22 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             repo,
             manifest,
             dir,
-        } => checkout(
-            &dataset,
-            &id,
-            state,
-            scenario,
-            with_tests,
-            partial_patches,
-            repo,
-            manifest,
-            &dir,
-        ),
+        } => {
+            let manifest = state_checkout::checkout(&Checkout {
+                dataset,
+                id,
+                state,
+                scenario,
+                with_tests,
+                partial_patches,
+                repo,
+                manifest,
+                target: dir,
+            })?;
+            let mut out = std::io::stdout().lock();
+            write!(out, "{}", states::manifest_yaml(&manifest))?;
+            Ok(())
+        }
         Command::Compare {
             summary_a,
             summary_b,
@@ -1037,87 +1014,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
     }
-}
-
-/// `hunkgen checkout`: one state of one instance, gated, manifest on stdout.
-#[allow(clippy::too_many_arguments)] // One per command-line option, passed straight through.
-fn checkout(
-    dir: &std::path::Path,
-    id: &str,
-    state: StateKind,
-    scenario: Scenario,
-    with_tests: bool,
-    partial_patches: Option<PathBuf>,
-    repo: Option<PathBuf>,
-    manifest: Option<PathBuf>,
-    target: &std::path::Path,
-) -> anyhow::Result<()> {
-    let instances = dataset::read_instances(dir)
-        .with_context(|| format!("{}: not a hunkgen dataset", dir.display()))?;
-    let Some(inst) = instances.iter().find(|i| i.instance_id == id) else {
-        let some: Vec<&str> = instances
-            .iter()
-            .take(3)
-            .map(|i| i.instance_id.as_str())
-            .collect();
-        anyhow::bail!(
-            "{}: no instance `{id}` ({} instances{})",
-            dir.display(),
-            instances.len(),
-            if some.is_empty() {
-                String::new()
-            } else {
-                format!(", e.g. {}", some.join(", "))
-            }
-        );
-    };
-    let repo = match repo {
-        Some(r) => r,
-        None => {
-            let card = dataset::read_card(dir)?;
-            match card.as_ref().and_then(|c| c.repositories.get(&inst.repo)) {
-                Some(p) => PathBuf::from(p),
-                None => anyhow::bail!(
-                    "{}: the dataset card records no repository for `{}`; give one with --repo PATH",
-                    dir.join("dataset.yaml").display(),
-                    inst.repo
-                ),
-            }
-        }
-    };
-    if !crate::git::is_repository(&repo) {
-        anyhow::bail!(
-            "{}: repository of `{}` is missing or not a git repository; give one with --repo PATH",
-            repo.display(),
-            inst.repo
-        );
-    }
-    let partial = if state == StateKind::Partial {
-        let strategy = match partial_patches {
-            Some(dir) => states::PartialStrategy::PatchFile { dir },
-            None => states::PartialStrategy::HunkSubset {
-                cap: states::SUBSET_CAP,
-            },
-        };
-        Some(states::partial_change(inst, &repo, &strategy, None)?)
-    } else {
-        None
-    };
-    let req = states::StateRequest {
-        instance: inst,
-        repo: &repo,
-        state,
-        scenario,
-        with_tests,
-        partial: partial.as_ref(),
-    };
-    let done = states::materialize(&req, target, None)?;
-    if let Some(path) = &manifest {
-        states::write_manifest(path, &done.manifest)?;
-    }
-    let mut out = std::io::stdout().lock();
-    write!(out, "{}", states::manifest_yaml(&done.manifest))?;
-    Ok(())
 }
 
 /// Build warnings on stderr; one line for all projects without a repository, with how to

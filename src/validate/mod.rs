@@ -6,9 +6,11 @@
 //! `golden` labels tests (f2p, p2p, ...) across before/after reruns and grades
 //! predictions with SWE-bench's rules. DESIGN §5.
 
+pub mod dataset;
 pub mod env;
 pub mod golden;
 pub mod parse;
+pub mod revalidate;
 pub mod runner;
 pub mod stage;
 
