@@ -62,21 +62,15 @@ pub fn evaluate(
     predictions: &Path,
     opts: &EvaluateOptions,
 ) -> Result<Evaluation, EvaluateError> {
-    let card = dataset::read_card(dataset)?.ok_or_else(|| {
-        EvaluateError::Other(format!(
-            "{}: not a hunkgen dataset (no dataset.yaml)",
-            dataset.display()
-        ))
-    })?;
-    let plan =
-        crate::recipe::load_text(&card.recipe, Path::new(&card.recipe_file), &BTreeMap::new())
-            .map_err(|e| EvaluateError::Other(format!("the dataset's recipe: {e}")))?;
-    let Some(vplan) = &plan.validate else {
-        return Err(EvaluateError::Other(format!(
-            "{}: its recipe has no `validate:` section, so hunkgen does not know how to run its tests",
-            dataset.display()
-        )));
-    };
+    let dataset::open::WithTests {
+        card,
+        plan,
+        tests: vplan,
+    } = dataset::open::open_with_tests(dataset, "hunkgen does not know how to run its tests")
+        .map_err(|e| match e {
+            dataset::open::OpenError::Dataset(e) => EvaluateError::Dataset(e),
+            other => EvaluateError::Other(other.to_string()),
+        })?;
     let instances = dataset::read_instances(dataset)?;
     let by_id: BTreeMap<&str, &Instance> = instances
         .iter()
@@ -99,8 +93,8 @@ pub fn evaluate(
             dataset.display()
         )));
     }
-    let validator = crate::pipeline::validator(&plan, vplan)
-        .map_err(|e| EvaluateError::Other(e.to_string()))?;
+    let validator = crate::validate::dataset::validator(&plan, &vplan)
+        .map_err(|e| EvaluateError::Other(format!("validate: {e}")))?;
     let output = opts.output.clone().unwrap_or_else(|| {
         let name = model.replace(['/', '\\', ' '], "_");
         dataset.join("evaluations").join(match opts.shard {
@@ -330,7 +324,7 @@ fn score_one(
             return r;
         }
     };
-    let candidate = match crate::pipeline::candidate_of(inst, card) {
+    let candidate = match crate::source::Candidate::from_instance(inst, card) {
         Ok(c) => c,
         Err(why) => {
             r.infra = Some(why);

@@ -101,3 +101,65 @@ pub struct SourceOutput {
     /// One line per fact about this run that is not part of the dataset (API traffic).
     pub notes: Vec<String>,
 }
+
+impl Candidate {
+    /// The candidate an instance row was built from (patches parsed back, base tree from
+    /// the card's repositories), so a built dataset can be validated and scored again.
+    pub fn from_instance(
+        inst: &crate::model::Instance,
+        card: &crate::model::Card,
+    ) -> Result<Candidate, String> {
+        let parse = |name: &str, text: &str| {
+            crate::diff::parse(text.as_bytes()).map_err(|e| format!("{name} does not parse: {e}"))
+        };
+        let repo = card
+            .repositories
+            .get(&inst.repo)
+            .ok_or_else(|| format!("the card names no repository for `{}`", inst.repo))?;
+        let patch = parse("patch", &inst.patch)?;
+        let base = match inst.source {
+            SourceKind::Git | SourceKind::Swebench | SourceKind::Github => Base::Buggy(Tree::Git {
+                repo: std::path::PathBuf::from(repo),
+                rev: inst.base_commit.clone(),
+                prefixes: Vec::new(),
+            }),
+            SourceKind::Defects4j => Base::Fixed {
+                tree: Tree::Git {
+                    repo: std::path::PathBuf::from(repo),
+                    rev: inst.fix_commit.clone(),
+                    prefixes: Vec::new(),
+                },
+                to_buggy: patch.reversed(),
+            },
+        };
+        Ok(Candidate {
+            id: inst.instance_id.clone(),
+            source: inst.source,
+            repo: inst.repo.clone(),
+            project: inst.project.clone(),
+            base_commit: inst.base_commit.clone(),
+            fix_commit: inst.fix_commit.clone(),
+            environment_setup_commit: inst.environment_setup_commit.clone(),
+            problem_statement: inst.problem_statement.clone(),
+            hints_text: inst.hints_text.clone(),
+            created_at: inst.created_at.clone(),
+            version: inst.version.clone(),
+            fail_to_pass: inst.FAIL_TO_PASS.clone(),
+            pass_to_pass: inst.PASS_TO_PASS.clone(),
+            failures: inst.failures.clone(),
+            report: inst.report.clone(),
+            references: inst.references.clone(),
+            test_patch: parse("test_patch", &inst.test_patch)?,
+            patch,
+            modified_classes: Vec::new(),
+            base,
+            // The row's own verdicts, so re-reading an instance counts the same hunks.
+            skips: inst
+                .hunks
+                .iter()
+                .filter(|h| !h.counted)
+                .filter_map(|h| Some((h.patch_index, h.skip_reason?)))
+                .collect(),
+        })
+    }
+}

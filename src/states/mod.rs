@@ -8,7 +8,9 @@
 //! sibling directory, gated (Best), then renamed into place: a refused state is never
 //! published.
 
+pub mod checkout;
 pub mod layers;
+pub mod write;
 
 pub use layers::LayeredStore;
 

@@ -1,0 +1,117 @@
+//! `hunkgen evaluate`.
+
+use super::set_jobs;
+use crate::dataset;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// `hunkgen evaluate`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct EvaluateArgs {
+    /// The dataset directory.
+    dataset: PathBuf,
+    /// Predictions: JSON Lines, a JSON list, or an object keyed by instance_id, with
+    /// instance_id, model_name_or_path, model_patch and an optional state.
+    #[arg(
+        long,
+        required_unless_present_any = ["baseline", "localizations"],
+        conflicts_with_all = ["baseline", "localizations"]
+    )]
+    predictions: Option<PathBuf>,
+    /// Score predicted fault locations instead (RepoFixEval): JSON Lines
+    /// {"instance_id", "files": [..], "lines": ["path:line", ..]}; file- and line-level
+    /// precision, recall and F1 against the golden changed lines (no test runs).
+    #[arg(long, conflicts_with = "baseline", value_name = "FILE")]
+    localizations: Option<PathBuf>,
+    /// Score a built-in baseline instead: gold (golden patches on Novel), empty (no
+    /// change on every state), partial (the Partial states' hunks on Novel).
+    #[arg(long, value_enum)]
+    baseline: Option<crate::evaluate::predictions::Baseline>,
+    /// The state of predictions that do not name one (default novel).
+    #[arg(long, value_enum)]
+    state: Option<crate::model::StateKind>,
+    /// Where results.jsonl and summary.json go.
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long, short)]
+    jobs: Option<usize>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Score only the predictions of shard K of N (`--shard 0/4`): those whose
+    /// stable_hash(instance_id) mod N is K. Default: HUNKGEN_SHARD=K/N, else
+    /// SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else JOB_COMPLETION_INDEX with
+    /// HUNKGEN_SHARD_COUNT, else all. A shard writes
+    /// <dataset>/evaluations/<model>-shard-K-of-N (or --output) with a manifest,
+    /// shard.yaml; `hunkgen merge` joins the shards into what one evaluation writes.
+    #[arg(long, value_name = "K/N", conflicts_with = "localizations")]
+    shard: Option<String>,
+}
+
+/// Run `hunkgen evaluate`.
+pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
+    let EvaluateArgs {
+        dataset: dir,
+        predictions,
+        localizations,
+        baseline,
+        state,
+        output,
+        jobs,
+        quiet,
+        shard,
+    } = args;
+    set_jobs(jobs);
+    if let Some(file) = localizations {
+        let out_dir = output.unwrap_or_else(|| dir.join("evaluations/localization"));
+        let (rows, files_f1, lines_f1) =
+            crate::evaluate::score::evaluate_localizations(&dir, &file, &out_dir)?;
+        let mut out = std::io::stdout().lock();
+        writeln!(
+            out,
+            "{} instance(s): mean file-level F1 {files_f1:.3}, mean line-level F1 {lines_f1:.3}\nresults: {}",
+            rows.len(),
+            out_dir.join("localization.jsonl").display()
+        )?;
+        return Ok(());
+    }
+    let shard = crate::shard::Shard::resolve(shard.as_deref()).map_err(anyhow::Error::msg)?;
+    let file = match (predictions, baseline) {
+        (Some(p), _) => p,
+        (None, Some(b)) => {
+            let instances = dataset::read_instances(&dir)?;
+            let preds = crate::evaluate::predictions::baseline(b, &instances, &dir);
+            let path = dir.join("evaluations").join(format!("{}.jsonl", b.name()));
+            let rows: Vec<serde_json::Value> = preds
+                .iter()
+                .map(|p| {
+                    serde_json::json!({"instance_id": p.instance_id,
+                        "model_name_or_path": p.model_name_or_path,
+                        "model_patch": p.model_patch, "state": p.state})
+                })
+                .collect();
+            dataset::write_atomic(&path, &dataset::jsonl(&rows))?;
+            path
+        }
+        (None, None) => anyhow::bail!("give --predictions FILE or --baseline NAME"),
+    };
+    let ev = crate::evaluate::score::evaluate(
+        &dir,
+        &file,
+        &crate::evaluate::score::EvaluateOptions {
+            state,
+            output,
+            progress: !quiet,
+            shard,
+        },
+    )?;
+    let mut out = std::io::stdout().lock();
+    write!(out, "{}", crate::evaluate::score::table(&ev.summary))?;
+    writeln!(
+        out,
+        "results: {}",
+        ev.output.join("results.jsonl").display()
+    )?;
+    Ok(())
+}

@@ -1,0 +1,52 @@
+//! `hunkgen report`.
+
+use crate::{dataset, report};
+use anyhow::Context;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// `hunkgen report`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// The dataset directory (holding instances.jsonl, dataset.yaml).
+    dataset: PathBuf,
+    /// A system's results.jsonl, or a directory holding it (and summary.json);
+    /// repeatable, one per system.
+    #[arg(long = "results", value_name = "FILE|DIR")]
+    results: Vec<PathBuf>,
+    /// Write the page here instead of <dataset>/report/index.html.
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+/// Run `hunkgen report`.
+pub fn run(args: ReportArgs) -> anyhow::Result<()> {
+    let ReportArgs {
+        dataset: dir,
+        results,
+        output,
+    } = args;
+    if !dir.join("instances.jsonl").is_file() {
+        anyhow::bail!(
+            "{}: not a hunkgen dataset (no instances.jsonl)",
+            dir.display()
+        );
+    }
+    let out = output.unwrap_or_else(|| dir.join("report/index.html"));
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("{}: cannot create directory", parent.display()))?;
+    }
+    let page = report::page::Page::load(&dir, &out, &results)?;
+    for s in page.systems.iter().filter(|s| s.unknown > 0) {
+        eprintln!(
+            "warning: {}: {} row(s) of `{}` name instances this dataset lacks; left out",
+            s.file.display(),
+            s.unknown,
+            s.name
+        );
+    }
+    dataset::write_atomic(&out, report::html::render(&page).as_bytes())?;
+    writeln!(std::io::stdout().lock(), "{}", out.display())?;
+    Ok(())
+}

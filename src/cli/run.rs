@@ -1,0 +1,131 @@
+//! `hunkgen run`.
+
+use super::set_jobs;
+use crate::model::{Scenario, StateKind};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// `hunkgen run`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The dataset directory (built with `states:`).
+    dataset: PathBuf,
+    /// The agents file: a YAML map of name → command, env, network, trajectory, timeout.
+    #[arg(long, value_name = "FILE")]
+    agents: PathBuf,
+    /// Which agent of the file.
+    #[arg(long)]
+    agent: String,
+    /// Which state.
+    #[arg(long, value_enum, default_value_t = StateKind::Novel)]
+    state: StateKind,
+    /// Which scenario.
+    #[arg(long, value_enum, default_value_t = Scenario::Best)]
+    scenario: Scenario,
+    /// Only these instances (repeatable, or comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    only: Vec<String>,
+    /// Agents run at once (default: all cores).
+    #[arg(long, short)]
+    jobs: Option<usize>,
+    /// Timeout per instance in seconds (overrides the agent's `timeout`).
+    #[arg(long)]
+    timeout: Option<u64>,
+    /// What the prompt gives beyond the problem and failing tests.
+    #[arg(long, value_enum, default_value_t = crate::run::PromptVariant::Plain)]
+    prompt_variant: crate::run::PromptVariant,
+    /// Output root (default <dataset>/runs).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Run every instance again instead of reusing results of the same key.
+    #[arg(long)]
+    no_cache: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+    /// Run only the instances of shard K of N (`--shard 0/4`): those whose
+    /// stable_hash(instance_id) mod N is K. Default: HUNKGEN_SHARD=K/N, else
+    /// SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else JOB_COMPLETION_INDEX with
+    /// HUNKGEN_SHARD_COUNT, else all. A shard writes under <dataset>/runs-shard-K-of-N
+    /// (or --out), with a manifest, shard.yaml, next to its predictions.jsonl;
+    /// `hunkgen merge` joins the shards.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+}
+
+/// Run `hunkgen run`.
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    let RunArgs {
+        dataset: dir,
+        agents,
+        agent,
+        state,
+        scenario,
+        only,
+        jobs,
+        timeout,
+        prompt_variant,
+        out,
+        no_cache,
+        quiet,
+        shard,
+    } = args;
+    set_jobs(jobs);
+    let shard = crate::shard::Shard::resolve(shard.as_deref()).map_err(anyhow::Error::msg)?;
+    let all = crate::run::agents::load(&agents)?;
+    let Some(spec) = all.get(&agent).cloned() else {
+        let names: Vec<&str> = all.keys().map(String::as_str).collect();
+        anyhow::bail!(
+            "{}: no agent `{agent}` (the file has: {})",
+            agents.display(),
+            names.join(", ")
+        );
+    };
+    let summary = crate::run::run(
+        &dir,
+        &crate::run::RunOptions {
+            agent,
+            spec,
+            state,
+            scenario,
+            only,
+            timeout,
+            variant: prompt_variant,
+            out,
+            progress: !quiet,
+            no_cache,
+            shard,
+        },
+    )?;
+    if let Some(w) = &summary.warning {
+        eprintln!("warning: {w}");
+    }
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "| instance | outcome | exit | seconds | patch bytes | steps |"
+    )?;
+    writeln!(out, "|---|---|---|---|---|---|")?;
+    for r in &summary.records {
+        writeln!(
+            out,
+            "| {} | {} | {} | {:.1} | {} | {} |",
+            r.instance_id,
+            r.outcome.name(),
+            r.exit_code
+                .map(|c| c.to_string())
+                .unwrap_or_else(|| "-".into()),
+            r.elapsed_ms as f64 / 1000.0,
+            r.patch_bytes,
+            r.trajectory_steps
+        )?;
+    }
+    writeln!(
+        out,
+        "\n{} instance(s), {} reused from an earlier run\npredictions: {}",
+        summary.records.len(),
+        summary.reused,
+        summary.dir.join("predictions.jsonl").display()
+    )?;
+    Ok(())
+}

@@ -1,0 +1,42 @@
+//! Stage 1, mine: the source's candidates and rejections.
+
+use super::{BuildError, BuildOptions};
+use crate::recipe::{Plan, SourcePlan};
+use crate::source::{self, SourceOutput};
+
+/// The plan's source, walked.
+pub(super) fn mine(plan: &Plan, opts: &BuildOptions) -> Result<SourceOutput, BuildError> {
+    Ok(match &plan.source {
+        SourcePlan::Defects4j(cfg) => {
+            let progress = opts.progress_bar("defects4j", 0);
+            let out = source::defects4j::candidates(cfg, &progress)?;
+            progress.finish();
+            out
+        }
+        SourcePlan::Git(cfg) => {
+            let progress = opts.progress_bar("git", 0);
+            let out = source::git_history::candidates(cfg, &plan.rules.classifier, &progress)?;
+            progress.finish();
+            out
+        }
+        SourcePlan::Swebench(cfg) => {
+            let progress = opts.progress_bar("swebench", 0);
+            let out = source::swebench::candidates(cfg, &progress)?;
+            progress.finish();
+            out
+        }
+        SourcePlan::Github(cfg) => {
+            let progress = opts.progress_bar("github", 0);
+            let run = source::github::RunOptions {
+                offline: opts.offline,
+                token: std::env::var("GITHUB_TOKEN").ok().filter(|t| !t.is_empty()),
+                backoff: std::time::Duration::ZERO,
+            };
+            let (mut out, traffic) =
+                source::github::candidates(cfg, &plan.rules.classifier, &run, &progress)?;
+            progress.finish();
+            out.notes.push(traffic.to_string());
+            out
+        }
+    })
+}

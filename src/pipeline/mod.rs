@@ -1,0 +1,226 @@
+//! Build orchestration: a short list of stages from a validated plan to a dataset.
+//!
+//! mine (source → candidates) → extract (candidates → instances, selection) → annotate
+//! (places, divergence, then proximity with the dataset's λ) → validate (golden tests) →
+//! states (repository states) → write (the whole dataset directory, swapped in at once).
+//! One `Item` per kept instance flows through the stages.
+
+mod annotate;
+mod extract;
+mod mine;
+mod states;
+mod validate;
+mod write;
+
+use crate::annotate::proximity;
+use crate::dataset::{DatasetError, DatasetWriter};
+use crate::model::{Instance, Rejected};
+use crate::progress::Progress;
+use crate::recipe::Plan;
+use crate::source::{defects4j::D4jError, Candidate};
+use std::path::PathBuf;
+
+/// Why a build stopped; every variant prints as one line naming the input at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// Bad Defects4J input.
+    #[error(transparent)]
+    Defects4j(#[from] D4jError),
+    /// Bad git input.
+    #[error(transparent)]
+    Git(#[from] crate::git::GitError),
+    /// An unreadable SWE-bench instances file.
+    #[error(transparent)]
+    Swebench(#[from] crate::source::swebench::SwebenchError),
+    /// The GitHub API could not be used (bad token, no such repository, offline miss).
+    #[error(transparent)]
+    Github(#[from] crate::source::github::GithubError),
+    /// The dataset could not be written.
+    #[error(transparent)]
+    Dataset(#[from] DatasetError),
+    /// Validation could not start (the sandbox is required but unavailable).
+    #[error("validate: {0}")]
+    Validate(String),
+    /// `--strict` and some items were rejected; nothing was written.
+    #[error("{count} item(s) rejected and --strict is on, dataset not written (first: {first}); run without --strict to see them all in rejected.jsonl")]
+    Strict {
+        /// How many.
+        count: usize,
+        /// The first rejection, as one line.
+        first: String,
+    },
+}
+
+/// What a build produced, for the CLI summary.
+#[derive(Debug)]
+pub struct BuildSummary {
+    /// The dataset directory.
+    pub output: PathBuf,
+    /// Items the source walked (bugs listed, commits visited).
+    pub walked: usize,
+    /// Candidates examined (bugs read, fix commits selected by message and files).
+    pub examined: usize,
+    /// The git walk's funnel (git sources only).
+    pub funnel: Option<crate::model::MineFunnel>,
+    /// Candidates left with fewer counted hunks than `min_code_hunks` (not rejections:
+    /// the multi-hunk filter), so the summary accounts for every candidate.
+    pub few_counted_hunks: usize,
+    /// The kept instances, sorted.
+    pub instances: Vec<Instance>,
+    /// Items rejected, with their reasons.
+    pub rejected: Vec<Rejected>,
+    /// One line per problem that left annotation fields null (per project, not per bug).
+    pub warnings: Vec<String>,
+    /// One line per fact about this run that is not part of the dataset (API traffic).
+    pub notes: Vec<String>,
+}
+
+/// Options that are not part of the recipe (they do not change the result).
+#[derive(Debug, Clone, Default)]
+pub struct BuildOptions {
+    /// Override the plan's output directory.
+    pub output: Option<PathBuf>,
+    /// Show progress bars (still only on a terminal).
+    pub progress: bool,
+    /// Replace a dataset built from another recipe.
+    pub force: bool,
+    /// Fail (exit 1) when any item is rejected, without writing the dataset.
+    pub strict: bool,
+    /// Run every test again instead of answering from the result cache.
+    pub no_cache: bool,
+    /// GitHub source: answer API requests from the response cache only.
+    pub offline: bool,
+    /// Work only on this shard's instances and write a shard directory (`shard.yaml`).
+    pub shard: Option<crate::shard::Shard>,
+}
+
+impl BuildOptions {
+    /// A progress bar for a stage, or a hidden one when progress is off.
+    fn progress_bar(&self, stage: &str, len: u64) -> Progress {
+        if self.progress {
+            Progress::new(stage, len)
+        } else {
+            Progress::hidden()
+        }
+    }
+}
+
+/// One kept instance on its way through the stages: the candidate it came from and its
+/// row so far.
+struct Item<'c> {
+    candidate: &'c Candidate,
+    instance: Instance,
+}
+
+/// Run a plan end to end and write the dataset directory.
+pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
+    let output = output_dir(plan, opts);
+    // Refuse early, before any work, to overwrite another recipe's dataset.
+    let writer = DatasetWriter::begin(&output, &plan.name, opts.force)?;
+
+    let mut mined = mine::mine(plan, opts)?;
+    let examined = extract::extract(plan, &mined.candidates);
+    let selected = extract::select(plan, opts, &mined.candidates, &examined);
+    if let Some(f) = mined.funnel.as_mut() {
+        f.few_counted_hunks = examined.len() - selected.multi_hunk.len();
+    }
+    let mut items = selected.items;
+    // Source-wide problems (a stopped GitHub run) come first.
+    let mut warnings = mined.warnings.clone();
+    if let Some(spec) = &plan.annotate {
+        annotate::annotate(spec, plan, opts, &mut items);
+        warnings.extend(annotate::missing_ast_warnings(&selected.multi_hunk));
+    }
+
+    // What a shard's manifest records of the stages so far.
+    let depths: Vec<usize> = items
+        .iter()
+        .flat_map(|it| proximity::depths(std::slice::from_ref(&it.instance)))
+        .collect();
+    let early_warnings = warnings.clone();
+    let owned = |id: &str| opts.shard.is_none_or(|s| s.owns(id));
+    let mut rejected: Vec<Rejected> = mined
+        .rejected
+        .iter()
+        .filter(|r| owned(&r.id))
+        .cloned()
+        .collect();
+    let assigned: Vec<String> = items
+        .iter()
+        .map(|it| it.instance.instance_id.clone())
+        .chain(rejected.iter().map(|r| r.id.clone()))
+        .collect();
+    let total_assigned = selected.multi_hunk.len() + mined.rejected.len();
+
+    let validator = match &plan.validate {
+        Some(vplan) => Some(
+            crate::validate::dataset::validator(plan, vplan)
+                .map_err(|e| BuildError::Validate(e.to_string()))?,
+        ),
+        None => None,
+    };
+    let mut validated = 0;
+    let mut validator_warning = None;
+    if let Some(v) = &validator {
+        rejected.extend(validate::validate(v, &mut items, writer.dir(), opts));
+        validated = items.len();
+        validator_warning = v.take_warning();
+        warnings.extend(validator_warning.clone());
+        warnings.extend(crate::validate::dataset::env_failure_warnings(&rejected));
+    }
+    if let Some(spec) = &plan.states {
+        states::states(
+            plan,
+            spec,
+            validator.as_ref(),
+            &mut items,
+            writer.dir(),
+            opts,
+        );
+    }
+
+    let summary_warnings = warnings.clone();
+    let assembled = write::assemble(
+        plan,
+        items.into_iter().map(|it| it.instance).collect(),
+        rejected,
+        &examined,
+        &mined,
+        selected.multi_hunk.len(),
+        validated,
+        warnings,
+    );
+    let shard = opts.shard.map(|shard| crate::shard::build::BuildShard {
+        shard,
+        total_assigned,
+        assigned,
+        depths,
+        warnings: early_warnings,
+        validator_warning,
+    });
+    let (kept, rejected) = write::write(assembled, &examined, shard, writer, opts.strict)?;
+    Ok(BuildSummary {
+        output,
+        walked: mined.walked,
+        examined: examined.len(),
+        funnel: mined.funnel,
+        few_counted_hunks: examined.len() - selected.multi_hunk.len(),
+        instances: kept,
+        rejected,
+        warnings: mined.warnings.into_iter().chain(summary_warnings).collect(),
+        notes: mined.notes,
+    })
+}
+
+/// The dataset directory: `--output`, else the plan's (a shard's beside it).
+fn output_dir(plan: &Plan, opts: &BuildOptions) -> PathBuf {
+    match (&opts.output, opts.shard) {
+        (Some(o), _) => o.clone(),
+        (None, None) => plan.output.clone(),
+        (None, Some(s)) => {
+            let mut name = plan.output.file_name().unwrap_or_default().to_os_string();
+            name.push(format!("-shard-{}-of-{}", s.index, s.count));
+            plan.output.with_file_name(name)
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! Stage 5, states: each kept instance's repository states under `states/` (git
+//! sources); see [`crate::states::write`].
+
+use super::{BuildOptions, Item};
+use crate::recipe::{Plan, StatesSpec};
+use crate::states::write::StatesWriter;
+use crate::validate::stage::Validator;
+use rayon::prelude::*;
+use std::path::Path;
+
+/// Partial changes first (test runs, in parallel), then the states (git writing, one
+/// instance at a time); each item's `states` records what was written and what is missing.
+pub(super) fn states(
+    plan: &Plan,
+    spec: &StatesSpec,
+    validator: Option<&Validator<'_>>,
+    items: &mut [Item],
+    dataset: &Path,
+    opts: &BuildOptions,
+) {
+    let writer = StatesWriter::new(plan, spec, validator, dataset);
+    let progress = opts.progress_bar("states", items.len() as u64);
+    let partials: Vec<_> = items
+        .par_iter()
+        .map(|it| writer.partial(it.candidate, &it.instance))
+        .collect();
+    for (it, partial) in items.iter_mut().zip(partials) {
+        it.instance.states = Some(writer.write(&it.instance, partial));
+        progress.inc(1);
+    }
+    progress.finish();
+}

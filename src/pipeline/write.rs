@@ -1,0 +1,106 @@
+//! Stage 6, write: the dataset's files rendered from the stages' results (and, for a
+//! shard, its manifest), written into the dataset directory and swapped in at once.
+
+use super::BuildError;
+use crate::dataset::{self, assemble::Assembled, DatasetWriter};
+use crate::model::{Instance, Rejected};
+use crate::recipe::{Plan, SourcePlan};
+use crate::shard::build::BuildShard;
+use crate::source::SourceOutput;
+use std::collections::BTreeMap;
+
+/// What the dataset's files are made from.
+#[allow(clippy::too_many_arguments)] // One per thing the card and tables count.
+pub(super) fn assemble<'a>(
+    plan: &'a Plan,
+    kept: Vec<Instance>,
+    rejected: Vec<Rejected>,
+    examined: &'a [Instance],
+    mined: &SourceOutput,
+    multi_hunk: usize,
+    validated: usize,
+    warnings: Vec<String>,
+) -> Assembled<'a> {
+    Assembled {
+        plan,
+        kept,
+        rejected,
+        examined,
+        walked: mined.walked,
+        multi_hunk,
+        validated,
+        funnel: mined.funnel.clone(),
+        described: mined.described.clone(),
+        repositories: repositories(plan),
+        recipe_file: std::path::absolute(&plan.file)
+            .unwrap_or_else(|_| plan.file.clone())
+            .display()
+            .to_string(),
+        built_at: dataset::rfc3339(now_secs()),
+        warnings,
+    }
+}
+
+/// Render and write the dataset (refused, with nothing written, under `--strict` when
+/// anything was rejected); the sorted kept instances and rejections.
+pub(super) fn write(
+    assembled: Assembled<'_>,
+    examined: &[Instance],
+    shard: Option<BuildShard>,
+    writer: DatasetWriter,
+    strict: bool,
+) -> Result<(Vec<Instance>, Vec<Rejected>), BuildError> {
+    let (card, mut files, kept, rejected) = assembled.render();
+    if strict && !rejected.is_empty() {
+        // Nothing is published: the previous dataset stays as it was.
+        return Err(BuildError::Strict {
+            count: rejected.len(),
+            first: format!("{}: {}", rejected[0].id, rejected[0].detail),
+        });
+    }
+    if let Some(shard) = shard {
+        shard.add_files(&card, examined, &kept, &rejected, &mut files);
+    }
+    for (name, bytes) in &files {
+        writer.write(name, bytes)?;
+    }
+    writer.commit()?;
+    Ok((kept, rejected))
+}
+
+fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// Repository name → path, for the card (later commands find the objects there).
+fn repositories(plan: &Plan) -> BTreeMap<String, String> {
+    let abs = |p: &std::path::Path| {
+        p.canonicalize()
+            .unwrap_or_else(|_| p.to_path_buf())
+            .display()
+            .to_string()
+    };
+    match &plan.source {
+        SourcePlan::Git(g) => BTreeMap::from([(g.name.clone(), abs(&g.repo))]),
+        SourcePlan::Swebench(s) => s
+            .repos
+            .iter()
+            .map(|(name, path)| (name.clone(), abs(path)))
+            .collect(),
+        SourcePlan::Github(g) => BTreeMap::from([(g.full_name(), abs(&g.clone))]),
+        SourcePlan::Defects4j(d) => d
+            .repos
+            .iter()
+            .filter_map(|(project, r)| {
+                let path = r.path.as_ref()?;
+                let name = crate::source::defects4j::upstream_repo(project)
+                    .unwrap_or(project)
+                    .to_string();
+                Some((name, abs(path)))
+            })
+            .collect(),
+    }
+}
