@@ -1,0 +1,112 @@
+//! The bubblewrap sandbox: finding `bwrap`, probing that it can make namespaces here,
+//! and the flags every sandboxed run gets.
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command as ProcessCommand, Stdio};
+
+/// Whether to use bubblewrap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SandboxPolicy {
+    /// Use it when it works here; otherwise run unsandboxed with a one-time warning.
+    Auto,
+    /// Fail ([`super::RunError::SandboxUnavailable`]) when it does not work.
+    Required,
+    /// Never use it (plain process group + rlimits).
+    Off,
+}
+
+/// The sandbox this runner found, decided once when the runner is made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sandbox {
+    /// bubblewrap at this path passed the probe run.
+    Bwrap(PathBuf),
+    /// No sandbox, and why.
+    None(String),
+}
+
+/// The sandbox flags: every namespace unshared, the system read-only, the working copy
+/// and a private `/tmp` writable.
+pub(super) fn bwrap_args(
+    workdir: &Path,
+    writable: &[PathBuf],
+    readable: &[PathBuf],
+    network: bool,
+) -> Vec<OsString> {
+    let mut a: Vec<OsString> = ["--unshare-all"].iter().map(OsString::from).collect();
+    if network {
+        a.push("--share-net".into());
+    }
+    for s in [
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+    ] {
+        a.push(s.into());
+    }
+    // After the /tmp tmpfs, so a working copy under /tmp is bound on top of it.
+    for dir in readable {
+        a.push("--ro-bind".into());
+        a.push(dir.into());
+        a.push(dir.into());
+    }
+    // The working copy first: a wider writable path bound after it (an environment and
+    // uv's cache under one ancestor) then makes one mount, so hardlinks work across it.
+    for dir in std::iter::once(workdir).chain(writable.iter().map(PathBuf::as_path)) {
+        a.push("--bind".into());
+        a.push(dir.into());
+        a.push(dir.into());
+    }
+    a.push("--chdir".into());
+    a.push(workdir.into());
+    a.push("--die-with-parent".into());
+    a.push("--new-session".into());
+    a
+}
+
+/// `HUNKGEN_BWRAP`, else `bwrap` on `PATH`.
+pub(super) fn locate_bwrap() -> Result<PathBuf, String> {
+    match std::env::var_os("HUNKGEN_BWRAP") {
+        Some(p) => Ok(PathBuf::from(p)),
+        None => find_in_path("bwrap").ok_or_else(|| "bubblewrap (bwrap) not found on PATH".into()),
+    }
+}
+
+/// Checks that `bwrap` can make every namespace here, with the flags runs use.
+pub(super) fn probe_bwrap(bwrap: &Path) -> Sandbox {
+    let root = Path::new("/");
+    let out = ProcessCommand::new(bwrap)
+        .args(bwrap_args(root, &[], &[], false))
+        .args(["--", "/bin/sh", "-c", "exit 0"])
+        .stdin(Stdio::null())
+        .output();
+    match out {
+        Ok(o) if o.status.success() => Sandbox::Bwrap(bwrap.to_path_buf()),
+        Ok(o) => Sandbox::None(format!(
+            "{} cannot create namespaces here: {}",
+            bwrap.display(),
+            String::from_utf8_lossy(&o.stderr).trim()
+        )),
+        Err(e) => Sandbox::None(format!("cannot run {}: {e}", bwrap.display())),
+    }
+}
+
+/// `PATH` lookup of an executable file.
+pub(crate) fn find_in_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| {
+            fs::metadata(p)
+                .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+                .unwrap_or(false)
+        })
+}
