@@ -7,6 +7,8 @@
 //! recipe error surfaces up front. Errors name the file, the line and column, the key
 //! path, and the closest valid key.
 
+pub mod open;
+
 use crate::annotate::divergence::Profile;
 use crate::annotate::proximity::PackageRule;
 use crate::annotate::tokenize::Tokenizer;

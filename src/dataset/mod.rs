@@ -2,7 +2,6 @@
 
 pub mod assemble;
 pub mod export;
-pub mod open;
 pub mod writer;
 
 pub use writer::DatasetWriter;

@@ -4,8 +4,9 @@
 
 use super::{check_set, read_manifest, Kind, Manifest, MergeError, Part, Same, Shard};
 use crate::annotate::proximity;
-use crate::dataset::{self, assemble::Assembled, open::OpenError, DatasetWriter};
+use crate::dataset::{self, assemble::Assembled, DatasetWriter};
 use crate::model::{Card, Instance, Rejected};
+use crate::recipe::open::{self, OpenError};
 use std::path::{Path, PathBuf};
 
 /// What a build shard knows beyond its dataset files, for its manifest.
@@ -159,7 +160,7 @@ pub fn merge_build(
             first.total_assigned
         )));
     }
-    let opened = dataset::open::open(&first_dir).map_err(|e| match e {
+    let opened = open::open(&first_dir).map_err(|e| match e {
         OpenError::NoCard { dir } => err(format!(
             "{}: no dataset.yaml (not a complete shard)",
             dir.display()

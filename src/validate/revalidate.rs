@@ -2,9 +2,10 @@
 //! recorded labels; write the rows (and a shard's manifest), and merge validate shards.
 
 use super::stage::Validator;
-use crate::dataset::{self, open::OpenError, DatasetError};
+use crate::dataset::{self, DatasetError};
 use crate::model::{Card, Instance};
 use crate::progress::Progress;
+use crate::recipe::open::{self, OpenError};
 use crate::shard::{self, Kind, MergeError};
 use crate::source::Candidate;
 use rayon::prelude::*;
@@ -189,7 +190,7 @@ pub fn revalidate(
     only: &[String],
     opts: &RevalidateOptions,
 ) -> Result<Vec<Revalidated>, RevalidateError> {
-    let opened = dataset::open::open_with_tests(dataset, "there are no golden runs to repeat")?;
+    let opened = open::open_with_tests(dataset, "there are no golden runs to repeat")?;
     let instances = dataset::read_instances(dataset)?;
     for id in only {
         if !instances.iter().any(|i| &i.instance_id == id) {
