@@ -8,6 +8,7 @@
 //! path, and the closest valid key.
 
 pub mod open;
+pub mod validator;
 
 use crate::annotate::divergence::Profile;
 use crate::annotate::proximity::PackageRule;

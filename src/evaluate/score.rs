@@ -95,7 +95,7 @@ pub fn evaluate(
             dataset.display()
         )));
     }
-    let validator = crate::validate::dataset::validator(&plan, &vplan)
+    let validator = crate::recipe::validator::validator(&plan, &vplan)
         .map_err(|e| EvaluateError::Other(format!("validate: {e}")))?;
     let output = opts.output.clone().unwrap_or_else(|| {
         let name = model.replace(['/', '\\', ' '], "_");

@@ -154,7 +154,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
 
     let validator = match &plan.validate {
         Some(vplan) => Some(
-            crate::validate::dataset::validator(plan, vplan)
+            crate::recipe::validator::validator(plan, vplan)
                 .map_err(|e| BuildError::Validate(e.to_string()))?,
         ),
         None => None,
@@ -166,7 +166,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         validated = items.len();
         validator_warning = v.take_warning();
         warnings.extend(validator_warning.clone());
-        warnings.extend(crate::validate::dataset::env_failure_warnings(&rejected));
+        warnings.extend(crate::recipe::validator::env_failure_warnings(&rejected));
     }
     if let Some(spec) = &plan.states {
         states::states(

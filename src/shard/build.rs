@@ -207,7 +207,7 @@ pub fn merge_build(
     let mut warnings = first.warnings.clone();
     if plan.validate.is_some() {
         warnings.extend(validator_warnings);
-        warnings.extend(crate::validate::dataset::env_failure_warnings(&rejected));
+        warnings.extend(crate::recipe::validator::env_failure_warnings(&rejected));
     }
     let validated = if plan.validate.is_some() {
         kept.len()

@@ -10,7 +10,6 @@
 //! predictions with SWE-bench's rules. DESIGN §5.
 
 pub mod apply;
-pub mod dataset;
 pub mod defects4j;
 pub mod env;
 pub mod golden;

@@ -205,7 +205,7 @@ pub fn revalidate(
         .filter(|i| only.is_empty() || only.contains(&i.instance_id))
         .filter(|i| opts.shard.is_none_or(|s| s.owns(&i.instance_id)))
         .collect();
-    let validator = super::dataset::validator(&opened.plan, &opened.tests)
+    let validator = crate::recipe::validator::validator(&opened.plan, &opened.tests)
         .map_err(|e| RevalidateError::Validate(e.to_string()))?;
     let logs = dataset.join(".validate-logs");
     let progress = if opts.progress {
