@@ -1,6 +1,5 @@
 //! Dataset directory: layout, atomic writes, the dataset card and the report.
 
-pub mod assemble;
 pub mod export;
 pub mod writer;
 

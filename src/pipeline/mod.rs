@@ -5,6 +5,8 @@
 //! states (repository states) → write (the whole dataset directory, swapped in at once).
 //! One `Item` per kept instance flows through the stages.
 
+pub mod assemble;
+
 mod annotate;
 mod extract;
 mod mine;

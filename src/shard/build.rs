@@ -4,8 +4,9 @@
 
 use super::{check_set, read_manifest, Kind, Manifest, MergeError, Part, Same, Shard};
 use crate::annotate::proximity;
-use crate::dataset::{self, assemble::Assembled, DatasetWriter};
+use crate::dataset::{self, DatasetWriter};
 use crate::model::{Card, Instance, Rejected};
+use crate::pipeline::assemble::Assembled;
 use crate::recipe::open::{self, OpenError};
 use std::path::{Path, PathBuf};
 
