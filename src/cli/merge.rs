@@ -1,8 +1,8 @@
 //! `hunkgen merge`.
 
 use super::install_interrupt_handler;
+use crate::pipeline::revalidate::VALIDATION_ROWS;
 use crate::shard::{self, Merged};
-use crate::validate::revalidate::VALIDATION_ROWS;
 use std::io::Write;
 use std::path::PathBuf;
 

@@ -6,6 +6,7 @@
 //! One `Item` per kept instance flows through the stages.
 
 pub mod assemble;
+pub mod revalidate;
 
 mod annotate;
 mod extract;

@@ -5,7 +5,7 @@ use super::build::MergeSummary;
 use super::Kind;
 use crate::dataset::DatasetError;
 use crate::evaluate::score::Evaluation;
-use crate::validate::revalidate::MergedValidation;
+use crate::pipeline::revalidate::MergedValidation;
 use std::path::{Path, PathBuf};
 
 /// Why shards could not be merged: one line naming the shard and what is wrong.
@@ -57,7 +57,7 @@ pub fn merge(output: &Path, shards: &[PathBuf], force: bool) -> Result<Merged, M
                 hosts,
             }
         }
-        Kind::Validation => Merged::Validation(crate::validate::revalidate::merge_validation(
+        Kind::Validation => Merged::Validation(crate::pipeline::revalidate::merge_validation(
             output, shards, force,
         )?),
         Kind::Run => {

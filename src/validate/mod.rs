@@ -14,7 +14,6 @@ pub mod defects4j;
 pub mod env;
 pub mod golden;
 pub mod parse;
-pub mod revalidate;
 pub mod runner;
 pub mod stage;
 
