@@ -6,7 +6,11 @@
 //! One `Item` per kept instance flows through the stages.
 
 pub mod assemble;
+pub mod merge;
 pub mod revalidate;
+pub mod shards;
+
+pub use merge::{merge, MergeError, Merged};
 
 mod annotate;
 mod extract;
@@ -193,7 +197,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         validated,
         warnings,
     );
-    let shard = opts.shard.map(|shard| crate::shard::build::BuildShard {
+    let shard = opts.shard.map(|shard| shards::BuildShard {
         shard,
         total_assigned,
         assigned,

@@ -1,11 +1,12 @@
 //! `hunkgen validate`: run a built dataset's golden tests again and compare with the
 //! recorded labels; write the rows (and a shard's manifest), and merge validate shards.
 
+use super::merge::MergeError;
 use crate::dataset::{self, DatasetError};
 use crate::model::{Card, Instance};
 use crate::progress::Progress;
 use crate::recipe::open::{self, OpenError};
-use crate::shard::{self, Kind, MergeError};
+use crate::shard::{self, Kind};
 use crate::source::Candidate;
 use crate::validate::stage::Validator;
 use rayon::prelude::*;
