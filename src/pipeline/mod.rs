@@ -4,6 +4,12 @@
 //! (places, divergence, then proximity with the dataset's λ) → validate (golden tests) →
 //! states (repository states) → write (the whole dataset directory, swapped in at once).
 //! One `Item` per kept instance flows through the stages.
+//!
+//! Beside the build, the other orchestration over whole datasets: `assemble` renders a
+//! dataset's files (for a build and for merged build shards alike), `shards` writes a
+//! build shard's manifest and merges build shards, `revalidate` runs a built dataset's
+//! golden tests again (`hunkgen validate`) and merges its shards, and `merge` recognises
+//! the kind of shard directories and hands them to their merge.
 
 pub mod assemble;
 pub mod merge;
