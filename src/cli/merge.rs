@@ -1,8 +1,8 @@
 //! `hunkgen merge`.
 
 use super::install_interrupt_handler;
-use crate::shard::{self, Merged};
-use crate::validate::revalidate::VALIDATION_ROWS;
+use crate::pipeline::revalidate::VALIDATION_ROWS;
+use crate::pipeline::{self, Merged};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -29,7 +29,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<()> {
         force,
     } = args;
     install_interrupt_handler();
-    let merged = shard::merge(&output, &shards, force)?;
+    let merged = pipeline::merge(&output, &shards, force)?;
     let mut out = std::io::stdout().lock();
     match merged {
         Merged::Build(summary) => {

@@ -1,7 +1,7 @@
 //! `hunkgen validate`.
 
 use super::set_jobs;
-use crate::validate::revalidate::{self, RevalidateOptions};
+use crate::pipeline::revalidate::{self, RevalidateOptions};
 use std::io::Write;
 use std::path::PathBuf;
 

@@ -1,8 +1,6 @@
 //! Dataset directory: layout, atomic writes, the dataset card and the report.
 
-pub mod assemble;
 pub mod export;
-pub mod open;
 pub mod writer;
 
 pub use writer::DatasetWriter;

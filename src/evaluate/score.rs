@@ -9,6 +9,7 @@ use crate::model::{
     ApplyMethod, Card, EvaluationSummary, Instance, Paired, PredictionResult, Rates,
     ResolutionStatus, StateKind, SCHEMA_VERSION,
 };
+use crate::recipe::open;
 use crate::validate::apply::{apply_fuzzy, Applied};
 use crate::validate::golden::{self, EvalType, GoldenTests, Resolution};
 use crate::validate::parse::{InfraKind, RunResult, TestStatus};
@@ -62,15 +63,16 @@ pub fn evaluate(
     predictions: &Path,
     opts: &EvaluateOptions,
 ) -> Result<Evaluation, EvaluateError> {
-    let dataset::open::WithTests {
+    let open::WithTests {
         card,
         plan,
         tests: vplan,
-    } = dataset::open::open_with_tests(dataset, "hunkgen does not know how to run its tests")
-        .map_err(|e| match e {
-            dataset::open::OpenError::Dataset(e) => EvaluateError::Dataset(e),
+    } = open::open_with_tests(dataset, "hunkgen does not know how to run its tests").map_err(
+        |e| match e {
+            open::OpenError::Dataset(e) => EvaluateError::Dataset(e),
             other => EvaluateError::Other(other.to_string()),
-        })?;
+        },
+    )?;
     let instances = dataset::read_instances(dataset)?;
     let by_id: BTreeMap<&str, &Instance> = instances
         .iter()
@@ -93,7 +95,7 @@ pub fn evaluate(
             dataset.display()
         )));
     }
-    let validator = crate::validate::dataset::validator(&plan, &vplan)
+    let validator = crate::recipe::validator::validator(&plan, &vplan)
         .map_err(|e| EvaluateError::Other(format!("validate: {e}")))?;
     let output = opts.output.clone().unwrap_or_else(|| {
         let name = model.replace(['/', '\\', ' '], "_");

@@ -4,6 +4,19 @@
 //! (places, divergence, then proximity with the dataset's λ) → validate (golden tests) →
 //! states (repository states) → write (the whole dataset directory, swapped in at once).
 //! One `Item` per kept instance flows through the stages.
+//!
+//! Beside the build, the other orchestration over whole datasets: `assemble` renders a
+//! dataset's files (for a build and for merged build shards alike), `shards` writes a
+//! build shard's manifest and merges build shards, `revalidate` runs a built dataset's
+//! golden tests again (`hunkgen validate`) and merges its shards, and `merge` recognises
+//! the kind of shard directories and hands them to their merge.
+
+pub mod assemble;
+pub mod merge;
+pub mod revalidate;
+pub mod shards;
+
+pub use merge::{merge, MergeError, Merged};
 
 mod annotate;
 mod extract;
@@ -154,7 +167,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
 
     let validator = match &plan.validate {
         Some(vplan) => Some(
-            crate::validate::dataset::validator(plan, vplan)
+            crate::recipe::validator::validator(plan, vplan)
                 .map_err(|e| BuildError::Validate(e.to_string()))?,
         ),
         None => None,
@@ -166,7 +179,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         validated = items.len();
         validator_warning = v.take_warning();
         warnings.extend(validator_warning.clone());
-        warnings.extend(crate::validate::dataset::env_failure_warnings(&rejected));
+        warnings.extend(crate::recipe::validator::env_failure_warnings(&rejected));
     }
     if let Some(spec) = &plan.states {
         states::states(
@@ -190,7 +203,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         validated,
         warnings,
     );
-    let shard = opts.shard.map(|shard| crate::shard::build::BuildShard {
+    let shard = opts.shard.map(|shard| shards::BuildShard {
         shard,
         total_assigned,
         assigned,

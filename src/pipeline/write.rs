@@ -1,11 +1,12 @@
 //! Stage 6, write: the dataset's files rendered from the stages' results (and, for a
 //! shard, its manifest), written into the dataset directory and swapped in at once.
 
+use super::assemble::Assembled;
+use super::shards::BuildShard;
 use super::BuildError;
-use crate::dataset::{self, assemble::Assembled, DatasetWriter};
+use crate::dataset::{self, DatasetWriter};
 use crate::model::{Instance, Rejected};
 use crate::recipe::{Plan, SourcePlan};
-use crate::shard::build::BuildShard;
 use crate::source::SourceOutput;
 use std::collections::BTreeMap;
 

@@ -9,11 +9,6 @@
 //! dataset a one-machine build writes. `hunkgen evaluate` and `hunkgen run` shard the
 //! same way ([`TaskManifest`]); `merge` recognises the kind from the manifest.
 
-pub mod build;
-pub mod merge;
-
-pub use merge::{merge, MergeError, Merged};
-
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;

@@ -10,12 +10,10 @@
 //! predictions with SWE-bench's rules. DESIGN §5.
 
 pub mod apply;
-pub mod dataset;
 pub mod defects4j;
 pub mod env;
 pub mod golden;
 pub mod parse;
-pub mod revalidate;
 pub mod runner;
 pub mod stage;
 

@@ -2,10 +2,13 @@
 //! (the not-counted instances and the manifest), and the merge of build shards into the
 //! dataset a one-machine build writes.
 
-use super::{check_set, read_manifest, Kind, Manifest, MergeError, Part, Same, Shard};
+use super::assemble::Assembled;
+use super::merge::MergeError;
 use crate::annotate::proximity;
-use crate::dataset::{self, assemble::Assembled, open::OpenError, DatasetWriter};
+use crate::dataset::{self, DatasetWriter};
 use crate::model::{Card, Instance, Rejected};
+use crate::recipe::open::{self, OpenError};
+use crate::shard::{self, check_set, read_manifest, Kind, Manifest, Part, Same, Shard};
 use std::path::{Path, PathBuf};
 
 /// What a build shard knows beyond its dataset files, for its manifest.
@@ -41,7 +44,7 @@ impl BuildShard {
             .iter()
             .filter(|i| i.hunks.iter().any(|h| !h.counted))
             .collect();
-        files.push((super::NOT_COUNTED.into(), dataset::jsonl(&not_counted)));
+        files.push((shard::NOT_COUNTED.into(), dataset::jsonl(&not_counted)));
         let sum = |name: &str| {
             files
                 .iter()
@@ -49,19 +52,19 @@ impl BuildShard {
                 .map(|(_, b)| dataset::sha256_hex(b))
                 .unwrap_or_default()
         };
-        let checksums = ["instances.jsonl", "rejected.jsonl", super::NOT_COUNTED]
+        let checksums = ["instances.jsonl", "rejected.jsonl", shard::NOT_COUNTED]
             .iter()
             .map(|n| (n.to_string(), sum(n)))
             .collect();
         let manifest = Manifest {
-            format: super::FORMAT,
+            format: shard::FORMAT,
             kind: Kind::Build,
             name: card.name.clone(),
             recipe_sha256: card.recipe_sha256.clone(),
             tool_version: card.tool_version.clone(),
             shard: self.shard.index,
             count: self.shard.count,
-            host: super::host_name(),
+            host: shard::host_name(),
             built_at: card.built_at.clone(),
             total_assigned: self.total_assigned,
             assigned: self.assigned,
@@ -73,7 +76,7 @@ impl BuildShard {
             checksums,
         };
         files.push((
-            super::MANIFEST.into(),
+            shard::MANIFEST.into(),
             serde_norway::to_string(&manifest)
                 .unwrap_or_default()
                 .into_bytes(),
@@ -159,7 +162,7 @@ pub fn merge_build(
             first.total_assigned
         )));
     }
-    let opened = dataset::open::open(&first_dir).map_err(|e| match e {
+    let opened = open::open(&first_dir).map_err(|e| match e {
         OpenError::NoCard { dir } => err(format!(
             "{}: no dataset.yaml (not a complete shard)",
             dir.display()
@@ -191,7 +194,7 @@ pub fn merge_build(
             .unwrap_or_else(|| proximity::lambda_from_depths(&depths));
         proximity::classify_all(&mut kept, Some(lambda));
     }
-    let nc_path = first_dir.join(super::NOT_COUNTED);
+    let nc_path = first_dir.join(shard::NOT_COUNTED);
     let nc_text = std::fs::read_to_string(&nc_path).map_err(dataset::io_err(&nc_path))?;
     let mut not_counted: Vec<Instance> = Vec::new();
     for (i, line) in nc_text.lines().enumerate() {
@@ -206,7 +209,7 @@ pub fn merge_build(
     let mut warnings = first.warnings.clone();
     if plan.validate.is_some() {
         warnings.extend(validator_warnings);
-        warnings.extend(crate::validate::dataset::env_failure_warnings(&rejected));
+        warnings.extend(crate::recipe::validator::env_failure_warnings(&rejected));
     }
     let validated = if plan.validate.is_some() {
         kept.len()

@@ -1,12 +1,14 @@
 //! `hunkgen validate`: run a built dataset's golden tests again and compare with the
 //! recorded labels; write the rows (and a shard's manifest), and merge validate shards.
 
-use super::stage::Validator;
-use crate::dataset::{self, open::OpenError, DatasetError};
+use super::merge::MergeError;
+use crate::dataset::{self, DatasetError};
 use crate::model::{Card, Instance};
 use crate::progress::Progress;
-use crate::shard::{self, Kind, MergeError};
+use crate::recipe::open::{self, OpenError};
+use crate::shard::{self, Kind};
 use crate::source::Candidate;
+use crate::validate::stage::Validator;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -189,7 +191,7 @@ pub fn revalidate(
     only: &[String],
     opts: &RevalidateOptions,
 ) -> Result<Vec<Revalidated>, RevalidateError> {
-    let opened = dataset::open::open_with_tests(dataset, "there are no golden runs to repeat")?;
+    let opened = open::open_with_tests(dataset, "there are no golden runs to repeat")?;
     let instances = dataset::read_instances(dataset)?;
     for id in only {
         if !instances.iter().any(|i| &i.instance_id == id) {
@@ -204,7 +206,7 @@ pub fn revalidate(
         .filter(|i| only.is_empty() || only.contains(&i.instance_id))
         .filter(|i| opts.shard.is_none_or(|s| s.owns(&i.instance_id)))
         .collect();
-    let validator = super::dataset::validator(&opened.plan, &opened.tests)
+    let validator = crate::recipe::validator::validator(&opened.plan, &opened.tests)
         .map_err(|e| RevalidateError::Validate(e.to_string()))?;
     let logs = dataset.join(".validate-logs");
     let progress = if opts.progress {

@@ -1,6 +1,7 @@
 //! A dataset's files rendered from what a build's stages (or merged shards) produced:
 //! instances, rejections, card, pairs and report tables, byte for byte the same either way.
 
+use crate::dataset;
 use crate::model::{Card, Counts, Instance, MineFunnel, Rejected, SCHEMA_VERSION};
 use crate::recipe::Plan;
 use crate::report;
@@ -58,7 +59,7 @@ impl Assembled<'_> {
             built_at,
             warnings,
         } = self;
-        rejected.sort_by_key(|r| super::natural_key(&r.id));
+        rejected.sort_by_key(|r| dataset::natural_key(&r.id));
         let counts = Counts {
             walked,
             examined: examined.len(),
@@ -69,7 +70,7 @@ impl Assembled<'_> {
             hunks: kept.iter().map(|i| i.stats.hunks).sum(),
             funnel: funnel.clone(),
         };
-        let jsonl = super::instances_jsonl(&mut kept);
+        let jsonl = dataset::instances_jsonl(&mut kept);
         let mut tables = report::Tables::compute(&kept, examined, plan.annotate.is_some());
         tables.inputs = report::inputs(&described, plan.annotate.as_ref().map(|a| a.profile));
         tables.funnel = funnel;
@@ -79,21 +80,23 @@ impl Assembled<'_> {
             schema_version: SCHEMA_VERSION,
             tool_version: env!("CARGO_PKG_VERSION").to_string(),
             built_at,
-            recipe_sha256: super::sha256_hex(plan.text.as_bytes()),
+            recipe_sha256: dataset::sha256_hex(plan.text.as_bytes()),
             recipe_file,
             sources: described,
             repositories,
             counts,
-            checksums: vec![("instances.jsonl".into(), super::sha256_hex(&jsonl))],
+            checksums: vec![("instances.jsonl".into(), dataset::sha256_hex(&jsonl))],
             recipe: plan.text.clone(),
         };
         let mut files: Vec<(String, Vec<u8>)> = Vec::new();
         if plan.annotate.is_some() {
-            files.push(("pairs.csv".into(), super::pairs_csv(&kept).into_bytes()));
+            files.push(("pairs.csv".into(), dataset::pairs_csv(&kept).into_bytes()));
         }
-        let rejected_jsonl = super::jsonl(&rejected);
-        card.checksums
-            .push(("rejected.jsonl".into(), super::sha256_hex(&rejected_jsonl)));
+        let rejected_jsonl = dataset::jsonl(&rejected);
+        card.checksums.push((
+            "rejected.jsonl".into(),
+            dataset::sha256_hex(&rejected_jsonl),
+        ));
         files.push(("rejected.jsonl".into(), rejected_jsonl));
         files.push((
             "report/tables.md".into(),
@@ -103,7 +106,10 @@ impl Assembled<'_> {
             "report/tables.json".into(),
             report::json(&tables).into_bytes(),
         ));
-        files.push(("dataset.yaml".into(), super::card_yaml(&card).into_bytes()));
+        files.push((
+            "dataset.yaml".into(),
+            dataset::card_yaml(&card).into_bytes(),
+        ));
         files.push(("instances.jsonl".into(), jsonl));
         (card, files, kept, rejected)
     }

@@ -1,7 +1,7 @@
 //! Opening a built dataset for work that runs its recipe again (validate, evaluate, merge):
 //! its card, and the recipe parsed back from the card.
 
-use super::DatasetError;
+use crate::dataset::{self, DatasetError};
 use crate::model::Card;
 use crate::recipe::{Plan, RecipeError};
 use crate::validate::stage::ValidatePlan;
@@ -60,7 +60,7 @@ pub enum OpenError {
 
 /// Open `dir`: its card and the recipe the card holds.
 pub fn open(dir: &Path) -> Result<Opened, OpenError> {
-    let card = super::read_card(dir)?.ok_or_else(|| OpenError::NoCard {
+    let card = dataset::read_card(dir)?.ok_or_else(|| OpenError::NoCard {
         dir: dir.to_path_buf(),
     })?;
     let plan =

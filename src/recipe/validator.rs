@@ -1,10 +1,10 @@
 //! Validation as the dataset commands use it: the validator a recipe asks for, and the
 //! build-level warning its environment failures give.
 
-use super::stage::{ValidatePlan, Validator};
-use super::{RunError, Runner};
 use crate::model::Rejected;
 use crate::recipe::Plan;
+use crate::validate::stage::{ValidatePlan, Validator};
+use crate::validate::{RunError, Runner};
 
 /// The runner and validator a plan's `validate:` asks for (the build, re-validation and
 /// evaluation all run golden tests the same way).

@@ -1,11 +1,11 @@
 //! `hunkgen merge`: one entry for every kind of shard. The kind comes from the shards'
 //! manifests; each kind's merge writes what one machine writes.
 
-use super::build::MergeSummary;
-use super::Kind;
+use super::shards::MergeSummary;
 use crate::dataset::DatasetError;
 use crate::evaluate::score::Evaluation;
-use crate::validate::revalidate::MergedValidation;
+use crate::pipeline::revalidate::MergedValidation;
+use crate::shard::{self, Kind};
 use std::path::{Path, PathBuf};
 
 /// Why shards could not be merged: one line naming the shard and what is wrong.
@@ -46,9 +46,9 @@ pub enum Merged {
 /// recognise their kind (shards of different commands are refused) and merge them as
 /// that command's merge does.
 pub fn merge(output: &Path, shards: &[PathBuf], force: bool) -> Result<Merged, MergeError> {
-    let kind = super::kind_of_all(shards).map_err(MergeError)?;
+    let kind = shard::kind_of_all(shards).map_err(MergeError)?;
     Ok(match kind {
-        Kind::Build => Merged::Build(super::build::merge_build(output, shards, force)?),
+        Kind::Build => Merged::Build(super::shards::merge_build(output, shards, force)?),
         Kind::Evaluation => {
             let (evaluation, hosts) = crate::evaluate::score::merge_shards(output, shards, force)
                 .map_err(|e| MergeError(e.to_string()))?;
@@ -57,7 +57,7 @@ pub fn merge(output: &Path, shards: &[PathBuf], force: bool) -> Result<Merged, M
                 hosts,
             }
         }
-        Kind::Validation => Merged::Validation(crate::validate::revalidate::merge_validation(
+        Kind::Validation => Merged::Validation(crate::pipeline::revalidate::merge_validation(
             output, shards, force,
         )?),
         Kind::Run => {

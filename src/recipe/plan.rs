@@ -1,0 +1,211 @@
+//! A parsed recipe validated into a [`Plan`]: paths resolved against the recipe file,
+//! the stage plans built, every error reported at its key's place in the text.
+
+use super::schema::{locate, Recipe, Source, ValidateSpec, SOURCE_KINDS};
+use super::sources::{d4j_plan, git_only, git_plan, github_plan, swebench_plan};
+use super::{AnnotatePlan, Plan, RecipeError, SourcePlan};
+use crate::annotate::tokenize::Tokenizer;
+use crate::extract::CountRules;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Resolves recipe paths and reports errors at the key's place in the text.
+pub(super) struct Ctx<'a> {
+    pub(super) file: &'a Path,
+    text: &'a str,
+}
+
+impl Ctx<'_> {
+    pub(super) fn resolve(&self, p: &Path) -> PathBuf {
+        if p.is_absolute() {
+            return p.to_path_buf();
+        }
+        self.file.parent().unwrap_or(Path::new(".")).join(p)
+    }
+
+    pub(super) fn err(&self, key: &str, message: impl Into<String>) -> RecipeError {
+        RecipeError {
+            file: self.file.to_path_buf(),
+            location: locate(self.text, key),
+            key: key.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+pub(super) fn plan(
+    recipe: Recipe,
+    file: &Path,
+    text: String,
+    cli_repos: &BTreeMap<String, PathBuf>,
+) -> Result<Plan, RecipeError> {
+    let cx = Ctx { file, text: &text };
+    let output = match &recipe.output {
+        Some(p) => cx.resolve(p),
+        None => cx.resolve(&Path::new("../datasets").join(&recipe.name)),
+    };
+    let source = match recipe.source.kind() {
+        Some(Source::Defects4j(d)) => SourcePlan::Defects4j(d4j_plan(&cx, d, cli_repos)?),
+        Some(Source::Swebench(s)) => SourcePlan::Swebench(swebench_plan(&cx, s, cli_repos)?),
+        Some(Source::Git(g)) => {
+            if let Some(name) = cli_repos.keys().next() {
+                return Err(cx.err(
+                    "source.git",
+                    format!("`--repo {name}=…` is for Defects4J projects; a git recipe names its repository in `source.git.repo`"),
+                ));
+            }
+            SourcePlan::Git(Box::new(git_plan(&cx, g, &recipe.select, &recipe.files)?))
+        }
+        Some(Source::Github(g)) => {
+            if let Some(name) = cli_repos.keys().next() {
+                return Err(cx.err(
+                    "source.github",
+                    format!("`--repo {name}=…` is for Defects4J projects; a GitHub recipe names its clone in `source.github.clone`"),
+                ));
+            }
+            SourcePlan::Github(github_plan(&cx, g, &recipe.select, &recipe.files)?)
+        }
+        None => return Err(cx.err("source", SOURCE_KINDS)),
+    };
+    // Git history and GitHub pull requests read both trees of a change: file roles and
+    // the hunk rules apply to them; Defects4J and SWE-bench imports keep path rules.
+    let is_git = matches!(source, SourcePlan::Git(_) | SourcePlan::Github(_));
+    if !is_git {
+        git_only(&cx, &recipe)?;
+    }
+    let mut classifier = recipe.files.clone();
+    // Roles are read from the fix's tree: on by default for git, never for Defects4J
+    // (HUNK4J keeps its path rules).
+    classifier.roles = Some(is_git && classifier.roles.unwrap_or(true));
+    let annotate = if recipe.annotate.enabled {
+        let tokenizer = match &recipe.annotate.punkt {
+            Some(dir) => Tokenizer::from_dir(&cx.resolve(dir))
+                .map_err(|e| cx.err("annotate.punkt", e.to_string()))?,
+            None => Tokenizer::from_env()
+                .map_err(|e| cx.err("annotate.punkt", format!("HUNKGEN_PUNKT_DIR: {e}")))?
+                .unwrap_or_default(),
+        };
+        Some(AnnotatePlan {
+            profile: recipe.annotate.profile,
+            lambda: recipe.annotate.lambda,
+            packages: recipe.annotate.packages,
+            tokenizer,
+        })
+    } else {
+        None
+    };
+    Ok(Plan {
+        name: recipe.name.clone(),
+        file: file.to_path_buf(),
+        output,
+        source,
+        rules: CountRules {
+            classifier,
+            skip_created_files: recipe.select.skip_created_files,
+            // Git sources decide import-only hunks with the parser, in the source.
+            skip_import_only_hunks: !is_git
+                && recipe.select.skip_import_only_hunks.unwrap_or(false),
+        },
+        min_code_hunks: recipe.select.min_code_hunks,
+        annotate,
+        report: recipe.report.clone(),
+        sandbox: recipe
+            .validate
+            .as_ref()
+            .map(|v| v.sandbox)
+            .unwrap_or_default(),
+        states: match &recipe.states {
+            Some(st) => {
+                if matches!(recipe.source.kind(), Some(Source::Defects4j(_))) {
+                    return Err(cx.err(
+                        "states",
+                        "states are written for git-history sources (a Defects4J base is a fixed revision plus a patch, not a commit)",
+                    ));
+                }
+                let mut st = st.clone();
+                st.partial_patches = st.partial_patches.as_ref().map(|p| cx.resolve(p));
+                Some(st)
+            }
+            None => None,
+        },
+        validate: match &recipe.validate {
+            Some(v) => Some(validate_plan(&cx, v)?),
+            None => None,
+        },
+        text,
+    })
+}
+
+fn validate_plan(
+    cx: &Ctx<'_>,
+    v: &ValidateSpec,
+) -> Result<crate::validate::stage::ValidatePlan, RecipeError> {
+    use crate::validate::env::EnvSpec;
+    if v.suites.is_empty() {
+        return Err(cx.err("validate.suites", "expected at least one suite"));
+    }
+    if v.reruns == 0 {
+        return Err(cx.err("validate.reruns", "expected at least 1"));
+    }
+    // Absolute: test runs use these paths from inside their own working copies.
+    let absolute = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
+    let mut suites = v.suites.clone();
+    for (i, s) in suites.iter_mut().enumerate() {
+        let key = format!("validate.suites.{i}.env");
+        match &mut s.env {
+            EnvSpec::Python(p) => {
+                if let Some(r) = &p.requirements {
+                    let r = absolute(cx.resolve(r));
+                    if !r.is_file() {
+                        return Err(
+                            cx.err(&key, format!("{}: no such requirements file", r.display()))
+                        );
+                    }
+                    p.requirements = Some(r);
+                }
+            }
+            EnvSpec::Java(j) => {
+                for jar in j.jars.iter_mut() {
+                    *jar = absolute(cx.resolve(jar));
+                    if !jar.is_file() {
+                        return Err(cx.err(
+                            &key,
+                            format!("{}: no such jar (Debian: junit5, junit4, libhamcrest-java; `make deps` installs them)", jar.display()),
+                        ));
+                    }
+                }
+            }
+            EnvSpec::Command { inputs, .. } => {
+                for f in inputs.iter_mut() {
+                    *f = absolute(cx.resolve(f));
+                }
+            }
+        }
+    }
+    let cache_dir = absolute(match &v.cache {
+        Some(p) => cx.resolve(p),
+        None => default_cache_dir(),
+    });
+    Ok(crate::validate::stage::ValidatePlan {
+        reruns: v.reruns,
+        timeout: std::time::Duration::from_secs(v.timeout),
+        memory_limit: v.memory_mb.map(|m| m * 1024 * 1024),
+        scope: v.scope,
+        suites,
+        cache_dir,
+        network_for_setup: v.network_for_setup,
+    })
+}
+
+/// `$HUNKGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/hunkgen`, else `~/.cache/hunkgen`.
+pub fn default_cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("HUNKGEN_CACHE_DIR") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("hunkgen");
+    }
+    std::env::var_os("HOME")
+        .map(|h| PathBuf::from(h).join(".cache/hunkgen"))
+        .unwrap_or_else(|| std::env::temp_dir().join("hunkgen-cache"))
+}

@@ -1,0 +1,477 @@
+//! The per-source plan builders (Defects4J, SWE-bench, git history, GitHub) and the
+//! checks that belong to one kind of source.
+
+use super::plan::{default_cache_dir, Ctx};
+use super::schema::{Defects4jSpec, GitSpec, GithubSpec, Recipe, SelectSpec, SwebenchSpec};
+use super::RecipeError;
+use crate::source::defects4j::{self, D4jConfig, ProjectRepo};
+use crate::source::git_history::{self, GitConfig};
+use crate::source::github::GithubConfig;
+use crate::source::rules::{GitSourceConfig, MessageRules};
+use crate::source::swebench::SwebenchConfig;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub(super) fn d4j_plan(
+    cx: &Ctx<'_>,
+    spec: &Defects4jSpec,
+    cli_repos: &BTreeMap<String, PathBuf>,
+) -> Result<D4jConfig, RecipeError> {
+    let root = cx.resolve(&spec.path);
+    let projects = defects4j::project_dirs(&root, spec.projects.as_deref()).map_err(|e| {
+        let key = if spec.projects.is_some() && root.is_dir() {
+            "source.defects4j.projects"
+        } else {
+            "source.defects4j.path"
+        };
+        cx.err(key, e.to_string())
+    })?;
+    for name in cli_repos.keys() {
+        if !projects.iter().any(|(p, _)| p == name) {
+            return Err(RecipeError {
+                file: cx.file.to_path_buf(),
+                location: None,
+                key: format!("--repo {name}"),
+                message: format!(
+                    "no such project in this build (projects: {})",
+                    projects
+                        .iter()
+                        .map(|p| p.0.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            });
+        }
+    }
+    let mut repos = BTreeMap::new();
+    for (name, _) in &projects {
+        let spec_repo = spec.repos.get(name).cloned().unwrap_or_default();
+        let key = format!("source.defects4j.repos.{name}");
+        let path = match cli_repos.get(name) {
+            Some(p) => {
+                if !crate::git::is_repository(p) {
+                    return Err(RecipeError {
+                        file: cx.file.to_path_buf(),
+                        location: None,
+                        key: format!("--repo {name}"),
+                        message: format!("{}: not a git repository", p.display()),
+                    });
+                }
+                Some(p.clone())
+            }
+            None => match &spec_repo.path {
+                Some(p) => {
+                    let p = cx.resolve(p);
+                    if !crate::git::is_repository(&p) {
+                        return Err(cx.err(
+                            &format!("{key}.path"),
+                            format!("{}: not a git repository (expected a clone or mirror of {name}'s upstream repository)", p.display()),
+                        ));
+                    }
+                    Some(p)
+                }
+                None => None,
+            },
+        };
+        let revision_map = match &spec_repo.revision_map {
+            Some(m) => defects4j::read_revision_map(&cx.resolve(&m.file), &m.from, &m.to)
+                .map_err(|e| cx.err(&format!("{key}.revision_map"), e.to_string()))?,
+            None => BTreeMap::new(),
+        };
+        repos.insert(
+            name.clone(),
+            ProjectRepo {
+                path,
+                revision_map,
+                prefixes: spec_repo.path_prefixes.clone(),
+            },
+        );
+    }
+    for name in spec.repos.keys() {
+        if !projects.iter().any(|(p, _)| p == name) && spec.projects.is_none() {
+            return Err(cx.err(
+                &format!("source.defects4j.repos.{name}"),
+                "no such project under `source.defects4j.path`",
+            ));
+        }
+    }
+    Ok(D4jConfig {
+        root,
+        version: spec.version.clone(),
+        projects,
+        repos,
+    })
+}
+
+pub(super) fn swebench_plan(
+    cx: &Ctx<'_>,
+    spec: &SwebenchSpec,
+    cli_repos: &BTreeMap<String, PathBuf>,
+) -> Result<SwebenchConfig, RecipeError> {
+    let instances = cx.resolve(&spec.instances);
+    if let Err(e) = std::fs::File::open(&instances) {
+        return Err(cx.err(
+            "source.swebench.instances",
+            format!("{}: cannot read: {e}", instances.display()),
+        ));
+    }
+    if !instances.is_file() {
+        return Err(cx.err(
+            "source.swebench.instances",
+            format!(
+                "{}: not a file (expected SWE-bench instances as JSON Lines or a JSON list)",
+                instances.display()
+            ),
+        ));
+    }
+    let mut repos = BTreeMap::new();
+    for (name, path) in &spec.repos {
+        let path = cx.resolve(path);
+        if !cli_repos.contains_key(name) && !crate::git::is_repository(&path) {
+            return Err(cx.err(
+                &format!("source.swebench.repos.{name}"),
+                format!(
+                    "{}: not a git repository (expected a local clone of {name})",
+                    path.display()
+                ),
+            ));
+        }
+        repos.insert(name.clone(), path);
+    }
+    for (name, path) in cli_repos {
+        if !crate::git::is_repository(path) {
+            return Err(RecipeError {
+                file: cx.file.to_path_buf(),
+                location: None,
+                key: format!("--repo {name}"),
+                message: format!("{}: not a git repository", path.display()),
+            });
+        }
+        repos.insert(name.clone(), path.clone());
+    }
+    if repos.is_empty() {
+        return Err(cx.err(
+            "source.swebench.repos",
+            "expected at least one `owner/name: <local clone>` entry",
+        ));
+    }
+    Ok(SwebenchConfig { instances, repos })
+}
+
+/// Refuse git-only keys in a Defects4J recipe, so a switch never silently does nothing.
+pub(super) fn git_only(cx: &Ctx<'_>, recipe: &Recipe) -> Result<(), RecipeError> {
+    let s = &recipe.select;
+    let f = &recipe.files;
+    let keys = [
+        (
+            "select.skip_whitespace_only_hunks",
+            s.skip_whitespace_only_hunks == Some(true),
+        ),
+        (
+            "select.skip_comment_only_hunks",
+            s.skip_comment_only_hunks == Some(true),
+        ),
+        (
+            "select.skip_docstring_only_hunks",
+            s.skip_docstring_only_hunks == Some(true),
+        ),
+        (
+            "select.reject_formatting_only",
+            s.reject_formatting_only == Some(true),
+        ),
+        ("files.roles", f.roles == Some(true)),
+        ("files.source_roots", !f.source_roots.is_empty()),
+        ("files.code", !f.code.is_empty()),
+        ("files.not_code", !f.not_code.is_empty()),
+        ("files.generated", !f.generated.is_empty()),
+    ];
+    match keys.iter().find(|(_, set)| *set) {
+        Some((key, _)) => Err(cx.err(
+            key,
+            "applies to git and GitHub sources only (Defects4J keeps HUNK4J's path rules)",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The hunk rules of a git-backed source (git history, GitHub): each on unless the
+/// recipe turns it off.
+fn hunk_rules(select: &SelectSpec) -> crate::git::HunkRules {
+    let on = |o: Option<bool>| o.unwrap_or(true);
+    crate::git::HunkRules {
+        whitespace_only: on(select.skip_whitespace_only_hunks),
+        comment_only: on(select.skip_comment_only_hunks),
+        docstring_only: on(select.skip_docstring_only_hunks),
+        import_only: on(select.skip_import_only_hunks),
+        formatting_only: on(select.reject_formatting_only),
+    }
+}
+
+/// `files.source_roots` must name directories of the repository at HEAD.
+fn source_roots_exist(
+    cx: &Ctx<'_>,
+    repo: &Path,
+    files: &crate::classify::Classifier,
+) -> Result<(), RecipeError> {
+    for root in &files.source_roots {
+        if !crate::git::dir_at_head(repo, root) {
+            return Err(cx.err(
+                "files.source_roots",
+                format!(
+                    "`{root}`: no such directory in {} at HEAD (expected a directory of the repository, relative to its root)",
+                    repo.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn git_plan(
+    cx: &Ctx<'_>,
+    spec: &GitSpec,
+    select: &SelectSpec,
+    files: &crate::classify::Classifier,
+) -> Result<GitConfig, RecipeError> {
+    let repo = cx.resolve(&spec.repo);
+    if !crate::git::is_repository(&repo) {
+        return Err(cx.err(
+            "source.git.repo",
+            format!("{}: not a git repository", repo.display()),
+        ));
+    }
+    if let Some(max) = spec.max_code_hunks.filter(|&m| m < select.min_code_hunks) {
+        return Err(cx.err(
+            "source.git.max_code_hunks",
+            format!(
+                "{max} is below select.min_code_hunks {}: no commit could be kept",
+                select.min_code_hunks
+            ),
+        ));
+    }
+    source_roots_exist(cx, &repo, files)?;
+    let mut walk = GitSourceConfig {
+        revs: spec.revs.clone(),
+        require_tests: spec.require_tests,
+        max_changed_lines: spec.max_changed_lines,
+        max_files: spec.max_files,
+        max_code_hunks: spec.max_code_hunks,
+        reject_reverts: spec.reject_reverts,
+        reject_duplicates: spec.reject_duplicates,
+        min_code_hunks: select.min_code_hunks,
+        verify_objects: spec.verify_objects,
+        hunk_rules: hunk_rules(select),
+        ..GitSourceConfig::default()
+    };
+    if let Some(re) = &spec.message_regex {
+        walk.message_regex = re.clone();
+    }
+    walk.subject_regex = spec.subject_regex.clone();
+    walk.exclude_regex = spec.exclude_regex.clone();
+    let rules = MessageRules::compile(&walk).map_err(|e| match e {
+        crate::git::GitError::BadRegex { key, message, .. } => cx.err(
+            &format!("source.git.{key}"),
+            format!("not a valid regex: {message}"),
+        ),
+        other => cx.err("source.git", other.to_string()),
+    })?;
+    let links = links(cx, spec)?;
+    let name = match (&spec.name, &spec.url) {
+        (Some(name), _) => name.clone(),
+        (None, Some(url)) => {
+            crate::source::refs::owner_repo(url).unwrap_or_else(|| git_history::repo_name(&repo))
+        }
+        (None, None) => git_history::repo_name(&repo),
+    };
+    Ok(GitConfig {
+        name,
+        repo,
+        walk,
+        rules,
+        links,
+    })
+}
+
+pub(super) fn github_plan(
+    cx: &Ctx<'_>,
+    spec: &GithubSpec,
+    select: &SelectSpec,
+    files: &crate::classify::Classifier,
+) -> Result<GithubConfig, RecipeError> {
+    let key = |k: &str| format!("source.github.{k}");
+    let (owner, name) = spec
+        .repo
+        .split_once('/')
+        .filter(|(o, n)| {
+            let ok = |s: &str| {
+                !s.is_empty()
+                    && s.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            };
+            ok(o) && ok(n)
+        })
+        .ok_or_else(|| {
+            cx.err(
+                &key("repo"),
+                format!("expected `owner/name`, got `{}`", spec.repo),
+            )
+        })?;
+    let clone = cx.resolve(&spec.clone);
+    if !crate::git::is_repository(&clone) {
+        return Err(cx.err(
+            &key("clone"),
+            format!(
+                "{}: not a git repository (clone it: `git clone https://github.com/{}.git`)",
+                clone.display(),
+                spec.repo
+            ),
+        ));
+    }
+    source_roots_exist(cx, &clone, files)?;
+    if spec
+        .api
+        .parse::<http::Uri>()
+        .ok()
+        .filter(|u| u.scheme().is_some() && u.host().is_some())
+        .is_none()
+    {
+        return Err(cx.err(
+            &key("api"),
+            format!("expected an http(s) URL, got `{}`", spec.api),
+        ));
+    }
+    let instant =
+        |k: &str, v: &Option<String>, end_of_day: bool| -> Result<Option<String>, RecipeError> {
+            let Some(v) = v else { return Ok(None) };
+            let date = |s: &str| {
+                s.len() == 10
+                    && s.bytes().enumerate().all(|(i, b)| match i {
+                        4 | 7 => b == b'-',
+                        _ => b.is_ascii_digit(),
+                    })
+            };
+            let full =
+                v.len() == 20 && date(&v[..10]) && v.as_bytes()[10] == b'T' && v.ends_with('Z');
+            if date(v) {
+                Ok(Some(format!(
+                    "{v}T{}Z",
+                    if end_of_day { "23:59:59" } else { "00:00:00" }
+                )))
+            } else if full {
+                Ok(Some(v.clone()))
+            } else {
+                Err(cx.err(
+                    &key(k),
+                    format!("expected `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SSZ`, got `{v}`"),
+                ))
+            }
+        };
+    let since = instant("since", &spec.since, false)?;
+    let until = instant("until", &spec.until, true)?;
+    if let (Some(s), Some(u)) = (&since, &until) {
+        if s > u {
+            return Err(cx.err(
+                &key("until"),
+                format!("`until` ({u}) is before `since` ({s})"),
+            ));
+        }
+    }
+    if spec.max_pulls == Some(0) {
+        return Err(cx.err(&key("max_pulls"), "expected at least 1"));
+    }
+    Ok(GithubConfig {
+        owner: owner.to_string(),
+        name: name.to_string(),
+        clone,
+        api: spec.api.trim_end_matches('/').to_string(),
+        since,
+        until,
+        labels: spec.labels.clone(),
+        base_branch: spec.base_branch.clone(),
+        allow_unlinked: spec.allow_unlinked,
+        require_tests: spec.require_tests,
+        max_pulls: spec.max_pulls,
+        cache_dir: match &spec.cache {
+            Some(p) => cx.resolve(p),
+            None => default_cache_dir().join("github"),
+        },
+        max_wait: std::time::Duration::from_secs(spec.max_wait),
+        hunk_rules: hunk_rules(select),
+    })
+}
+
+/// The forge address and tracker keys of a git recipe, checked.
+fn links(cx: &Ctx<'_>, spec: &GitSpec) -> Result<crate::source::refs::Links, RecipeError> {
+    use crate::source::refs::{Forge, Links};
+    let forge = match &spec.forge {
+        Some(f) => Some(Forge::parse(f).ok_or_else(|| {
+            cx.err(
+                "source.git.forge",
+                format!("unknown forge `{f}`: expected github, gitlab or gitea"),
+            )
+        })?),
+        None => None,
+    };
+    let repo = match &spec.url {
+        None if forge.is_some() => {
+            return Err(cx.err(
+                "source.git.forge",
+                "`forge` needs `url` (the repository's web address)".to_string(),
+            ))
+        }
+        None => None,
+        Some(url) => {
+            let host = url
+                .strip_prefix("https://")
+                .or_else(|| url.strip_prefix("http://"))
+                .and_then(|rest| rest.split('/').next())
+                .filter(|h| !h.is_empty())
+                .ok_or_else(|| {
+                    cx.err(
+                        "source.git.url",
+                        format!("`{url}`: expected an http(s) address such as https://github.com/owner/repo"),
+                    )
+                })?;
+            let forge = forge.or_else(|| Forge::of_host(host)).ok_or_else(|| {
+                cx.err(
+                    "source.git.url",
+                    format!("cannot tell which forge runs `{host}`; set `forge:` (github, gitlab or gitea)"),
+                )
+            })?;
+            Some((
+                url.trim_end_matches('/')
+                    .trim_end_matches(".git")
+                    .to_string(),
+                forge,
+            ))
+        }
+    };
+    let tracker = match (&spec.issue_regex, &spec.issue_url) {
+        (None, Some(_)) => {
+            return Err(cx.err(
+                "source.git.issue_url",
+                "`issue_url` needs `issue_regex` (the tracker keys it links)".to_string(),
+            ))
+        }
+        (None, None) => None,
+        (Some(re), template) => {
+            let compiled = regex::Regex::new(re).map_err(|e| {
+                cx.err(
+                    "source.git.issue_regex",
+                    format!(
+                        "not a valid regex: {}",
+                        e.to_string().lines().last().unwrap_or("").trim()
+                    ),
+                )
+            })?;
+            if let Some(t) = template.as_deref().filter(|t| !t.contains("{id}")) {
+                return Err(cx.err(
+                    "source.git.issue_url",
+                    format!("`{t}` has no `{{id}}` to replace with the key"),
+                ));
+            }
+            Some((compiled, template.clone()))
+        }
+    };
+    Ok(Links { repo, tracker })
+}
