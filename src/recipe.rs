@@ -11,13 +11,14 @@
 //! `sources` builds each kind of source's part of it; `open` reads a built dataset back
 //! with its recipe and `validator` makes the validator a plan's `validate:` asks for.
 
+mod context;
 pub mod open;
 mod plan;
 mod schema;
 mod sources;
 pub mod validator;
 
-pub use plan::default_cache_dir;
+pub use context::default_cache_dir;
 pub use schema::{
     locate, parse, AnnotateSpec, Defects4jSpec, GitSpec, GithubSpec, Recipe, RepoSpec, ReportSpec,
     RevisionMap, SandboxChoice, SelectSpec, Source, SourceSpec, StatesSpec, SwebenchSpec,

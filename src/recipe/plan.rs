@@ -1,37 +1,14 @@
 //! A parsed recipe validated into a [`Plan`]: paths resolved against the recipe file,
 //! the stage plans built, every error reported at its key's place in the text.
 
-use super::schema::{locate, Recipe, Source, ValidateSpec, SOURCE_KINDS};
+use super::context::{default_cache_dir, Ctx};
+use super::schema::{Recipe, Source, ValidateSpec, SOURCE_KINDS};
 use super::sources::{d4j_plan, git_only, git_plan, github_plan, swebench_plan};
 use super::{AnnotatePlan, Plan, RecipeError, SourcePlan};
 use crate::annotate::tokenize::Tokenizer;
 use crate::extract::CountRules;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-/// Resolves recipe paths and reports errors at the key's place in the text.
-pub(super) struct Ctx<'a> {
-    pub(super) file: &'a Path,
-    text: &'a str,
-}
-
-impl Ctx<'_> {
-    pub(super) fn resolve(&self, p: &Path) -> PathBuf {
-        if p.is_absolute() {
-            return p.to_path_buf();
-        }
-        self.file.parent().unwrap_or(Path::new(".")).join(p)
-    }
-
-    pub(super) fn err(&self, key: &str, message: impl Into<String>) -> RecipeError {
-        RecipeError {
-            file: self.file.to_path_buf(),
-            location: locate(self.text, key),
-            key: key.to_string(),
-            message: message.into(),
-        }
-    }
-}
 
 pub(super) fn plan(
     recipe: Recipe,
@@ -195,17 +172,4 @@ fn validate_plan(
         cache_dir,
         network_for_setup: v.network_for_setup,
     })
-}
-
-/// `$HUNKGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/hunkgen`, else `~/.cache/hunkgen`.
-pub fn default_cache_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("HUNKGEN_CACHE_DIR") {
-        return PathBuf::from(d);
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
-        return PathBuf::from(d).join("hunkgen");
-    }
-    std::env::var_os("HOME")
-        .map(|h| PathBuf::from(h).join(".cache/hunkgen"))
-        .unwrap_or_else(|| std::env::temp_dir().join("hunkgen-cache"))
 }

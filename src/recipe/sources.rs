@@ -1,7 +1,7 @@
 //! The per-source plan builders (Defects4J, SWE-bench, git history, GitHub) and the
 //! checks that belong to one kind of source.
 
-use super::plan::{default_cache_dir, Ctx};
+use super::context::{default_cache_dir, Ctx};
 use super::schema::{Defects4jSpec, GitSpec, GithubSpec, Recipe, SelectSpec, SwebenchSpec};
 use super::RecipeError;
 use crate::source::defects4j::{self, D4jConfig, ProjectRepo};
