@@ -117,7 +117,12 @@ pub struct ValidateSpec {
     pub network_for_setup: bool,
     /// How to run tests; each instance uses the suites whose `paths` its test patch
     /// touches.
+    #[serde(default)]
     pub suites: Vec<crate::validate::stage::Suite>,
+    /// Defects4J sources: build and test each bug's buggy and fixed versions with
+    /// Defects4J itself (no suites needed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defects4j: Option<crate::validate::stage::D4jValidate>,
 }
 
 /// Sandbox policy as the recipe spells it.
@@ -686,7 +691,17 @@ fn plan(
             None => None,
         },
         validate: match &recipe.validate {
-            Some(v) => Some(validate_plan(&cx, v)?),
+            Some(v) => {
+                if v.defects4j.is_some()
+                    && !matches!(recipe.source.kind(), Some(Source::Defects4j(_)))
+                {
+                    return Err(cx.err(
+                        "validate.defects4j",
+                        "applies to Defects4J sources only (other sources name `suites`)",
+                    ));
+                }
+                Some(validate_plan(&cx, v)?)
+            }
             None => None,
         },
         text,
@@ -698,8 +713,11 @@ fn validate_plan(
     v: &ValidateSpec,
 ) -> Result<crate::validate::stage::ValidatePlan, RecipeError> {
     use crate::validate::env::EnvSpec;
-    if v.suites.is_empty() {
-        return Err(cx.err("validate.suites", "expected at least one suite"));
+    if v.suites.is_empty() && v.defects4j.is_none() {
+        return Err(cx.err(
+            "validate.suites",
+            "expected at least one suite (or `defects4j:` for a Defects4J source)",
+        ));
     }
     if v.reruns == 0 {
         return Err(cx.err("validate.reruns", "expected at least 1"));
@@ -751,6 +769,12 @@ fn validate_plan(
         suites,
         cache_dir,
         network_for_setup: v.network_for_setup,
+        defects4j: v.defects4j.as_ref().map(|d| {
+            let mut d = d.clone();
+            d.home = d.home.as_ref().map(|p| absolute(cx.resolve(p)));
+            d.java_home = d.java_home.as_ref().map(|p| absolute(cx.resolve(p)));
+            d
+        }),
     })
 }
 
