@@ -190,6 +190,15 @@ fn hunk4j_bugs_validated_by_defects4j_agree_with_its_trigger_tests_and_cache() {
     );
     assert!(!cli1.PASS_TO_PASS.contains(&broken));
     assert!(!cli1.FAIL_TO_PASS.contains(&broken));
+    // The report counts the agreement per project.
+    let report = fs::read_to_string(first.output.join("report/tables.md")).expect("report");
+    assert!(report.contains("## Agreement with Defects4J"), "{report}");
+    for project in ["Cli", "Codec"] {
+        assert!(
+            report.contains(&format!("| {project} | 1 | 0 | 100.0% | 0 | 0 |")),
+            "{report}"
+        );
+    }
 
     // Again, with a JDK directory that holds only the JDK's `release` file: the same
     // JDK by content, so every run comes from the cache; had Defects4J been started it
