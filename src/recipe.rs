@@ -606,6 +606,18 @@ fn plan(
         Some(p) => cx.resolve(p),
         None => cx.resolve(&Path::new("../datasets").join(&recipe.name)),
     };
+    let d4j_source = matches!(recipe.source.kind(), Some(Source::Defects4j(_)));
+    if recipe
+        .validate
+        .as_ref()
+        .is_some_and(|v| v.defects4j.is_some())
+        && !d4j_source
+    {
+        return Err(cx.err(
+            "validate.defects4j",
+            "applies to Defects4J sources only (other sources name `suites`)",
+        ));
+    }
     let source = match recipe.source.kind() {
         Some(Source::Defects4j(d)) => SourcePlan::Defects4j(d4j_plan(&cx, d, cli_repos)?),
         Some(Source::Swebench(s)) => SourcePlan::Swebench(swebench_plan(&cx, s, cli_repos)?),
@@ -691,17 +703,7 @@ fn plan(
             None => None,
         },
         validate: match &recipe.validate {
-            Some(v) => {
-                if v.defects4j.is_some()
-                    && !matches!(recipe.source.kind(), Some(Source::Defects4j(_)))
-                {
-                    return Err(cx.err(
-                        "validate.defects4j",
-                        "applies to Defects4J sources only (other sources name `suites`)",
-                    ));
-                }
-                Some(validate_plan(&cx, v)?)
-            }
+            Some(v) => Some(validate_plan(&cx, v)?),
             None => None,
         },
         text,

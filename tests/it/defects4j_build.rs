@@ -223,3 +223,16 @@ fn hunk4j_bugs_validated_by_defects4j_agree_with_its_trigger_tests_and_cache() {
     }
     assert_eq!(first.instances.len(), second.instances.len());
 }
+
+/// `validate.defects4j` belongs to Defects4J sources; a git recipe naming it is refused
+/// at its place, before any work.
+#[test]
+fn validate_defects4j_is_refused_for_a_git_source() {
+    let file = manifest().join("recipes/demo.yaml");
+    let text = fs::read_to_string(&file).expect("demo recipe");
+    let text = text.replacen("validate:\n", "validate:\n  defects4j: {}\n", 1);
+    let e = hunkgen::recipe::load_text(&text, &file, &BTreeMap::new())
+        .expect_err("refused for a git source");
+    assert_eq!(e.key, "validate.defects4j", "{e}");
+    assert!(e.to_string().contains("Defects4J sources only"), "{e}");
+}
