@@ -65,6 +65,11 @@ pub enum RejectReason {
     /// The commit's code is unchanged once whitespace, comments and docstrings are
     /// stripped (hunk rule `formatting_only` of the git source).
     FormattingOnly,
+    /// A Defects4J version does not compile with the JDK in use (the detail quotes the
+    /// compiler's first errors).
+    CompileError,
+    /// The proven FAIL_TO_PASS is not Defects4J's `trigger_tests` (the detail names both).
+    D4jDisagrees,
 }
 
 /// One `rejected.jsonl` row.

@@ -28,6 +28,14 @@ pub struct ValidationRecord {
     /// what the fix adds), so they count as absent before, as SWE-bench grades them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before_unbuilt: Option<String>,
+    /// Defects4J instances: whether the proven FAIL_TO_PASS equals Defects4J's own
+    /// `trigger_tests` (the instance is rejected when it does not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub d4j_agrees: Option<bool>,
+    /// Defects4J instances: the tests Defects4J lists in `failing_tests` as broken on
+    /// the fixed version, left out of the labels.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub d4j_excluded: Vec<String>,
 }
 
 /// A count per tree.

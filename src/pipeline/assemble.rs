@@ -74,6 +74,7 @@ impl Assembled<'_> {
         let mut tables = report::Tables::compute(&kept, examined, plan.annotate.is_some());
         tables.inputs = report::inputs(&described, plan.annotate.as_ref().map(|a| a.profile));
         tables.funnel = funnel;
+        tables.d4j_agreement = report::d4j::agreement(&kept, &rejected);
         let compare = plan.report.compare_with.as_deref() == Some("hunk4j");
         let mut card = Card {
             name: plan.name.clone(),

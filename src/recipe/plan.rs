@@ -21,6 +21,18 @@ pub(super) fn plan(
         Some(p) => cx.resolve(p),
         None => cx.resolve(&Path::new("../datasets").join(&recipe.name)),
     };
+    let d4j_source = matches!(recipe.source.kind(), Some(Source::Defects4j(_)));
+    if recipe
+        .validate
+        .as_ref()
+        .is_some_and(|v| v.defects4j.is_some())
+        && !d4j_source
+    {
+        return Err(cx.err(
+            "validate.defects4j",
+            "applies to Defects4J sources only (other sources name `suites`)",
+        ));
+    }
     let source = match recipe.source.kind() {
         Some(Source::Defects4j(d)) => SourcePlan::Defects4j(d4j_plan(&cx, d, cli_repos)?),
         Some(Source::Swebench(s)) => SourcePlan::Swebench(swebench_plan(&cx, s, cli_repos)?),
@@ -118,8 +130,11 @@ fn validate_plan(
     v: &ValidateSpec,
 ) -> Result<crate::validate::stage::ValidatePlan, RecipeError> {
     use crate::validate::env::EnvSpec;
-    if v.suites.is_empty() {
-        return Err(cx.err("validate.suites", "expected at least one suite"));
+    if v.suites.is_empty() && v.defects4j.is_none() {
+        return Err(cx.err(
+            "validate.suites",
+            "expected at least one suite (or `defects4j:` for a Defects4J source)",
+        ));
     }
     if v.reruns == 0 {
         return Err(cx.err("validate.reruns", "expected at least 1"));
@@ -171,5 +186,11 @@ fn validate_plan(
         suites,
         cache_dir,
         network_for_setup: v.network_for_setup,
+        defects4j: v.defects4j.as_ref().map(|d| {
+            let mut d = d.clone();
+            d.home = d.home.as_ref().map(|p| absolute(cx.resolve(p)));
+            d.java_home = d.java_home.as_ref().map(|p| absolute(cx.resolve(p)));
+            d
+        }),
     })
 }

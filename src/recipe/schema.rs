@@ -104,7 +104,12 @@ pub struct ValidateSpec {
     pub network_for_setup: bool,
     /// How to run tests; each instance uses the suites whose `paths` its test patch
     /// touches.
+    #[serde(default)]
     pub suites: Vec<crate::validate::stage::Suite>,
+    /// Defects4J sources: build and test each bug's buggy and fixed versions with
+    /// Defects4J itself (no suites needed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defects4j: Option<crate::validate::stage::D4jValidate>,
 }
 
 /// Sandbox policy as the recipe spells it.

@@ -2,6 +2,7 @@
 //! distribution, uncounted hunks, notes), rendered to markdown, JSON and HTML from the
 //! same values.
 
+pub mod d4j;
 pub mod html;
 pub mod page;
 pub mod results;
@@ -38,6 +39,10 @@ pub struct Tables {
     /// The git walk's funnel, when the source is a git history.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub funnel: Option<crate::model::MineFunnel>,
+    /// Agreement with Defects4J's `trigger_tests` per project, when Defects4J validated
+    /// the bugs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub d4j_agreement: Vec<d4j::AgreementRow>,
 }
 
 /// An examined item with uncounted hunks.
@@ -168,6 +173,7 @@ impl Tables {
             annotation: annotated.then(|| annotation_tables(kept)),
             inputs: Vec::new(),
             funnel: None,
+            d4j_agreement: Vec::new(),
         }
     }
 }
@@ -486,6 +492,13 @@ pub fn markdown(name: &str, t: &Tables, warnings: &[String], compare: bool) -> S
              where they differ, with the rule that excluded each hunk.\n"
         );
         out.push_str(&not_counted_table(&t.not_counted).to_markdown());
+    }
+    if !t.d4j_agreement.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n## Agreement with Defects4J\n\nBugs whose proven FAIL_TO_PASS equals Defects4J's `trigger_tests`, per project; every bug kept out is a `rejected.jsonl` row with its reason.\n"
+        );
+        out.push_str(&d4j::agreement_table(&t.d4j_agreement).to_markdown());
     }
     if !t.inputs.is_empty() {
         let _ = writeln!(out, "\n## Inputs\n");

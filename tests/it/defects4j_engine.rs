@@ -23,7 +23,7 @@ use crate::common::manifest;
 /// One Defects4J test at a time: each starts several JVMs, and their timings are reported.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn serial() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 

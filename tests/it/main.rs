@@ -9,6 +9,7 @@ mod cache_processes;
 mod cli;
 mod commit_rules;
 mod compare;
+mod defects4j_build;
 mod defects4j_engine;
 mod demo_dataset;
 mod demo_repo;

@@ -8,7 +8,10 @@
 //! the three entry points (validate, the Partial-state check, an evaluation run) share
 //! one setup of base, tree, suites and environments.
 
+mod d4j;
 mod run;
+
+pub use d4j::{broken_on_fixed, D4jTests, D4jValidate};
 
 use super::env::{BuiltEnv, EnvCache, EnvSpec};
 use super::golden::{self, Label, Rejection};
@@ -86,6 +89,8 @@ pub struct ValidatePlan {
     pub cache_dir: PathBuf,
     /// Allow environment builds to use the network (first install).
     pub network_for_setup: bool,
+    /// Defects4J bugs are built and tested by Defects4J itself (`validate.defects4j`).
+    pub defects4j: Option<D4jValidate>,
 }
 
 /// What validating one instance gave.
@@ -114,6 +119,8 @@ pub struct Validator<'a> {
     envs: EnvCache,
     results: Cache,
     built: Mutex<HashMap<String, Result<BuiltEnv, String>>>,
+    /// Content hashes of Defects4J projects and JDKs, once per pass.
+    d4j_fingerprints: Mutex<HashMap<String, String>>,
 }
 
 /// A candidate's base: git repository, revision, (Defects4J) fixed→buggy patch, and
@@ -185,6 +192,7 @@ impl<'a> Validator<'a> {
             envs,
             results: Cache::new(plan.cache_dir.join("runs")),
             built: Mutex::new(HashMap::new()),
+            d4j_fingerprints: Mutex::new(HashMap::new()),
         }
     }
 
@@ -285,11 +293,16 @@ impl<'a> Validator<'a> {
                 environments: Vec::new(),
                 sandboxed: self.runner.is_sandboxed(),
                 before_unbuilt: None,
+                d4j_agrees: None,
+                d4j_excluded: Vec::new(),
             },
             rejection: None,
             cached_runs: 0,
             executed_runs: 0,
         };
+        if let (Some(d), crate::model::SourceKind::Defects4j) = (&self.plan.defects4j, c.source) {
+            return self.validate_defects4j(d, c, logs, use_cache, out);
+        }
         let setup = match self.setup(c) {
             Ok(s) => s,
             Err(e) => {
