@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// What the prompt tells the agent beyond the problem and the failing tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptVariant {
     /// Problem statement and failing tests only.
     Plain,
@@ -34,6 +34,14 @@ pub enum PromptVariant {
 }
 
 impl PromptVariant {
+    /// All four, in the order `--prompt-variant` lists them.
+    pub const ALL: [PromptVariant; 4] = [
+        PromptVariant::Plain,
+        PromptVariant::Files,
+        PromptVariant::Hunks,
+        PromptVariant::Mcp,
+    ];
+
     /// The variant's name.
     pub fn name(self) -> &'static str {
         match self {
@@ -42,6 +50,14 @@ impl PromptVariant {
             PromptVariant::Hunks => "hunks",
             PromptVariant::Mcp => "mcp",
         }
+    }
+}
+
+impl std::str::FromStr for PromptVariant {
+    type Err = crate::model::UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::model::parse_name(s, "prompt variant", &Self::ALL, Self::name)
     }
 }
 
