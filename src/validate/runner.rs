@@ -258,7 +258,7 @@ impl Runner {
             SandboxPolicy::Off => Sandbox::None("sandbox turned off".into()),
             SandboxPolicy::Auto | SandboxPolicy::Required => match locate_bwrap() {
                 Ok(bwrap) => probe_bwrap(&bwrap),
-                Err(reason) => Sandbox::None(reason),
+                Err(reason) => Sandbox::None(reason.to_string()),
             },
         };
         Runner::decided(sandbox, policy)
@@ -518,11 +518,16 @@ const PASSED_THROUGH: [&str; 10] = [
     "no_proxy",
 ];
 
+/// No bubblewrap to sandbox with (the reason a run goes unsandboxed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("bubblewrap (bwrap) not found on PATH")]
+struct NoBwrap;
+
 /// `HUNKGEN_BWRAP`, else `bwrap` on `PATH`.
-fn locate_bwrap() -> Result<PathBuf, String> {
+fn locate_bwrap() -> Result<PathBuf, NoBwrap> {
     match std::env::var_os("HUNKGEN_BWRAP") {
         Some(p) => Ok(PathBuf::from(p)),
-        None => find_in_path("bwrap").ok_or_else(|| "bubblewrap (bwrap) not found on PATH".into()),
+        None => find_in_path("bwrap").ok_or(NoBwrap),
     }
 }
 
