@@ -1,9 +1,7 @@
 //! The `hunkgen` binary: parse the command line, run the library, map errors to exit codes.
 
-use clap::Parser;
-
 fn main() {
-    let cli = hunkgen::cli::Cli::parse();
+    let cli = hunkgen::cli::parse();
     if let Err(err) = hunkgen::cli::run(cli) {
         // A closed pipe (`hunkgen stats ... | head`) is not an error.
         if err

@@ -7,22 +7,17 @@ use serde::{Deserialize, Serialize};
 ///
 /// One type for the recipe (`annotate.profile`) and the command line (`--profile`), so
 /// the two accept exactly the same names.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default, clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub enum Profile {
     /// The authors' method as their released code implements it (default).
     #[default]
     #[serde(rename = "hunk4j")]
-    #[value(name = "hunk4j")]
     Hunk4j,
     /// `hunk4j` plus the released pipeline's defects, to reproduce published numbers.
     #[serde(rename = "hunk4j-published")]
-    #[value(name = "hunk4j-published")]
     Hunk4jPublished,
     /// The paper's Algorithm 1 as written.
     #[serde(rename = "algorithm1")]
-    #[value(name = "algorithm1")]
     Algorithm1,
 }
 
@@ -56,6 +51,13 @@ pub struct Switches {
 }
 
 impl Profile {
+    /// All three, in the order `--profile` lists them.
+    pub const ALL: [Profile; 3] = [
+        Profile::Hunk4j,
+        Profile::Hunk4jPublished,
+        Profile::Algorithm1,
+    ];
+
     /// The switches that define this profile.
     pub fn switches(self) -> Switches {
         // hunk4j: the authors' released code, defects fixed.
@@ -112,6 +114,14 @@ impl Profile {
             Profile::Hunk4jPublished => "hunk4j-published",
             Profile::Algorithm1 => "algorithm1",
         }
+    }
+}
+
+impl std::str::FromStr for Profile {
+    type Err = crate::model::UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::model::parse_name(s, "profile", &Self::ALL, Self::name)
     }
 }
 

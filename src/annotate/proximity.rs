@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 /// Which package a hunk is in, because HUNK4J's published classes need its directory
 /// rule while mined repositories need the real module path (`pkg/core.py` and
 /// `src/pkg/core.py` are both in `pkg`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PackageRule {
     /// `directories` for Defects4J bugs (HUNK4J), `modules` for every other source.
@@ -21,6 +21,22 @@ pub enum PackageRule {
 }
 
 impl PackageRule {
+    /// All three, in the order `--packages` lists them.
+    pub const ALL: [PackageRule; 3] = [
+        PackageRule::Auto,
+        PackageRule::Directories,
+        PackageRule::Modules,
+    ];
+
+    /// Name as written in recipes and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            PackageRule::Auto => "auto",
+            PackageRule::Directories => "directories",
+            PackageRule::Modules => "modules",
+        }
+    }
+
     /// The concrete rule for a source: `auto` becomes `directories` for Defects4J only.
     pub fn resolve(self, source: SourceKind) -> PackageRule {
         match (self, source) {
@@ -28,6 +44,14 @@ impl PackageRule {
             (PackageRule::Auto, _) => PackageRule::Modules,
             (rule, _) => rule,
         }
+    }
+}
+
+impl std::str::FromStr for PackageRule {
+    type Err = crate::model::UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::model::parse_name(s, "package rule", &Self::ALL, Self::name)
     }
 }
 

@@ -75,7 +75,7 @@ pub fn run(args: BuildArgs) -> anyhow::Result<()> {
         shard,
     } = args;
     install_interrupt_handler();
-    let shard = crate::shard::Shard::resolve(shard.as_deref()).map_err(anyhow::Error::msg)?;
+    let shard = crate::shard::Shard::resolve(shard.as_deref())?;
     set_jobs(jobs);
     let mut repo_map = match &repos_file {
         Some(f) => read_repos_file(f)?,

@@ -76,7 +76,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
         )?;
         return Ok(());
     }
-    let shard = crate::shard::Shard::resolve(shard.as_deref()).map_err(anyhow::Error::msg)?;
+    let shard = crate::shard::Shard::resolve(shard.as_deref())?;
     let file = match (predictions, baseline) {
         (Some(p), _) => p,
         (None, Some(b)) => {

@@ -13,6 +13,7 @@ pub mod report;
 pub mod run;
 pub mod stats;
 pub mod validate;
+mod values;
 
 pub use export::ExportFormat;
 
@@ -200,6 +201,12 @@ pub enum Command {
         after_help = "The server speaks the Model Context Protocol's stdio transport: one JSON-RPC message per line on stdin, answers on stdout, logs on stderr. Register it with an agent, e.g. Claude Code:\n  claude mcp add hunkgen -- hunkgen mcp --root /path/to/checkout\nTools: find_method_in_class, find_class_in_file, find_method_in_file, find_code_in_file, get_class_skeleton, find_class, find_method, find_code, get_repository_structure."
     )]
     Mcp(mcp::McpArgs),
+}
+
+/// Parse the command line (exits with clap's usage error on bad input), so the binary
+/// needs no clap of its own.
+pub fn parse() -> Cli {
+    Cli::parse()
 }
 
 /// Run the parsed command; errors carry their one-line context.

@@ -71,7 +71,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         shard,
     } = args;
     set_jobs(jobs);
-    let shard = crate::shard::Shard::resolve(shard.as_deref()).map_err(anyhow::Error::msg)?;
+    let shard = crate::shard::Shard::resolve(shard.as_deref())?;
     let all = crate::run::agents::load(&agents)?;
     let Some(spec) = all.get(&agent).cloned() else {
         let names: Vec<&str> = all.keys().map(String::as_str).collect();

@@ -49,7 +49,7 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<()> {
         shard,
     } = args;
     set_jobs(jobs);
-    let shard = crate::shard::Shard::resolve(shard.as_deref()).map_err(anyhow::Error::msg)?;
+    let shard = crate::shard::Shard::resolve(shard.as_deref())?;
     let rows = revalidate::validate_dataset(
         &dir,
         &only,

@@ -7,13 +7,34 @@ use crate::model::{Instance, SwebenchRow};
 use std::path::Path;
 
 /// How FAIL_TO_PASS / PASS_TO_PASS are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ListStyle {
     /// A JSON-encoded string (`"[\"t1\", \"t2\"]"`), as the published datasets store them.
     #[default]
     JsonString,
     /// A plain JSON array.
     Array,
+}
+
+impl ListStyle {
+    /// Both, the published datasets' first.
+    pub const ALL: [ListStyle; 2] = [ListStyle::JsonString, ListStyle::Array];
+
+    /// Name as given to `--lists`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ListStyle::JsonString => "json-string",
+            ListStyle::Array => "array",
+        }
+    }
+}
+
+impl std::str::FromStr for ListStyle {
+    type Err = crate::model::UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::model::parse_name(s, "list style", &Self::ALL, Self::name)
+    }
 }
 
 /// How rows are put in the file.

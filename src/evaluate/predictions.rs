@@ -146,7 +146,7 @@ mod tests {
 }
 
 /// Built-in prediction sets that every dataset can be scored with, as sanity baselines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Baseline {
     /// The golden patch, on Novel: must resolve every instance.
     Gold,
@@ -157,6 +157,18 @@ pub enum Baseline {
 }
 
 impl Baseline {
+    /// All three, in the order `--baseline` lists them.
+    pub const ALL: [Baseline; 3] = [Baseline::Gold, Baseline::Empty, Baseline::Partial];
+
+    /// The short name, as given to `--baseline`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Baseline::Gold => "gold",
+            Baseline::Empty => "empty",
+            Baseline::Partial => "partial",
+        }
+    }
+
     /// The baseline's name, as `model_name_or_path`.
     pub fn name(self) -> &'static str {
         match self {
@@ -164,6 +176,14 @@ impl Baseline {
             Baseline::Empty => "baseline-empty",
             Baseline::Partial => "baseline-partial",
         }
+    }
+}
+
+impl std::str::FromStr for Baseline {
+    type Err = crate::model::UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::model::parse_name(s, "baseline", &Self::ALL, Self::key)
     }
 }
 

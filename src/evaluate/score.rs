@@ -27,6 +27,9 @@ pub enum EvaluateError {
     /// The predictions cannot be read.
     #[error(transparent)]
     Predictions(#[from] PredictionsError),
+    /// The shards are not one complete set, or a shard's manifest cannot be written.
+    #[error(transparent)]
+    Shards(#[from] crate::shard::ShardSetError),
     /// Anything else that stops the whole evaluation, as one line.
     #[error("{0}")]
     Other(String),
@@ -179,11 +182,9 @@ pub fn evaluate(
             inputs,
             all_ids.len(),
             mine.into_iter().collect(),
-        )
-        .map_err(EvaluateError::Other)?;
+        )?;
         m.predictions = Some(crate::shard::absolute(predictions));
-        m.finish(&output, &["results.jsonl".into(), "summary.json".into()])
-            .map_err(EvaluateError::Other)?;
+        m.finish(&output, &["results.jsonl".into(), "summary.json".into()])?;
     }
     Ok(Evaluation {
         results,
@@ -203,11 +204,11 @@ pub fn merge_shards(
     force: bool,
 ) -> Result<(Evaluation, Vec<String>), EvaluateError> {
     use crate::shard::{self, Kind};
-    let read = shard::read_task_shards(shards, Kind::Evaluation).map_err(EvaluateError::Other)?;
+    let read = shard::read_task_shards(shards, Kind::Evaluation)?;
     let Some((_, first)) = read.first() else {
-        return Err(EvaluateError::Other("no shard directories given".into()));
+        return Err(shard::ShardSetError::NoShards.into());
     };
-    let dataset = shard::dataset_of(first).map_err(EvaluateError::Other)?;
+    let dataset = shard::dataset_of(first)?;
     let predictions = PathBuf::from(first.predictions.clone().unwrap_or_default());
     let unchanged = std::fs::read(&predictions)
         .ok()

@@ -8,6 +8,7 @@
 mod card;
 mod evaluation;
 mod hunk;
+mod name;
 mod note;
 mod rejected;
 mod state;
@@ -20,6 +21,7 @@ pub use evaluation::{
     ApplyMethod, EvaluationSummary, Paired, PredictionResult, Rate, Rates, ResolutionStatus, Scores,
 };
 pub use hunk::{HunkPlace, ProximityClass, SkipReason};
+pub use name::{parse_name, UnknownName};
 pub use note::{Note, NoteKind};
 pub use rejected::{RejectReason, Rejected, Stage};
 pub use state::{Expected, PartialSource, Scenario, StateKind, StateManifest, StatesRecord};

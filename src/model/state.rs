@@ -6,18 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// How far the golden fix is applied, because the expected agent behaviour depends on it.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    JsonSchema,
-    clap::ValueEnum,
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum StateKind {
@@ -53,18 +42,7 @@ impl StateKind {
 
 /// How much context an agent gets, because history can reveal the fix (Best) or be gone.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    JsonSchema,
-    clap::ValueEnum,
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Scenario {
@@ -75,12 +53,43 @@ pub enum Scenario {
 }
 
 impl Scenario {
+    /// Both, the leak-gated one first.
+    pub const ALL: [Scenario; 2] = [Scenario::Best, Scenario::Worst];
+
     /// Lower-case name, as in paths and on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Scenario::Best => "best",
             Scenario::Worst => "worst",
         }
+    }
+}
+
+impl std::str::FromStr for StateKind {
+    type Err = super::UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        super::parse_name(s, "state", &Self::ALL, Self::name)
+    }
+}
+
+impl std::fmt::Display for StateKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Scenario {
+    type Err = super::UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        super::parse_name(s, "scenario", &Self::ALL, Self::name)
+    }
+}
+
+impl std::fmt::Display for Scenario {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

@@ -1,23 +1,12 @@
 //! `hunkgen merge`: one entry for every kind of shard. The kind comes from the shards'
 //! manifests; each kind's merge writes what one machine writes.
 
+use super::merge_error::MergeError;
 use super::shards::MergeSummary;
-use crate::dataset::DatasetError;
 use crate::evaluate::score::Evaluation;
 use crate::pipeline::revalidate::MergedValidation;
 use crate::shard::{self, Kind};
 use std::path::{Path, PathBuf};
-
-/// Why shards could not be merged: one line naming the shard and what is wrong.
-#[derive(Debug, thiserror::Error)]
-#[error("merge: {0}")]
-pub struct MergeError(pub String);
-
-impl From<DatasetError> for MergeError {
-    fn from(e: DatasetError) -> Self {
-        MergeError(e.to_string())
-    }
-}
 
 /// What a merge wrote, by the kind of its shards.
 #[derive(Debug)]
@@ -46,12 +35,12 @@ pub enum Merged {
 /// recognise their kind (shards of different commands are refused) and merge them as
 /// that command's merge does.
 pub fn merge(output: &Path, shards: &[PathBuf], force: bool) -> Result<Merged, MergeError> {
-    let kind = shard::kind_of_all(shards).map_err(MergeError)?;
+    let kind = shard::kind_of_all(shards)?;
     Ok(match kind {
         Kind::Build => Merged::Build(super::shards::merge_build(output, shards, force)?),
         Kind::Evaluation => {
             let (evaluation, hosts) = crate::evaluate::score::merge_shards(output, shards, force)
-                .map_err(|e| MergeError(e.to_string()))?;
+                .map_err(MergeError::Evaluation)?;
             Merged::Evaluation {
                 evaluation: Box::new(evaluation),
                 hosts,
@@ -61,8 +50,8 @@ pub fn merge(output: &Path, shards: &[PathBuf], force: bool) -> Result<Merged, M
             output, shards, force,
         )?),
         Kind::Run => {
-            let (count, hosts) = crate::run::merge_shards(output, shards, force)
-                .map_err(|e| MergeError(e.to_string()))?;
+            let (count, hosts) =
+                crate::run::merge_shards(output, shards, force).map_err(MergeError::Run)?;
             Merged::Run { count, hosts }
         }
     })

@@ -13,10 +13,12 @@
 
 pub mod assemble;
 pub mod merge;
+pub mod merge_error;
 pub mod revalidate;
 pub mod shards;
 
-pub use merge::{merge, MergeError, Merged};
+pub use merge::{merge, Merged};
+pub use merge_error::MergeError;
 
 mod annotate;
 mod extract;

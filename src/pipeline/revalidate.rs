@@ -1,7 +1,7 @@
 //! `hunkgen validate`: run a built dataset's golden tests again and compare with the
 //! recorded labels; write the rows (and a shard's manifest), and merge validate shards.
 
-use super::merge::MergeError;
+use super::merge_error::MergeError;
 use crate::dataset::{self, DatasetError};
 use crate::model::{Card, Instance};
 use crate::progress::Progress;
@@ -23,6 +23,14 @@ pub enum RevalidateError {
     /// one line naming the dataset or directory.
     #[error("validate: {0}")]
     Validate(String),
+    /// A shard's manifest cannot be written.
+    #[error("validate: {}: {source}", dir.display())]
+    Output {
+        /// The output directory.
+        dir: PathBuf,
+        /// Why.
+        source: crate::shard::ShardSetError,
+    },
     /// A shard's output directory cannot be prepared.
     #[error("{}: cannot write", dir.display())]
     CannotWrite {
@@ -82,8 +90,12 @@ pub fn write_validation(
     shard: Option<shard::Shard>,
     total: usize,
 ) -> Result<(), RevalidateError> {
-    let fail = |e: String| RevalidateError::Validate(format!("{}: {e}", dir.display()));
-    std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
+    let fail = |source: shard::ShardSetError| RevalidateError::Output {
+        dir: dir.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(dir)
+        .map_err(|e| RevalidateError::Validate(format!("{}: {e}", dir.display())))?;
     dataset::write_atomic(&dir.join(VALIDATION_ROWS), &dataset::jsonl(rows))?;
     if let Some(shard) = shard {
         let inputs = BTreeMap::from([("only".to_string(), only.join(","))]);
@@ -112,14 +124,13 @@ pub fn merge_validation(
     shards: &[PathBuf],
     force: bool,
 ) -> Result<MergedValidation, MergeError> {
-    let read = shard::read_task_shards(shards, Kind::Validation).map_err(MergeError)?;
+    let read = shard::read_task_shards(shards, Kind::Validation)?;
     let Some((_, first)) = read.first() else {
-        return Err(MergeError("no shard directories given".into()));
+        return Err(shard::ShardSetError::NoShards.into());
     };
-    let dataset_dir = shard::dataset_of(first).map_err(MergeError)?;
+    let dataset_dir = shard::dataset_of(first)?;
     let instances = dataset::read_instances(&dataset_dir)?;
-    let rows =
-        shard::rows_in_dataset_order(&read, VALIDATION_ROWS, &instances).map_err(MergeError)?;
+    let rows = shard::rows_in_dataset_order(&read, VALIDATION_ROWS, &instances)?;
     let mut text = String::new();
     let mut statuses = BTreeMap::new();
     for (line, v) in &rows {

@@ -3,12 +3,14 @@
 //! dataset a one-machine build writes.
 
 use super::assemble::Assembled;
-use super::merge::MergeError;
+use super::merge_error::MergeError;
 use crate::annotate::proximity;
 use crate::dataset::{self, DatasetWriter};
 use crate::model::{Card, Instance, Rejected};
 use crate::recipe::open::{self, OpenError};
-use crate::shard::{self, check_set, read_manifest, Kind, Manifest, Part, Same, Shard};
+use crate::shard::{
+    self, check_set, read_manifest, Kind, Manifest, Part, Same, Shard, ShardSetError,
+};
 use std::path::{Path, PathBuf};
 
 /// What a build shard knows beyond its dataset files, for its manifest.
@@ -106,13 +108,12 @@ pub fn merge_build(
     shards: &[PathBuf],
     force: bool,
 ) -> Result<MergeSummary, MergeError> {
-    let err = |s: String| MergeError(s);
     let mut read: Vec<(PathBuf, Manifest)> = Vec::new();
     for dir in shards {
-        read.push((dir.clone(), read_manifest(dir).map_err(err)?));
+        read.push((dir.clone(), read_manifest(dir)?));
     }
     let Some((first_dir, first)) = read.first().cloned() else {
-        return Err(err("no shard directories given".into()));
+        return Err(ShardSetError::NoShards.into());
     };
     let parts: Vec<Part> = read
         .iter()
@@ -139,7 +140,7 @@ pub fn merge_build(
             unique: m.instances.iter().map(String::as_str).collect(),
         })
         .collect();
-    check_set(&parts, "build").map_err(err)?;
+    check_set(&parts, "build")?;
     read.sort_by_key(|(_, m)| m.shard);
     // Each assigned id kept or rejected.
     let mut assigned_total = 0;
@@ -147,30 +148,27 @@ pub fn merge_build(
         assigned_total += m.assigned.len();
         for id in &m.assigned {
             if !m.instances.contains(id) && !m.rejected.contains(id) {
-                return Err(err(format!(
-                    "{}: `{id}` was assigned to shard {}/{} but is neither kept nor rejected",
-                    dir.display(),
-                    m.shard,
-                    m.count
-                )));
+                return Err(MergeError::Unaccounted {
+                    dir: dir.clone(),
+                    id: id.clone(),
+                    shard: Shard {
+                        index: m.shard,
+                        count: m.count,
+                    },
+                });
             }
         }
     }
     if assigned_total != first.total_assigned {
-        return Err(err(format!(
-            "the shards account for {assigned_total} ids but the build has {}",
-            first.total_assigned
-        )));
+        return Err(MergeError::Accounting {
+            accounted: assigned_total,
+            total: first.total_assigned,
+        });
     }
     let opened = open::open(&first_dir).map_err(|e| match e {
-        OpenError::NoCard { dir } => err(format!(
-            "{}: no dataset.yaml (not a complete shard)",
-            dir.display()
-        )),
-        OpenError::Recipe { dir, error } => {
-            err(format!("{}: the shard's recipe: {error}", dir.display()))
-        }
-        other => err(other.to_string()),
+        OpenError::NoCard { dir } => MergeError::NoCard { dir },
+        OpenError::Recipe { dir, error } => MergeError::Recipe { dir, source: error },
+        other => MergeError::Open(other),
     })?;
     let (card, plan) = (opened.card, opened.plan);
     let mut kept = Vec::new();
@@ -198,13 +196,13 @@ pub fn merge_build(
     let nc_text = std::fs::read_to_string(&nc_path).map_err(dataset::io_err(&nc_path))?;
     let mut not_counted: Vec<Instance> = Vec::new();
     for (i, line) in nc_text.lines().enumerate() {
-        not_counted.push(serde_json::from_str(line).map_err(|e| {
-            err(format!(
-                "{}:{}: not an instance: {e}",
-                nc_path.display(),
-                i + 1
-            ))
-        })?);
+        not_counted.push(
+            serde_json::from_str(line).map_err(|source| MergeError::NotCounted {
+                path: nc_path.clone(),
+                line: i + 1,
+                source,
+            })?,
+        );
     }
     let mut warnings = first.warnings.clone();
     if plan.validate.is_some() {

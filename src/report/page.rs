@@ -116,10 +116,9 @@ impl Page {
             .iter()
             .find_map(|i| i.divergence.as_ref())
             .and_then(|d| {
-                <crate::annotate::divergence::Profile as clap::ValueEnum>::from_str(
-                    &d.profile, false,
-                )
-                .ok()
+                d.profile
+                    .parse::<crate::annotate::divergence::Profile>()
+                    .ok()
             });
         let sources = card.as_ref().map(|c| c.sources.clone()).unwrap_or_default();
         tables.inputs = super::inputs(&sources, profile);

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Which trajectory format an agent writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TrajectoryFormat {
     /// hunkgen's own step format (`docs/trajectory-step.schema.json`), one step a line.
@@ -19,6 +19,14 @@ pub enum TrajectoryFormat {
 }
 
 impl TrajectoryFormat {
+    /// All four, in declaration order.
+    pub const ALL: [TrajectoryFormat; 4] = [
+        TrajectoryFormat::Normalized,
+        TrajectoryFormat::ClaudeStreamJson,
+        TrajectoryFormat::CodexJson,
+        TrajectoryFormat::Raw,
+    ];
+
     /// The format's name as written in agents files and `result.json`.
     pub fn name(self) -> &'static str {
         match self {
@@ -27,6 +35,14 @@ impl TrajectoryFormat {
             TrajectoryFormat::CodexJson => "codex-json",
             TrajectoryFormat::Raw => "raw",
         }
+    }
+}
+
+impl std::str::FromStr for TrajectoryFormat {
+    type Err = crate::model::UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::model::parse_name(s, "trajectory format", &Self::ALL, Self::name)
     }
 }
 

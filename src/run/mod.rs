@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// What the prompt tells the agent beyond the problem and the failing tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptVariant {
     /// Problem statement and failing tests only.
     Plain,
@@ -34,6 +34,14 @@ pub enum PromptVariant {
 }
 
 impl PromptVariant {
+    /// All four, in the order `--prompt-variant` lists them.
+    pub const ALL: [PromptVariant; 4] = [
+        PromptVariant::Plain,
+        PromptVariant::Files,
+        PromptVariant::Hunks,
+        PromptVariant::Mcp,
+    ];
+
     /// The variant's name.
     pub fn name(self) -> &'static str {
         match self {
@@ -42,6 +50,14 @@ impl PromptVariant {
             PromptVariant::Hunks => "hunks",
             PromptVariant::Mcp => "mcp",
         }
+    }
+}
+
+impl std::str::FromStr for PromptVariant {
+    type Err = crate::model::UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::model::parse_name(s, "prompt variant", &Self::ALL, Self::name)
     }
 }
 
@@ -88,8 +104,59 @@ pub struct RunSummary {
 
 /// Why a whole run could not start (per-instance failures are outcomes, not errors).
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct RunAgentError(pub String);
+pub enum RunAgentError {
+    /// The dataset's instances cannot be read.
+    #[error("{}: not a hunkgen dataset: {source}", dir.display())]
+    NotADataset {
+        /// The dataset directory.
+        dir: PathBuf,
+        /// Why.
+        source: dataset::DatasetError,
+    },
+    /// `--only` names an instance the dataset does not have.
+    #[error("{}: no instance `{id}` (--only)", dir.display())]
+    NoInstance {
+        /// The dataset directory.
+        dir: PathBuf,
+        /// The id given.
+        id: String,
+    },
+    /// The agent's prompt template cannot be read.
+    #[error("{}: cannot read the prompt template: {source}", path.display())]
+    PromptTemplate {
+        /// The template file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The run's output directory cannot be created.
+    #[error("{}: cannot create: {source}", dir.display())]
+    CannotCreate {
+        /// The directory.
+        dir: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// No sandbox could be set up.
+    #[error("{0}")]
+    Sandbox(#[source] crate::validate::runner::RunError),
+    /// The predictions or a merged run cannot be written.
+    #[error("{0}")]
+    Dataset(#[from] dataset::DatasetError),
+    /// The shards are not one complete set, or the manifest cannot be written.
+    #[error("{0}")]
+    Shards(#[from] crate::shard::ShardSetError),
+    /// The run shards' predictions do not cover the run's instances.
+    #[error("the shards' predictions name {count} instance(s) of {} but the run has {total}", dataset.display())]
+    Coverage {
+        /// Predictions in the shards.
+        count: usize,
+        /// The dataset directory.
+        dataset: PathBuf,
+        /// Instances of the run.
+        total: usize,
+    },
+}
 
 /// Default timeout of an agent run.
 const DEFAULT_TIMEOUT: u64 = 1800;
@@ -98,18 +165,17 @@ const DEFAULT_MAX_DIFF: usize = 1 << 20;
 
 /// Run the agent on the dataset's instances.
 pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgentError> {
-    let instances = dataset::read_instances(dataset_dir).map_err(|e| {
-        RunAgentError(format!(
-            "{}: not a hunkgen dataset: {e}",
-            dataset_dir.display()
-        ))
-    })?;
+    let instances =
+        dataset::read_instances(dataset_dir).map_err(|source| RunAgentError::NotADataset {
+            dir: dataset_dir.to_path_buf(),
+            source,
+        })?;
     for id in &opts.only {
         if !instances.iter().any(|i| &i.instance_id == id) {
-            return Err(RunAgentError(format!(
-                "{}: no instance `{id}` (--only)",
-                dataset_dir.display()
-            )));
+            return Err(RunAgentError::NoInstance {
+                dir: dataset_dir.to_path_buf(),
+                id: id.clone(),
+            });
         }
     }
     let mut chosen: Vec<&Instance> = instances
@@ -121,11 +187,9 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
         chosen.retain(|i| s.owns(&i.instance_id));
     }
     let template = match &opts.spec.prompt {
-        Some(p) => std::fs::read_to_string(p).map_err(|e| {
-            RunAgentError(format!(
-                "{}: cannot read the prompt template: {e}",
-                p.display()
-            ))
+        Some(p) => std::fs::read_to_string(p).map_err(|source| RunAgentError::PromptTemplate {
+            path: p.clone(),
+            source,
         })?,
         None => DEFAULT_PROMPT.to_string(),
     };
@@ -142,9 +206,12 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
             Some(_) => crate::shard::TaskManifest::begin(&dir),
             None => Ok(()),
         })
-        .map_err(|e| RunAgentError(format!("{}: cannot create: {e}", dir.display())))?;
+        .map_err(|source| RunAgentError::CannotCreate {
+            dir: dir.clone(),
+            source,
+        })?;
     let dir = dir.canonicalize().unwrap_or(dir);
-    let runner = Runner::new(SandboxPolicy::Auto).map_err(|e| RunAgentError(e.to_string()))?;
+    let runner = Runner::new(SandboxPolicy::Auto).map_err(RunAgentError::Sandbox)?;
     let warning = runner.take_warning();
     let progress = if opts.progress {
         crate::progress::Progress::new("run", chosen.len() as u64)
@@ -179,10 +246,9 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
             })
         })
         .collect();
-    dataset::write_atomic(&dir.join("predictions.jsonl"), &dataset::jsonl(&rows))
-        .map_err(|e| RunAgentError(e.to_string()))?;
+    dataset::write_atomic(&dir.join("predictions.jsonl"), &dataset::jsonl(&rows))?;
     if let Some(shard) = opts.shard {
-        write_manifest(dataset_dir, &dir, opts, shard, total, &done).map_err(RunAgentError)?;
+        write_manifest(dataset_dir, &dir, opts, shard, total, &done)?;
     }
     let reused = done.iter().filter(|d| d.2).count();
     Ok(RunSummary {
@@ -202,7 +268,7 @@ fn write_manifest(
     shard: crate::shard::Shard,
     total: usize,
     done: &[(AgentRunRecord, String, bool)],
-) -> Result<(), String> {
+) -> Result<(), crate::shard::ShardSetError> {
     let spec = serde_json::to_string(&opts.spec).unwrap_or_default();
     let inputs = [
         ("agent", opts.agent.clone()),
@@ -245,39 +311,34 @@ pub fn merge_shards(
     force: bool,
 ) -> Result<(usize, Vec<String>), RunAgentError> {
     use crate::shard::{self, Kind};
-    let read = shard::read_task_shards(shards, Kind::Run).map_err(RunAgentError)?;
+    let read = shard::read_task_shards(shards, Kind::Run)?;
     let Some((_, first)) = read.first() else {
-        return Err(RunAgentError("no shard directories given".into()));
+        return Err(shard::ShardSetError::NoShards.into());
     };
-    let dataset_dir = shard::dataset_of(first).map_err(RunAgentError)?;
-    let instances =
-        dataset::read_instances(&dataset_dir).map_err(|e| RunAgentError(e.to_string()))?;
+    let dataset_dir = shard::dataset_of(first)?;
+    let instances = dataset::read_instances(&dataset_dir)?;
     // The order one machine writes: the dataset's.
-    let rows = shard::rows_in_dataset_order(&read, "predictions.jsonl", &instances)
-        .map_err(RunAgentError)?;
+    let rows = shard::rows_in_dataset_order(&read, "predictions.jsonl", &instances)?;
     let merged: String = rows.iter().map(|(line, _)| format!("{line}\n")).collect();
     let count = rows.len();
     if count != first.total {
-        return Err(RunAgentError(format!(
-            "the shards' predictions name {count} instance(s) of {} but the run has {}",
-            dataset_dir.display(),
-            first.total
-        )));
+        return Err(RunAgentError::Coverage {
+            count,
+            dataset: dataset_dir,
+            total: first.total,
+        });
     }
     let agent = first.inputs.get("agent").cloned().unwrap_or_default();
-    let writer = dataset::DatasetWriter::begin(output, &agent, force)
-        .map_err(|e| RunAgentError(e.to_string()))?;
+    let writer = dataset::DatasetWriter::begin(output, &agent, force)?;
     let mut links = std::collections::HashMap::new();
     for (dir, m) in &read {
         for id in &m.instances {
-            dataset::copy_tree(&dir.join(id), &writer.dir().join(id), &mut links)
-                .map_err(|e| RunAgentError(e.to_string()))?;
+            dataset::copy_tree(&dir.join(id), &writer.dir().join(id), &mut links)?;
         }
     }
     writer
         .write("predictions.jsonl", merged.as_bytes())
-        .and_then(|()| writer.commit())
-        .map_err(|e| RunAgentError(e.to_string()))?;
+        .and_then(|()| writer.commit())?;
     let hosts = shard::hosts(read.iter().map(|(_, m)| m.host.as_str()));
     Ok((count, hosts))
 }

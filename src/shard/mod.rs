@@ -9,6 +9,10 @@
 //! dataset a one-machine build writes. `hunkgen evaluate` and `hunkgen run` shard the
 //! same way ([`TaskManifest`]); `merge` recognises the kind from the manifest.
 
+mod error;
+
+pub use error::{BadShard, Differs, ShardChoiceError, ShardSetError};
+
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -34,8 +38,10 @@ pub fn stable_hash(id: &str) -> u64 {
 
 impl Shard {
     /// Parse `K/N` (`0 <= K < N`).
-    pub fn parse(text: &str) -> Result<Shard, String> {
-        let bad = || format!("`{text}`: expected K/N with 0 <= K < N, e.g. 0/4");
+    pub fn parse(text: &str) -> Result<Shard, BadShard> {
+        let bad = || BadShard {
+            text: text.to_string(),
+        };
         let (k, n) = text.trim().split_once('/').ok_or_else(bad)?;
         let index: u64 = k.trim().parse().map_err(|_| bad())?;
         let count: u64 = n.trim().parse().map_err(|_| bad())?;
@@ -49,7 +55,7 @@ impl Shard {
     /// Slurm's `SLURM_ARRAY_TASK_ID` (minus `SLURM_ARRAY_TASK_MIN`) with
     /// `SLURM_ARRAY_TASK_COUNT`; else Kubernetes' `JOB_COMPLETION_INDEX` with
     /// `HUNKGEN_SHARD_COUNT`; else none (the whole dataset).
-    pub fn resolve(flag: Option<&str>) -> Result<Option<Shard>, String> {
+    pub fn resolve(flag: Option<&str>) -> Result<Option<Shard>, ShardChoiceError> {
         Self::resolve_with(flag, |name| std::env::var(name).ok())
     }
 
@@ -57,26 +63,38 @@ impl Shard {
     pub fn resolve_with(
         flag: Option<&str>,
         env: impl Fn(&str) -> Option<String>,
-    ) -> Result<Option<Shard>, String> {
+    ) -> Result<Option<Shard>, ShardChoiceError> {
         if let Some(f) = flag {
             return Shard::parse(f)
                 .map(Some)
-                .map_err(|e| format!("--shard {e}"));
+                .map_err(|source| ShardChoiceError::Flag { source });
         }
         let var = |name: &str| env(name).filter(|v| !v.trim().is_empty());
         if let Some(v) = var("HUNKGEN_SHARD") {
             return Shard::parse(&v)
                 .map(Some)
-                .map_err(|e| format!("HUNKGEN_SHARD={e}"));
+                .map_err(|source| ShardChoiceError::Var {
+                    var: "HUNKGEN_SHARD",
+                    source,
+                });
         }
-        let pair = |k: &str, n: &str| -> Result<Option<Shard>, String> {
-            match (var(k), var(n)) {
-                (Some(kv), Some(nv)) => Shard::parse(&format!("{kv}/{nv}"))
-                    .map(Some)
-                    .map_err(|e| format!("{k}/{n}: {e}")),
-                (Some(_), None) => Err(format!(
-                    "{k} is set but {n} is not: set {n} to the number of shards"
-                )),
+        let pair = |index_var: &'static str,
+                    count_var: &'static str|
+         -> Result<Option<Shard>, ShardChoiceError> {
+            match (var(index_var), var(count_var)) {
+                (Some(kv), Some(nv)) => {
+                    Shard::parse(&format!("{kv}/{nv}"))
+                        .map(Some)
+                        .map_err(|source| ShardChoiceError::Pair {
+                            index_var,
+                            count_var,
+                            source,
+                        })
+                }
+                (Some(_), None) => Err(ShardChoiceError::NoCount {
+                    index_var,
+                    count_var,
+                }),
                 _ => Ok(None),
             }
         };
@@ -89,12 +107,17 @@ impl Shard {
                 Ok(k) => k.saturating_sub(min).to_string(),
                 Err(_) => id,
             };
-            let n = var("SLURM_ARRAY_TASK_COUNT").ok_or_else(|| {
-                "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not: set SLURM_ARRAY_TASK_COUNT to the number of shards".to_string()
+            let n = var("SLURM_ARRAY_TASK_COUNT").ok_or(ShardChoiceError::NoCount {
+                index_var: "SLURM_ARRAY_TASK_ID",
+                count_var: "SLURM_ARRAY_TASK_COUNT",
             })?;
             return Shard::parse(&format!("{k}/{n}"))
                 .map(Some)
-                .map_err(|e| format!("SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT: {e}"));
+                .map_err(|source| ShardChoiceError::Pair {
+                    index_var: "SLURM_ARRAY_TASK_ID",
+                    count_var: "SLURM_ARRAY_TASK_COUNT",
+                    source,
+                });
         }
         pair("JOB_COMPLETION_INDEX", "HUNKGEN_SHARD_COUNT")
     }
@@ -207,7 +230,7 @@ pub const FORMAT: u32 = 1;
 
 /// Read a shard directory's manifest; `Err` says, in one line, why it is not a complete
 /// shard.
-pub fn read_manifest(dir: &Path) -> Result<Manifest, String> {
+pub fn read_manifest(dir: &Path) -> Result<Manifest, ShardSetError> {
     read_checked(dir, |m: &Manifest| (m.format, &m.checksums))
 }
 
@@ -216,54 +239,38 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest, String> {
 fn read_checked<T: DeserializeOwned>(
     dir: &Path,
     parts: impl Fn(&T) -> (u32, &[(String, String)]),
-) -> Result<T, String> {
+) -> Result<T, ShardSetError> {
     let path = dir.join(MANIFEST);
     let m: T = read_yaml(dir)?;
     let (format, checksums) = parts(&m);
     if format != FORMAT {
-        return Err(format!(
-            "{}: manifest format {format} (this hunkgen reads {FORMAT})",
-            path.display()
-        ));
+        return Err(ShardSetError::Format { path, format });
     }
     for (file, sum) in checksums {
         let p = dir.join(file);
-        let bytes = std::fs::read(&p).map_err(|e| {
-            format!(
-                "{}: not a complete shard ({e}); run the shard again",
-                p.display()
-            )
-        })?;
+        let bytes = match std::fs::read(&p) {
+            Ok(b) => b,
+            Err(source) => return Err(ShardSetError::Incomplete { path: p, source }),
+        };
         if &crate::dataset::sha256_hex(&bytes) != sum {
-            return Err(format!(
-                "{}: does not match its manifest's checksum (a partial or edited shard); run the shard again",
-                p.display()
-            ));
+            return Err(ShardSetError::Checksum { path: p });
         }
     }
     Ok(m)
 }
 
 /// `dir/shard.yaml` parsed as `T`; a missing or unreadable one is an incomplete shard.
-fn read_yaml<T: DeserializeOwned>(dir: &Path) -> Result<T, String> {
+fn read_yaml<T: DeserializeOwned>(dir: &Path) -> Result<T, ShardSetError> {
     let path = dir.join(MANIFEST);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        format!(
-            "{}: not a complete shard ({}: {e}); run the shard again",
-            dir.display(),
-            MANIFEST
-        )
+    let text = std::fs::read_to_string(&path).map_err(|source| ShardSetError::NoManifest {
+        dir: dir.to_path_buf(),
+        source,
     })?;
-    serde_norway::from_str(&text).map_err(|e| {
-        format!(
-            "{}: not a complete shard manifest ({e}); run the shard again",
-            path.display()
-        )
-    })
+    serde_norway::from_str(&text).map_err(|source| ShardSetError::BadManifest { path, source })
 }
 
 /// The kind of every shard directory given: one kind, or `Err` naming two that differ.
-pub fn kind_of_all(dirs: &[PathBuf]) -> Result<Kind, String> {
+pub fn kind_of_all(dirs: &[PathBuf]) -> Result<Kind, ShardSetError> {
     #[derive(Deserialize)]
     struct Peek {
         #[serde(default)]
@@ -275,20 +282,17 @@ pub fn kind_of_all(dirs: &[PathBuf]) -> Result<Kind, String> {
         match first {
             None => first = Some((dir, kind)),
             Some((d, k)) if k != kind => {
-                return Err(format!(
-                    "{} is a shard of `hunkgen {}` but {} is one of `hunkgen {}`: merge shards of one command",
-                    dir.display(),
-                    kind.command(),
-                    d.display(),
-                    k.command()
-                ))
+                return Err(ShardSetError::Kinds {
+                    dir: dir.clone(),
+                    kind,
+                    first_dir: d.clone(),
+                    first_kind: k,
+                })
             }
             Some(_) => {}
         }
     }
-    first
-        .map(|(_, k)| k)
-        .ok_or_else(|| "no shard directories given".to_string())
+    first.map(|(_, k)| k).ok_or(ShardSetError::NoShards)
 }
 
 /// A value every shard of one set must have: what it is, how it is shown, and what is
@@ -335,21 +339,21 @@ pub struct Part<'a> {
 /// Check that shards belong together: the same values (`of_one` names what they are
 /// shards of, "build"), every K in `0..N` given once, every id in the shard its hash
 /// names and the unique ones in one shard only. `Err` is one line naming the shard.
-pub fn check_set(parts: &[Part<'_>], of_one: &str) -> Result<(), String> {
+pub fn check_set(parts: &[Part<'_>], of_one: &str) -> Result<(), ShardSetError> {
     let Some(first) = parts.first() else {
-        return Err("no shard directories given".into());
+        return Err(ShardSetError::NoShards);
     };
     for p in parts {
         for (a, b) in first.same.iter().zip(&p.same) {
             if a.key != b.key {
-                return Err(format!(
-                    "{} has {} `{}` but {} has `{}`: shards of one {of_one} only",
-                    p.dir.display(),
-                    b.what,
-                    b.shown,
-                    first.dir.display(),
-                    a.shown
-                ));
+                return Err(ShardSetError::Differs(Box::new(Differs {
+                    dir: p.dir.to_path_buf(),
+                    what: b.what,
+                    shown: b.shown.clone(),
+                    first_dir: first.dir.to_path_buf(),
+                    first_shown: a.shown.clone(),
+                    of_one: of_one.to_string(),
+                })));
             }
         }
     }
@@ -358,25 +362,22 @@ pub fn check_set(parts: &[Part<'_>], of_one: &str) -> Result<(), String> {
     for p in parts {
         by_index.entry(p.shard).or_default().push(p.dir);
     }
-    let missing: Vec<String> = (0..n)
-        .filter(|k| !by_index.contains_key(k))
-        .map(|k| format!("{k}/{n}"))
-        .collect();
+    let missing: Vec<u64> = (0..n).filter(|k| !by_index.contains_key(k)).collect();
     if !missing.is_empty() {
-        return Err(format!(
-            "shard(s) {} missing (given {} of {n})",
-            missing.join(", "),
-            by_index.len()
-        ));
+        return Err(ShardSetError::Missing {
+            missing,
+            given: by_index.len(),
+            count: n,
+        });
     }
     if let Some((k, dirs)) = by_index.iter().find(|(_, d)| d.len() > 1) {
-        return Err(format!(
-            "shard {k}/{n} given twice: {}",
-            dirs.iter()
-                .map(|d| d.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+        return Err(ShardSetError::Twice {
+            shard: Shard {
+                index: *k,
+                count: n,
+            },
+            dirs: dirs.iter().map(|d| d.to_path_buf()).collect(),
+        });
     }
     let mut sorted: Vec<&Part> = parts.iter().collect();
     sorted.sort_by_key(|p| p.shard);
@@ -387,19 +388,20 @@ pub fn check_set(parts: &[Part<'_>], of_one: &str) -> Result<(), String> {
             count: n,
         };
         if let Some(id) = p.owned.iter().find(|id| !shard.owns(id)) {
-            return Err(format!(
-                "{}: `{id}` belongs to shard {}/{n}, not {shard}",
-                p.dir.display(),
-                Shard::of(id, n)
-            ));
+            return Err(ShardSetError::NotOwned {
+                dir: p.dir.to_path_buf(),
+                id: id.to_string(),
+                owner: Shard::of(id, n),
+                shard,
+            });
         }
         for id in &p.unique {
             if let Some(other) = seen.insert(id, p.dir) {
-                return Err(format!(
-                    "instance `{id}` is in two shards: {} and {}",
-                    other.display(),
-                    p.dir.display()
-                ));
+                return Err(ShardSetError::InTwo {
+                    id: id.to_string(),
+                    first: other.to_path_buf(),
+                    second: p.dir.to_path_buf(),
+                });
             }
         }
     }
@@ -455,18 +457,21 @@ impl TaskManifest {
     }
 
     /// Checksum `files` (relative to `dir`) and write the manifest last, atomically.
-    pub fn finish(mut self, dir: &Path, files: &[String]) -> Result<(), String> {
+    pub fn finish(mut self, dir: &Path, files: &[String]) -> Result<(), ShardSetError> {
         self.instances.sort();
         self.checksums = Vec::new();
         for f in files {
             let p = dir.join(f);
-            let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let bytes = match std::fs::read(&p) {
+                Ok(b) => b,
+                Err(source) => return Err(ShardSetError::Read { path: p, source }),
+            };
             self.checksums
                 .push((f.clone(), crate::dataset::sha256_hex(&bytes)));
         }
-        let text = serde_norway::to_string(&self).map_err(|e| e.to_string())?;
+        let text = serde_norway::to_string(&self).map_err(ShardSetError::Serialize)?;
         crate::dataset::write_atomic(&dir.join(MANIFEST), text.as_bytes())
-            .map_err(|e| e.to_string())
+            .map_err(ShardSetError::Write)
     }
 
     /// A manifest of shard `shard` of `kind` on `dataset` (finished by
@@ -478,9 +483,17 @@ impl TaskManifest {
         inputs: BTreeMap<String, String>,
         total: usize,
         instances: Vec<String>,
-    ) -> Result<TaskManifest, String> {
+    ) -> Result<TaskManifest, ShardSetError> {
         let jsonl = dataset.join("instances.jsonl");
-        let bytes = std::fs::read(&jsonl).map_err(|e| format!("{}: {e}", jsonl.display()))?;
+        let bytes = match std::fs::read(&jsonl) {
+            Ok(b) => b,
+            Err(source) => {
+                return Err(ShardSetError::Read {
+                    path: jsonl,
+                    source,
+                })
+            }
+        };
         Ok(TaskManifest {
             format: FORMAT,
             kind,
@@ -519,7 +532,7 @@ pub fn absolute(p: &Path) -> String {
 pub fn read_task_shards(
     dirs: &[PathBuf],
     kind: Kind,
-) -> Result<Vec<(PathBuf, TaskManifest)>, String> {
+) -> Result<Vec<(PathBuf, TaskManifest)>, ShardSetError> {
     let mut read = Vec::new();
     for dir in dirs {
         let m: TaskManifest = read_checked(dir, |m: &TaskManifest| (m.format, &m.checksums))?;
@@ -557,10 +570,11 @@ pub fn read_task_shards(
     let covered: usize = read.iter().map(|(_, m)| m.instances.len()).sum();
     let total = read.first().map_or(0, |(_, m)| m.total);
     if covered != total {
-        return Err(format!(
-            "the shards cover {covered} instance(s) but the {} has {total}",
-            kind.name()
-        ));
+        return Err(ShardSetError::Coverage {
+            covered,
+            total,
+            kind,
+        });
     }
     Ok(read)
 }
@@ -573,7 +587,7 @@ pub fn rows_in_dataset_order(
     read: &[(PathBuf, TaskManifest)],
     file: &str,
     instances: &[crate::model::Instance],
-) -> Result<Vec<(String, serde_json::Value)>, String> {
+) -> Result<Vec<(String, serde_json::Value)>, ShardSetError> {
     let order: std::collections::HashMap<&str, usize> = instances
         .iter()
         .enumerate()
@@ -582,18 +596,31 @@ pub fn rows_in_dataset_order(
     let mut rows = Vec::new();
     for (dir, _) in read {
         let path = dir.join(file);
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(source) => return Err(ShardSetError::Read { path, source }),
+        };
         for (n, line) in text.lines().enumerate() {
-            let bad = |what: &str| format!("{}:{}: {what}", path.display(), n + 1);
+            let line_no = n + 1;
             let v: serde_json::Value =
-                serde_json::from_str(line).map_err(|e| bad(&format!("not a row: {e}")))?;
+                serde_json::from_str(line).map_err(|source| ShardSetError::NotARow {
+                    path: path.clone(),
+                    line: line_no,
+                    source,
+                })?;
             let id = v["instance_id"]
                 .as_str()
-                .ok_or_else(|| bad("no instance_id"))?;
+                .ok_or_else(|| ShardSetError::NoInstanceId {
+                    path: path.clone(),
+                    line: line_no,
+                })?;
             let at = *order
                 .get(id)
-                .ok_or_else(|| bad(&format!("`{id}` is not an instance of the dataset")))?;
+                .ok_or_else(|| ShardSetError::UnknownInstance {
+                    path: path.clone(),
+                    line: line_no,
+                    id: id.to_string(),
+                })?;
             rows.push((at, line.to_string(), v));
         }
     }
@@ -603,20 +630,20 @@ pub fn rows_in_dataset_order(
 
 /// The dataset a set of shards worked on, checked unchanged (its instances.jsonl has the
 /// SHA-256 the manifest records).
-pub fn dataset_of(m: &TaskManifest) -> Result<PathBuf, String> {
+pub fn dataset_of(m: &TaskManifest) -> Result<PathBuf, ShardSetError> {
     let dir = PathBuf::from(&m.dataset);
     let jsonl = dir.join("instances.jsonl");
-    let bytes = std::fs::read(&jsonl).map_err(|e| {
-        format!(
-            "{}: {e} (merge reads the dataset where the shards read it)",
-            jsonl.display()
-        )
-    })?;
+    let bytes = match std::fs::read(&jsonl) {
+        Ok(b) => b,
+        Err(source) => {
+            return Err(ShardSetError::DatasetGone {
+                path: jsonl,
+                source,
+            })
+        }
+    };
     if crate::dataset::sha256_hex(&bytes) != m.dataset_sha256 {
-        return Err(format!(
-            "{}: changed since the shards ran (its SHA-256 is not the manifests' dataset_sha256)",
-            jsonl.display()
-        ));
+        return Err(ShardSetError::DatasetChanged { path: jsonl });
     }
     Ok(dir)
 }
@@ -640,131 +667,4 @@ pub fn host_name() -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_hash_is_documented_sha256_prefix() {
-        // SHA-256("abc") = ba7816bf 8f01cfea ...
-        assert_eq!(stable_hash("abc"), 0xba78_16bf_8f01_cfea);
-        assert_eq!(Shard::of("abc", 4), 0xba78_16bf_8f01_cfea % 4);
-    }
-
-    #[test]
-    fn every_id_has_exactly_one_shard_and_adding_ids_moves_none() {
-        let ids: Vec<String> = (0..200).map(|i| format!("acme-{i:04}")).collect();
-        for id in &ids {
-            let owners: Vec<u64> = (0..4)
-                .filter(|&k| Shard { index: k, count: 4 }.owns(id))
-                .collect();
-            assert_eq!(owners.len(), 1, "{id}");
-        }
-        let before: Vec<u64> = ids.iter().map(|i| Shard::of(i, 4)).collect();
-        // Not by position: the same id lands in the same shard whatever else exists.
-        let after: Vec<u64> = ids.iter().rev().map(|i| Shard::of(i, 4)).collect();
-        assert_eq!(before, after.into_iter().rev().collect::<Vec<_>>());
-        let used: std::collections::BTreeSet<u64> = before.into_iter().collect();
-        assert_eq!(used.len(), 4, "200 ids spread over all four shards");
-    }
-
-    #[test]
-    fn a_set_is_checked_for_values_gaps_doubles_and_owners() {
-        let ids: Vec<String> = (0..40).map(|i| format!("acme-{i:04}")).collect();
-        let owned = |k: u64| -> Vec<&str> {
-            ids.iter()
-                .map(String::as_str)
-                .filter(|id| Shard::of(id, 3) == k)
-                .collect()
-        };
-        let dirs: Vec<PathBuf> = (0..3).map(|k| PathBuf::from(format!("s{k}"))).collect();
-        let part = |k: u64, v: &str| Part {
-            dir: &dirs[k as usize],
-            shard: k,
-            count: 3,
-            same: vec![Same::new("dataset sha256", v)],
-            owned: owned(k),
-            unique: owned(k),
-        };
-        let good: Vec<Part> = (0..3).map(|k| part(k, "a")).collect();
-        assert_eq!(check_set(&good, "run"), Ok(()));
-        let e = check_set(&[part(0, "a"), part(1, "b"), part(2, "a")], "run").expect_err("value");
-        assert_eq!(
-            e,
-            "s1 has dataset sha256 `b` but s0 has `a`: shards of one run only"
-        );
-        let e = check_set(&good[..2], "run").expect_err("gap");
-        assert!(e.starts_with("shard(s) 2/3 missing"), "{e}");
-        let e = check_set(
-            &[part(0, "a"), part(1, "a"), part(2, "a"), part(1, "a")],
-            "run",
-        )
-        .expect_err("double");
-        assert!(e.starts_with("shard 1/3 given twice"), "{e}");
-        let mut wrong = part(2, "a");
-        wrong.owned.push(owned(0)[0]);
-        let e = check_set(&[part(0, "a"), part(1, "a"), wrong], "run").expect_err("owner");
-        assert!(e.contains("belongs to shard 0/3, not 2/3"), "{e}");
-    }
-
-    #[test]
-    fn parse_and_environment() {
-        assert_eq!(Shard::parse("1/4"), Ok(Shard { index: 1, count: 4 }));
-        for bad in ["4/4", "1", "a/4", "0/0", "-1/4"] {
-            assert!(Shard::parse(bad).is_err(), "{bad}");
-        }
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                pairs
-                    .iter()
-                    .find(|(k, _)| *k == name)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
-        let s = |k, n| Ok(Some(Shard { index: k, count: n }));
-        assert_eq!(Shard::resolve_with(None, env(&[])), Ok(None));
-        assert_eq!(
-            Shard::resolve_with(Some("2/3"), env(&[("HUNKGEN_SHARD", "0/2")])),
-            s(2, 3)
-        );
-        assert_eq!(
-            Shard::resolve_with(
-                None,
-                env(&[("HUNKGEN_SHARD", "0/2"), ("SLURM_ARRAY_TASK_ID", "1")])
-            ),
-            s(0, 2)
-        );
-        assert_eq!(
-            Shard::resolve_with(
-                None,
-                env(&[
-                    ("SLURM_ARRAY_TASK_ID", "3"),
-                    ("SLURM_ARRAY_TASK_COUNT", "4"),
-                    ("JOB_COMPLETION_INDEX", "1")
-                ])
-            ),
-            s(3, 4)
-        );
-        assert_eq!(
-            Shard::resolve_with(
-                None,
-                env(&[
-                    ("SLURM_ARRAY_TASK_ID", "4"),
-                    ("SLURM_ARRAY_TASK_COUNT", "4"),
-                    ("SLURM_ARRAY_TASK_MIN", "1")
-                ])
-            ),
-            s(3, 4)
-        );
-        assert_eq!(
-            Shard::resolve_with(
-                None,
-                env(&[("JOB_COMPLETION_INDEX", "1"), ("HUNKGEN_SHARD_COUNT", "4")])
-            ),
-            s(1, 4)
-        );
-        let e =
-            Shard::resolve_with(None, env(&[("JOB_COMPLETION_INDEX", "1")])).expect_err("no count");
-        assert!(e.contains("HUNKGEN_SHARD_COUNT"), "{e}");
-        assert!(Shard::resolve_with(None, env(&[("HUNKGEN_SHARD", "5/4")])).is_err());
-    }
-}
+mod tests;

@@ -95,9 +95,14 @@ pub struct CommandEnv {
     pub inputs: Vec<PathBuf>,
 }
 
+/// An `env:` section that names none, or more than one, of its kinds.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected exactly one of `python`, `java`, `command`")]
+pub struct NotOneEnv;
+
 impl TryFrom<EnvChoice> for EnvSpec {
-    type Error = String;
-    fn try_from(c: EnvChoice) -> Result<Self, String> {
+    type Error = NotOneEnv;
+    fn try_from(c: EnvChoice) -> Result<Self, NotOneEnv> {
         match (c.python, c.java, c.command) {
             (Some(p), None, None) => Ok(EnvSpec::Python(p)),
             (None, Some(j), None) => Ok(EnvSpec::Java(j)),
@@ -105,7 +110,7 @@ impl TryFrom<EnvChoice> for EnvSpec {
                 setup: c.setup,
                 inputs: c.inputs,
             }),
-            _ => Err("expected exactly one of `python`, `java`, `command`".into()),
+            _ => Err(NotOneEnv),
         }
     }
 }

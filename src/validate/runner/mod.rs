@@ -246,7 +246,7 @@ impl Runner {
             SandboxPolicy::Off => Sandbox::None("sandbox turned off".into()),
             SandboxPolicy::Auto | SandboxPolicy::Required => match locate_bwrap() {
                 Ok(bwrap) => probe_bwrap(&bwrap),
-                Err(reason) => Sandbox::None(reason),
+                Err(reason) => Sandbox::None(reason.to_string()),
             },
         };
         Runner::decided(sandbox, policy)

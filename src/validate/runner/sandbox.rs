@@ -71,11 +71,16 @@ pub(super) fn bwrap_args(
     a
 }
 
+/// No bubblewrap to sandbox with (the reason a run goes unsandboxed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("bubblewrap (bwrap) not found on PATH")]
+pub(super) struct NoBwrap;
+
 /// `HUNKGEN_BWRAP`, else `bwrap` on `PATH`.
-pub(super) fn locate_bwrap() -> Result<PathBuf, String> {
+pub(super) fn locate_bwrap() -> Result<PathBuf, NoBwrap> {
     match std::env::var_os("HUNKGEN_BWRAP") {
         Some(p) => Ok(PathBuf::from(p)),
-        None => find_in_path("bwrap").ok_or_else(|| "bubblewrap (bwrap) not found on PATH".into()),
+        None => find_in_path("bwrap").ok_or(NoBwrap),
     }
 }
 
