@@ -2,7 +2,7 @@
 """Python baseline for `make bench`: hunk divergence of multi-hunk Defects4J bugs.
 
 An efficient, honest re-implementation of what `hunkgen build` computes for the
-`hunk4j` profile (DESIGN.md §4), using the usual Python tools, so that
+`hunk4j` profile (docs/ARCHITECTURE.md §4), using the usual Python tools, so that
 benches/annotate_d4j.rs can time hunkgen against it and cross-check D_lex:
 
 * Defects4J metadata from framework/projects (active-bugs.csv, modified_classes,
@@ -217,7 +217,7 @@ def counted(fp, h):
 
 
 def buggy_span(h):
-    """Changed-line span in the buggy file (DESIGN §4 "Hunk span"); end = start-1 for inserts."""
+    """Changed-line span in the buggy file (ARCHITECTURE §4 "Hunk span"); end = start-1 for inserts."""
     counter = h.buggy_start + (1 if h.buggy_lines == 0 else 0)
     start = None
     end_counter = counter

@@ -1,7 +1,7 @@
 //! Recipe: what to mine, how to select and where to write, validated into a [`Plan`]
 //! before any work starts.
 //!
-//! Loading is two steps (STYLE §3): YAML → raw serde structs that reject unknown keys,
+//! Loading is two steps (ARCHITECTURE §9): YAML → raw serde structs that reject unknown keys,
 //! then [`load`] resolves paths against the recipe file's directory, compiles regexes,
 //! builds the count rules, loads the tokenizer and opens the repositories, so every
 //! recipe error surfaces up front. Errors name the file, the line and column, the key

@@ -1,4 +1,4 @@
-//! Hunk divergence (HUNK4J Definition 4) and the three profiles' switches (DESIGN §4).
+//! Hunk divergence (HUNK4J Definition 4) and the three profiles' switches (ARCHITECTURE §4).
 
 use crate::diff::Span;
 use serde::{Deserialize, Serialize};

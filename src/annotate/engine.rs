@@ -16,7 +16,7 @@ use crate::source::Candidate;
 use crate::syntax::{self, AnchorRule, Lang, ParsedFile, TreeShape};
 use std::collections::HashMap;
 
-/// Files larger than this are not parsed (DESIGN: skip AST with a reason).
+/// Files larger than this are not parsed (ARCHITECTURE §8: skip AST with a reason).
 pub const MAX_PARSE_BYTES: usize = 5 * 1024 * 1024;
 
 /// Per-instance annotation result.

@@ -1,4 +1,4 @@
-//! Spatial proximity classes (HUNK4J Definition 5) with the rule DESIGN §4 documents.
+//! Spatial proximity classes (HUNK4J Definition 5) with the rule ARCHITECTURE §4 documents.
 
 pub use crate::model::ProximityClass;
 use crate::model::{Instance, NoteKind, Proximity, SourceKind};

@@ -23,7 +23,7 @@ pub struct AnnotateArgs {
     /// The patch goes fixed → buggy (Defects4J); the tree is the fixed one.
     #[arg(long)]
     reversed: bool,
-    /// Annotation profile (DESIGN §4).
+    /// Annotation profile (ARCHITECTURE §4).
     #[arg(long, value_enum, default_value_t = Profile::Hunk4j)]
     profile: Profile,
     /// λ for proximity (default ⌊median package depth of the patch's hunks / 2⌋).

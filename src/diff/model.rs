@@ -72,7 +72,7 @@ pub struct Hunk {
     pub lines: Vec<Line>,
 }
 
-/// Changed-line span of a hunk in one side's file (DESIGN §4): `end = start - 1` for a
+/// Changed-line span of a hunk in one side's file (ARCHITECTURE §4): `end = start - 1` for a
 /// hunk that changes no line on that side (a pure insertion from that side's view).
 #[derive(
     Debug,
@@ -94,7 +94,7 @@ pub struct Span {
 
 impl Hunk {
     /// Changed-line span on the old side: a counter of old-side lines starting at
-    /// `old_start` advances on context and removed lines (DESIGN §4 "Hunk span").
+    /// `old_start` advances on context and removed lines (ARCHITECTURE §4 "Hunk span").
     pub fn old_span(&self) -> Span {
         self.side_span(true)
     }

@@ -1,4 +1,4 @@
-//! Evaluation (DESIGN §7): pure metrics — abstention, localization, per-group rates and paired comparisons of two summaries — and the orchestration
+//! Evaluation (ARCHITECTURE §7): pure metrics — abstention, localization, per-group rates and paired comparisons of two summaries — and the orchestration
 //! (`score`) that applies predictions, runs the golden tests and writes the results.
 
 pub mod abstain;

@@ -1,4 +1,4 @@
-//! The leak gate (DESIGN §6, SWE-bench #465): a Best state is published only when git
+//! The leak gate (ARCHITECTURE §6, SWE-bench #465): a Best state is published only when git
 //! itself finds nothing in it beyond the history that ends at its HEAD.
 //!
 //! Each check runs the `git` command an agent would run, in the state repository.

@@ -1,5 +1,5 @@
 //! Writing repository states: a tree exported to a plain directory (Worst), and a state
-//! repository whose object store is exactly a pack of its own history (Best, DESIGN §6).
+//! repository whose object store is exactly a pack of its own history (Best, ARCHITECTURE §6).
 //!
 //! Nothing here writes into the source repository: new blobs, trees and the state's own
 //! commit are created in the state repository, whose store starts as a pack of the base
@@ -355,7 +355,7 @@ pub fn pack_history(repo: &Path, rev: &str, into: &Path) -> Result<HistoryPack, 
 
 /// Pack the objects reachable from `tip` but not from `exclude` (an ancestor of `tip`):
 /// one layer of a chain of bases, so the states of many instances share their common
-/// history (DESIGN §6). Objects the walk cannot prove reachable from `exclude` are
+/// history (ARCHITECTURE §6). Objects the walk cannot prove reachable from `exclude` are
 /// included, so the layers of a chain always cover a state's history.
 pub fn pack_segment(
     repo: &Path,

@@ -74,7 +74,7 @@ pub struct HunkRecord {
     pub buggy: Range,
     /// `@@` range in the fixed file.
     pub fixed: Range,
-    /// Changed-line span in the buggy file (DESIGN §4; `end = start - 1` for insertions).
+    /// Changed-line span in the buggy file (ARCHITECTURE §4; `end = start - 1` for insertions).
     pub span: Span,
     /// Lines the fix adds.
     pub added: usize,
@@ -182,7 +182,7 @@ pub struct Instance {
     pub states: Option<StatesRecord>,
 }
 
-/// Extra annotations from the curation literature (DESIGN §4).
+/// Extra annotations from the curation literature (ARCHITECTURE §4).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Extra {
     /// snake_case / CamelCase identifiers in the problem statement.

@@ -1,6 +1,6 @@
 //! `rejected.jsonl` rows: a bug or commit that did not become an instance, and why.
 //!
-//! One bad item never kills a build (STYLE §6): it is recorded here, counted in the
+//! One bad item never kills a build (ARCHITECTURE §10): it is recorded here, counted in the
 //! summary, and `--strict` turns any rejection into a failed build.
 
 use schemars::JsonSchema;

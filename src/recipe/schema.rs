@@ -35,10 +35,10 @@ pub struct Recipe {
     /// Report options.
     #[serde(default)]
     pub report: ReportSpec,
-    /// Golden-test validation (DESIGN §5); absent: no test is run.
+    /// Golden-test validation (ARCHITECTURE §5); absent: no test is run.
     #[serde(default)]
     pub validate: Option<ValidateSpec>,
-    /// Repository states (FixedBench, DESIGN §6); absent: none are written.
+    /// Repository states (FixedBench, ARCHITECTURE §6); absent: none are written.
     #[serde(default)]
     pub states: Option<StatesSpec>,
 }
@@ -150,7 +150,7 @@ fn default_timeout() -> u64 {
 pub struct AnnotateSpec {
     /// Annotate at all (divergence needs no sources; D_ast and methods do).
     pub enabled: bool,
-    /// `hunk4j` (default), `hunk4j-published` or `algorithm1` (DESIGN §4).
+    /// `hunk4j` (default), `hunk4j-published` or `algorithm1` (ARCHITECTURE §4).
     pub profile: Profile,
     /// Fixed λ for proximity; the dataset's ⌊median package depth / 2⌋ when omitted.
     pub lambda: Option<u32>,

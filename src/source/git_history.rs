@@ -1,4 +1,4 @@
-//! git-history source: the fix commits of a local repository as candidates (DESIGN §3).
+//! git-history source: the fix commits of a local repository as candidates (ARCHITECTURE §3).
 
 use super::refs;
 use super::rules::{CommitRule, GitSourceConfig, MessageRules, Selection};

@@ -1,4 +1,4 @@
-//! Layered history packs (DESIGN §6): the Best states of many instances of one
+//! Layered history packs (ARCHITECTURE §6): the Best states of many instances of one
 //! repository share their common history as a few hardlinked packs instead of one full
 //! history pack each.
 //!

@@ -1,4 +1,4 @@
-//! FixedBench states (DESIGN §6): Novel, Partial and Resolved trees of an instance, each
+//! FixedBench states (ARCHITECTURE §6): Novel, Partial and Resolved trees of an instance, each
 //! as a leak-gated git repository (Best) or a plain directory (Worst), with a manifest.
 //!
 //! On disk, in a dataset: `states/<instance_id>/<state>-<scenario>[-tests]/` holds
@@ -68,7 +68,7 @@ fn path_err(path: &Path) -> impl FnOnce(std::io::Error) -> StatesError + '_ {
     }
 }
 
-/// How a Partial state's change is chosen (DESIGN §6).
+/// How a Partial state's change is chosen (ARCHITECTURE §6).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PartialStrategy {
     /// A proper, non-empty subset of the counted golden hunks, largest first.

@@ -293,7 +293,7 @@ struct Decision {
 }
 
 /// Applies the kind table and, in the JavaParser shape, the contextual rules (each
-/// mirrors one line of DESIGN §4 "JavaParser-shaped tree").
+/// mirrors one line of ARCHITECTURE §4 "JavaParser-shaped tree").
 fn decide(table: &KindTable, it: &Item, kind: u16) -> Decision {
     let mut d = Decision {
         action: if it.node.is_named() {

@@ -1,4 +1,4 @@
-//! Java language table: the JavaParser-shaped tree rules (DESIGN §4), members, statements.
+//! Java language table: the JavaParser-shaped tree rules (ARCHITECTURE §4), members, statements.
 //!
 //! Everything language-specific is data here; the builder in `mod.rs` reads these
 //! tables once per (language, shape) into a per-kind-id table. JavaParser shape, in the
@@ -7,17 +7,17 @@
 //!
 //! | rule | source |
 //! |---|---|
-//! | drop comments ([`COMMENTS`]) | DESIGN |
-//! | collapse [`JP_COLLAPSE`] (children re-attached to the parent) | DESIGN |
-//! | drop [`JP_DROP`] with their subtree | DESIGN + `multiline_string_fragment`, `asterisk` |
-//! | collapse `parenthesized_expression` under [`JP_COND_PARENTS`] | DESIGN |
-//! | collapse `scoped_type_identifier` under `generic_type` | DESIGN |
-//! | collapse `variable_declarator` under `spread_parameter` | DESIGN |
-//! | collapse `this`/`super` under `explicit_constructor_invocation` | DESIGN |
-//! | `SimpleName` leaf under `identifier` unless field in [`JP_NAME_FIELDS`] or parent in [`JP_NAME_PARENTS`] | DESIGN (+ package/import parents) |
-//! | `SimpleName` leaf under `type_identifier` unless parent in [`JP_TYPE_NAME_PARENTS`] or last part of `scoped_type_identifier` | DESIGN |
-//! | `ExpressionStmt` wrapper on `local_variable_declaration` under [`JP_STMT_PARENTS`] | DESIGN |
-//! | declaration type under every `variable_declarator` ([`JP_TYPED_DECLS`]) | DESIGN says "first"; JavaParser clones it into each |
+//! | drop comments ([`COMMENTS`]) | §4 |
+//! | collapse [`JP_COLLAPSE`] (children re-attached to the parent) | §4 |
+//! | drop [`JP_DROP`] with their subtree | §4 + `multiline_string_fragment`, `asterisk` |
+//! | collapse `parenthesized_expression` under [`JP_COND_PARENTS`] | §4 |
+//! | collapse `scoped_type_identifier` under `generic_type` | §4 |
+//! | collapse `variable_declarator` under `spread_parameter` | §4 |
+//! | collapse `this`/`super` under `explicit_constructor_invocation` | §4 |
+//! | `SimpleName` leaf under `identifier` unless field in [`JP_NAME_FIELDS`] or parent in [`JP_NAME_PARENTS`] | §4 (+ package/import parents) |
+//! | `SimpleName` leaf under `type_identifier` unless parent in [`JP_TYPE_NAME_PARENTS`] or last part of `scoped_type_identifier` | §4 |
+//! | `ExpressionStmt` wrapper on `local_variable_declaration` under [`JP_STMT_PARENTS`] | §4 |
+//! | declaration type under every `variable_declarator` ([`JP_TYPED_DECLS`]) | §4 says "first"; JavaParser clones it into each |
 //! | `Modifier` leaf per modifier keyword | ours (JavaParser ≥ 3.15) |
 //! | drop the last `identifier` of `scoped_identifier` (qualified `Name`) | ours |
 //! | `LocalClassDeclarationStmt` wrapper ([`JP_LOCAL_TYPES`]) | ours |
@@ -25,7 +25,7 @@
 //! | `IntersectionType` group of a cast's `A & B` types | ours |
 //! | for-each variable / resource as `VariableDeclarationExpr > VariableDeclarator`, multi-catch `catch_type` kept ([`JP_FOREACH`]) | ours |
 //! | `ArrayType` per bracket pair (`int[][]`, `int x[]`), `ArrayCreationLevel` per `[]` of `new` | ours |
-//! | method reference: `TypeExpr` scope, method name dropped ([`JP_TYPE_EXPR_SCOPES`]) | ours, refines DESIGN |
+//! | method reference: `TypeExpr` scope, method name dropped ([`JP_TYPE_EXPR_SCOPES`]) | ours, refines §4 |
 //! | expression lambda body wrapped in `ExpressionStmt` | ours |
 //! | `Outer.this` as `ThisExpr(Name)`; `super` of `? super T` dropped | ours |
 //! | lone `;` statement as `EmptyStmt` ([`JP_EMPTY_STMT_PARENTS`]) | ours |
@@ -64,7 +64,7 @@ pub const JP_COLLAPSE: &[&str] = &[
 
 /// JavaParser shape: nodes dropped with their whole subtree (a string literal is one
 /// leaf in JavaParser; `import a.*` is a flag). `multiline_string_fragment` (text blocks)
-/// and `asterisk` are our additions to DESIGN's list.
+/// and `asterisk` are our additions to ARCHITECTURE §4's list.
 pub const JP_DROP: &[&str] = &[
     "string_fragment",
     "escape_sequence",
@@ -98,7 +98,7 @@ pub const JP_NAME_PARENTS: &[&str] = &[
     "import_declaration",
 ];
 
-/// Contextual rule (our refinement of DESIGN's "no SimpleName under method_reference"):
+/// Contextual rule (our refinement of ARCHITECTURE §4's "no SimpleName under method_reference"):
 /// the first child of a `method_reference` of one of these kinds is JavaParser's
 /// `TypeExpr` scope (wrapped; an identifier also gets its `SimpleName`), and the trailing
 /// method-name identifier is dropped (a plain string in JavaParser). Likewise an
@@ -172,7 +172,7 @@ pub const JP_TYPED_DECLS: &[&str] = &[
     "constant_declaration",
 ];
 
-/// Members that count as methods for spatial proximity (DESIGN §4), at any depth.
+/// Members that count as methods for spatial proximity (ARCHITECTURE §4), at any depth.
 pub const MEMBERS: &[&str] = &["method_declaration", "constructor_declaration"];
 
 /// Type declarations, for a member's display label.

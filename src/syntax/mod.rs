@@ -1,7 +1,7 @@
 //! Syntax layer: parse a buggy file once, then answer D_ast and proximity questions.
 //!
 //! Only this module touches tree-sitter. [`parse_file`] turns a source file into a
-//! compact arena tree ([`ParsedFile`]) shaped per [`TreeShape`] (DESIGN §4), plus the
+//! compact arena tree ([`ParsedFile`]) shaped per [`TreeShape`] (ARCHITECTURE §4), plus the
 //! file's members (methods that count for spatial proximity) and Java package.
 //!
 //! Line conventions: every line is 1-based and inclusive. A hunk [`Span`] with
@@ -74,7 +74,7 @@ impl Lang {
     }
 }
 
-/// Which syntax tree D_ast measures, because profiles differ (DESIGN §4 table).
+/// Which syntax tree D_ast measures, because profiles differ (ARCHITECTURE §4 table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TreeShape {
     /// tree-sitter named nodes reshaped to JavaParser's node model (profiles `hunk4j`,
@@ -84,7 +84,7 @@ pub enum TreeShape {
     Named,
 }
 
-/// How a hunk's anchor node is chosen, because profiles differ (DESIGN §4 table).
+/// How a hunk's anchor node is chosen, because profiles differ (ARCHITECTURE §4 table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AnchorRule {
     /// Smallest line-span node covering the span; ties → outermost; root if none.

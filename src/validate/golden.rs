@@ -256,7 +256,7 @@ pub struct Validation {
     pub rejection: Option<Rejection>,
 }
 
-/// Validates an instance from its before and after reruns (DESIGN §5): an infra failure
+/// Validates an instance from its before and after reruns (ARCHITECTURE §5): an infra failure
 /// on any run, no F2P test, or a P2F test rejects it with the reason.
 pub fn validate(before: &[RunResult], after: &[RunResult]) -> Validation {
     let mut tests = [Vec::new(), Vec::new()];

@@ -7,7 +7,7 @@
 //! tests Defects4J bugs through Defects4J itself, in the sandbox; `parse` turns JUnit XML,
 //! pytest and Defects4J outputs into per-test statuses or an infrastructure failure;
 //! `golden` labels tests (f2p, p2p, ...) across before/after reruns and grades
-//! predictions with SWE-bench's rules. DESIGN §5.
+//! predictions with SWE-bench's rules. ARCHITECTURE §5.
 
 pub mod apply;
 pub mod defects4j;

@@ -75,7 +75,7 @@ fn subject(f: &FixCommit) -> &str {
     f.message.lines().next().unwrap_or("")
 }
 
-/// Package of a file per DESIGN §4: directory segments without the first path segment.
+/// Package of a file per ARCHITECTURE §4: directory segments without the first path segment.
 fn package(path: &str) -> Vec<&str> {
     let mut segs: Vec<&str> = path.split('/').collect();
     segs.pop();

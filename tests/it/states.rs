@@ -207,7 +207,7 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// The leak checks of DESIGN §6, run here with plain git rather than through the gate.
+/// The leak checks of ARCHITECTURE §6, run here with plain git rather than through the gate.
 fn assert_no_leak(dir: &Path, fix: &str, fix_hidden: bool) {
     let stored = text(dir, &["cat-file", "--batch-all-objects", "--batch-check"])
         .lines()

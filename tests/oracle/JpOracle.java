@@ -1,4 +1,4 @@
-// JpOracle: independent JavaParser reference for hunkgen's D_ast inputs (DESIGN §4).
+// JpOracle: independent JavaParser reference for hunkgen's D_ast inputs (ARCHITECTURE §4).
 //
 // Usage: java -cp javaparser-core.jar:. JpOracle [--dump|--anchors] FILE [SPAN ...] [-- FILE ...]
 // (--anchors: no `dist` lines, for many spans per file)

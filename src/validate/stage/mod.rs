@@ -1,6 +1,6 @@
 //! The validate stage: prove each instance's golden tests by running them on the base,
 //! base + test patch, and base + test patch + patch, each in a fresh working copy, in the
-//! sandbox, `reruns` times; label the tests and keep or reject the instance (DESIGN §5).
+//! sandbox, `reruns` times; label the tests and keep or reject the instance (ARCHITECTURE §5).
 //!
 //! Every run is cached by the hash of what determines it (base tree, patches applied,
 //! environment, command, rerun index), so re-validating an unchanged dataset costs no
