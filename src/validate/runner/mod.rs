@@ -1,6 +1,7 @@
 //! Runs one test command in its own working copy: bubblewrap sandbox, rlimits, timeout.
 //!
-//! This is the only place in hunkgen that spawns processes. The pattern follows
+//! With `git/command.rs` (the `git` program), this is one of the two places in hunkgen
+//! that spawn processes; `sandbox.rs` only probes bubblewrap. The pattern follows
 //! cargo-nextest's Unix runner: the child starts in its own session (so its process
 //! group id is its pid), a timeout sends SIGTERM to the whole process tree, waits a
 //! grace period, then sends SIGKILL. Inside bubblewrap the tree also lives in its own
