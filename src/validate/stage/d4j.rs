@@ -9,7 +9,7 @@
 //! A Defects4J work directory tags the fixed version (`D4J_<P>_<id>_FIXED_VERSION`), so
 //! checkouts stay in the cache as build directories and are never shown to anyone.
 
-use super::{Outcome, Validator};
+use super::{infra_detail, Outcome, Validator};
 use crate::cache::Key;
 use crate::model::{Failure, RejectReason};
 use crate::source::Candidate;
@@ -234,16 +234,7 @@ impl Validator<'_> {
         out.rejection = v.rejection.map(|r| match r {
             Rejection::Infra { side, run, failure } => (
                 RejectReason::Infrastructure,
-                format!(
-                    "{side} run {run}: {} (logs/{}/{})",
-                    failure.reason,
-                    c.id,
-                    failure
-                        .log_path
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default()
-                ),
+                infra_detail(&c.id, &side, run, &failure),
             ),
             Rejection::NoFailToPass => (
                 RejectReason::NoFailToPass,

@@ -438,16 +438,7 @@ impl<'a> Validator<'a> {
         out.rejection = v.rejection.map(|r| match r {
             Rejection::Infra { side, run, failure } => (
                 RejectReason::Infrastructure,
-                format!(
-                    "{side} run {run}: {} (logs/{}/{})",
-                    failure.reason,
-                    c.id,
-                    failure
-                        .log_path
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default()
-                ),
+                infra_detail(&c.id, &side, run, &failure),
             ),
             Rejection::NoFailToPass => (
                 RejectReason::NoFailToPass,
@@ -637,4 +628,17 @@ impl<'a> Validator<'a> {
             error: None,
         }
     }
+}
+/// The rejection detail of a run that produced no results: which side and rerun,
+/// why, and the log it left under `logs/<id>/`.
+pub(super) fn infra_detail(id: &str, side: &str, run: usize, failure: &InfraFailure) -> String {
+    format!(
+        "{side} run {run}: {} (logs/{id}/{})",
+        failure.reason,
+        failure
+            .log_path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    )
 }
