@@ -474,11 +474,16 @@ pub fn verdict(
     RunResult::Tests(tests)
 }
 
-/// The last `n` non-empty lines of a log, joined with " | " (empty if unreadable).
+/// The last `n` non-empty lines of a log file, joined with " | " (empty if unreadable).
 pub fn log_tail(path: &Path, n: usize) -> String {
     let text = fs::read(path)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();
+    text_tail(&text, n)
+}
+
+/// The last `n` non-empty lines of a log's text, joined with " | ".
+pub fn text_tail(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim)

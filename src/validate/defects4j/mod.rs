@@ -439,7 +439,7 @@ impl Defects4j {
             return Err(failed(format!(
                 "{:?}; log ends: {}",
                 run.exit,
-                report::log_tail(&log, 5)
+                super::parse::text_tail(&log, 5)
             )));
         }
         Ok(Checkout {

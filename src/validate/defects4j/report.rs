@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::Failure;
 use crate::validate::parse::{
-    parse_defects4j_failing, FailingTest, InfraFailure, InfraKind, RunResult, TestResults,
-    TestStatus, TRACE_LINES,
+    parse_defects4j_failing, text_tail, FailingTest, InfraFailure, InfraKind, RunResult,
+    TestResults, TestStatus, TRACE_LINES,
 };
 use crate::validate::runner::{ExitKind, RunOutcome};
 
@@ -124,7 +124,7 @@ pub fn compile_errors(log: &str, workdir: &Path) -> Vec<String> {
         i += 1;
     }
     if out.is_empty() {
-        out.push(log_tail(log, 5));
+        out.push(text_tail(log, 5));
     }
     out
 }
@@ -188,7 +188,7 @@ pub fn test_outcome(
             InfraKind::NoResults,
             format!(
                 "defects4j test ran no test (all_tests and failing_tests empty); log ends: {}",
-                log_tail(log, 5)
+                text_tail(log, 5)
             ),
         );
     }
@@ -260,11 +260,11 @@ fn failed_exit(exit: ExitKind, log: &str) -> Option<String> {
         ExitKind::Code(0) => None,
         ExitKind::Code(c) => Some(format!(
             "defects4j exited with code {c}; log ends: {}",
-            log_tail(log, 5)
+            text_tail(log, 5)
         )),
         ExitKind::Signal(s) => Some(format!(
             "defects4j was killed by signal {s}; log ends: {}",
-            log_tail(log, 5)
+            text_tail(log, 5)
         )),
     }
 }
@@ -284,16 +284,6 @@ fn failure(f: &FailingTest) -> Failure {
 /// The first line of a possibly multi-line message.
 fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or("")
-}
-
-/// The last `n` non-empty lines of a log, joined with " | ".
-pub fn log_tail(log: &str, n: usize) -> String {
-    let lines: Vec<&str> = log
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect();
-    lines[lines.len().saturating_sub(n)..].join(" | ")
 }
 
 #[cfg(test)]
