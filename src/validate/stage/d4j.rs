@@ -9,7 +9,7 @@
 //! A Defects4J work directory tags the fixed version (`D4J_<P>_<id>_FIXED_VERSION`), so
 //! checkouts stay in the cache as build directories and are never shown to anyone.
 
-use super::{infra_detail, Outcome, Validator};
+use super::{infra_detail, Outcome, StageError, Validator};
 use crate::cache::Key;
 use crate::model::{Failure, RejectReason};
 use crate::source::Candidate;
@@ -145,7 +145,7 @@ impl Validator<'_> {
         let fingerprint = match self.d4j_fingerprint(&home, &c.project, &spec.java_home()) {
             Ok(f) => f,
             Err(why) => {
-                out.rejection = Some((RejectReason::Infrastructure, why));
+                out.rejection = Some((RejectReason::Infrastructure, why.to_string()));
                 return out;
             }
         };
@@ -299,7 +299,7 @@ impl Validator<'_> {
         };
         let outcome = match self.d4j_test(b, &v, &log) {
             Ok(run) => run,
-            Err(why) => return (false, 0.0, infra(why)),
+            Err(why) => return (false, 0.0, infra(why.to_string())),
         };
         let text = fs::read(&log)
             .map(|t| String::from_utf8_lossy(&t).into_owned())
@@ -326,9 +326,8 @@ impl Validator<'_> {
         b: &BugRuns<'_>,
         v: &BugVersion,
         log: &Path,
-    ) -> Result<(TestOutcome, f64), String> {
-        let d4j = Defects4j::new(&b.home, b.spec.java_home())
-            .map_err(|e| e.to_string())?
+    ) -> Result<(TestOutcome, f64), StageError> {
+        let d4j = Defects4j::new(&b.home, b.spec.java_home())?
             .with_timeout(self.plan.timeout, Duration::from_secs(10))
             .with_memory_limit(self.plan.memory_limit);
         let root = self.plan.cache_dir.join("d4j");
@@ -336,18 +335,24 @@ impl Validator<'_> {
         loop {
             let base = self.d4j_compiled(&d4j, &root, b, v, full)?;
             let runs = root.join("runs");
-            fs::create_dir_all(&runs).map_err(|e| format!("{}: {e}", runs.display()))?;
+            fs::create_dir_all(&runs).map_err(|source| StageError::Io {
+                path: runs.clone(),
+                source,
+            })?;
             let run = tempfile::Builder::new()
                 .prefix(&format!("{}-", v.name()))
                 .tempdir_in(&runs)
-                .map_err(|e| format!("cannot create a run directory in {}: {e}", runs.display()))?;
+                .map_err(|source| StageError::RunDir {
+                    dir: runs.clone(),
+                    source,
+                })?;
             let work = run.path().join("w");
-            copy_tree(&base, &work, false).map_err(|e| {
-                format!("cannot copy {} to {}: {e}", base.display(), work.display())
+            copy_tree(&base, &work, false).map_err(|source| StageError::Copy {
+                from: base.clone(),
+                to: work.clone(),
+                source,
             })?;
-            let t = d4j
-                .test(&self.runner, &work, &b.spec.tests.scope(), log)
-                .map_err(|e| e.to_string())?;
+            let t = d4j.test(&self.runner, &work, &b.spec.tests.scope(), log)?;
             // Classes kept from the fixed version's build that no longer link against the
             // buggy sources: build the buggy version from scratch and test again.
             if !full && v.version == Version::Buggy && links_stale_classes(&t.outcome) {
@@ -371,7 +376,7 @@ impl Validator<'_> {
         b: &BugRuns<'_>,
         v: &BugVersion,
         full: bool,
-    ) -> Result<PathBuf, String> {
+    ) -> Result<PathBuf, StageError> {
         let fixed = BugVersion::fixed(b.project.clone(), b.bug);
         let compiled = root.join("compiled");
         let scratch = full || (v.version == Version::Buggy && touches_constants(&b.home, v));
@@ -399,18 +404,22 @@ impl Validator<'_> {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::SeqCst)
         ));
-        copy_tree(&from, &tmp, true)
-            .map_err(|e| format!("cannot copy {} to {}: {e}", from.display(), tmp.display()))?;
+        copy_tree(&from, &tmp, true).map_err(|source| StageError::Copy {
+            from: from.clone(),
+            to: tmp.clone(),
+            source,
+        })?;
         if v.version == Version::Buggy {
             let log = b.logs.join("switch-b.log");
-            d4j.switch_version(&self.runner, &tmp, v, scratch, &log)
-                .map_err(|e| e.to_string())?;
+            d4j.switch_version(&self.runner, &tmp, v, scratch, &log)?;
         }
         // A compile error shows again, with its messages, in the test run that follows.
         let log = b.logs.join(format!("compile-{}.log", v.vid()));
-        d4j.compile(&self.runner, &tmp, &log)
-            .map_err(|e| e.to_string())?;
-        fs::write(tmp.join(COMPILED_MARK), b"").map_err(|e| format!("{}: {e}", tmp.display()))?;
+        d4j.compile(&self.runner, &tmp, &log)?;
+        fs::write(tmp.join(COMPILED_MARK), b"").map_err(|source| StageError::Io {
+            path: tmp.clone(),
+            source,
+        })?;
         if fs::rename(&tmp, &dir).is_err() {
             // Another build put it there first; ours is not needed.
             let _ = fs::remove_dir_all(&tmp);
@@ -418,11 +427,10 @@ impl Validator<'_> {
         if dir.join(COMPILED_MARK).is_file() {
             Ok(dir)
         } else {
-            Err(format!(
-                "{}: not a compiled build directory of {}",
-                dir.display(),
-                v.name()
-            ))
+            Err(StageError::NotCompiled {
+                dir,
+                version: v.name(),
+            })
         }
     }
 
@@ -434,7 +442,7 @@ impl Validator<'_> {
         root: &Path,
         v: &BugVersion,
         logs: &Path,
-    ) -> Result<PathBuf, String> {
+    ) -> Result<PathBuf, StageError> {
         let checkouts = root.join("checkouts");
         let dir = checkouts.join(format!("{}-{}", v.project, v.vid()));
         if Defects4j::work_dir_version(&dir).is_ok_and(|got| &got == v) {
@@ -448,21 +456,28 @@ impl Validator<'_> {
             NEXT.fetch_add(1, Ordering::SeqCst)
         ));
         let log = logs.join(format!("checkout-{}.log", v.vid()));
-        d4j.checkout(&self.runner, v, &tmp, &log)
-            .map_err(|e| e.to_string())?;
+        d4j.checkout(&self.runner, v, &tmp, &log)?;
         if fs::rename(&tmp, &dir).is_err() {
             // Another build put it there first; ours is not needed.
             let _ = fs::remove_dir_all(&tmp);
         }
         match Defects4j::work_dir_version(&dir) {
             Ok(got) if &got == v => Ok(dir),
-            _ => Err(format!("{}: not a checkout of {}", dir.display(), v.name())),
+            _ => Err(StageError::NotACheckout {
+                dir,
+                version: v.name(),
+            }),
         }
     }
 
     /// The content hash of `framework/projects/<P>` and the JDK's `release` file (what
     /// decides Defects4J's build and tests besides the bug), once per project.
-    fn d4j_fingerprint(&self, home: &Path, project: &str, java: &Path) -> Result<String, String> {
+    fn d4j_fingerprint(
+        &self,
+        home: &Path,
+        project: &str,
+        java: &Path,
+    ) -> Result<String, StageError> {
         let id = format!("{}\0{project}\0{}", home.display(), java.display());
         if let Some(f) = self
             .d4j_fingerprints
@@ -474,19 +489,22 @@ impl Validator<'_> {
         }
         let dir = home.join("framework/projects").join(project);
         if !dir.is_dir() {
-            return Err(format!(
-                "Defects4J is not installed: {} is missing",
-                dir.display()
-            ));
+            return Err(StageError::D4jProjectMissing { path: dir });
         }
         let mut files = Vec::new();
-        list_files(&dir, &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
+        list_files(&dir, &mut files).map_err(|source| StageError::Io {
+            path: dir.clone(),
+            source,
+        })?;
         files.sort();
         let mut parts: Vec<Vec<u8>> = Vec::with_capacity(files.len() * 2 + 1);
         for f in &files {
             let rel = f.strip_prefix(&dir).unwrap_or(f);
             parts.push(rel.to_string_lossy().as_bytes().to_vec());
-            parts.push(fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?);
+            parts.push(fs::read(f).map_err(|source| StageError::Io {
+                path: f.clone(),
+                source,
+            })?);
         }
         // The JDK by what it is, not where it is.
         parts.push(
