@@ -319,7 +319,7 @@ fn score_one(
     let candidate = match crate::source::Candidate::from_instance(inst, card) {
         Ok(c) => c,
         Err(why) => {
-            r.infra = Some(why);
+            r.infra = Some(why.to_string());
             return r;
         }
     };

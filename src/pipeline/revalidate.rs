@@ -256,7 +256,7 @@ fn revalidate_one(
     };
     let candidate = match Candidate::from_instance(inst, card) {
         Ok(c) => c,
-        Err(why) => return row("broken", why, 0, 0),
+        Err(why) => return row("broken", why.to_string(), 0, 0),
     };
     let o = validator.validate(&candidate, logs, !opts.no_cache);
     let (cached, executed) = (o.cached_runs, o.executed_runs);

@@ -312,12 +312,11 @@ pub(super) fn git_plan(
     }
     walk.subject_regex = spec.subject_regex.clone();
     walk.exclude_regex = spec.exclude_regex.clone();
-    let rules = MessageRules::compile(&walk).map_err(|e| match e {
-        crate::git::GitError::BadRegex { key, message, .. } => cx.err(
-            &format!("source.git.{key}"),
-            format!("not a valid regex: {message}"),
-        ),
-        other => cx.err("source.git", other.to_string()),
+    let rules = MessageRules::compile(&walk).map_err(|e| {
+        cx.err(
+            &format!("source.git.{}", e.key),
+            format!("not a valid regex: {}", e.message),
+        )
     })?;
     let links = links(cx, spec)?;
     let name = match (&spec.name, &spec.url) {
