@@ -87,7 +87,8 @@ lint:
 ## bubblewrap, JUnit, uv and pytest (and a seeded uv cache) for the validation tests;
 ## Chromium for the report's browser check; Defects4J (d4j-deps).
 deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR) $(BWRAP) $(JUNIT_CONSOLE_JAR) \
-      $(HUNKGEN_UV_CACHE)/.seeded target/venv-swebench/.installed target/venv-k8s/.installed $(CHROMIUM) \
+      $(HUNKGEN_UV_CACHE)/.seeded target/venv-swebench/.installed target/venv-k8s/.installed \
+      target/venv-mcp/.installed $(CHROMIUM) \
       d4j-deps
 
 ## Defects4J, offline: Ant, its Perl modules and JDK 11 (bullseye, pinned low) with apt
@@ -139,6 +140,12 @@ target/venv-swebench/.installed:
 target/venv-k8s/.installed:
 	$(PYTHON) -m venv target/venv-k8s
 	target/venv-k8s/bin/pip install --quiet kubernetes==31.0.0 PyYAML==6.0.3
+	touch $@
+
+# The official MCP Python SDK: `hunkgen mcp` is driven by its client (tests/it/mcp.rs).
+target/venv-mcp/.installed:
+	$(PYTHON) -m venv target/venv-mcp
+	target/venv-mcp/bin/pip install --quiet mcp==2.3.0
 	touch $@
 
 ## HUNK4J from the Defects4J metadata in ../shared (no repositories needed).
