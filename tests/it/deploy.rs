@@ -14,13 +14,23 @@ fn check(files: &[std::path::PathBuf]) -> std::process::Output {
         .expect("python runs")
 }
 
+/// Every file of deploy/kubernetes/ but its README: each is a manifest to check (a file
+/// added there is checked without anyone listing it).
+fn kubernetes_files() -> Vec<std::path::PathBuf> {
+    let dir = manifest().join("deploy/kubernetes");
+    let mut files: Vec<_> = fs::read_dir(&dir)
+        .expect("deploy/kubernetes")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.file_name().is_some_and(|n| n != "README.md"))
+        .collect();
+    files.sort();
+    files
+}
+
 #[test]
 fn kubernetes_manifests_are_valid_for_the_official_client() {
-    let dir = manifest().join("deploy/kubernetes");
-    let files: Vec<_> = ["job.yaml", "merge-job.yaml", "pvc.yaml"]
-        .iter()
-        .map(|f| dir.join(f))
-        .collect();
+    let files = kubernetes_files();
+    assert!(files.len() >= 3, "{files:?}");
     let o = check(&files);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -28,6 +38,15 @@ fn kubernetes_manifests_are_valid_for_the_official_client() {
         "{out}{}",
         String::from_utf8_lossy(&o.stderr)
     );
+    // Each file was read as at least one object of the client's models.
+    for f in &files {
+        let name = f.display().to_string();
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with(&format!("{name}[")) && l.contains(": V1")),
+            "{name} was not checked: {out}"
+        );
+    }
     assert!(out.contains("V1Job hunkgen-shards"), "{out}");
     assert!(
         out.contains("V1PersistentVolumeClaim hunkgen-work"),
@@ -36,7 +55,8 @@ fn kubernetes_manifests_are_valid_for_the_official_client() {
 
     // A deliberately misspelled field, deep and shallow, fails and is named.
     let tmp = tempfile::tempdir().expect("tempdir");
-    let text = fs::read_to_string(&files[0]).expect("job");
+    let job = manifest().join("deploy/kubernetes/job.yaml");
+    let text = fs::read_to_string(&job).expect("job");
     for (good, bad, named) in [
         ("completionMode:", "completionMod:", "spec.completionMod"),
         (
