@@ -119,3 +119,159 @@ fn the_indexed_job_runs_one_shard_per_completion() {
         );
     }
 }
+
+/// One task of `sbatch --array` running deploy/slurm/hunkgen-array.sh: Slurm's variables
+/// (`None` leaves one unset) and the real hunkgen.
+fn array_task(
+    recipe: &std::path::Path,
+    shards: &std::path::Path,
+    vars: &[(&str, Option<&str>)],
+) -> std::process::Output {
+    let mut c = Command::new("sh");
+    c.arg(manifest().join("deploy/slurm/hunkgen-array.sh"))
+        .env("HUNKGEN", env!("CARGO_BIN_EXE_hunkgen"))
+        .env("HUNKGEN_RECIPE", recipe)
+        .env("HUNKGEN_SHARDS_DIR", shards);
+    for v in [
+        "HUNKGEN_SHARD",
+        "JOB_COMPLETION_INDEX",
+        "SLURM_ARRAY_TASK_ID",
+        "SLURM_ARRAY_TASK_MIN",
+        "SLURM_ARRAY_TASK_COUNT",
+    ] {
+        c.env_remove(v);
+    }
+    for (k, v) in vars {
+        if let Some(v) = v {
+            c.env(k, v);
+        }
+    }
+    c.output().expect("sh runs")
+}
+
+/// (shard, count, instances) of a shard directory's manifest.
+fn shard_of(dir: &std::path::Path) -> (u64, u64, Vec<String>) {
+    let text = fs::read_to_string(dir.join("shard.yaml"))
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let m: serde_json::Value = serde_norway::from_str(&text).expect("yaml");
+    let ids = m["instances"]
+        .as_array()
+        .expect("instances")
+        .iter()
+        .map(|i| i.as_str().expect("id").to_string())
+        .collect();
+    (
+        m["shard"].as_u64().expect("shard"),
+        m["count"].as_u64().expect("count"),
+        ids,
+    )
+}
+
+#[test]
+fn the_slurm_array_script_maps_each_task_to_its_shard() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let recipe = crate::common::demo_recipe(root.path());
+    let ok = |o: &std::process::Output| {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    // --array=0-2 (Slurm sets SLURM_ARRAY_TASK_MIN=0; without it, 0 too).
+    let zero = root.path().join("zero-based");
+    for id in 0..3u64 {
+        let min = (id != 1).then_some("0");
+        let task = id.to_string();
+        ok(&array_task(
+            &recipe,
+            &zero,
+            &[
+                ("SLURM_ARRAY_TASK_ID", Some(&task)),
+                ("SLURM_ARRAY_TASK_MIN", min),
+                ("SLURM_ARRAY_TASK_COUNT", Some("3")),
+            ],
+        ));
+    }
+    // --array=1-3: task K+1 is shard K, written to K.
+    let one = root.path().join("one-based");
+    for id in 1..=3u64 {
+        let task = id.to_string();
+        ok(&array_task(
+            &recipe,
+            &one,
+            &[
+                ("SLURM_ARRAY_TASK_ID", Some(&task)),
+                ("SLURM_ARRAY_TASK_MIN", Some("1")),
+                ("SLURM_ARRAY_TASK_COUNT", Some("3")),
+            ],
+        ));
+    }
+    let mut all = Vec::new();
+    for k in 0..3u64 {
+        let (shard, count, ids) = shard_of(&zero.join(k.to_string()));
+        assert_eq!((shard, count), (k, 3), "0-based task {k}");
+        assert_eq!(
+            shard_of(&one.join(k.to_string())),
+            (k, 3, ids.clone()),
+            "1-based task {}",
+            k + 1
+        );
+        for id in &ids {
+            assert_eq!(hunkgen::shard::Shard::of(id, 3), k, "{id} by its hash");
+        }
+        all.extend(ids);
+    }
+    assert!(
+        !one.join("3").exists(),
+        "no shard directory named after the task id"
+    );
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), 7, "every demo instance in exactly one shard");
+    // A task re-submitted alone with its shard given: sbatch --array=2 with HUNKGEN_SHARD.
+    let again = root.path().join("again");
+    ok(&array_task(
+        &recipe,
+        &again,
+        &[
+            ("HUNKGEN_SHARD", Some("2/3")),
+            ("SLURM_ARRAY_TASK_ID", Some("2")),
+            ("SLURM_ARRAY_TASK_MIN", Some("2")),
+            ("SLURM_ARRAY_TASK_COUNT", Some("1")),
+        ],
+    ));
+    assert_eq!(shard_of(&again.join("2")).0, 2);
+
+    // Bad counts and ids: an error naming the variable, exit 2, nothing written.
+    let bad = root.path().join("bad");
+    for (id, min, count, says) in [
+        ("0", Some("0"), Some("0"), "SLURM_ARRAY_TASK_COUNT=0"),
+        ("0", Some("0"), Some("four"), "SLURM_ARRAY_TASK_COUNT=four"),
+        ("0", Some("0"), None, "SLURM_ARRAY_TASK_COUNT="),
+        (
+            "5",
+            Some("0"),
+            Some("4"),
+            "task 5 is shard 5, but there are 4 tasks",
+        ),
+        (
+            "4",
+            Some("1"),
+            Some("3"),
+            "task 4 is shard 3, but there are 3 tasks",
+        ),
+        ("0", Some("1"), Some("3"), "below SLURM_ARRAY_TASK_MIN=1"),
+        ("x", Some("0"), Some("3"), "SLURM_ARRAY_TASK_ID=x"),
+    ] {
+        let o = array_task(
+            &recipe,
+            &bad,
+            &[
+                ("SLURM_ARRAY_TASK_ID", Some(id)),
+                ("SLURM_ARRAY_TASK_MIN", min),
+                ("SLURM_ARRAY_TASK_COUNT", count),
+            ],
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{id} {count:?}: {err}");
+        assert!(err.contains(says), "`{says}` not in: {err}");
+        assert!(!bad.exists(), "{id} {count:?} wrote {}", bad.display());
+    }
+}
