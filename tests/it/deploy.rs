@@ -275,3 +275,68 @@ fn the_slurm_array_script_maps_each_task_to_its_shard() {
         assert!(!bad.exists(), "{id} {count:?} wrote {}", bad.display());
     }
 }
+
+#[test]
+fn the_slurm_check_fails_when_slurm_cannot_be_had_unless_skipped_deliberately() {
+    use std::os::unix::fs::PermissionsExt;
+    // A machine without Slurm or munge whose apt-get fails: a PATH with neither (Debian
+    // installs the daemons in /usr/sbin) and an apt-get that exits 100.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bin = dir.path().join("bin");
+    fs::create_dir(&bin).expect("mkdir");
+    let apt = bin.join("apt-get");
+    fs::write(&apt, "#!/bin/sh\necho 'E: no network' >&2\nexit 100\n").expect("stub");
+    fs::set_permissions(&apt, fs::Permissions::from_mode(0o755)).expect("chmod");
+    for d in ["/usr/bin", "/bin"] {
+        assert!(!std::path::Path::new(d).join("slurmctld").exists(), "{d}");
+    }
+    let check = |skip: Option<&str>| {
+        let mut c = Command::new("bash");
+        c.arg(manifest().join("scripts/check-slurm.sh"))
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .env("SLURM_CHECK_DIR", dir.path().join("w"))
+            .env_remove("HUNKGEN_SKIP_SLURM");
+        if let Some(v) = skip {
+            c.env("HUNKGEN_SKIP_SLURM", v);
+        }
+        c.output().expect("bash runs")
+    };
+    let o = check(None);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(o.status.code(), Some(1), "NOT RUN must fail: {said}");
+    assert!(said.contains("slurm check: NOT RUN ("), "{said}");
+    assert!(
+        !said.contains("PASSED") && !said.contains("SKIPPED"),
+        "{said}"
+    );
+    // Only the explicit opt-out skips it, and says so.
+    let o = check(Some("1"));
+    assert!(o.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        "slurm check: SKIPPED (HUNKGEN_SKIP_SLURM=1)"
+    );
+    assert_eq!(
+        check(Some("yes")).status.code(),
+        Some(1),
+        "only =1 opts out"
+    );
+    // `make test` runs it, and CI never opts out.
+    let makefile = fs::read_to_string(manifest().join("Makefile")).expect("Makefile");
+    let test_target = makefile
+        .split("\ntest:")
+        .nth(1)
+        .and_then(|t| t.split("\n\n").next())
+        .expect("a test target");
+    assert!(test_target.contains("$(MAKE) check-slurm"), "{test_target}");
+    let ci = fs::read_to_string(manifest().join(".ci/run")).expect(".ci/run");
+    assert!(ci.contains("make test"));
+    assert!(
+        !ci.contains("HUNKGEN_SKIP_SLURM"),
+        ".ci/run must not skip the Slurm check"
+    );
+}
