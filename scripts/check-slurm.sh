@@ -110,8 +110,8 @@ echo "slurm check: cluster up ($(sinfo -h -o '%P %D %t %c'))"
 # and the one-machine build's own (empty).
 mkdir -p "$W/demo/recipes"
 sh "$ROOT/demo/build-repo.sh" "$W/demo/target/demo-repo" >/dev/null
-grep -q '^    cache: ' "$ROOT/recipes/demo.yaml" || { echo "slurm check: the demo recipe's cache line moved" >&2; exit 1; }
-grep -v '^    cache: ' "$ROOT/recipes/demo.yaml" > "$W/demo/recipes/demo.yaml"
+grep -q '^  cache: ' "$ROOT/recipes/demo.yaml" || { echo "slurm check: the demo recipe's cache line moved" >&2; exit 1; }
+grep -v '^  cache: ' "$ROOT/recipes/demo.yaml" > "$W/demo/recipes/demo.yaml"
 cd "$W/demo"
 export HUNKGEN HUNKGEN_RECIPE="$W/demo/recipes/demo.yaml" HUNKGEN_SHARDS_DIR="$W/demo/shards"
 export HUNKGEN_CACHE_DIR="$W/demo/cache-array"
