@@ -112,13 +112,16 @@ pub(crate) fn assert_same_dataset(one: &Path, merged: &Path) {
 /// places differently masked: each test log's contents (times, working-copy paths; the
 /// same logs exist), `validation.seconds` in instances.jsonl and the card's checksum of
 /// it, and the directory `home` the build ran in wherever a text file names it (the
-/// card's recipe and repository paths, the report's sources). Directories that later commands write into a dataset
-/// (evaluations, runs, validations) are left out.
+/// card's recipe and repository paths, the report's sources). What later commands write
+/// into a dataset (evaluations, runs, validations, hidden entries such as
+/// `.validate-logs`) is left out.
 fn build_files(root: &Path, home: &Path) -> BTreeMap<String, Vec<u8>> {
     let home = home.display().to_string();
     let later = |rel: &str| {
         let top = rel.split('/').next().unwrap_or("");
-        ["evaluations", "runs", "validations"].contains(&top) || top.starts_with("runs-shard-")
+        ["evaluations", "runs", "validations"].contains(&top)
+            || top.starts_with("runs-shard-")
+            || top.starts_with('.')
     };
     let mut out = BTreeMap::new();
     for (rel, bytes) in tree(root) {
