@@ -640,9 +640,10 @@ impl Defects4j {
         .with_timeout(timeout, self.grace);
         spec.env = self.env();
         spec.memory_limit = self.memory_limit;
-        // `/` is read-only in the sandbox already; binding the framework explicitly
-        // keeps it visible (and read-only) when it lives under the private /tmp.
-        spec.readable = vec![self.home.clone()];
+        // `/` is read-only in the sandbox already; binding the framework and the JDK
+        // explicitly keeps them visible (and read-only) when they live under the private
+        // /tmp.
+        spec.readable = vec![self.home.clone(), self.java_home.clone()];
         runner.run(&spec).map_err(|source| D4jError::Run {
             action: action.to_string(),
             workdir: workdir.to_path_buf(),

@@ -12,7 +12,7 @@ use crate::validate::parse::{self, IdStyle, InfraFailure, InfraKind, RunResult};
 use crate::validate::runner::{Command, RunSpec};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// One run: (answered from the cache, seconds, result, failing tests' messages).
@@ -156,18 +156,13 @@ impl Validator<'_> {
         let mut spec = RunSpec::new(command, &dir, &log)
             .with_timeout(self.plan.timeout, Duration::from_secs(10));
         spec.memory_limit = self.plan.memory_limit;
-        spec.env.extend(a.env.vars());
-        // The whole working copy is the run's (tests may read beyond their workdir); the
-        // environment is visible read-only even when it lives under /tmp.
+        // The environment (and what its venv links to) and uv's package cache, which its
+        // files are hardlinked from, are bound read-only wherever they live (under the
+        // private /tmp too); the whole working copy is the run's (tests may read beyond
+        // their workdir).
+        a.env.enter(&mut spec);
+        spec.readable.push(self.envs.uv_cache().to_path_buf());
         spec.writable = vec![root.clone()];
-        spec.readable = vec![a.env.dir.clone()];
-        if let Some(uv_cache) = std::env::var_os("HUNKGEN_UV_CACHE") {
-            // uv venvs hardlink into the package cache; the files must stay reachable.
-            let p = PathBuf::from(uv_cache);
-            if p.is_dir() {
-                spec.readable.push(p);
-            }
-        }
         let result = match self.runner.run(&spec) {
             Ok(outcome) => {
                 let reports = dir.join(report_dir);
