@@ -110,6 +110,47 @@ pub fn test_patch(inst: &Instance) -> Result<Patch, StatesError> {
     parse_patch(inst, "test_patch", &inst.test_patch)
 }
 
+/// The tree an instance's states start from. A git-history instance starts from its base
+/// commit's tree. A Defects4J bug starts from Defects4J's buggy version with the golden
+/// tests withheld: the fixed revision with the source patch and the test patch reversed
+/// (the buggy version keeps the fix commit's other changes), while its history ends at
+/// `base_commit`, Defects4J's `revision.id.buggy`.
+pub fn base_tree(inst: &Instance) -> Result<git::BaseTree, StatesError> {
+    if inst.source != SourceKind::Defects4j {
+        return Ok(git::BaseTree::commit(&inst.base_commit));
+    }
+    if inst.fix_commit.is_empty() {
+        return Err(StatesError::Instance {
+            instance: inst.instance_id.clone(),
+            what: "a Defects4J instance without fix_commit (revision.id.fixed) has no buggy version to start from".into(),
+        });
+    }
+    let mut patches = vec![golden_patch(inst)?.reversed()];
+    let tests = test_patch(inst)?;
+    if !tests.files.is_empty() {
+        patches.push(tests.reversed());
+    }
+    Ok(git::BaseTree {
+        rev: inst.fix_commit.clone(),
+        patches,
+    })
+}
+
+/// The files a state with `change` applied to the base tree has that differ from the base
+/// commit's tree ([`base_tree`]); fails when the change does not apply.
+pub fn state_edits(
+    inst: &Instance,
+    repo: &Path,
+    change: Option<&Patch>,
+) -> Result<Vec<git::FileEdit>, StatesError> {
+    Ok(git::tree_edits(
+        repo,
+        &base_tree(inst)?,
+        change,
+        &inst.base_commit,
+    )?)
+}
+
 /// `a` then `b`'s file patches, as one patch (code then tests).
 fn concat(a: &Patch, b: &Patch) -> Patch {
     Patch {
@@ -302,13 +343,10 @@ pub fn leak_probe(
     }
     lines.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
     lines.dedup();
-    let changed: Vec<Vec<u8>> = match change {
-        Some(p) => git::patched_tree_files(repo, &inst.base_commit, p)?
-            .into_iter()
-            .filter_map(|(_, c)| c)
-            .collect(),
-        None => Vec::new(),
-    };
+    let changed: Vec<Vec<u8>> = state_edits(inst, repo, change)?
+        .into_iter()
+        .filter_map(|e| e.content)
+        .collect();
     let needles: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
     let in_base = git::tree_contains(repo, &inst.base_commit, &needles)?;
     Ok(lines.into_iter().zip(in_base).find_map(|(l, in_base)| {
@@ -341,13 +379,8 @@ pub fn materialize(
 ) -> Result<Materialized, StatesError> {
     check_target(target)?;
     let inst = req.instance;
-    if inst.source == SourceKind::Defects4j {
-        return Err(StatesError::Instance {
-            instance: inst.instance_id.clone(),
-            what: "states are made from git-source instances only (a Defects4J base is a fixed revision plus a patch, not a commit)".into(),
-        });
-    }
     let change = change_of(req)?;
+    let edits = state_edits(inst, req.repo, change.patch.as_ref())?;
     let mut tmp = TempDir(Some(sibling(target, "state")?));
     let tmp_dir = tmp.0.clone().unwrap_or_default();
     let mut manifest = StateManifest {
@@ -371,7 +404,7 @@ pub fn materialize(
     let mut history_names = Vec::new();
     match req.scenario {
         Scenario::Worst => {
-            git::export_tree(req.repo, &inst.base_commit, change.patch.as_ref(), &tmp_dir)?;
+            git::export_edits(req.repo, &inst.base_commit, &edits, &tmp_dir)?;
         }
         Scenario::Best => {
             let staged;
@@ -385,9 +418,16 @@ pub fn materialize(
                     &staged[..]
                 }
             };
-            let top = match (&change.patch, &change.meta) {
-                (Some(p), Some(m)) => Some((p, m)),
-                _ => None,
+            // A state whose tree is not its base commit's gets one commit: the change's
+            // (Partial, Resolved, tests added), else a neutral one (a Defects4J Novel).
+            let neutral;
+            let top = match &change.meta {
+                Some(m) => Some((edits.as_slice(), m)),
+                None if edits.is_empty() => None,
+                None => {
+                    neutral = wip_meta(req.repo, &inst.base_commit)?;
+                    Some((edits.as_slice(), &neutral))
+                }
             };
             let built = git::build_state_repo(&tmp_dir, &inst.base_commit, history, top)?;
             history_names = history

@@ -142,8 +142,9 @@ pub fn worst_state_verifier<'a>(
         };
         let dir = scratch.join(format!(".verify-{}", unique()));
         let patch = concat(&subset_patch(&golden, subset), &tests);
-        let ok =
-            git::export_tree(repo, &inst.base_commit, Some(&patch), &dir).is_ok() && check(&dir);
+        let exported = super::state_edits(inst, repo, Some(&patch))
+            .and_then(|edits| Ok(git::export_edits(repo, &inst.base_commit, &edits, &dir)?));
+        let ok = exported.is_ok() && check(&dir);
         let _ = std::fs::remove_dir_all(&dir);
         ok
     }
@@ -174,10 +175,7 @@ pub fn partial_change(
             }
             let applying: Vec<Vec<usize>> = all
                 .into_iter()
-                .filter(|s| {
-                    git::patched_tree_files(repo, &inst.base_commit, &subset_patch(&golden, s))
-                        .is_ok()
-                })
+                .filter(|s| super::state_edits(inst, repo, Some(&subset_patch(&golden, s))).is_ok())
                 .collect();
             let chosen = choose_partial(&applying, verify).ok_or_else(|| {
                 no(format!(
@@ -206,7 +204,7 @@ pub fn partial_change(
             let file = dir.join(format!("{}.patch", inst.instance_id));
             let bytes = std::fs::read(&file).map_err(path_err(&file))?;
             let patch = diff::parse(&bytes).map_err(|e| e.with_file(&file))?;
-            git::patched_tree_files(repo, &inst.base_commit, &patch)?;
+            super::state_edits(inst, repo, Some(&patch))?;
             Ok(PartialChange {
                 patch,
                 hunks_applied: Vec::new(),
