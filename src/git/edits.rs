@@ -172,3 +172,97 @@ pub fn export_edits(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A repository with two commits: `a` (A.java, B.java) and `b` on it (A.java changed,
+    /// C.java added), returned with both ids.
+    fn two_commits(dir: &Path) -> (String, String) {
+        let r = git2::Repository::init(dir).expect("init");
+        let sig = git2::Signature::new("T", "t@example.org", &git2::Time::new(1, 0)).expect("sig");
+        let commit = |files: &[(&str, &str)], parent: Option<git2::Oid>| {
+            let mut index = git2::Index::new().expect("index");
+            for (path, text) in files {
+                let id = r.blob(text.as_bytes()).expect("blob");
+                let e = git2::IndexEntry {
+                    ctime: git2::IndexTime::new(0, 0),
+                    mtime: git2::IndexTime::new(0, 0),
+                    dev: 0,
+                    ino: 0,
+                    mode: 0o100644,
+                    uid: 0,
+                    gid: 0,
+                    file_size: text.len() as u32,
+                    id,
+                    flags: 0,
+                    flags_extended: 0,
+                    path: path.as_bytes().to_vec(),
+                };
+                index.add(&e).expect("add");
+            }
+            let tree = r
+                .find_tree(index.write_tree_to(&r).expect("tree"))
+                .expect("tree");
+            let parents: Vec<git2::Commit<'_>> = parent
+                .map(|p| r.find_commit(p).expect("parent"))
+                .into_iter()
+                .collect();
+            let refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
+            r.commit(None, &sig, &sig, "m", &tree, &refs)
+                .expect("commit")
+        };
+        let a = commit(&[("A.java", "a\nb\n"), ("B.java", "x\n")], None);
+        let b = commit(
+            &[("A.java", "a\nB\n"), ("B.java", "x\n"), ("C.java", "c\n")],
+            Some(a),
+        );
+        (a.to_string(), b.to_string())
+    }
+
+    fn patch(text: &str) -> Patch {
+        crate::diff::parse(text.as_bytes()).expect("patch")
+    }
+
+    #[test]
+    fn edits_on_the_own_tree_are_the_patched_files_and_on_another_the_differences() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (a, b) = two_commits(dir.path());
+        let to_b = patch("--- a/B.java\n+++ b/B.java\n@@ -1 +1 @@\n-x\n+y\n");
+        // On its own tree: exactly the files the patch touches.
+        let own = tree_edits(dir.path(), &BaseTree::commit(&a), Some(&to_b), &a).expect("own");
+        assert_eq!(
+            own,
+            [FileEdit {
+                path: "B.java".into(),
+                content: Some(b"y\n".to_vec()),
+                mode: 0o100644
+            }]
+        );
+        // b's tree with A.java's change reversed, seen from a: only C.java and the patch
+        // differ (A.java is back to a's content, so it is no edit).
+        let back = patch("--- a/A.java\n+++ b/A.java\n@@ -1,2 +1,2 @@\n a\n-B\n+b\n");
+        let base = BaseTree {
+            rev: b.clone(),
+            patches: vec![back],
+        };
+        let edits = tree_edits(dir.path(), &base, Some(&to_b), &a).expect("derived");
+        let paths: Vec<&str> = edits.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["B.java", "C.java"]);
+        assert_eq!(edits[1].content.as_deref(), Some(&b"c\n"[..]));
+        // Seen from b itself, the reversal is the one edit.
+        let none = tree_edits(dir.path(), &base, None, &b).expect("from b");
+        assert_eq!(none.len(), 1);
+        assert_eq!(none[0].content.as_deref(), Some(&b"a\nb\n"[..]));
+        // Exported over a, the edits give the derived tree; a patch that does not apply
+        // names the revision.
+        let out = dir.path().join("out");
+        export_edits(dir.path(), &a, &edits, &out).expect("export");
+        assert_eq!(std::fs::read(out.join("A.java")).expect("A"), b"a\nb\n");
+        assert_eq!(std::fs::read(out.join("C.java")).expect("C"), b"c\n");
+        let bad = patch("--- a/B.java\n+++ b/B.java\n@@ -1 +1 @@\n-q\n+y\n");
+        let e = tree_edits(dir.path(), &base, Some(&bad), &a).expect_err("no apply");
+        assert!(e.to_string().contains(&b[..7]), "{e}");
+    }
+}

@@ -294,7 +294,9 @@ fn defects4j_states_are_written_gated_verified_and_checked_out() {
                     "{name}"
                 );
                 if m.state != StateKind::Resolved {
-                    assert!(m.gate.contains(&"fix-absent".to_string()), "{name}");
+                    for check in ["fix-absent", "pickaxe"] {
+                        assert!(m.gate.contains(&check.to_string()), "{name}: {check}");
+                    }
                 }
             } else {
                 assert!(m.gate.is_empty() && m.head_commit.is_none(), "{name}");
