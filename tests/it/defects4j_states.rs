@@ -221,6 +221,25 @@ fn blob_at(repo: &Path, rev: &str, path: &str) -> Option<Vec<u8>> {
     ok.then_some(out)
 }
 
+/// Where the validate stage keeps a version's Defects4J work directory: its checkout,
+/// else its compiled build directory (the buggy version is made from the fixed one).
+fn d4j_version_dir(cache: &Path, project: &str, bug: u32, v: char) -> PathBuf {
+    let name = format!("{project}-{bug}{v}");
+    let dirs = [
+        cache.join("d4j/checkouts").join(&name),
+        cache.join("d4j/compiled").join(&name),
+    ];
+    dirs.iter()
+        .find(|d| d.join(".defects4j.config").is_file())
+        .cloned()
+        .unwrap_or_else(|| {
+            panic!(
+                "no Defects4J work directory of {name} in {}",
+                cache.display()
+            )
+        })
+}
+
 fn instance<'s>(s: &'s BuildSummary, id: &str) -> &'s Instance {
     s.instances
         .iter()
@@ -330,9 +349,8 @@ fn defects4j_states_are_written_gated_verified_and_checked_out() {
         // Novel is Defects4J's buggy version, Resolved its fixed one: the source
         // directory byte for byte, the test directory too with the golden tests present
         // (but for the tests Defects4J itself disables in its checkout, leaving `.bak`).
-        let checkouts = dir.path().join("cache/d4j/checkouts");
-        let d4j_buggy = checkouts.join(format!("{project}-{bug}b"));
-        let d4j_fixed = checkouts.join(format!("{project}-{bug}f"));
+        let d4j_buggy = d4j_version_dir(&dir.path().join("cache"), project, bug, 'b');
+        let d4j_fixed = d4j_version_dir(&dir.path().join("cache"), project, bug, 'f');
         let novel = repo_of(&data, &id, "novel-worst-tests");
         let resolved = repo_of(&data, &id, "resolved-worst-tests");
         assert!(
@@ -456,8 +474,7 @@ fn defects4j_states_are_written_gated_verified_and_checked_out() {
     }
     let work = dir.path().join("d4j-work");
     copy_tree(
-        &dir.path()
-            .join(format!("cache/d4j/checkouts/{project}-{bug}b")),
+        &d4j_version_dir(&dir.path().join("cache"), project, bug, 'f'),
         &work,
     );
     let (_, tags) = git(&work, &["tag", "--list", "D4J_*FIXED_VERSION"]);

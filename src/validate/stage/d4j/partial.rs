@@ -1,7 +1,8 @@
 //! The Partial-state check for Defects4J bugs (ARCHITECTURE §6): a copy of the buggy
-//! version's cached checkout (Defects4J's buggy version, golden tests present) with the
-//! Partial change applied, built and tested by Defects4J over the tests validation runs
-//! (`validate.defects4j.tests`), in the sandbox, `reruns` times. The change is kept when it compiles and a FAIL_TO_PASS
+//! version's cached build directory (Defects4J's buggy version, golden tests present,
+//! without `.git`) with the Partial change applied, compiled whole and tested by
+//! Defects4J over the tests validation runs (`validate.defects4j.tests`), in the
+//! sandbox, `reruns` times. The change is kept when it compiles and a FAIL_TO_PASS
 //! test still fails on every run, as for git instances. Each run is cached by the
 //! change's content.
 
@@ -12,8 +13,8 @@ use crate::source::Candidate;
 use crate::validate::apply::apply_to_dir;
 use crate::validate::defects4j::{BugVersion, Defects4j, TestOutcome};
 use crate::validate::golden;
-use crate::validate::parse::{InfraFailure, InfraKind, RunResult};
-use crate::validate::stage::Validator;
+use crate::validate::parse::{InfraKind, RunResult};
+use crate::validate::stage::{StageError, Validator};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::Path;
@@ -55,7 +56,7 @@ impl Validator<'_> {
         };
         let fingerprint = match self.d4j_fingerprint(&home, &c.project, &spec.java_home()) {
             Ok(f) => f,
-            Err(why) => return refuse(why),
+            Err(why) => return refuse(why.to_string()),
         };
         let b = BugRuns {
             spec,
@@ -71,7 +72,7 @@ impl Validator<'_> {
             let log = b.logs.join(format!("partial-defects4j-{k}.log"));
             let outcome = match self.d4j_partial_run(&b, &patch, change, k, &log) {
                 Ok(o) => o,
-                Err(why) => return refuse(why),
+                Err(why) => return refuse(why.to_string()),
             };
             match outcome.run_result(&log) {
                 RunResult::Tests(t) => {
@@ -108,8 +109,8 @@ impl Validator<'_> {
         )
     }
 
-    /// One test run of the buggy version plus the change (from the cache when
-    /// this change, bug, framework and JDK were run before), its log at `log`.
+    /// One test run of the buggy version plus the change (from the cache when this
+    /// change, bug, framework and JDK were run before), its log at `log`.
     fn d4j_partial_run(
         &self,
         b: &BugRuns<'_>,
@@ -117,7 +118,7 @@ impl Validator<'_> {
         change: &Patch,
         rerun: usize,
         log: &Path,
-    ) -> Result<TestOutcome, String> {
+    ) -> Result<TestOutcome, StageError> {
         let v = BugVersion::buggy(b.project.clone(), b.bug);
         let key = Key::of(&[
             b"hunkgen-d4j-partial-v1",
@@ -129,7 +130,10 @@ impl Validator<'_> {
             &(rerun as u64).to_le_bytes(),
         ]);
         if let Some(dir) = log.parent() {
-            fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            fs::create_dir_all(dir).map_err(|source| StageError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
         }
         if let Some(hit) = self
             .results
@@ -139,36 +143,41 @@ impl Validator<'_> {
             let _ = fs::write(log, hit.log.as_bytes());
             return Ok(hit.outcome);
         }
-        let d4j = Defects4j::new(&b.home, b.spec.java_home())
-            .map_err(|e| e.to_string())?
+        let d4j = Defects4j::new(&b.home, b.spec.java_home())?
             .with_timeout(self.plan.timeout, Duration::from_secs(10))
             .with_memory_limit(self.plan.memory_limit);
         let root = self.plan.cache_dir.join("d4j");
-        let checkout = self.d4j_checkout(&d4j, &root, &v, &b.logs)?;
+        let base = self.d4j_compiled(&d4j, &root, b, &v, false)?;
         let runs = root.join("runs");
-        fs::create_dir_all(&runs).map_err(|e| format!("{}: {e}", runs.display()))?;
+        fs::create_dir_all(&runs).map_err(|source| StageError::Io {
+            path: runs.clone(),
+            source,
+        })?;
         let run = tempfile::Builder::new()
             .prefix(&format!("{}-partial-", v.name()))
             .tempdir_in(&runs)
-            .map_err(|e| format!("cannot create a run directory in {}: {e}", runs.display()))?;
+            .map_err(|source| StageError::RunDir {
+                dir: runs.clone(),
+                source,
+            })?;
         let work = run.path().join("w");
-        copy_tree(&checkout, &work).map_err(|e| {
-            format!(
-                "cannot copy {} to {}: {e}",
-                checkout.display(),
-                work.display()
-            )
+        copy_tree(&base, &work, false).map_err(|source| StageError::Copy {
+            from: base.clone(),
+            to: work.clone(),
+            source,
         })?;
-        if let Err(why) = apply_to_dir(change, &work) {
-            return Ok(TestOutcome::Infra(InfraFailure {
-                kind: InfraKind::BuildFailure,
-                reason: format!("the Partial change does not apply to {}: {why}", v.name()),
-                log_path: log.to_path_buf(),
-            }));
-        }
-        let t = d4j
-            .test(&self.runner, &work, &b.spec.tests.scope(), log)
-            .map_err(|e| e.to_string())?;
+        apply_to_dir(change, &work).map_err(|source| StageError::Patch {
+            name: "the Partial change",
+            source,
+        })?;
+        // Every source newer than its class: the whole version is compiled again, so a
+        // change that breaks another file (a method the subset removes and another file
+        // calls) is a compile error, not a class kept from the complete build.
+        touch_java(&work).map_err(|source| StageError::Io {
+            path: work.clone(),
+            source,
+        })?;
+        let t = d4j.test(&self.runner, &work, &b.spec.tests.scope(), log)?;
         let timed_out = matches!(&t.outcome, TestOutcome::Infra(f) if f.kind == InfraKind::Timeout);
         if !timed_out {
             let text = fs::read(log)
@@ -184,4 +193,22 @@ impl Validator<'_> {
         }
         Ok(t.outcome)
     }
+}
+
+/// Set the modification time of every `.java` file under `dir` to now.
+fn touch_java(dir: &Path) -> std::io::Result<()> {
+    let now = std::time::SystemTime::now();
+    for e in fs::read_dir(dir)? {
+        let e = e?;
+        let t = e.file_type()?;
+        if t.is_dir() {
+            touch_java(&e.path())?;
+        } else if t.is_file() && e.file_name().to_string_lossy().ends_with(".java") {
+            fs::File::options()
+                .write(true)
+                .open(e.path())?
+                .set_modified(now)?;
+        }
+    }
+    Ok(())
 }
