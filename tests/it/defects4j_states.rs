@@ -494,10 +494,15 @@ fn defects4j_states_are_written_gated_verified_and_checked_out() {
     let mut by_tags = false;
     for _ in 0..4 {
         match check_state(&work, &spec) {
-            Err(GateError::Failed { check, .. }) if check == GateCheck::NoReflogs => {
-                fs::remove_dir_all(work.join(".git/logs")).expect("rm reflogs")
-            }
-            Err(GateError::Failed { check, detail, .. }) if check == GateCheck::NoSpecialHeads => {
+            Err(GateError::Failed {
+                check: GateCheck::NoReflogs,
+                ..
+            }) => fs::remove_dir_all(work.join(".git/logs")).expect("rm reflogs"),
+            Err(GateError::Failed {
+                check: GateCheck::NoSpecialHeads,
+                detail,
+                ..
+            }) => {
                 let file = detail.strip_suffix(" exists").expect("a file");
                 fs::remove_file(work.join(file)).expect("rm special head")
             }
