@@ -13,11 +13,12 @@
 //! `repo` (the handle cache and plain reads), `command` (the `git` program), `render`
 //! (libgit2 diffs rendered byte-equal to `git diff`), `decode` (commit messages),
 //! `verify` (object hashes), `change` (one change split by file class), `walk` (the
-//! history walk), `pull` (a pull request's change), `gate` and `write` (states).
+//! history walk), `pull` (a pull request's change), `gate`, `write` and `edits` (states).
 
 mod change;
 mod command;
 mod decode;
+pub mod edits;
 mod error;
 pub mod gate;
 pub mod pull;
@@ -29,6 +30,7 @@ pub mod write;
 
 pub use change::{formatting_detail, HunkRules};
 pub use command::{diff_worktree, merge_file, snapshot_worktree, WorktreeDiff};
+pub use edits::{export_edits, tree_edits, BaseTree};
 pub use error::{GitError, Libgit2};
 pub use gate::{check_state, GateCheck, GateError, GateReport, GateSpec};
 pub use pull::{pull_diff, PullDiff};
@@ -36,6 +38,6 @@ pub use repo::{blob_by_prefix, dir_at_head, is_repository, read_blob, tree_id};
 pub use walk::{FixCommit, WalkTotals};
 pub use write::{
     build_state_repo, commit_meta, commit_time, export_tree, is_ancestor, link_state_repo,
-    pack_history, pack_segment, patched_tree_files, tree_contains, CommitMeta, HistoryPack, Person,
-    StateRepo,
+    pack_history, pack_segment, patched_tree_files, tree_contains, CommitMeta, FileEdit,
+    HistoryPack, Person, StateRepo,
 };

@@ -9,7 +9,6 @@ use super::command;
 use super::error::{io_err, GitError};
 use super::repo::with_repo;
 use crate::diff::{apply_patch_to_files, AppliedFile, Patch};
-use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
 /// Who made a commit and when, so a state's commit can carry a real or a neutral identity.
@@ -56,6 +55,17 @@ impl HistoryPack {
     }
 }
 
+/// One file of a state's tree that differs from its base commit's tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEdit {
+    /// Repository-relative path.
+    pub path: String,
+    /// New content; `None` when the state lacks the file.
+    pub content: Option<Vec<u8>>,
+    /// Git mode of the new content (100644, 100755 or 120000).
+    pub mode: u32,
+}
+
 /// A written Best-state repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StateRepo {
@@ -81,7 +91,10 @@ fn pack_files(dir: &Path, name: &str) -> Result<Vec<PathBuf>, GitError> {
     Ok(files)
 }
 
-fn object_err(path: &Path, what: impl Into<String>) -> impl FnOnce(git2::Error) -> GitError {
+pub(super) fn object_err(
+    path: &Path,
+    what: impl Into<String>,
+) -> impl FnOnce(git2::Error) -> GitError {
     let path = path.to_path_buf();
     let what = what.into();
     move |e| GitError::Object {
@@ -172,7 +185,7 @@ pub fn patched_tree_files(
 }
 
 /// `file` joined under `dir`, refusing absolute paths, `..` and `.git` components.
-fn safe_join(dir: &Path, file: &str) -> Result<PathBuf, GitError> {
+pub(super) fn safe_join(dir: &Path, file: &str) -> Result<PathBuf, GitError> {
     let rel = Path::new(file);
     let ok = !file.is_empty()
         && rel.components().all(|c| match c {
@@ -191,7 +204,7 @@ fn safe_join(dir: &Path, file: &str) -> Result<PathBuf, GitError> {
 
 /// Refuse to write through a symbolic link the tree placed between `dir` and `target`
 /// (a patch adding `link/file` where `link` points outside would write outside).
-fn no_symlink_between(dir: &Path, target: &Path, file: &str) -> Result<(), GitError> {
+pub(super) fn no_symlink_between(dir: &Path, target: &Path, file: &str) -> Result<(), GitError> {
     let mut p = target.parent();
     while let Some(d) = p {
         if d == dir {
@@ -209,7 +222,7 @@ fn no_symlink_between(dir: &Path, target: &Path, file: &str) -> Result<(), GitEr
 }
 
 /// Write one file with git's mode: executable bit for 100755, a symbolic link for 120000.
-fn write_file(target: &Path, content: &[u8], mode: u32) -> Result<(), GitError> {
+pub(super) fn write_file(target: &Path, content: &[u8], mode: u32) -> Result<(), GitError> {
     if let Some(parent) = target.parent() {
         std::fs::create_dir_all(parent).map_err(io_err(parent))?;
     }
@@ -235,7 +248,7 @@ fn write_file(target: &Path, content: &[u8], mode: u32) -> Result<(), GitError> 
 }
 
 /// Write `tree` under `dir` (blobs as files, submodules as empty directories).
-fn write_tree_dir(
+pub(super) fn write_tree_dir(
     r: &git2::Repository,
     repo: &Path,
     tree: &git2::Tree<'_>,
@@ -330,7 +343,7 @@ pub fn export_tree(
 }
 
 /// Remove a file and the directories it leaves empty (git keeps no empty directories).
-fn remove_with_empty_parents(target: &Path, root: &Path) -> Result<(), GitError> {
+pub(super) fn remove_with_empty_parents(target: &Path, root: &Path) -> Result<(), GitError> {
     match std::fs::remove_file(target) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -427,17 +440,9 @@ fn link_or_copy(from: &Path, to: &Path) -> Result<(), GitError> {
     }
 }
 
-fn signature(p: &Person) -> Result<git2::Signature<'static>, git2::Error> {
-    git2::Signature::new(
-        &p.name,
-        &p.email,
-        &git2::Time::new(p.time, p.offset_minutes),
-    )
-}
-
 /// Build a Best-state repository with a checked-out work tree at `dir` (which must not
 /// exist or be empty): branch `main` at `base`, or, with `top`, at one new commit on it
-/// whose tree is the base tree with the patch applied and whose message and signatures
+/// whose tree is the base tree with the edits written over it and whose message and signatures
 /// are the given ones. The store holds the `history` packs (hardlinked; together they
 /// must hold exactly the objects reachable from `base`) plus, with `top`, one small pack
 /// of the new commit's own objects; no tags, remotes, reflogs or other refs are written.
@@ -445,7 +450,7 @@ pub fn build_state_repo(
     dir: &Path,
     base: &str,
     history: &[HistoryPack],
-    top: Option<(&Patch, &CommitMeta)>,
+    top: Option<(&[FileEdit], &CommitMeta)>,
 ) -> Result<StateRepo, GitError> {
     let mut files = Vec::new();
     for h in history {
@@ -461,8 +466,8 @@ pub fn build_state_repo(
         ))?;
     let head = match top {
         None => base_id.id(),
-        Some((patch, meta)) => {
-            let id = commit_on(&r, dir, &base_id, patch, meta)?;
+        Some((edits, meta)) => {
+            let id = commit_on(&r, dir, &base_id, edits, meta)?;
             // Move the new objects (blobs, trees, the commit) from loose files into one
             // small pack of what the base history does not already hold.
             let prefix = pack_dir.join("pack");
@@ -572,53 +577,59 @@ fn check_out_main(r: &git2::Repository, dir: &Path, head: git2::Oid) -> Result<(
     Ok(())
 }
 
-/// Create (without moving any ref) the commit whose tree is `base`'s with `patch` applied.
+fn signature(p: &Person) -> Result<git2::Signature<'static>, git2::Error> {
+    git2::Signature::new(
+        &p.name,
+        &p.email,
+        &git2::Time::new(p.time, p.offset_minutes),
+    )
+}
+
+/// Create (without moving any ref) the commit on `base` whose tree is `base`'s with
+/// `edits` written over it.
 fn commit_on(
     r: &git2::Repository,
     dir: &Path,
     base: &git2::Commit<'_>,
-    patch: &Patch,
+    edits: &[FileEdit],
     meta: &CommitMeta,
 ) -> Result<git2::Oid, GitError> {
     let base_tree = base.tree().map_err(object_err(dir, "base tree"))?;
-    let applied = apply_to_tree(r, dir, &base_tree, &base.id().to_string(), patch)?;
     let mut index = git2::Index::new().map_err(object_err(dir, "index"))?;
     index
         .read_tree(&base_tree)
         .map_err(object_err(dir, "index of the base tree"))?;
-    let mut modes: HashMap<&str, u32> = HashMap::new();
-    for (file, _) in &applied {
-        modes.insert(file, mode_for(patch, &base_tree, file));
-    }
-    for (file, content) in &applied {
-        safe_join(dir, file)?;
-        match content {
-            None => index
-                .remove_path(Path::new(file))
-                .map_err(object_err(dir, format!("remove {file}")))?,
-            Some(bytes) => {
-                let id = r
-                    .blob(bytes)
-                    .map_err(object_err(dir, format!("blob {file}")))?;
-                let entry = git2::IndexEntry {
-                    ctime: git2::IndexTime::new(0, 0),
-                    mtime: git2::IndexTime::new(0, 0),
-                    dev: 0,
-                    ino: 0,
-                    mode: modes.get(file.as_str()).copied().unwrap_or(0o100644),
-                    uid: 0,
-                    gid: 0,
-                    file_size: bytes.len() as u32,
-                    id,
-                    flags: 0,
-                    flags_extended: 0,
-                    path: file.as_bytes().to_vec(),
-                };
-                index
-                    .add(&entry)
-                    .map_err(object_err(dir, format!("index entry {file}")))?;
-            }
+    for e in edits.iter().filter(|e| e.content.is_none()) {
+        safe_join(dir, &e.path)?;
+        if index.get_path(Path::new(&e.path), 0).is_some() {
+            index
+                .remove_path(Path::new(&e.path))
+                .map_err(object_err(dir, format!("remove {}", e.path)))?;
         }
+    }
+    for e in edits {
+        let Some(bytes) = &e.content else { continue };
+        safe_join(dir, &e.path)?;
+        let id = r
+            .blob(bytes)
+            .map_err(object_err(dir, format!("blob {}", e.path)))?;
+        let entry = git2::IndexEntry {
+            ctime: git2::IndexTime::new(0, 0),
+            mtime: git2::IndexTime::new(0, 0),
+            dev: 0,
+            ino: 0,
+            mode: e.mode,
+            uid: 0,
+            gid: 0,
+            file_size: bytes.len() as u32,
+            id,
+            flags: 0,
+            flags_extended: 0,
+            path: e.path.as_bytes().to_vec(),
+        };
+        index
+            .add(&entry)
+            .map_err(object_err(dir, format!("index entry {}", e.path)))?;
     }
     let tree_id = index
         .write_tree_to(r)

@@ -1,5 +1,5 @@
 //! Stage 5, states: each kept instance's repository states under `states/` (git
-//! sources); see [`crate::states::write`].
+//! histories, imports and Defects4J bugs alike); see [`crate::states::write`].
 
 use super::{BuildOptions, Item};
 use crate::recipe::{Plan, StatesSpec};

@@ -2,7 +2,7 @@
 //! the stage plans built, every error reported at its key's place in the text.
 
 use super::context::{default_cache_dir, Ctx};
-use super::schema::{Recipe, Source, ValidateSpec, SOURCE_KINDS};
+use super::schema::{GoldenTests, Recipe, Source, ValidateSpec, SOURCE_KINDS};
 use super::sources::{d4j_plan, git_only, git_plan, github_plan, swebench_plan};
 use super::{AnnotatePlan, Plan, RecipeError, SourcePlan};
 use crate::annotate::tokenize::Tokenizer;
@@ -105,11 +105,16 @@ pub(super) fn plan(
             .unwrap_or_default(),
         states: match &recipe.states {
             Some(st) => {
-                if matches!(recipe.source.kind(), Some(Source::Defects4j(_))) {
-                    return Err(cx.err(
-                        "states",
-                        "states are written for git-history sources (a Defects4J base is a fixed revision plus a patch, not a commit)",
-                    ));
+                if let (true, Some(g)) = (st.with_tests, st.golden_tests) {
+                    if g != GoldenTests::Both {
+                        return Err(cx.err(
+                            "states.golden_tests",
+                            format!(
+                                "`{}` contradicts `with_tests: true` (the older spelling of `golden_tests: both`); keep one of the two",
+                                g.name()
+                            ),
+                        ));
+                    }
                 }
                 let mut st = st.clone();
                 st.partial_patches = st.partial_patches.as_ref().map(|p| cx.resolve(p));

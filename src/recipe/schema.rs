@@ -53,15 +53,57 @@ pub struct StatesSpec {
     /// `best` (git history ending at the state) and/or `worst` (no `.git`); default both.
     #[serde(default = "both_scenarios")]
     pub scenarios: Vec<crate::model::Scenario>,
-    /// Also write each state with the golden test patch applied ("tests present").
+    /// Also write each state with the golden test patch applied ("tests present"); the
+    /// older spelling of `golden_tests: both`.
     #[serde(default)]
     pub with_tests: bool,
+    /// Whether the golden tests are in the states: `withheld` (default; the test patch
+    /// is not applied, as SWE-bench hides it), `present` (applied, as in a Defects4J
+    /// buggy checkout) or `both` (each state written both ways).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub golden_tests: Option<GoldenTests>,
     /// Partial states from `<dir>/<instance_id>.patch` instead of golden-hunk subsets.
     #[serde(default)]
     pub partial_patches: Option<PathBuf>,
     /// At most this many hunk subsets are tried for a Partial state (largest first).
     #[serde(default = "subset_cap")]
     pub subset_cap: usize,
+}
+
+/// Whether a build's states hold the golden tests (the manifest's `tests_present`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GoldenTests {
+    /// The test patch is not applied: an agent must write its own tests (SWE-bench).
+    Withheld,
+    /// The test patch is applied: the failing tests are there to run (Defects4J's
+    /// buggy version, the agent study's checkouts).
+    Present,
+    /// Each state is written both ways (`-tests` in the directory name when present).
+    Both,
+}
+
+impl GoldenTests {
+    /// The recipe's word for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            GoldenTests::Withheld => "withheld",
+            GoldenTests::Present => "present",
+            GoldenTests::Both => "both",
+        }
+    }
+}
+
+impl StatesSpec {
+    /// Which `tests_present` variants a build writes, in order: `golden_tests`, else
+    /// `with_tests` (both when true), else withheld only.
+    pub fn test_variants(&self) -> &'static [bool] {
+        match (self.golden_tests, self.with_tests) {
+            (Some(GoldenTests::Withheld), _) | (None, false) => &[false],
+            (Some(GoldenTests::Present), _) => &[true],
+            (Some(GoldenTests::Both), _) | (None, true) => &[false, true],
+        }
+    }
 }
 
 fn all_kinds() -> Vec<crate::model::StateKind> {

@@ -10,9 +10,14 @@
 
 pub mod checkout;
 pub mod layers;
+mod partial;
 pub mod write;
 
 pub use layers::LayeredStore;
+pub use partial::{
+    choose_partial, hunk_subsets, partial_change, subset_patch, worst_state_verifier,
+    PartialChange, PartialStrategy, SubsetVerifier,
+};
 
 use crate::dataset::{self, DatasetError};
 use crate::diff::{self, LineKind, Patch, PatchFileError};
@@ -68,32 +73,6 @@ fn path_err(path: &Path) -> impl FnOnce(std::io::Error) -> StatesError + '_ {
     }
 }
 
-/// How a Partial state's change is chosen (ARCHITECTURE §6).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PartialStrategy {
-    /// A proper, non-empty subset of the counted golden hunks, largest first.
-    HunkSubset {
-        /// At most this many subsets are tried.
-        cap: usize,
-    },
-    /// `<dir>/<instance_id>.patch`, an external weak patch.
-    PatchFile {
-        /// The directory of patches.
-        dir: PathBuf,
-    },
-}
-
-/// The change a Partial state applies to the base.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PartialChange {
-    /// Forward patch (base → Partial), code only.
-    pub patch: Patch,
-    /// Patch indices of the golden hunks it applies (empty for a patch file).
-    pub hunks_applied: Vec<usize>,
-    /// Where it came from.
-    pub source: PartialSource,
-}
-
 /// One state to materialize.
 #[derive(Debug, Clone, Copy)]
 pub struct StateRequest<'a> {
@@ -131,38 +110,45 @@ pub fn test_patch(inst: &Instance) -> Result<Patch, StatesError> {
     parse_patch(inst, "test_patch", &inst.test_patch)
 }
 
-/// The hunks of `patch` whose global index (position among all `@@` hunks, as in
-/// `HunkRecord::patch_index`) is in `keep`; file patches without hunks (pure renames,
-/// mode changes) are kept, files left without hunks are dropped. Hunks apply by their
-/// old-side position, so any subset of a patch that applies applies too.
-pub fn subset_patch(patch: &Patch, keep: &[usize]) -> Patch {
-    let keep: BTreeSet<usize> = keep.iter().copied().collect();
-    let mut index = 0usize;
-    let mut out = Patch {
-        preamble: Vec::new(),
-        files: Vec::new(),
-    };
-    for fp in &patch.files {
-        if fp.hunks.is_empty() {
-            out.files.push(fp.clone());
-            continue;
-        }
-        let mut f = fp.clone();
-        f.hunks = fp
-            .hunks
-            .iter()
-            .filter(|_| {
-                let k = index;
-                index += 1;
-                keep.contains(&k)
-            })
-            .cloned()
-            .collect();
-        if !f.hunks.is_empty() {
-            out.files.push(f);
-        }
+/// The tree an instance's states start from. A git-history instance starts from its base
+/// commit's tree. A Defects4J bug starts from Defects4J's buggy version with the golden
+/// tests withheld: the fixed revision with the source patch and the test patch reversed
+/// (the buggy version keeps the fix commit's other changes), while its history ends at
+/// `base_commit`, Defects4J's `revision.id.buggy`.
+pub fn base_tree(inst: &Instance) -> Result<git::BaseTree, StatesError> {
+    if inst.source != SourceKind::Defects4j {
+        return Ok(git::BaseTree::commit(&inst.base_commit));
     }
-    out
+    if inst.fix_commit.is_empty() {
+        return Err(StatesError::Instance {
+            instance: inst.instance_id.clone(),
+            what: "a Defects4J instance without fix_commit (revision.id.fixed) has no buggy version to start from".into(),
+        });
+    }
+    let mut patches = vec![golden_patch(inst)?.reversed()];
+    let tests = test_patch(inst)?;
+    if !tests.files.is_empty() {
+        patches.push(tests.reversed());
+    }
+    Ok(git::BaseTree {
+        rev: inst.fix_commit.clone(),
+        patches,
+    })
+}
+
+/// The files a state with `change` applied to the base tree has that differ from the base
+/// commit's tree ([`base_tree`]); fails when the change does not apply.
+pub fn state_edits(
+    inst: &Instance,
+    repo: &Path,
+    change: Option<&Patch>,
+) -> Result<Vec<git::FileEdit>, StatesError> {
+    Ok(git::tree_edits(
+        repo,
+        &base_tree(inst)?,
+        change,
+        &inst.base_commit,
+    )?)
 }
 
 /// `a` then `b`'s file patches, as one patch (code then tests).
@@ -170,155 +156,6 @@ fn concat(a: &Patch, b: &Patch) -> Patch {
     Patch {
         preamble: Vec::new(),
         files: a.files.iter().chain(&b.files).cloned().collect(),
-    }
-}
-
-/// Proper, non-empty subsets of an instance's counted hunks, largest first (then in
-/// lexicographic order), at most `cap`; each is returned with every uncounted hunk added
-/// (imports, created files: the counted hunks may need them), as sorted patch indices.
-pub fn hunk_subsets(inst: &Instance, cap: usize) -> Vec<Vec<usize>> {
-    let counted: Vec<usize> = inst
-        .hunks
-        .iter()
-        .filter(|h| h.counted)
-        .map(|h| h.patch_index)
-        .collect();
-    let uncounted: Vec<usize> = inst
-        .hunks
-        .iter()
-        .filter(|h| !h.counted)
-        .map(|h| h.patch_index)
-        .collect();
-    let n = counted.len();
-    let mut out = Vec::new();
-    for k in (1..n).rev() {
-        // Combinations of k positions out of n, lexicographic.
-        let mut pos: Vec<usize> = (0..k).collect();
-        loop {
-            if out.len() >= cap {
-                return out;
-            }
-            let mut subset: Vec<usize> = pos.iter().map(|&p| counted[p]).collect();
-            subset.extend(&uncounted);
-            subset.sort_unstable();
-            out.push(subset);
-            let Some(i) = (0..k).rev().find(|&i| pos[i] < n - k + i) else {
-                break;
-            };
-            pos[i] += 1;
-            for j in i + 1..k {
-                pos[j] = pos[j - 1] + 1;
-            }
-        }
-    }
-    out
-}
-
-/// Decides whether a Partial candidate (sorted patch indices of the hunks it applies) is
-/// kept: it should still compile and still fail a golden test.
-pub type SubsetVerifier<'a> = dyn Fn(&[usize]) -> bool + 'a;
-
-/// The first (largest) candidate the verifier accepts, or the first one when there is
-/// no verifier; a verifier compiles and runs the golden tests on the Partial tree and
-/// accepts subsets that still compile and still fail (see [`worst_state_verifier`]).
-pub fn choose_partial<'a>(
-    candidates: &'a [Vec<usize>],
-    verify: Option<&SubsetVerifier<'_>>,
-) -> Option<&'a [usize]> {
-    match verify {
-        None => candidates.first().map(Vec::as_slice),
-        Some(v) => candidates.iter().map(Vec::as_slice).find(|c| v(c)),
-    }
-}
-
-/// A subset verifier for [`choose_partial`] from a directory verifier: each subset is
-/// exported as a Worst state with the golden tests present into a fresh directory under
-/// `scratch`, handed to `check`, then removed. Export failures reject the subset.
-pub fn worst_state_verifier<'a>(
-    inst: &'a Instance,
-    repo: &'a Path,
-    scratch: &'a Path,
-    check: &'a dyn Fn(&Path) -> bool,
-) -> impl Fn(&[usize]) -> bool + 'a {
-    move |subset: &[usize]| {
-        let (Ok(golden), Ok(tests)) = (golden_patch(inst), test_patch(inst)) else {
-            return false;
-        };
-        let dir = scratch.join(format!(".verify-{}", unique()));
-        let patch = concat(&subset_patch(&golden, subset), &tests);
-        let ok =
-            git::export_tree(repo, &inst.base_commit, Some(&patch), &dir).is_ok() && check(&dir);
-        let _ = std::fs::remove_dir_all(&dir);
-        ok
-    }
-}
-
-/// Choose the Partial change of an instance by `strategy`; with `hunk-subset` the
-/// subsets that do not apply to the base are skipped and `verify` (if any) picks among
-/// the rest, largest first.
-pub fn partial_change(
-    inst: &Instance,
-    repo: &Path,
-    strategy: &PartialStrategy,
-    verify: Option<&SubsetVerifier<'_>>,
-) -> Result<PartialChange, StatesError> {
-    let no = |what: String| StatesError::Instance {
-        instance: inst.instance_id.clone(),
-        what,
-    };
-    let golden = golden_patch(inst)?;
-    match strategy {
-        PartialStrategy::HunkSubset { cap } => {
-            let all = hunk_subsets(inst, *cap);
-            if all.is_empty() {
-                return Err(no(
-                    "no Partial state: fewer than two counted hunks, so no proper non-empty subset"
-                        .into(),
-                ));
-            }
-            let applying: Vec<Vec<usize>> = all
-                .into_iter()
-                .filter(|s| {
-                    git::patched_tree_files(repo, &inst.base_commit, &subset_patch(&golden, s))
-                        .is_ok()
-                })
-                .collect();
-            let chosen = choose_partial(&applying, verify).ok_or_else(|| {
-                no(format!(
-                    "no Partial state: none of {} hunk subset(s) {}",
-                    applying.len(),
-                    if verify.is_some() {
-                        "was accepted by the verifier"
-                    } else {
-                        "applies to the base"
-                    }
-                ))
-            })?;
-            let omitted = inst
-                .hunks
-                .iter()
-                .filter(|h| h.counted && !chosen.contains(&h.patch_index))
-                .map(|h| h.patch_index)
-                .collect();
-            Ok(PartialChange {
-                patch: subset_patch(&golden, chosen),
-                hunks_applied: chosen.to_vec(),
-                source: PartialSource::HunkSubset { omitted },
-            })
-        }
-        PartialStrategy::PatchFile { dir } => {
-            let file = dir.join(format!("{}.patch", inst.instance_id));
-            let bytes = std::fs::read(&file).map_err(path_err(&file))?;
-            let patch = diff::parse(&bytes).map_err(|e| e.with_file(&file))?;
-            git::patched_tree_files(repo, &inst.base_commit, &patch)?;
-            Ok(PartialChange {
-                patch,
-                hunks_applied: Vec::new(),
-                source: PartialSource::PatchFile {
-                    path: file.display().to_string(),
-                },
-            })
-        }
     }
 }
 
@@ -506,13 +343,10 @@ pub fn leak_probe(
     }
     lines.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
     lines.dedup();
-    let changed: Vec<Vec<u8>> = match change {
-        Some(p) => git::patched_tree_files(repo, &inst.base_commit, p)?
-            .into_iter()
-            .filter_map(|(_, c)| c)
-            .collect(),
-        None => Vec::new(),
-    };
+    let changed: Vec<Vec<u8>> = state_edits(inst, repo, change)?
+        .into_iter()
+        .filter_map(|e| e.content)
+        .collect();
     let needles: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
     let in_base = git::tree_contains(repo, &inst.base_commit, &needles)?;
     Ok(lines.into_iter().zip(in_base).find_map(|(l, in_base)| {
@@ -545,13 +379,8 @@ pub fn materialize(
 ) -> Result<Materialized, StatesError> {
     check_target(target)?;
     let inst = req.instance;
-    if inst.source == SourceKind::Defects4j {
-        return Err(StatesError::Instance {
-            instance: inst.instance_id.clone(),
-            what: "states are made from git-source instances only (a Defects4J base is a fixed revision plus a patch, not a commit)".into(),
-        });
-    }
     let change = change_of(req)?;
+    let edits = state_edits(inst, req.repo, change.patch.as_ref())?;
     let mut tmp = TempDir(Some(sibling(target, "state")?));
     let tmp_dir = tmp.0.clone().unwrap_or_default();
     let mut manifest = StateManifest {
@@ -575,7 +404,7 @@ pub fn materialize(
     let mut history_names = Vec::new();
     match req.scenario {
         Scenario::Worst => {
-            git::export_tree(req.repo, &inst.base_commit, change.patch.as_ref(), &tmp_dir)?;
+            git::export_edits(req.repo, &inst.base_commit, &edits, &tmp_dir)?;
         }
         Scenario::Best => {
             let staged;
@@ -589,9 +418,16 @@ pub fn materialize(
                     &staged[..]
                 }
             };
-            let top = match (&change.patch, &change.meta) {
-                (Some(p), Some(m)) => Some((p, m)),
-                _ => None,
+            // A state whose tree is not its base commit's gets one commit: the change's
+            // (Partial, Resolved, tests added), else a neutral one (a Defects4J Novel).
+            let neutral;
+            let top = match &change.meta {
+                Some(m) => Some((edits.as_slice(), m)),
+                None if edits.is_empty() => None,
+                None => {
+                    neutral = wip_meta(req.repo, &inst.base_commit)?;
+                    Some((edits.as_slice(), &neutral))
+                }
             };
             let built = git::build_state_repo(&tmp_dir, &inst.base_commit, history, top)?;
             history_names = history

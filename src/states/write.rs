@@ -1,13 +1,14 @@
 //! A build's states stage: each kept instance's repository states written under the
-//! dataset's `states/` (git sources), with the verification each state's manifest records.
+//! dataset's `states/`, with the verification each state's manifest records.
 //!
 //! A Partial state is the largest proper subset of the golden hunks that, with a
 //! validator, still builds and still fails a FAIL_TO_PASS test on every rerun. States
 //! that cannot be made are listed in the instance's `states.missing`, never fatal.
 
 use super::PartialStrategy;
-use crate::model::{Instance, Scenario, StateKind, StatesRecord};
+use crate::model::{Instance, Scenario, SourceKind, StateKind, StatesRecord};
 use crate::recipe::{Plan, SourcePlan, StatesSpec};
+use crate::source::defects4j::upstream_repo;
 use crate::source::Candidate;
 use crate::validate::stage::Validator;
 use std::path::{Path, PathBuf};
@@ -131,29 +132,33 @@ impl<'a> StatesWriter<'a> {
                 which.push((kind, sc));
             }
         }
+        let d4j = inst.source == SourceKind::Defects4j;
         let verification = |kind: StateKind| -> Option<serde_json::Value> {
             let v = inst.validation.as_ref()?;
             match kind {
                 StateKind::Novel => Some(serde_json::json!({
                     "golden_tests": "fail",
                     "runs": v.runs.before,
-                    "from": "validation: base + test patch",
+                    "from": if d4j {
+                        "validation: Defects4J's buggy version"
+                    } else {
+                        "validation: base + test patch"
+                    },
                 })),
                 StateKind::Resolved => Some(serde_json::json!({
                     "golden_tests": "pass",
                     "runs": v.runs.after,
-                    "from": "validation: base + test patch + patch",
+                    "from": if d4j {
+                        "validation: Defects4J's fixed version"
+                    } else {
+                        "validation: base + test patch + patch"
+                    },
                 })),
                 StateKind::Partial => partial_record.clone(),
             }
         };
-        let with_tests: &[bool] = if self.spec.with_tests {
-            &[false, true]
-        } else {
-            &[false]
-        };
         let dataset = self.dataset;
-        for &tests in with_tests {
+        for &tests in self.spec.test_variants() {
             let result = super::materialize_layered(dataset, repo, &[inst], &which, tests, &|_| {
                 partial.as_ref().ok().cloned()
             });
@@ -188,13 +193,18 @@ impl<'a> StatesWriter<'a> {
     }
 }
 
-/// The repository an instance's states are made from: the git source's, or the clone a
-/// SWE-bench import names for the instance's `repo` (imports may name several).
+/// The repository an instance's states are made from: the git source's, the clone a
+/// SWE-bench import names for the instance's `repo` (imports may name several), or the
+/// upstream repository given for the Defects4J project whose upstream `repo` is.
 pub fn state_repo<'p>(plan: &'p Plan, repo: &str) -> Option<&'p Path> {
     match &plan.source {
         SourcePlan::Git(git) => Some(&git.repo),
         SourcePlan::Swebench(s) => s.repos.get(repo).map(|p| p.as_path()),
         SourcePlan::Github(g) => Some(g.clone.as_path()),
-        SourcePlan::Defects4j(_) => None,
+        SourcePlan::Defects4j(d) => d
+            .repos
+            .iter()
+            .find(|(project, _)| upstream_repo(project).unwrap_or(project) == repo)
+            .and_then(|(_, r)| r.path.as_deref()),
     }
 }

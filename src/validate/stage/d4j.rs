@@ -9,6 +9,8 @@
 //! A Defects4J work directory tags the fixed version (`D4J_<P>_<id>_FIXED_VERSION`), so
 //! checkouts stay in the cache as build directories and are never shown to anyone.
 
+mod partial;
+
 use super::{infra_detail, Outcome, StageError, Validator};
 use crate::cache::Key;
 use crate::model::{Failure, RejectReason};

@@ -478,6 +478,9 @@ impl<'a> Validator<'a> {
         fail_to_pass: &[String],
         logs: &Path,
     ) -> (bool, serde_json::Value) {
+        if let (Some(d), crate::model::SourceKind::Defects4j) = (&self.plan.defects4j, c.source) {
+            return self.d4j_partial_still_fails(d, c, change, fail_to_pass, logs);
+        }
         let mut partial = c.clone();
         partial.patch = change.clone();
         partial.id = format!("{}/partial", c.id);

@@ -1,0 +1,217 @@
+//! Partial states (ARCHITECTURE §6): which change a Partial state applies to its base, as
+//! a proper subset of the golden hunks (verified by running, when a verifier is given) or
+//! an external patch file.
+
+use super::{concat, golden_patch, path_err, test_patch, unique, StatesError};
+use crate::diff::{self, Patch};
+use crate::git;
+use crate::model::{Instance, PartialSource};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// How a Partial state's change is chosen (ARCHITECTURE §6).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartialStrategy {
+    /// A proper, non-empty subset of the counted golden hunks, largest first.
+    HunkSubset {
+        /// At most this many subsets are tried.
+        cap: usize,
+    },
+    /// `<dir>/<instance_id>.patch`, an external weak patch.
+    PatchFile {
+        /// The directory of patches.
+        dir: PathBuf,
+    },
+}
+
+/// The change a Partial state applies to the base.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartialChange {
+    /// Forward patch (base → Partial), code only.
+    pub patch: Patch,
+    /// Patch indices of the golden hunks it applies (empty for a patch file).
+    pub hunks_applied: Vec<usize>,
+    /// Where it came from.
+    pub source: PartialSource,
+}
+
+/// The hunks of `patch` whose global index (position among all `@@` hunks, as in
+/// `HunkRecord::patch_index`) is in `keep`; file patches without hunks (pure renames,
+/// mode changes) are kept, files left without hunks are dropped. Hunks apply by their
+/// old-side position, so any subset of a patch that applies applies too.
+pub fn subset_patch(patch: &Patch, keep: &[usize]) -> Patch {
+    let keep: BTreeSet<usize> = keep.iter().copied().collect();
+    let mut index = 0usize;
+    let mut out = Patch {
+        preamble: Vec::new(),
+        files: Vec::new(),
+    };
+    for fp in &patch.files {
+        if fp.hunks.is_empty() {
+            out.files.push(fp.clone());
+            continue;
+        }
+        let mut f = fp.clone();
+        f.hunks = fp
+            .hunks
+            .iter()
+            .filter(|_| {
+                let k = index;
+                index += 1;
+                keep.contains(&k)
+            })
+            .cloned()
+            .collect();
+        if !f.hunks.is_empty() {
+            out.files.push(f);
+        }
+    }
+    out
+}
+
+/// Proper, non-empty subsets of an instance's counted hunks, largest first (then in
+/// lexicographic order), at most `cap`; each is returned with every uncounted hunk added
+/// (imports, created files: the counted hunks may need them), as sorted patch indices.
+pub fn hunk_subsets(inst: &Instance, cap: usize) -> Vec<Vec<usize>> {
+    let counted: Vec<usize> = inst
+        .hunks
+        .iter()
+        .filter(|h| h.counted)
+        .map(|h| h.patch_index)
+        .collect();
+    let uncounted: Vec<usize> = inst
+        .hunks
+        .iter()
+        .filter(|h| !h.counted)
+        .map(|h| h.patch_index)
+        .collect();
+    let n = counted.len();
+    let mut out = Vec::new();
+    for k in (1..n).rev() {
+        // Combinations of k positions out of n, lexicographic.
+        let mut pos: Vec<usize> = (0..k).collect();
+        loop {
+            if out.len() >= cap {
+                return out;
+            }
+            let mut subset: Vec<usize> = pos.iter().map(|&p| counted[p]).collect();
+            subset.extend(&uncounted);
+            subset.sort_unstable();
+            out.push(subset);
+            let Some(i) = (0..k).rev().find(|&i| pos[i] < n - k + i) else {
+                break;
+            };
+            pos[i] += 1;
+            for j in i + 1..k {
+                pos[j] = pos[j - 1] + 1;
+            }
+        }
+    }
+    out
+}
+
+/// Decides whether a Partial candidate (sorted patch indices of the hunks it applies) is
+/// kept: it should still compile and still fail a golden test.
+pub type SubsetVerifier<'a> = dyn Fn(&[usize]) -> bool + 'a;
+
+/// The first (largest) candidate the verifier accepts, or the first one when there is
+/// no verifier; a verifier compiles and runs the golden tests on the Partial tree and
+/// accepts subsets that still compile and still fail (see [`worst_state_verifier`]).
+pub fn choose_partial<'a>(
+    candidates: &'a [Vec<usize>],
+    verify: Option<&SubsetVerifier<'_>>,
+) -> Option<&'a [usize]> {
+    match verify {
+        None => candidates.first().map(Vec::as_slice),
+        Some(v) => candidates.iter().map(Vec::as_slice).find(|c| v(c)),
+    }
+}
+
+/// A subset verifier for [`choose_partial`] from a directory verifier: each subset is
+/// exported as a Worst state with the golden tests present into a fresh directory under
+/// `scratch`, handed to `check`, then removed. Export failures reject the subset.
+pub fn worst_state_verifier<'a>(
+    inst: &'a Instance,
+    repo: &'a Path,
+    scratch: &'a Path,
+    check: &'a dyn Fn(&Path) -> bool,
+) -> impl Fn(&[usize]) -> bool + 'a {
+    move |subset: &[usize]| {
+        let (Ok(golden), Ok(tests)) = (golden_patch(inst), test_patch(inst)) else {
+            return false;
+        };
+        let dir = scratch.join(format!(".verify-{}", unique()));
+        let patch = concat(&subset_patch(&golden, subset), &tests);
+        let exported = super::state_edits(inst, repo, Some(&patch))
+            .and_then(|edits| Ok(git::export_edits(repo, &inst.base_commit, &edits, &dir)?));
+        let ok = exported.is_ok() && check(&dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        ok
+    }
+}
+
+/// Choose the Partial change of an instance by `strategy`; with `hunk-subset` the
+/// subsets that do not apply to the base are skipped and `verify` (if any) picks among
+/// the rest, largest first.
+pub fn partial_change(
+    inst: &Instance,
+    repo: &Path,
+    strategy: &PartialStrategy,
+    verify: Option<&SubsetVerifier<'_>>,
+) -> Result<PartialChange, StatesError> {
+    let no = |what: String| StatesError::Instance {
+        instance: inst.instance_id.clone(),
+        what,
+    };
+    let golden = golden_patch(inst)?;
+    match strategy {
+        PartialStrategy::HunkSubset { cap } => {
+            let all = hunk_subsets(inst, *cap);
+            if all.is_empty() {
+                return Err(no(
+                    "no Partial state: fewer than two counted hunks, so no proper non-empty subset"
+                        .into(),
+                ));
+            }
+            let applying: Vec<Vec<usize>> = all
+                .into_iter()
+                .filter(|s| super::state_edits(inst, repo, Some(&subset_patch(&golden, s))).is_ok())
+                .collect();
+            let chosen = choose_partial(&applying, verify).ok_or_else(|| {
+                no(format!(
+                    "no Partial state: none of {} hunk subset(s) {}",
+                    applying.len(),
+                    if verify.is_some() {
+                        "was accepted by the verifier"
+                    } else {
+                        "applies to the base"
+                    }
+                ))
+            })?;
+            let omitted = inst
+                .hunks
+                .iter()
+                .filter(|h| h.counted && !chosen.contains(&h.patch_index))
+                .map(|h| h.patch_index)
+                .collect();
+            Ok(PartialChange {
+                patch: subset_patch(&golden, chosen),
+                hunks_applied: chosen.to_vec(),
+                source: PartialSource::HunkSubset { omitted },
+            })
+        }
+        PartialStrategy::PatchFile { dir } => {
+            let file = dir.join(format!("{}.patch", inst.instance_id));
+            let bytes = std::fs::read(&file).map_err(path_err(&file))?;
+            let patch = diff::parse(&bytes).map_err(|e| e.with_file(&file))?;
+            super::state_edits(inst, repo, Some(&patch))?;
+            Ok(PartialChange {
+                patch,
+                hunks_applied: Vec::new(),
+                source: PartialSource::PatchFile {
+                    path: file.display().to_string(),
+                },
+            })
+        }
+    }
+}
