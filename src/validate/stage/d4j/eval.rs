@@ -153,6 +153,12 @@ impl Validator<'_> {
         })
     }
 
+    /// The Defects4J environment of a candidate (the content hash of its project's
+    /// framework files and of the JDK): what, with the bug, makes its checkout.
+    pub fn d4j_environment(&self, c: &Candidate) -> Result<String, D4jEvalError> {
+        Ok(self.bug_runs_of(c, Path::new(""))?.fingerprint)
+    }
+
     /// The Defects4J handle runs of `b` use: the plan's timeout and memory limit.
     fn d4j_handle(&self, b: &BugRuns<'_>) -> Result<Defects4j, String> {
         Ok(Defects4j::new(&b.home, b.spec.java_home())
