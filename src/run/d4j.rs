@@ -192,7 +192,7 @@ impl Loop<'_> {
         for (action, path) in Tools::commands(private) {
             let script = format!(
                 "#!/bin/sh\n# {} for {} (hunkgen run): copies the working copy into the \
-                 Defects4J build directory, then runs Defects4J.\nexec {} d4j-tool {} --config {} \"$@\"\n",
+                 Defects4J build directory, then runs Defects4J.\nexec {} d4j-tool {} --config {}\n",
                 action.script(),
                 c.id,
                 super::sh_quote(&exe.display().to_string()),
