@@ -24,7 +24,8 @@ pub struct EvaluateArgs {
     #[arg(long, conflicts_with = "baseline", value_name = "FILE")]
     localizations: Option<PathBuf>,
     /// Score a built-in baseline instead: gold (golden patches on Novel), empty (no
-    /// change on every state), partial (the Partial states' hunks on Novel).
+    /// change on every state), partial (the Partial states' hunks on Novel; for a
+    /// Defects4J bug without states, its largest proper subset of counted hunks).
     #[arg(long, value_enum)]
     baseline: Option<crate::evaluate::predictions::Baseline>,
     /// The state of predictions that do not name one (default novel).
@@ -47,6 +48,10 @@ pub struct EvaluateArgs {
     /// shard.yaml; `hunkgen merge` joins the shards into what one evaluation writes.
     #[arg(long, value_name = "K/N", conflicts_with = "localizations")]
     shard: Option<String>,
+    /// Seconds each test run (each Defects4J call) may take, instead of the recipe's
+    /// validate.timeout; a run that takes longer is reported as a timeout.
+    #[arg(long, value_name = "SECONDS", conflicts_with = "localizations")]
+    timeout: Option<u64>,
 }
 
 /// Run `hunkgen evaluate`.
@@ -61,6 +66,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
         jobs,
         quiet,
         shard,
+        timeout,
     } = args;
     set_jobs(jobs);
     if let Some(file) = localizations {
@@ -104,6 +110,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
             output,
             progress: !quiet,
             shard,
+            timeout,
         },
     )?;
     let mut out = std::io::stdout().lock();

@@ -5,6 +5,7 @@ pub mod annotate;
 pub mod build;
 pub mod checkout;
 pub mod compare;
+pub mod d4j_tool;
 pub mod evaluate;
 pub mod export;
 pub mod mcp;
@@ -182,9 +183,12 @@ pub enum Command {
     /// Run a coding agent on a dataset's states and collect its patches as predictions.
     ///
     /// For each instance (or those given with --only): the state (built by the recipe's
-    /// `states:`) is copied into a fresh working directory and snapshotted in a git
+    /// `states:`; for a Defects4J bug without states on Novel, the buggy checkout without
+    /// its history) is copied into a fresh working directory and snapshotted in a git
     /// directory outside it; the prompt (problem statement, failing tests, optional file
-    /// or hunk hints, or the `hunkgen mcp` server) is written; the agent's command runs in
+    /// or hunk hints, or the `hunkgen mcp` server; for a Defects4J bug the agent study's
+    /// template with the bug report of --reports and the compile and test commands) is
+    /// written; the agent's command runs in
     /// the sandbox with its timeout (the whole process tree killed at it); its patch is
     /// the diff of the working directory against the snapshot. Writes
     /// <out>/<agent>/<state>-<scenario>/predictions.jsonl (SWE-bench form, for `hunkgen
@@ -201,6 +205,11 @@ pub enum Command {
         after_help = "The server speaks the Model Context Protocol's stdio transport: one JSON-RPC message per line on stdin, answers on stdout, logs on stderr. Register it with an agent, e.g. Claude Code:\n  claude mcp add hunkgen -- hunkgen mcp --root /path/to/checkout\nTools: find_method_in_class, find_class_in_file, find_method_in_file, find_code_in_file, get_class_skeleton, find_class, find_method, find_code, get_repository_structure."
     )]
     Mcp(mcp::McpArgs),
+    /// The Defects4J build and test commands `hunkgen run` gives an agent: copy the
+    /// working copy into the build directory, then compile, run the bug-exposing tests
+    /// or the whole suite, printing each failing test with its complete stack trace.
+    #[command(hide = true)]
+    D4jTool(d4j_tool::D4jToolArgs),
 }
 
 /// Parse the command line (exits with clap's usage error on bad input), so the binary
@@ -224,6 +233,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Stats(args) => stats::run(args),
         Command::Run(args) => run::run(args),
         Command::Mcp(args) => mcp::run(args),
+        Command::D4jTool(args) => d4j_tool::run(args),
     }
 }
 

@@ -51,6 +51,12 @@ pub struct RunArgs {
     /// `hunkgen merge` joins the shards.
     #[arg(long, value_name = "K/N")]
     shard: Option<String>,
+    /// Bug reports for the prompt: JSON Lines {"id", "title", "description"} (id the
+    /// instance id, or Defects4J's `Cli-1`); they fill {report_title},
+    /// {report_description} and {bug_report} (which also gives the instance's report
+    /// URL), as in the agent study's prompt.
+    #[arg(long, value_name = "FILE")]
+    reports: Option<PathBuf>,
 }
 
 /// Run `hunkgen run`.
@@ -69,9 +75,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         no_cache,
         quiet,
         shard,
+        reports,
     } = args;
     set_jobs(jobs);
     let shard = crate::shard::Shard::resolve(shard.as_deref())?;
+    let reports = match reports {
+        Some(file) => crate::run::prompt::read_reports(&file)?,
+        None => Default::default(),
+    };
     let all = crate::run::agents::load(&agents)?;
     let Some(spec) = all.get(&agent).cloned() else {
         let names: Vec<&str> = all.keys().map(String::as_str).collect();
@@ -95,6 +106,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             progress: !quiet,
             no_cache,
             shard,
+            reports,
         },
     )?;
     if let Some(w) = &summary.warning {

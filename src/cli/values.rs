@@ -7,6 +7,7 @@ use crate::annotate::proximity::PackageRule;
 use crate::dataset::export::ListStyle;
 use crate::evaluate::predictions::Baseline;
 use crate::model::{Scenario, StateKind};
+use crate::run::d4j::ToolAction;
 use crate::run::PromptVariant;
 use clap::builder::PossibleValue;
 use clap::ValueEnum;
@@ -44,7 +45,13 @@ value_enum!(Scenario, name, {
 value_enum!(Baseline, key, {
     Baseline::Gold => "The golden patch, on Novel: must resolve every instance",
     Baseline::Empty => "No change, on Novel, Partial and Resolved: resolves nothing; abstains everywhere",
-    Baseline::Partial => "The Partial state's hunks, on Novel: still buggy, resolves nothing",
+    Baseline::Partial => "The Partial state's hunks, on Novel: still buggy, resolves nothing (a Defects4J bug without states: its largest proper hunk subset, unchecked)",
+});
+
+value_enum!(ToolAction, name, {
+    ToolAction::Compile => "`defects4j compile`",
+    ToolAction::Test => "The bug-exposing tests, one `defects4j test -t` each, with full stack traces",
+    ToolAction::TestAll => "The whole suite, `defects4j test`, with full stack traces",
 });
 
 value_enum!(Profile, name, {
@@ -91,5 +98,6 @@ mod tests {
         check::<PackageRule>();
         check::<PromptVariant>();
         check::<ListStyle>();
+        check::<ToolAction>();
     }
 }

@@ -251,6 +251,7 @@ mod tests {
                 })
                 .collect(),
             trajectories: None,
+            study: None,
         }
     }
 

@@ -30,10 +30,7 @@ pub fn of(
     classifier: &Classifier,
 ) -> Metrics {
     let pre_image = |path: &str| -> Option<Vec<u8>> {
-        let Base::Buggy(Tree::Git { repo, rev, .. }) = &c.base else {
-            return None;
-        };
-        let base = crate::git::read_blob(repo, rev, path, &[]).ok();
+        let base = buggy_file(c, path);
         match state_change.and_then(|p| p.files.iter().find(|f| f.path() == path)) {
             Some(fp) => crate::diff::apply_file(fp, &base.unwrap_or_default()).ok(),
             None => base,
@@ -50,6 +47,30 @@ pub fn of(
         localized: super::localized(&inst.files, &patched),
         hunks_touched: super::hunks_touched(&golden, &touched),
         line_scores: super::scores(&touched, &super::golden_lines(&golden)),
+    }
+}
+
+/// A file of the candidate's buggy version: read at the buggy revision, or (Defects4J)
+/// at the fixed revision with the fixed → buggy patch applied.
+fn buggy_file(c: &Candidate, path: &str) -> Option<Vec<u8>> {
+    match &c.base {
+        Base::Buggy(Tree::Git { repo, rev, .. }) => {
+            crate::git::read_blob(repo, rev, path, &[]).ok()
+        }
+        Base::Fixed {
+            tree: Tree::Git { repo, rev, .. },
+            to_buggy,
+        } => match to_buggy.files.iter().find(|f| f.path() == path) {
+            Some(fp) => {
+                let fixed = match fp.old_path.as_deref() {
+                    Some(old) => crate::git::read_blob(repo, rev, old, &[]).ok()?,
+                    None => Vec::new(),
+                };
+                crate::diff::apply_file(fp, &fixed).ok()
+            }
+            None => crate::git::read_blob(repo, rev, path, &[]).ok(),
+        },
+        _ => None,
     }
 }
 

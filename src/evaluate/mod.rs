@@ -3,12 +3,14 @@
 
 pub mod abstain;
 pub mod compare;
+mod d4j;
 mod error;
 pub mod localize;
 mod metrics;
 pub mod predictions;
 pub mod rates;
 pub mod score;
+pub mod study;
 pub mod trajectory;
 
 pub use abstain::{abstains, effective_patch, DropReason, Effective};

@@ -151,8 +151,12 @@ pub enum Baseline {
     /// The golden patch, on Novel: must resolve every instance.
     Gold,
     /// No change, on Novel, Partial and Resolved: resolves nothing; abstains everywhere.
+    /// A Defects4J instance without a Partial state gets Novel and Resolved only.
     Empty,
-    /// The Partial state's hunks, on Novel: still buggy, resolves nothing.
+    /// The Partial state's hunks, on Novel: still buggy, resolves nothing. A Defects4J
+    /// instance without a Partial state gets the largest proper subset of its counted
+    /// hunks (with its uncounted ones), the first one the Partial state would try; not
+    /// checked to fail, so it may resolve.
     Partial,
 }
 
@@ -203,28 +207,42 @@ pub fn baseline(
     };
     let mut out = Vec::new();
     for inst in instances {
+        let partial = crate::states::read_manifest(
+            &crate::states::state_dir(
+                dataset,
+                &inst.instance_id,
+                StateKind::Partial,
+                Scenario::Worst,
+                false,
+            )
+            .join("manifest.yaml"),
+        )
+        .ok()
+        .map(|m| m.hunks_applied);
+        let d4j = inst.source == crate::model::SourceKind::Defects4j;
         match which {
             Baseline::Gold => out.push(pred(&inst.instance_id, inst.patch.clone(), "novel")),
             Baseline::Empty => {
                 for s in ["novel", "partial", "resolved"] {
+                    if s == "partial" && d4j && partial.is_none() {
+                        continue;
+                    }
                     out.push(pred(&inst.instance_id, String::new(), s));
                 }
             }
             Baseline::Partial => {
-                let dir = crate::states::state_dir(
-                    dataset,
-                    &inst.instance_id,
-                    StateKind::Partial,
-                    Scenario::Worst,
-                    false,
-                );
-                let Ok(m) = crate::states::read_manifest(&dir.join("manifest.yaml")) else {
-                    continue;
+                let hunks = match partial {
+                    Some(h) => h,
+                    None if d4j => match crate::states::hunk_subsets(inst, 1).pop() {
+                        Some(h) => h,
+                        None => continue,
+                    },
+                    None => continue,
                 };
                 let Ok(golden) = crate::states::golden_patch(inst) else {
                     continue;
                 };
-                let text = crate::states::subset_patch(&golden, &m.hunks_applied).to_text();
+                let text = crate::states::subset_patch(&golden, &hunks).to_text();
                 out.push(pred(&inst.instance_id, text, "novel"));
             }
         }

@@ -63,6 +63,7 @@ mod tests {
             failing_after: None,
             infra: None,
             problems: vec![],
+            defects4j: None,
         }
     }
 

@@ -32,6 +32,9 @@ pub struct EvaluateOptions {
     /// Score only the predictions of this shard's instances and write a shard directory
     /// (default `<output>-shard-K-of-N`) with its manifest, `shard.yaml`.
     pub shard: Option<crate::shard::Shard>,
+    /// Seconds each test (or Defects4J) run may take, instead of the recipe's
+    /// `validate.timeout`; a run that takes longer is reported as a timeout.
+    pub timeout: Option<u64>,
 }
 
 /// What an evaluation wrote.
@@ -54,13 +57,16 @@ pub fn evaluate(
     let open::WithTests {
         card,
         plan,
-        tests: vplan,
+        tests: mut vplan,
     } = open::open_with_tests(dataset, "hunkgen does not know how to run its tests").map_err(
         |e| match e {
             open::OpenError::Dataset(e) => EvaluateError::Dataset(e),
             other => EvaluateError::Open(other),
         },
     )?;
+    if let Some(t) = opts.timeout {
+        vplan.timeout = std::time::Duration::from_secs(t);
+    }
     let instances = dataset::read_instances(dataset)?;
     let by_id: BTreeMap<&str, &Instance> = instances
         .iter()
@@ -294,6 +300,7 @@ fn score_one(
         failing_after: None,
         infra: None,
         problems: Vec::new(),
+        defects4j: None,
     };
     if let Some(d) = duplicate {
         r.problems.push(d);
@@ -365,12 +372,23 @@ fn score_one(
     r.localized = metrics.localized;
     r.hunks_touched = metrics.hunks_touched;
     r.line_scores = metrics.line_scores;
+    let label = format!("eval-{}", kind.name());
+    if validator.is_defects4j(&candidate) {
+        let job = super::d4j::Job {
+            inst,
+            candidate: &candidate,
+            state_change: state_change.as_ref(),
+            patch: &patch,
+            label: &label,
+            logs,
+        };
+        return super::d4j::score(r, &job, validator);
+    }
     let gold = GoldenTests {
         fail_to_pass: inst.FAIL_TO_PASS.clone(),
         pass_to_pass: inst.PASS_TO_PASS.clone(),
         ..GoldenTests::default()
     };
-    let label = format!("eval-{}", kind.name());
     // The state with the golden tests, without the patch: what fails before it.
     let before = validator.evaluate_run(
         &candidate,
@@ -570,7 +588,31 @@ fn summarize(
             })
             .collect(),
         trajectories: super::trajectory::metrics(run_dir, results, by_id),
+        study: study_rows(&scored, by_id).and_then(|rows| super::study::metrics(&rows)),
     })
+}
+
+/// The rows the agent study's metrics are over when Defects4J evaluated the predictions:
+/// those on the buggy version (Novel) of Defects4J instances, problems included.
+fn study_rows<'r>(
+    scored: &[&'r PredictionResult],
+    by_id: &BTreeMap<&str, &Instance>,
+) -> Option<Vec<&'r PredictionResult>> {
+    if !scored.iter().any(|r| r.defects4j.is_some()) {
+        return None;
+    }
+    Some(
+        scored
+            .iter()
+            .filter(|r| r.state == StateKind::Novel.name())
+            .filter(|r| {
+                by_id
+                    .get(r.instance_id.as_str())
+                    .is_some_and(|i| i.source == crate::model::SourceKind::Defects4j)
+            })
+            .copied()
+            .collect(),
+    )
 }
 
 /// results.jsonl's order: by instance and state, equal ones as the predictions had them.
@@ -630,6 +672,12 @@ pub fn table(s: &EvaluationSummary) -> String {
         row(format!("state {state}"), r);
     }
     out.push_str(&table.to_markdown());
+    if let Some(m) = &s.study {
+        out.push_str(&super::study::table2(&[(
+            s.model_name_or_path.clone(),
+            m.clone(),
+        )]));
+    }
     if let Some(m) = &s.trajectories {
         out.push_str(&super::trajectory::markdown(m));
     }

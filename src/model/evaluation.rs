@@ -83,6 +83,83 @@ pub struct PredictionResult {
     /// Per-prediction problems (patch is not a diff, unknown instance, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
+    /// What Defects4J said, on a dataset Defects4J validated (HUNK4J).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defects4j: Option<D4jResult>,
+}
+
+/// A prediction under Defects4J: `defects4j compile`, the trigger tests in their own
+/// runs, then the whole suite, on a fresh copy of the buggy checkout with the patch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct D4jResult {
+    /// What `defects4j compile` said: `compiled`, `compile_error`, `timeout` or `infra`.
+    pub compile: String,
+    /// javac's first errors when it failed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compile_errors: Vec<String>,
+    /// Trigger tests that did not pass in their own runs (`None`: they did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger_failing: Option<Vec<String>>,
+    /// Tests the whole suite ran after the patch (`None`: it did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_tests: Option<usize>,
+    /// Tests failing in the whole suite after the patch, the excluded ones left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_failing: Option<Vec<String>>,
+    /// Tests left out on both sides: Defects4J lists them as failing on the fixed
+    /// version (`failing_tests/<revision>`), as the build does.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excluded: Vec<String>,
+    /// The run that timed out (`compile`, `trigger`, `suite`; `before` for the run
+    /// without the patch), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timed_out: Option<String>,
+    /// Seconds of the Defects4J runs with the patch (those of the cached runs when
+    /// answered from the cache).
+    pub seconds: f64,
+    /// Whether the runs with the patch were answered from the cache.
+    pub cached: bool,
+}
+
+/// One system's row of the agent study's Table 2 (multi-hunk repair with coding
+/// agents), over its predictions on the Novel state of a Defects4J dataset.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StudyMetrics {
+    /// Bugs: the denominator of every rate.
+    pub bugs: usize,
+    /// Localization success: a non-empty patch that applied and compiled and whose
+    /// patched files include every golden file.
+    pub localization: Rate,
+    /// Compilation: a non-empty patch that compiled.
+    pub compilation: Rate,
+    /// Repair accuracy: a non-empty patch after which the trigger tests pass and no test
+    /// of the whole suite fails.
+    pub repair: Rate,
+    /// Regression reduction (failing before − failing after, whole suite) over the
+    /// patches that compiled; `None` when none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regression: Option<RegressionStats>,
+}
+
+/// The distribution of regression reduction over the compiled patches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RegressionStats {
+    /// Patches it is defined for.
+    pub n: usize,
+    /// Mean.
+    pub mean: f64,
+    /// Standard deviation (population: over the n values).
+    pub sd: f64,
+    /// Smallest.
+    pub min: i64,
+    /// Largest.
+    pub max: i64,
+    /// Patches with fewer failing tests after than before.
+    pub positive: usize,
+    /// Patches with as many.
+    pub zero: usize,
+    /// Patches with more.
+    pub negative: usize,
 }
 
 /// Precision, recall and F1.
@@ -174,4 +251,7 @@ pub struct EvaluationSummary {
     /// Trajectory metrics, when `hunkgen run` output lies next to the predictions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trajectories: Option<super::TrajectoryMetrics>,
+    /// The agent study's Table 2 row, when Defects4J evaluated the predictions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub study: Option<StudyMetrics>,
 }

@@ -18,7 +18,8 @@ mod validation;
 
 pub use card::{Card, Counts, MineFunnel};
 pub use evaluation::{
-    ApplyMethod, EvaluationSummary, Paired, PredictionResult, Rate, Rates, ResolutionStatus, Scores,
+    ApplyMethod, D4jResult, EvaluationSummary, Paired, PredictionResult, Rate, Rates,
+    RegressionStats, ResolutionStatus, Scores, StudyMetrics,
 };
 pub use hunk::{HunkPlace, ProximityClass, SkipReason};
 pub use name::{parse_name, UnknownName};

@@ -51,6 +51,8 @@ pub struct SystemResults {
     pub unknown: usize,
     /// The agent's trajectory metrics from `summary.json`, when it has them.
     pub trajectories: Option<crate::model::TrajectoryMetrics>,
+    /// The agent study's Table 2 row from `summary.json`, when Defects4J evaluated it.
+    pub study: Option<crate::model::StudyMetrics>,
 }
 
 /// Read one `--results` argument (a `results.jsonl` or a directory holding one, with
@@ -149,6 +151,7 @@ pub fn read_results(
                 rows: Vec::new(),
                 unknown: 0,
                 trajectories: summary.as_ref().and_then(|s| s.trajectories.clone()),
+                study: summary.as_ref().and_then(|s| s.study.clone()),
             });
         if ids.contains(row.instance_id.as_str()) {
             sys.rows.push(row);
@@ -202,6 +205,8 @@ pub struct SystemTables {
     pub incorrect_abstentions: usize,
     /// Trajectory metrics (agent runs only).
     pub trajectories: Option<crate::model::TrajectoryMetrics>,
+    /// The agent study's Table 2 row (Defects4J evaluations only).
+    pub study: Option<crate::model::StudyMetrics>,
 }
 
 /// Which systems resolved which tasks (an instance in a state that needs a fix).
@@ -341,6 +346,7 @@ impl ResultsTables {
                         .count(),
                     abstention,
                     trajectories: s.trajectories.clone(),
+                    study: s.study.clone(),
                 }
             })
             .collect();

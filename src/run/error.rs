@@ -38,6 +38,15 @@ pub enum ExecuteError {
         #[source]
         source: crate::dataset::DatasetError,
     },
+    /// The agent's working copy (a state, or a Defects4J bug's buggy version) cannot
+    /// be made.
+    #[error("{reason}")]
+    WorkingCopy {
+        /// The instance.
+        instance: String,
+        /// Why, as the working-copy step said it.
+        reason: String,
+    },
     /// The working directory cannot be snapshot before the agent runs.
     #[error("cannot snapshot the working directory: {0}")]
     Snapshot(#[source] crate::git::GitError),

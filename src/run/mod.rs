@@ -2,7 +2,8 @@
 //! its patch as a SWE-bench-form prediction, with its prompt, logs, normalized
 //! trajectory and outcome per instance.
 //!
-//! Per instance: the materialized state is copied into a fresh working directory and
+//! Per instance: the materialized state (for a Defects4J bug without states, the buggy
+//! checkout: `workdir.rs`) is copied into a fresh working directory and
 //! recorded in a git directory *outside* it (the agent cannot rewrite the snapshot);
 //! the prompt is rendered; the agent runs in the sandbox (src/validate/runner.rs) with
 //! its timeout; `model_patch` is the diff of the working directory against the
@@ -10,8 +11,14 @@
 //! of that instance ([`AgentOutcome`]); the others go on.
 
 pub mod agents;
+pub mod d4j;
 mod error;
+pub mod prompt;
 pub mod trajectory;
+mod workdir;
+
+pub use prompt::DEFAULT_PROMPT;
+use prompt::{fill, COMMANDS};
 
 use crate::dataset;
 use crate::model::{AgentOutcome, AgentRunRecord, Instance, Scenario, StateKind};
@@ -89,6 +96,9 @@ pub struct RunOptions {
     /// Run only this shard's instances, under a root of its own (default
     /// `<dataset>/runs-shard-K-of-N`), with a manifest, `shard.yaml`.
     pub shard: Option<crate::shard::Shard>,
+    /// Bug reports by instance (`--reports`): their title and description fill
+    /// `{report_title}`, `{report_description}` and `{bug_report}`.
+    pub reports: prompt::Reports,
 }
 
 /// What a run wrote.
@@ -188,13 +198,16 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
     if let Some(s) = opts.shard {
         chosen.retain(|i| s.owns(&i.instance_id));
     }
-    let template = match &opts.spec.prompt {
-        Some(p) => std::fs::read_to_string(p).map_err(|source| RunAgentError::PromptTemplate {
-            path: p.clone(),
-            source,
-        })?,
-        None => DEFAULT_PROMPT.to_string(),
-    };
+    let template =
+        match &opts.spec.prompt {
+            Some(p) => Some(std::fs::read_to_string(p).map_err(|source| {
+                RunAgentError::PromptTemplate {
+                    path: p.clone(),
+                    source,
+                }
+            })?),
+            None => None,
+        };
     let root = match (&opts.out, opts.shard) {
         (Some(out), _) => out.clone(),
         (None, None) => dataset_dir.join("runs"),
@@ -220,12 +233,42 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
     } else {
         crate::progress::Progress::hidden()
     };
+    // Defects4J bugs get Defects4J's build and test commands (the agent study's loop).
+    let (opened, no_d4j) = if chosen
+        .iter()
+        .any(|i| i.source == crate::model::SourceKind::Defects4j)
+    {
+        match crate::recipe::open::open_with_tests(dataset_dir, "Defects4J cannot run") {
+            Ok(o) if o.tests.defects4j.is_some() => (Some(o), None),
+            Ok(_) => (None, Some("its recipe has no `validate.defects4j`".into())),
+            Err(e) => (None, Some(e.to_string())),
+        }
+    } else {
+        (None, None)
+    };
+    let validator = match &opened {
+        Some(o) => Some(
+            crate::recipe::validator::validator(&o.plan, &o.tests)
+                .map_err(RunAgentError::Sandbox)?,
+        ),
+        None => None,
+    };
+    let d4j_loop = match (&opened, &validator) {
+        (Some(o), Some(v)) => Some(d4j::Loop {
+            validator: v,
+            card: &o.card,
+            logs: dir.join(".d4j-logs"),
+        }),
+        _ => None,
+    };
     let ctx = Ctx {
         dataset: dataset_dir,
         opts,
-        template: &template,
+        template: template.as_deref(),
         dir: &dir,
         runner: &runner,
+        d4j: d4j_loop.as_ref(),
+        no_d4j,
     };
     let done: Vec<(AgentRunRecord, String, bool)> = chosen
         .par_iter()
@@ -345,85 +388,23 @@ pub fn merge_shards(
     Ok((count, hosts))
 }
 
-/// The built-in prompt; an agent's `prompt:` file may use the same placeholders.
-pub const DEFAULT_PROMPT: &str = "\
-You are working on the repository in {workdir} (instance {instance_id}).
-Fix the bug described below by changing the source code. Do not change the tests.
-When you are done, stop: the changes you left in the working directory are collected
-as your patch.
-
-## Problem
-
-{problem_statement}
-
-## Failing tests
-
-These tests fail now and must pass after your change (other tests must keep passing):
-
-{fail_to_pass}
-{hints}";
-
 /// Everything one instance's run needs.
 struct Ctx<'a> {
     dataset: &'a Path,
     opts: &'a RunOptions,
-    template: &'a str,
+    /// The agent's own template (`None`: the built-in one for the instance).
+    template: Option<&'a str>,
     dir: &'a Path,
     runner: &'a Runner,
+    /// The Defects4J side, when the dataset's bugs are validated by Defects4J.
+    d4j: Option<&'a d4j::Loop<'a>>,
+    /// Why a dataset with Defects4J bugs has no Defects4J side.
+    no_d4j: Option<String>,
 }
 
 /// Single-quote a value for `/bin/sh`.
 fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
-}
-
-/// Replace `{name}` placeholders.
-fn fill(template: &str, vars: &[(&str, String)]) -> String {
-    let mut out = template.to_string();
-    for (k, v) in vars {
-        out = out.replace(&format!("{{{k}}}"), v);
-    }
-    out
-}
-
-/// The prompt's hints for a variant.
-fn hints(inst: &Instance, variant: PromptVariant, mcp_config: &Path) -> String {
-    match variant {
-        PromptVariant::Plain => String::new(),
-        PromptVariant::Files => {
-            let mut files: Vec<&str> = inst
-                .hunks
-                .iter()
-                .filter(|h| h.counted)
-                .map(|h| h.file.as_str())
-                .collect();
-            files.dedup();
-            let list: Vec<String> = files.iter().map(|f| format!("- {f}")).collect();
-            format!("\n## Where\n\nThe fix changes these files:\n\n{}\n", list.join("\n"))
-        }
-        PromptVariant::Hunks => {
-            let list: Vec<String> = inst
-                .hunks
-                .iter()
-                .filter(|h| h.counted)
-                .map(|h| {
-                    let end = h.span.end.max(h.span.start);
-                    format!("- {} lines {}-{}", h.file, h.span.start, end)
-                })
-                .collect();
-            format!(
-                "\n## Where\n\nThe fix changes these places (buggy-side lines):\n\n{}\n",
-                list.join("\n")
-            )
-        }
-        PromptVariant::Mcp => format!(
-            "\n## Repository context\n\nA Model Context Protocol server named `hunkgen` serves this repository \
-             (configuration: {}). Its tools find a class or method anywhere or in a file, find code, \
-             give a class skeleton (package, imports, signatures) and the repository structure, \
-             with file and line ranges. Use them to locate the code to change.\n",
-            mcp_config.display()
-        ),
-    }
 }
 
 /// Secrets passed through to the agent: name and value.
@@ -515,27 +496,17 @@ impl Ctx<'_> {
         } = self.paths(id);
         let state = crate::states::state_dir(self.dataset, id, opts.state, opts.scenario, false);
         let manifest = std::fs::read(state.join("manifest.yaml")).unwrap_or_default();
-        let prompt = fill(
-            self.template,
-            &[
-                ("workdir", work.display().to_string()),
-                ("instance_id", id.clone()),
-                (
-                    "problem_statement",
-                    inst.problem_statement.trim().to_string(),
-                ),
-                (
-                    "fail_to_pass",
-                    inst.FAIL_TO_PASS
-                        .iter()
-                        .map(|t| format!("- {t}"))
-                        .collect::<Vec<_>>()
-                        .join("\n"),
-                ),
-                ("hints", hints(inst, opts.variant, &mcp_config)),
-                ("mcp_config", mcp_config.display().to_string()),
-            ],
-        );
+        let candidate = self.d4j.and_then(|l| l.candidate(inst));
+        let prompt = self.prompt(inst, &work, &private, &mcp_config, candidate.is_some());
+        // A Defects4J working copy without a state is the checkout of this installation.
+        let environment = match (self.d4j, &candidate) {
+            (Some(l), Some(c)) if manifest.is_empty() => l
+                .validator
+                .d4j_environment(c)
+                .map(String::into_bytes)
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
         let key = {
             let spec = serde_json::to_string(&opts.spec).unwrap_or_default();
             // The run folder's own path is not part of the key: a folder moved, or merged
@@ -551,6 +522,10 @@ impl Ctx<'_> {
                 format!("{:?}", opts.timeout).as_bytes(),
             ] {
                 material.extend_from_slice(part);
+                material.push(0);
+            }
+            if !environment.is_empty() {
+                material.extend_from_slice(&environment);
                 material.push(0);
             }
             dataset::sha256_hex(&material)
@@ -587,7 +562,7 @@ impl Ctx<'_> {
         for p in [&inst_dir, &work, &snapshot, &private, &oracle_dir] {
             remove(p);
         }
-        let patch = match self.execute(inst, &state, &prompt, &mut record) {
+        let patch = match self.execute(inst, &state, candidate.as_ref(), &prompt, &mut record) {
             Ok(patch) => patch,
             Err(why) => {
                 record.outcome = AgentOutcome::SandboxError;
@@ -610,6 +585,7 @@ impl Ctx<'_> {
         &self,
         inst: &Instance,
         state: &Path,
+        candidate: Option<&crate::source::Candidate>,
         prompt: &str,
         record: &mut AgentRunRecord,
     ) -> Result<String, ExecuteError> {
@@ -636,21 +612,12 @@ impl Ctx<'_> {
         let secrets = secrets(spec);
         let prompt_file = inst_dir.join("prompt.md");
         std::fs::write(&prompt_file, prompt).map_err(|e| io("cannot write", &prompt_file, e))?;
-        let repo = state.join("repo");
-        if !repo.is_dir() {
-            return Err(ExecuteError::NoState {
+        let tools = self
+            .materialize(inst, state, candidate, &work, &private)
+            .map_err(|reason| ExecuteError::WorkingCopy {
                 instance: id.clone(),
-                state: opts.state.name(),
-                scenario: opts.scenario.name(),
-                repo,
-            });
-        }
-        dataset::copy_tree(&repo, &work, &mut Default::default()).map_err(|source| {
-            ExecuteError::CopyState {
-                work: work.clone(),
-                source,
-            }
-        })?;
+                reason,
+            })?;
         let tree =
             crate::git::snapshot_worktree(&snapshot, &work).map_err(ExecuteError::Snapshot)?;
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("hunkgen"));
@@ -662,6 +629,9 @@ impl Ctx<'_> {
         )
         .map_err(|e| io("cannot write", &mcp_config, e))?;
         let mut readable = vec![inst_dir.clone()];
+        if let Some(t) = &tools {
+            readable.extend(t.readable.iter().filter_map(|p| p.canonicalize().ok()));
+        }
         if let Some(bin) = exe.parent() {
             readable.push(bin.to_path_buf());
         }
@@ -691,6 +661,14 @@ impl Ctx<'_> {
         if spec.oracle {
             vars.push(("golden_patch", sh_quote(&golden.display().to_string())));
         }
+        for (name, (_, path)) in COMMANDS.iter().zip(d4j::Tools::commands(&private)) {
+            let path = if tools.is_some() {
+                path.display().to_string()
+            } else {
+                String::new()
+            };
+            vars.push((name, sh_quote(&path)));
+        }
         let command = fill(&spec.command, &vars);
         let timeout = opts.timeout.or(spec.timeout).unwrap_or(DEFAULT_TIMEOUT);
         let stdout = inst_dir.join("stdout.log");
@@ -705,6 +683,12 @@ impl Ctx<'_> {
             run.env.push((k.into(), v.into()));
         }
         run.env.push(("HUNKGEN_INSTANCE_ID".into(), id.into()));
+        // git in a working copy without `.git` must not find a repository around it (the
+        // dataset's own, or hunkgen's).
+        if let Some(parent) = work.parent() {
+            run.env
+                .push(("GIT_CEILING_DIRECTORIES".into(), parent.as_os_str().into()));
+        }
         let started = std::time::Instant::now();
         let outcome = self.runner.run(&run);
         record.elapsed_ms = started.elapsed().as_millis() as u64;

@@ -355,14 +355,16 @@ pub fn classify_command(cmd: &str) -> (StepKind, Vec<String>) {
         .contains(&prog)
             && w.iter().any(|a| a == "test" || a == "check"))
         || has("junit")
-        || has("defects4j test");
+        || has("defects4j test")
+        || ["run_bug_exposing_tests.sh", "run_all_tests_trace.sh"].contains(&prog);
     let build = ["javac", "make", "cmake", "ant", "tsc", "gcc", "cc"].contains(&prog)
         || (["mvn", "mvnw", "gradle", "gradlew", "cargo", "npm"].contains(&prog)
             && w.iter()
                 .any(|a| ["compile", "build", "package", "install"].contains(&a.as_str())))
         || has("py_compile")
         || has("compileall")
-        || has("defects4j compile");
+        || has("defects4j compile")
+        || prog == "compile.sh";
     let search = [
         "grep", "egrep", "rg", "ag", "ack", "find", "fd", "ls", "tree", "locate",
     ]
@@ -411,6 +413,13 @@ mod tests {
         assert_eq!(k("pytest tests"), StepKind::RunTest);
         assert_eq!(k("mvn -q test -Dtest=FooTest"), StepKind::RunTest);
         assert_eq!(k("./gradlew test"), StepKind::RunTest);
+        // The agent study's scripts, as `hunkgen run` gives them for Defects4J bugs.
+        assert_eq!(
+            k("/r/.agent/Cli_1/bin/run_bug_exposing_tests.sh"),
+            StepKind::RunTest
+        );
+        assert_eq!(k("./run_all_tests_trace.sh"), StepKind::RunTest);
+        assert_eq!(k("/r/.agent/Cli_1/bin/compile.sh"), StepKind::RunBuild);
         assert_eq!(k("javac -d out src/A.java"), StepKind::RunBuild);
         assert_eq!(k("mvn compile"), StepKind::RunBuild);
         assert_eq!(k("grep -rn foo src"), StepKind::Search);

@@ -20,10 +20,10 @@ use crate::defects4j_engine::serial;
 
 /// The bugs built: HUNK4J bugs with small relevant test sets; Cli-1's fixed version
 /// has a test Defects4J lists in `failing_tests` (`BugsTest::test19383`).
-const BUGS: [(&str, u32); 2] = [("Cli", 1), ("Codec", 8)];
+pub(crate) const BUGS: [(&str, u32); 2] = [("Cli", 1), ("Codec", 8)];
 
 /// The Defects4J home `make deps` prepares (or `HUNKGEN_D4J_HOME`).
-fn d4j_home() -> PathBuf {
+pub(crate) fn d4j_home() -> PathBuf {
     let home = std::env::var_os("HUNKGEN_D4J_HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest().join("target/defects4j"));
@@ -41,14 +41,14 @@ fn d4j_home() -> PathBuf {
     home
 }
 
-fn java_home() -> PathBuf {
+pub(crate) fn java_home() -> PathBuf {
     std::env::var_os("HUNKGEN_D4J_JAVA_HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/lib/jvm/java-11-openjdk-amd64"))
 }
 
 /// A copy of the v3.0.1 `framework/projects` tree (Cli and Codec) listing only `BUGS`.
-fn projects_with_only_the_bugs(dir: &Path) -> PathBuf {
+pub(crate) fn projects_with_only_the_bugs(dir: &Path) -> PathBuf {
     let from = manifest().join("../shared/defects4j-framework/framework/projects");
     let to = dir.join("projects");
     for project in ["Cli", "Codec"] {
@@ -84,7 +84,7 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-fn recipe(dir: &Path, projects: &Path, cache: &Path, java: &Path) -> PathBuf {
+pub(crate) fn recipe(dir: &Path, projects: &Path, cache: &Path, java: &Path) -> PathBuf {
     let text = format!(
         "name: d4j-golden\n\
          source:\n  defects4j:\n    path: {}\n    version: v3.0.1\n\
@@ -103,7 +103,7 @@ fn recipe(dir: &Path, projects: &Path, cache: &Path, java: &Path) -> PathBuf {
     path
 }
 
-fn run_build(recipe: &Path, out: &Path) -> BuildSummary {
+pub(crate) fn run_build(recipe: &Path, out: &Path) -> BuildSummary {
     let repos: BTreeMap<String, PathBuf> =
         [("Cli", "commons-cli.git"), ("Codec", "commons-codec.git")]
             .into_iter()

@@ -11,6 +11,7 @@ mod commit_rules;
 mod compare;
 mod defects4j_build;
 mod defects4j_engine;
+mod defects4j_loop;
 mod defects4j_states;
 mod demo_dataset;
 mod demo_repo;

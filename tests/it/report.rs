@@ -90,6 +90,7 @@ fn result(
         failing_after: None,
         infra: None,
         problems: Vec::new(),
+        defects4j: None,
     }
 }
 
@@ -118,6 +119,7 @@ fn summary(system: &str, dataset: &str, sha: &str) -> String {
         by_project: Default::default(),
         outcomes: Default::default(),
         trajectories: None,
+        study: None,
     })
     .expect("json")
 }

@@ -109,6 +109,54 @@ fn trajectories_section(out: &mut String, r: &ResultsTables) {
     out.push_str("</table>");
 }
 
+/// The agent study's Table 2 for the systems Defects4J evaluated: localization,
+/// compilation, mean regression reduction and repair accuracy, each count over all the
+/// system's bugs, then the regression-reduction distribution.
+fn study_section(out: &mut String, r: &ResultsTables) {
+    let with: Vec<_> = r
+        .systems
+        .iter()
+        .filter_map(|s| s.study.as_ref().map(|m| (s, m)))
+        .collect();
+    if with.is_empty() {
+        return;
+    }
+    out.push_str("<h3 id=\"study\">Multi-hunk repair (the agent study's Table 2)</h3><p class=\"muted\">Predictions on the buggy version, evaluated by Defects4J. Every rate is over all of the system's bugs. Localization: non-empty, applied, compiled, every golden file patched; compilation: non-empty and compiled; repair accuracy: non-empty, the trigger tests pass and no test of the whole suite fails; regression reduction: failing tests before − after on the whole suite, over compiled patches only.</p>");
+    out.push_str("<table><tr><th>system</th><th>bugs</th><th>localization</th><th>compilation</th><th>regression reduction (avg)</th><th>repair accuracy</th><th>RR defined</th><th>RR positive / zero / negative</th><th>RR σ, min, max</th></tr>");
+    let cp = |k: usize, n: usize| {
+        if n == 0 {
+            format!("{k}")
+        } else {
+            format!("{k} ({:.2}%)", 100.0 * k as f64 / n as f64)
+        }
+    };
+    for (s, m) in with {
+        let (mean, defined, signs, spread) = match &m.regression {
+            Some(rr) => (
+                format!("{:.2}", rr.mean),
+                rr.n.to_string(),
+                format!("{} / {} / {}", rr.positive, rr.zero, rr.negative),
+                format!("{:.2}, {}, {}", rr.sd, rr.min, rr.max),
+            ),
+            None => ("–".into(), "0".into(), "–".into(), "–".into()),
+        };
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            esc(&s.name),
+            m.bugs,
+            cp(m.localization.k, m.bugs),
+            cp(m.compilation.k, m.bugs),
+            mean,
+            cp(m.repair.k, m.bugs),
+            defined,
+            signs,
+            spread
+        );
+    }
+    out.push_str("</table>");
+}
+
 /// Escape text whose `<br>` separators are kept.
 fn esc_lines(s: &str) -> String {
     s.split("<br>").map(esc).collect::<Vec<_>>().join("<br>")
@@ -175,6 +223,7 @@ pub(super) fn section(out: &mut String, r: &ResultsTables) {
         &cats,
         &per,
     ));
+    study_section(out, r);
     trajectories_section(out, r);
     out.push_str("<h3>Abstention by state</h3><p class=\"muted\">Abstaining is correct on Resolved and incorrect on Novel and Partial.</p>");
     let (cats, per) = collect(&|s| {

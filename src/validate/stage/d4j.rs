@@ -9,7 +9,10 @@
 //! A Defects4J work directory tags the fixed version (`D4J_<P>_<id>_FIXED_VERSION`), so
 //! checkouts stay in the cache as build directories and are never shown to anyone.
 
+mod eval;
 mod partial;
+
+pub use eval::{copy_checkout, D4jCheckout, D4jEvalError, D4jEvalRun, HIDDEN_FROM_AGENT};
 
 use super::{infra_detail, Outcome, StageError, Validator};
 use crate::cache::Key;

@@ -12,7 +12,10 @@ mod d4j;
 mod error;
 mod run;
 
-pub use d4j::{broken_on_fixed, D4jTests, D4jValidate};
+pub use d4j::{
+    broken_on_fixed, copy_checkout, D4jCheckout, D4jEvalError, D4jEvalRun, D4jTests, D4jValidate,
+    HIDDEN_FROM_AGENT,
+};
 pub use error::StageError;
 
 use super::env::{BuiltEnv, EnvCache, EnvError, EnvSpec};

@@ -1,0 +1,85 @@
+//! An instance's working copy for `hunkgen run`: the state the recipe wrote, or for a
+//! Defects4J bug without one the cached buggy checkout without what would reveal the
+//! fix; and, for a Defects4J bug, the agent's build and test commands beside it. The one
+//! place that decides where an agent's working copy comes from.
+
+use super::{d4j, Ctx};
+use crate::model::{Instance, StateKind};
+use crate::source::Candidate;
+use std::path::{Path, PathBuf};
+
+/// Where an instance's working copy comes from.
+enum WorkingCopy {
+    /// The state the recipe's `states:` wrote (`…/repo`).
+    State(PathBuf),
+    /// The cached Defects4J buggy checkout, copied without what would reveal the fix.
+    D4jCheckout(crate::validate::stage::D4jCheckout),
+}
+
+impl Ctx<'_> {
+    /// The working copy of instance `inst`: the dataset's state when it has one; else,
+    /// for a Defects4J bug on the Novel state, the cached buggy checkout (copied without
+    /// its history and Defects4J's files).
+    fn working_copy(
+        &self,
+        inst: &Instance,
+        state: &Path,
+        candidate: Option<&Candidate>,
+    ) -> Result<WorkingCopy, String> {
+        let repo = state.join("repo");
+        if repo.is_dir() {
+            return Ok(WorkingCopy::State(repo));
+        }
+        if let (Some(l), Some(c), StateKind::Novel) = (self.d4j, candidate, self.opts.state) {
+            return l.checkout(c).map(WorkingCopy::D4jCheckout);
+        }
+        let d4j = match &self.no_d4j {
+            Some(why) if inst.source == crate::model::SourceKind::Defects4j => {
+                format!("; no Defects4J checkout either: {why}")
+            }
+            _ => String::new(),
+        };
+        Err(format!(
+            "no {}-{} state of `{}` in the dataset ({} missing; build it with `states:` in the recipe){d4j}",
+            self.opts.state.name(),
+            self.opts.scenario.name(),
+            inst.instance_id,
+            repo.display()
+        ))
+    }
+
+    /// Copy the instance's working copy into `work` and, for a Defects4J bug, write its
+    /// build and test commands under `private`.
+    pub(super) fn materialize(
+        &self,
+        inst: &Instance,
+        state: &Path,
+        candidate: Option<&Candidate>,
+        work: &Path,
+        private: &Path,
+    ) -> Result<Option<d4j::Tools>, String> {
+        let source = self.working_copy(inst, state, candidate)?;
+        match &source {
+            WorkingCopy::State(repo) => {
+                crate::dataset::copy_tree(repo, work, &mut Default::default())
+                    .map_err(|e| format!("cannot copy the state into {}: {e}", work.display()))?
+            }
+            WorkingCopy::D4jCheckout(c) => crate::validate::stage::copy_checkout(
+                &c.dir,
+                work,
+                &crate::validate::stage::HIDDEN_FROM_AGENT,
+            )
+            .map_err(|e| format!("cannot copy the checkout into {}: {e}", work.display()))?,
+        }
+        Ok(match (self.d4j, candidate) {
+            (Some(l), Some(c)) => {
+                let checkout = match source {
+                    WorkingCopy::D4jCheckout(checkout) => checkout,
+                    WorkingCopy::State(_) => l.checkout(c)?,
+                };
+                Some(l.prepare(c, &checkout, private, work)?)
+            }
+            _ => None,
+        })
+    }
+}
