@@ -93,7 +93,10 @@ fn main() {
             d4j(&home, &java, &w, &["test"]);
             failing.push(failing_tests(&w.join("failing_tests")));
         }
-        base_secs.insert(id.clone(), start.elapsed().as_secs_f64());
+        let secs = start.elapsed().as_secs_f64();
+        // Printed as it goes: a long baseline that dies later still leaves its figures.
+        println!("  plain defects4j {id:<12}: {secs:>8.1}s (checkout+compile+test, b and f)");
+        base_secs.insert(id.clone(), secs);
         base_f2p.insert(id, failing[0].difference(&failing[1]).cloned().collect());
     }
 
@@ -121,6 +124,10 @@ fn main() {
             "{}",
             String::from_utf8_lossy(&run.stderr)
         );
+        println!(
+            "  hunkgen {label}      : {secs:>8.1}s for {} bugs",
+            ids.len()
+        );
         hunkgen_runs.push((label, secs, read_f2p(&out)));
     }
 
@@ -146,9 +153,6 @@ fn main() {
         ids.join(", "),
         home.display()
     );
-    for (id, s) in &base_secs {
-        println!("  plain defects4j {id:<12}: {s:>8.1}s (checkout+compile+test, b and f)");
-    }
     println!(
         "  plain defects4j per bug      : {:>8.1}s   (baseline)",
         plain_total / n
