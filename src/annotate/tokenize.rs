@@ -62,19 +62,14 @@ impl Tokenizer {
     }
 }
 
-static DEFAULT: OnceLock<Result<Tokenizer, String>> = OnceLock::new();
+static DEFAULT: OnceLock<Result<Tokenizer, PunktError>> = OnceLock::new();
 
 /// The process-wide tokenizer: `HUNKGEN_PUNKT_DIR` if set, else empty parameters. The
 /// error (a set variable naming a bad directory) is kept so every caller can report it.
-pub fn default_tokenizer() -> Result<&'static Tokenizer, &'static str> {
+pub fn default_tokenizer() -> Result<&'static Tokenizer, &'static PunktError> {
     DEFAULT
-        .get_or_init(|| match Tokenizer::from_env() {
-            Ok(Some(t)) => Ok(t),
-            Ok(None) => Ok(Tokenizer::default()),
-            Err(e) => Err(e.to_string()),
-        })
+        .get_or_init(|| Tokenizer::from_env().map(Option::unwrap_or_default))
         .as_ref()
-        .map_err(String::as_str)
 }
 
 /// `nltk.word_tokenize(text)` with the default tokenizer. If `HUNKGEN_PUNKT_DIR` names

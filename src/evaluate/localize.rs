@@ -231,14 +231,69 @@ pub enum LocalizeError {
         source: std::io::Error,
     },
     /// A row is malformed.
-    #[error("{}:{line}: {message}", path.display())]
+    #[error("{}:{line}: {reason}", path.display())]
     Row {
         /// The file.
         path: PathBuf,
         /// 1-based line.
         line: usize,
         /// What is wrong, naming the field.
-        message: String,
+        #[source]
+        reason: RowError,
+    },
+}
+
+/// What is wrong with one row of a localization prediction file, naming the field.
+#[derive(Debug, thiserror::Error)]
+pub enum RowError {
+    /// The row is not JSON.
+    #[error("not JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    /// The row is JSON but not an object.
+    #[error("expected a JSON object")]
+    NotObject,
+    /// The row has no `instance_id`.
+    #[error("missing field `instance_id`")]
+    NoInstanceId,
+    /// `instance_id` is not a non-empty string.
+    #[error("field `instance_id`: expected a non-empty string, got {got}")]
+    BadInstanceId {
+        /// The value given.
+        got: Value,
+    },
+    /// `files` or `lines` is not an array.
+    #[error("field `{field}`: expected an array, got {got}")]
+    NotArray {
+        /// `files` or `lines`.
+        field: String,
+        /// The value given.
+        got: Value,
+    },
+    /// An item of `files` or `lines` is not a non-empty string.
+    #[error("field `{field}[{index}]`: expected a non-empty string, got {got}")]
+    BadItem {
+        /// `files` or `lines`.
+        field: String,
+        /// 0-based index in the array.
+        index: usize,
+        /// The value given.
+        got: Value,
+    },
+    /// An item of `lines` is not `path:line` with a line ≥ 1.
+    #[error("field `lines[{index}]`: expected \"path:line\" with a line number ≥ 1, got {got:?}")]
+    BadLine {
+        /// 0-based index in `lines`.
+        index: usize,
+        /// The text given.
+        got: String,
+    },
+    /// A second row for the same instance.
+    #[error("field `instance_id`: `{instance}` already predicted on line {previous}")]
+    Duplicate {
+        /// The instance id.
+        instance: String,
+        /// 1-based line of the first row.
+        previous: usize,
     },
 }
 
@@ -264,38 +319,34 @@ pub fn parse_localizations(
         if raw.trim().is_empty() {
             continue;
         }
-        let err = |message: String| LocalizeError::Row {
+        let err = |reason: RowError| LocalizeError::Row {
             path: path.to_path_buf(),
             line,
-            message,
+            reason,
         };
         let row = parse_row(raw, line).map_err(err)?;
         if let Some(prev) = out.get(&row.instance_id) {
-            return Err(err(format!(
-                "field `instance_id`: `{}` already predicted on line {}",
-                row.instance_id, prev.row
-            )));
+            return Err(err(RowError::Duplicate {
+                instance: row.instance_id.clone(),
+                previous: prev.row,
+            }));
         }
         out.insert(row.instance_id.clone(), row);
     }
     Ok(out)
 }
 
-fn parse_row(raw: &str, line: usize) -> Result<Localization, String> {
-    let v: Value = serde_json::from_str(raw).map_err(|e| format!("not JSON: {e}"))?;
+fn parse_row(raw: &str, line: usize) -> Result<Localization, RowError> {
+    let v: Value = serde_json::from_str(raw).map_err(RowError::NotJson)?;
     let Value::Object(obj) = v else {
-        return Err("expected a JSON object".into());
+        return Err(RowError::NotObject);
     };
     let instance_id = match obj.get("instance_id") {
         Some(Value::String(s)) if !s.is_empty() => s.clone(),
-        Some(other) => {
-            return Err(format!(
-                "field `instance_id`: expected a non-empty string, got {other}"
-            ))
-        }
-        None => return Err("missing field `instance_id`".into()),
+        Some(other) => return Err(RowError::BadInstanceId { got: other.clone() }),
+        None => return Err(RowError::NoInstanceId),
     };
-    let strings = |field: &str| -> Result<Option<Vec<String>>, String> {
+    let strings = |field: &str| -> Result<Option<Vec<String>>, RowError> {
         match obj.get(field) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Array(items)) => items
@@ -303,13 +354,18 @@ fn parse_row(raw: &str, line: usize) -> Result<Localization, String> {
                 .enumerate()
                 .map(|(j, it)| match it {
                     Value::String(s) if !s.is_empty() => Ok(s.clone()),
-                    other => Err(format!(
-                        "field `{field}[{j}]`: expected a non-empty string, got {other}"
-                    )),
+                    other => Err(RowError::BadItem {
+                        field: field.to_string(),
+                        index: j,
+                        got: other.clone(),
+                    }),
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map(Some),
-            Some(other) => Err(format!("field `{field}`: expected an array, got {other}")),
+            Some(other) => Err(RowError::NotArray {
+                field: field.to_string(),
+                got: other.clone(),
+            }),
         }
     };
     let mut lines = BTreeSet::new();
@@ -326,11 +382,7 @@ fn parse_row(raw: &str, line: usize) -> Result<Localization, String> {
             Some((p, n)) => {
                 lines.insert((p.to_string(), n));
             }
-            None => {
-                return Err(format!(
-                    "field `lines[{j}]`: expected \"path:line\" with a line number ≥ 1, got {s:?}"
-                ))
-            }
+            None => return Err(RowError::BadLine { index: j, got: s }),
         }
     }
     let files = match strings("files")? {

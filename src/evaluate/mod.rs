@@ -4,6 +4,7 @@
 pub mod abstain;
 pub mod compare;
 mod d4j;
+mod error;
 pub mod localize;
 mod metrics;
 pub mod predictions;
@@ -17,6 +18,6 @@ pub use compare::{compare, read_summary, CompareError, Comparison, PairedMetric}
 pub use localize::{
     file_scores, golden_hunks, golden_lines, hunks_touched, lines_touched, localized,
     parse_localizations, patched_files, read_localizations, scores, GoldenHunk, Localization,
-    LocalizeError, Location,
+    LocalizeError, Location, RowError,
 };
 pub use rates::rates;

@@ -2,8 +2,8 @@
 //! (exactly, else with offset and fuzz), run the golden tests in the sandbox, grade with
 //! SWE-bench's rules, and measure abstention, localization, compilation and regression.
 
-use super::predictions::{self, Prediction, PredictionsError};
-use crate::dataset::{self, DatasetError};
+use super::predictions::{self, Prediction};
+use crate::dataset;
 use crate::diff::Patch;
 use crate::model::{
     ApplyMethod, Card, EvaluationSummary, Instance, Paired, PredictionResult, Rates,
@@ -18,22 +18,7 @@ use rayon::prelude::*;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
-/// Why an evaluation could not run at all (per-prediction problems are not errors).
-#[derive(Debug, thiserror::Error)]
-pub enum EvaluateError {
-    /// The dataset cannot be read.
-    #[error(transparent)]
-    Dataset(#[from] DatasetError),
-    /// The predictions cannot be read.
-    #[error(transparent)]
-    Predictions(#[from] PredictionsError),
-    /// The shards are not one complete set, or a shard's manifest cannot be written.
-    #[error(transparent)]
-    Shards(#[from] crate::shard::ShardSetError),
-    /// Anything else that stops the whole evaluation, as one line.
-    #[error("{0}")]
-    Other(String),
-}
+pub use super::error::{EvaluateError, ScoreError};
 
 /// Options of one evaluation.
 #[derive(Debug, Clone, Default)]
@@ -76,7 +61,7 @@ pub fn evaluate(
     } = open::open_with_tests(dataset, "hunkgen does not know how to run its tests").map_err(
         |e| match e {
             open::OpenError::Dataset(e) => EvaluateError::Dataset(e),
-            other => EvaluateError::Other(other.to_string()),
+            other => EvaluateError::Open(other),
         },
     )?;
     if let Some(t) = opts.timeout {
@@ -97,15 +82,14 @@ pub fn evaluate(
         .iter()
         .all(|p| !by_id.contains_key(p.instance_id.as_str()))
     {
-        return Err(EvaluateError::Other(format!(
-            "{}: none of its {} prediction(s) names an instance of {} (predictions for another dataset?)",
-            predictions.display(),
-            preds.len(),
-            dataset.display()
-        )));
+        return Err(EvaluateError::ForeignPredictions {
+            predictions: predictions.to_path_buf(),
+            count: preds.len(),
+            dataset: dataset.to_path_buf(),
+        });
     }
-    let validator = crate::recipe::validator::validator(&plan, &vplan)
-        .map_err(|e| EvaluateError::Other(format!("validate: {e}")))?;
+    let validator =
+        crate::recipe::validator::validator(&plan, &vplan).map_err(EvaluateError::Runner)?;
     let output = opts.output.clone().unwrap_or_else(|| {
         let name = model.replace(['/', '\\', ' '], "_");
         dataset.join("evaluations").join(match opts.shard {
@@ -116,7 +100,10 @@ pub fn evaluate(
     if opts.shard.is_some() {
         std::fs::create_dir_all(&output)
             .and_then(|()| crate::shard::TaskManifest::begin(&output))
-            .map_err(|e| EvaluateError::Other(format!("{}: {e}", output.display())))?;
+            .map_err(|source| EvaluateError::Io {
+                path: output.clone(),
+                source,
+            })?;
     }
     let logs = output.join("logs");
     let default_state = opts.state.unwrap_or(StateKind::Novel);
@@ -170,8 +157,10 @@ pub fn evaluate(
     let summary = summarize(&card, dataset, predictions, &model, &results, &by_id)?;
     write_outputs(&output, &results, &summary)?;
     if let Some(shard) = opts.shard {
-        let pred_bytes = std::fs::read(predictions)
-            .map_err(|e| EvaluateError::Other(format!("{}: {e}", predictions.display())))?;
+        let pred_bytes = std::fs::read(predictions).map_err(|source| EvaluateError::Io {
+            path: predictions.to_path_buf(),
+            source,
+        })?;
         let inputs = [
             ("predictions_sha256", dataset::sha256_hex(&pred_bytes)),
             ("model", model.clone()),
@@ -221,13 +210,11 @@ pub fn merge_shards(
         .map(|b| dataset::sha256_hex(&b))
         == first.inputs.get("predictions_sha256").cloned();
     if !unchanged {
-        return Err(EvaluateError::Other(format!(
-            "{}: missing or changed since the shards ran (merge reads the predictions where the shards read them)",
-            predictions.display()
-        )));
+        return Err(EvaluateError::PredictionsChanged { predictions });
     }
-    let card = dataset::read_card(&dataset)?
-        .ok_or_else(|| EvaluateError::Other(format!("{}: no dataset.yaml", dataset.display())))?;
+    let card = dataset::read_card(&dataset)?.ok_or_else(|| EvaluateError::NoCard {
+        dataset: dataset.clone(),
+    })?;
     let instances = dataset::read_instances(&dataset)?;
     let by_id: BTreeMap<&str, &Instance> = instances
         .iter()
@@ -236,15 +223,17 @@ pub fn merge_shards(
     let mut results: Vec<PredictionResult> = Vec::new();
     for (dir, _) in &read {
         let path = dir.join("results.jsonl");
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| EvaluateError::Other(format!("{}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(&path).map_err(|source| EvaluateError::Io {
+            path: path.clone(),
+            source,
+        })?;
         for (i, line) in text.lines().enumerate() {
-            results.push(serde_json::from_str(line).map_err(|e| {
-                EvaluateError::Other(format!(
-                    "{}:{}: not a results row: {e}",
-                    path.display(),
-                    i + 1
-                ))
+            results.push(serde_json::from_str(line).map_err(|source| {
+                EvaluateError::BadResultRow {
+                    path: path.clone(),
+                    line: i + 1,
+                    source,
+                }
             })?);
         }
     }
@@ -337,14 +326,14 @@ fn score_one(
     let candidate = match crate::source::Candidate::from_instance(inst, card) {
         Ok(c) => c,
         Err(why) => {
-            r.infra = Some(why);
+            r.infra = Some(why.to_string());
             return r;
         }
     };
     let state_change = match state_change(inst, kind, dataset) {
         Ok(c) => c,
         Err(why) => {
-            r.problems.push(why);
+            r.problems.push(why.to_string());
             return r;
         }
     };
@@ -479,40 +468,43 @@ fn applies(
     c: &crate::source::Candidate,
     state_change: Option<&Patch>,
     patch: &Patch,
-) -> Result<Applied, String> {
+) -> Result<Applied, ScoreError> {
     let crate::source::Base::Buggy(crate::source::Tree::Git { repo, rev, .. }) = &c.base else {
-        return Err("evaluation needs a git base tree".into());
+        return Err(ScoreError::NotGitBase);
     };
     let tmp = tempfile::Builder::new()
         .prefix("hunkgen-apply-")
         .tempdir()
-        .map_err(|e| e.to_string())?;
+        .map_err(ScoreError::Scratch)?;
     let root = tmp.path().join("repo");
-    crate::git::export_tree(repo, rev, state_change, &root).map_err(|e| e.to_string())?;
-    apply_fuzzy(patch, &root, Some(repo))
+    crate::git::export_tree(repo, rev, state_change, &root)?;
+    Ok(apply_fuzzy(patch, &root, Some(repo))?)
 }
 
 /// The change from the base to a state: none (Novel), the golden patch (Resolved), or
 /// the hunks the dataset's Partial state applies.
-fn state_change(inst: &Instance, kind: StateKind, dataset: &Path) -> Result<Option<Patch>, String> {
-    let golden = || crate::states::golden_patch(inst).map_err(|e| e.to_string());
+fn state_change(
+    inst: &Instance,
+    kind: StateKind,
+    dataset: &Path,
+) -> Result<Option<Patch>, ScoreError> {
+    let golden = crate::states::golden_patch;
     match kind {
         StateKind::Novel => Ok(None),
-        StateKind::Resolved => golden().map(Some),
+        StateKind::Resolved => Ok(Some(golden(inst)?)),
         StateKind::Partial => {
             for sc in [crate::model::Scenario::Worst, crate::model::Scenario::Best] {
                 let dir = crate::states::state_dir(dataset, &inst.instance_id, kind, sc, false);
                 if let Ok(m) = crate::states::read_manifest(&dir.join("manifest.yaml")) {
                     return Ok(Some(crate::states::subset_patch(
-                        &golden()?,
+                        &golden(inst)?,
                         &m.hunks_applied,
                     )));
                 }
             }
-            Err(format!(
-                "no Partial state of `{}` in the dataset (build it with `states:` in the recipe)",
-                inst.instance_id
-            ))
+            Err(ScoreError::NoPartial {
+                instance: inst.instance_id.clone(),
+            })
         }
     }
 }
@@ -527,12 +519,11 @@ fn summarize(
     results: &[PredictionResult],
     by_id: &BTreeMap<&str, &Instance>,
 ) -> Result<EvaluationSummary, EvaluateError> {
-    let jsonl = std::fs::read(dataset.join("instances.jsonl")).map_err(|e| {
-        EvaluateError::Other(format!(
-            "{}: {e}",
-            dataset.join("instances.jsonl").display()
-        ))
-    })?;
+    let jsonl =
+        std::fs::read(dataset.join("instances.jsonl")).map_err(|source| EvaluateError::Io {
+            path: dataset.join("instances.jsonl"),
+            source,
+        })?;
     let scored: Vec<&PredictionResult> = results
         .iter()
         .filter(|r| {
@@ -718,15 +709,14 @@ pub fn evaluate_localizations(
     output: &Path,
 ) -> Result<(Vec<LocalizationResult>, f64, f64), EvaluateError> {
     let instances = dataset::read_instances(dataset)?;
-    let predicted =
-        super::read_localizations(file).map_err(|e| EvaluateError::Other(e.to_string()))?;
+    let predicted = super::read_localizations(file)?;
     let ids: HashSet<&str> = instances.iter().map(|i| i.instance_id.as_str()).collect();
     if let Some(unknown) = predicted.keys().find(|k| !ids.contains(k.as_str())) {
-        return Err(EvaluateError::Other(format!(
-            "{}: instance `{unknown}` is not in {}",
-            file.display(),
-            dataset.display()
-        )));
+        return Err(EvaluateError::UnknownInstance {
+            file: file.to_path_buf(),
+            instance: unknown.clone(),
+            dataset: dataset.to_path_buf(),
+        });
     }
     let empty = super::Localization {
         instance_id: String::new(),

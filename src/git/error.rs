@@ -61,17 +61,6 @@ pub enum GitError {
         /// The revision.
         rev: String,
     },
-    /// A message rule of the git source does not compile (raised by the mining policy,
-    /// `source::rules`, when it compiles the recipe's rules).
-    #[error("git source: invalid {key} `{regex}`: {message}")]
-    BadRegex {
-        /// Which rule (`message_regex`, `subject_regex`, `exclude_regex`).
-        key: &'static str,
-        /// The pattern from the config.
-        regex: String,
-        /// The regex compiler's reason (first line).
-        message: String,
-    },
     /// Walking the history failed.
     #[error("{}: cannot walk history", path.display())]
     Walk {

@@ -35,6 +35,7 @@ pub use pull::{pull_diff, PullDiff};
 pub use repo::{blob_by_prefix, dir_at_head, is_repository, read_blob, tree_id};
 pub use walk::{FixCommit, WalkTotals};
 pub use write::{
-    build_state_repo, commit_meta, commit_time, export_tree, is_ancestor, pack_history,
-    pack_segment, patched_tree_files, tree_contains, CommitMeta, HistoryPack, Person, StateRepo,
+    build_state_repo, commit_meta, commit_time, export_tree, is_ancestor, link_state_repo,
+    pack_history, pack_segment, patched_tree_files, tree_contains, CommitMeta, HistoryPack, Person,
+    StateRepo,
 };

@@ -447,48 +447,12 @@ pub fn build_state_repo(
     history: &[HistoryPack],
     top: Option<(&Patch, &CommitMeta)>,
 ) -> Result<StateRepo, GitError> {
-    let init_err = object_err(dir, "init state repository");
-    let r = git2::Repository::init_opts(
-        dir,
-        git2::RepositoryInitOptions::new()
-            .initial_head("main")
-            .external_template(false)
-            .mkdir(true)
-            .mkpath(true),
-    )
-    .map_err(init_err)?;
-    {
-        let mut cfg = r.config().map_err(object_err(dir, "config"))?;
-        // No reflogs (they would keep objects and history reachable from outside HEAD),
-        // and the blobs land in the work tree byte for byte.
-        cfg.set_bool("core.logAllRefUpdates", false)
-            .and_then(|_| cfg.set_bool("core.autocrlf", false))
-            .map_err(object_err(dir, "config"))?;
-    }
-    let git_dir = r.path().to_path_buf();
-    let pack_dir = git_dir.join("objects/pack");
-    std::fs::create_dir_all(&pack_dir).map_err(io_err(&pack_dir))?;
-    let mut packs = Vec::new();
     let mut files = Vec::new();
     for h in history {
         files.extend(h.files()?);
     }
-    for file in files {
-        let Some(name) = file.file_name() else {
-            continue;
-        };
-        let to = pack_dir.join(name);
-        if file != to {
-            link_or_copy(&file, &to)?;
-        }
-        packs.push(to);
-    }
-    // A fresh handle, so libgit2 sees the pack just linked in.
-    drop(r);
-    let r = git2::Repository::open(dir).map_err(|e| GitError::NotARepository {
-        path: dir.to_path_buf(),
-        source: e.into(),
-    })?;
+    let (r, mut packs) = init_state_repo(dir, &files)?;
+    let pack_dir = r.path().join("objects/pack");
     let base_id = git2::Oid::from_str(base)
         .and_then(|id| r.find_commit(id))
         .map_err(object_err(
@@ -519,19 +483,93 @@ pub fn build_state_repo(
             id
         }
     };
-    r.reference("refs/heads/main", head, true, "")
-        .map_err(object_err(dir, "refs/heads/main"))?;
-    r.checkout_head(Some(git2::build::CheckoutBuilder::new().force()))
-        .map_err(object_err(dir, "checkout of HEAD"))?;
-    let logs = git_dir.join("logs");
-    if logs.exists() {
-        std::fs::remove_dir_all(&logs).map_err(io_err(&logs))?;
-    }
+    check_out_main(&r, dir, head)?;
     Ok(StateRepo {
         dir: dir.to_path_buf(),
         head: head.to_string(),
         packs,
     })
+}
+
+/// Recreate a published Best-state repository at `dir` (which must not exist or be
+/// empty) from the pack files of its store (`.pack`, `.idx`, `.rev`; hardlinked, copied
+/// across file systems): the same objects, `main` at `head`, the work tree checked out,
+/// nothing packed or committed again. `head` must be a commit in those packs.
+pub fn link_state_repo(dir: &Path, packs: &[PathBuf], head: &str) -> Result<StateRepo, GitError> {
+    let (r, linked) = init_state_repo(dir, packs)?;
+    let id = git2::Oid::from_str(head)
+        .and_then(|id| r.find_commit(id))
+        .map_err(object_err(
+            dir,
+            format!("head commit {head} in the state's packs"),
+        ))?
+        .id();
+    check_out_main(&r, dir, id)?;
+    Ok(StateRepo {
+        dir: dir.to_path_buf(),
+        head: id.to_string(),
+        packs: linked,
+    })
+}
+
+/// A new state repository at `dir` as every state has it (branch `main`, no template,
+/// no reflogs, blobs byte for byte) whose store holds `files` (pack files, hardlinked);
+/// returns a handle opened after the linking, and where the files landed.
+fn init_state_repo(
+    dir: &Path,
+    files: &[PathBuf],
+) -> Result<(git2::Repository, Vec<PathBuf>), GitError> {
+    let init_err = object_err(dir, "init state repository");
+    let r = git2::Repository::init_opts(
+        dir,
+        git2::RepositoryInitOptions::new()
+            .initial_head("main")
+            .external_template(false)
+            .mkdir(true)
+            .mkpath(true),
+    )
+    .map_err(init_err)?;
+    {
+        let mut cfg = r.config().map_err(object_err(dir, "config"))?;
+        // No reflogs (they would keep objects and history reachable from outside HEAD),
+        // and the blobs land in the work tree byte for byte.
+        cfg.set_bool("core.logAllRefUpdates", false)
+            .and_then(|_| cfg.set_bool("core.autocrlf", false))
+            .map_err(object_err(dir, "config"))?;
+    }
+    let pack_dir = r.path().join("objects/pack");
+    std::fs::create_dir_all(&pack_dir).map_err(io_err(&pack_dir))?;
+    let mut packs = Vec::new();
+    for file in files {
+        let Some(name) = file.file_name() else {
+            continue;
+        };
+        let to = pack_dir.join(name);
+        if *file != to {
+            link_or_copy(file, &to)?;
+        }
+        packs.push(to);
+    }
+    // A fresh handle, so libgit2 sees the packs just linked in.
+    drop(r);
+    let r = git2::Repository::open(dir).map_err(|e| GitError::NotARepository {
+        path: dir.to_path_buf(),
+        source: e.into(),
+    })?;
+    Ok((r, packs))
+}
+
+/// Point `main` at `head`, check it out, and drop any reflog libgit2 wrote.
+fn check_out_main(r: &git2::Repository, dir: &Path, head: git2::Oid) -> Result<(), GitError> {
+    r.reference("refs/heads/main", head, true, "")
+        .map_err(object_err(dir, "refs/heads/main"))?;
+    r.checkout_head(Some(git2::build::CheckoutBuilder::new().force()))
+        .map_err(object_err(dir, "checkout of HEAD"))?;
+    let logs = r.path().join("logs");
+    if logs.exists() {
+        std::fs::remove_dir_all(&logs).map_err(io_err(&logs))?;
+    }
+    Ok(())
 }
 
 /// Create (without moving any ref) the commit whose tree is `base`'s with `patch` applied.

@@ -55,7 +55,7 @@ pub enum BuildError {
     Dataset(#[from] DatasetError),
     /// Validation could not start (the sandbox is required but unavailable).
     #[error("validate: {0}")]
-    Validate(String),
+    Validate(#[source] crate::validate::RunError),
     /// `--strict` and some items were rejected; nothing was written.
     #[error("{count} item(s) rejected and --strict is on, dataset not written (first: {first}); run without --strict to see them all in rejected.jsonl")]
     Strict {
@@ -168,10 +168,9 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
     let total_assigned = selected.multi_hunk.len() + mined.rejected.len();
 
     let validator = match &plan.validate {
-        Some(vplan) => Some(
-            crate::recipe::validator::validator(plan, vplan)
-                .map_err(|e| BuildError::Validate(e.to_string()))?,
-        ),
+        Some(vplan) => {
+            Some(crate::recipe::validator::validator(plan, vplan).map_err(BuildError::Validate)?)
+        }
         None => None,
     };
     let mut validated = 0;

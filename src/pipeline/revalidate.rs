@@ -19,10 +19,29 @@ pub enum RevalidateError {
     /// The dataset could not be read or the rows written.
     #[error(transparent)]
     Dataset(#[from] DatasetError),
-    /// Anything else that stops the whole run (no recipe, no instance, no sandbox), as
-    /// one line naming the dataset or directory.
+    /// The dataset has no card, its recipe no longer loads, or it has no `validate:`.
     #[error("validate: {0}")]
-    Validate(String),
+    Open(#[source] OpenError),
+    /// An instance asked for is not in the dataset.
+    #[error("validate: {}: no instance `{id}`", dataset.display())]
+    NoInstance {
+        /// The dataset.
+        dataset: PathBuf,
+        /// The instance id asked for.
+        id: String,
+    },
+    /// The sandboxed runner cannot be set up.
+    #[error("validate: {0}")]
+    Runner(#[source] crate::validate::RunError),
+    /// The output directory cannot be made.
+    #[error("validate: {}: {source}", dir.display())]
+    Io {
+        /// The output directory.
+        dir: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
     /// A shard's manifest cannot be written.
     #[error("validate: {}: {source}", dir.display())]
     Output {
@@ -45,7 +64,7 @@ impl From<OpenError> for RevalidateError {
     fn from(e: OpenError) -> Self {
         match e {
             OpenError::Dataset(e) => RevalidateError::Dataset(e),
-            other => RevalidateError::Validate(other.to_string()),
+            other => RevalidateError::Open(other),
         }
     }
 }
@@ -94,8 +113,10 @@ pub fn write_validation(
         dir: dir.to_path_buf(),
         source,
     };
-    std::fs::create_dir_all(dir)
-        .map_err(|e| RevalidateError::Validate(format!("{}: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir).map_err(|source| RevalidateError::Io {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
     dataset::write_atomic(&dir.join(VALIDATION_ROWS), &dataset::jsonl(rows))?;
     if let Some(shard) = shard {
         let inputs = BTreeMap::from([("only".to_string(), only.join(","))]);
@@ -206,10 +227,10 @@ pub fn revalidate(
     let instances = dataset::read_instances(dataset)?;
     for id in only {
         if !instances.iter().any(|i| &i.instance_id == id) {
-            return Err(RevalidateError::Validate(format!(
-                "{}: no instance `{id}`",
-                dataset.display()
-            )));
+            return Err(RevalidateError::NoInstance {
+                dataset: dataset.to_path_buf(),
+                id: id.clone(),
+            });
         }
     }
     let chosen: Vec<&Instance> = instances
@@ -218,7 +239,7 @@ pub fn revalidate(
         .filter(|i| opts.shard.is_none_or(|s| s.owns(&i.instance_id)))
         .collect();
     let validator = crate::recipe::validator::validator(&opened.plan, &opened.tests)
-        .map_err(|e| RevalidateError::Validate(e.to_string()))?;
+        .map_err(RevalidateError::Runner)?;
     let logs = dataset.join(".validate-logs");
     let progress = if opts.progress {
         Progress::new("validate", chosen.len() as u64)
@@ -256,7 +277,7 @@ fn revalidate_one(
     };
     let candidate = match Candidate::from_instance(inst, card) {
         Ok(c) => c,
-        Err(why) => return row("broken", why, 0, 0),
+        Err(why) => return row("broken", why.to_string(), 0, 0),
     };
     let o = validator.validate(&candidate, logs, !opts.no_cache);
     let (cached, executed) = (o.cached_runs, o.executed_runs);

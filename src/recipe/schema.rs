@@ -243,6 +243,10 @@ pub struct Defects4jSpec {
     /// Projects to read; all projects found when omitted.
     #[serde(default)]
     pub projects: Option<Vec<String>>,
+    /// Bugs to read (`Lang_10`, `Closure_3`); every active bug of the projects when
+    /// omitted. A fixed sample for a measurement that cannot afford the whole set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bugs: Option<Vec<String>>,
     /// The Defects4J release the tree comes from (`v2.1.0`), as the recipe states it;
     /// reported in the card and the report, not checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]

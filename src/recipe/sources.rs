@@ -95,12 +95,56 @@ pub(super) fn d4j_plan(
             ));
         }
     }
+    let bugs = match &spec.bugs {
+        None => None,
+        Some(list) => Some(d4j_bugs(cx, list, &projects)?),
+    };
     Ok(D4jConfig {
         root,
         version: spec.version.clone(),
         projects,
+        bugs,
         repos,
     })
+}
+
+/// `source.defects4j.bugs`: each entry an active bug (`<Project>_<id>`) of a project in
+/// the build, so a typo is one clear line instead of a silently smaller dataset.
+fn d4j_bugs(
+    cx: &Ctx<'_>,
+    list: &[String],
+    projects: &[(String, PathBuf)],
+) -> Result<std::collections::BTreeSet<String>, RecipeError> {
+    let mut active: BTreeMap<&str, std::collections::BTreeSet<u32>> = BTreeMap::new();
+    for (name, dir) in projects {
+        let rows = defects4j::read_active_bugs(&dir.join("active-bugs.csv"))
+            .map_err(|e| cx.err("source.defects4j.path", e.to_string()))?;
+        active.insert(name, rows.into_iter().map(|r| r.id).collect());
+    }
+    let mut out = std::collections::BTreeSet::new();
+    for (i, bug) in list.iter().enumerate() {
+        let key = format!("source.defects4j.bugs[{i}]");
+        let (project, id) = bug
+            .rsplit_once('_')
+            .and_then(|(p, n)| n.parse::<u32>().ok().map(|n| (p, n)))
+            .ok_or_else(|| {
+                cx.err(
+                    &key,
+                    format!("`{bug}`: expected <Project>_<number>, e.g. Lang_10"),
+                )
+            })?;
+        match active.get(project) {
+            None => {
+                return Err(cx.err(&key, format!("`{bug}`: no project {project} in this build")))
+            }
+            Some(ids) if !ids.contains(&id) => {
+                return Err(cx.err(&key, format!("`{bug}`: not an active bug of {project}")))
+            }
+            Some(_) => {}
+        }
+        out.insert(bug.clone());
+    }
+    Ok(out)
 }
 
 pub(super) fn swebench_plan(
@@ -268,12 +312,11 @@ pub(super) fn git_plan(
     }
     walk.subject_regex = spec.subject_regex.clone();
     walk.exclude_regex = spec.exclude_regex.clone();
-    let rules = MessageRules::compile(&walk).map_err(|e| match e {
-        crate::git::GitError::BadRegex { key, message, .. } => cx.err(
-            &format!("source.git.{key}"),
-            format!("not a valid regex: {message}"),
-        ),
-        other => cx.err("source.git", other.to_string()),
+    let rules = MessageRules::compile(&walk).map_err(|e| {
+        cx.err(
+            &format!("source.git.{}", e.key),
+            format!("not a valid regex: {}", e.message),
+        )
     })?;
     let links = links(cx, spec)?;
     let name = match (&spec.name, &spec.url) {

@@ -12,6 +12,7 @@
 
 pub mod agents;
 pub mod d4j;
+mod error;
 pub mod prompt;
 pub mod trajectory;
 mod workdir;
@@ -23,6 +24,7 @@ use crate::dataset;
 use crate::model::{AgentOutcome, AgentRunRecord, Instance, Scenario, StateKind};
 use crate::validate::runner::{Command, RunSpec, Runner, SandboxPolicy};
 use agents::{AgentSpec, TrajectorySource};
+pub use error::ExecuteError;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -564,7 +566,7 @@ impl Ctx<'_> {
             Ok(patch) => patch,
             Err(why) => {
                 record.outcome = AgentOutcome::SandboxError;
-                record.detail = Some(why);
+                record.detail = Some(why.to_string());
                 String::new()
             }
         };
@@ -586,7 +588,7 @@ impl Ctx<'_> {
         candidate: Option<&crate::source::Candidate>,
         prompt: &str,
         record: &mut AgentRunRecord,
-    ) -> Result<String, String> {
+    ) -> Result<String, ExecuteError> {
         let opts = self.opts;
         let spec = &opts.spec;
         let id = &inst.instance_id;
@@ -599,7 +601,11 @@ impl Ctx<'_> {
             mcp_config,
         } = self.paths(id);
         let trajectory_file = private.join("trajectory.log");
-        let io = |what: &str, p: &Path, e: std::io::Error| format!("{what} {}: {e}", p.display());
+        let io = |what, p: &Path, source| ExecuteError::Io {
+            what,
+            path: p.to_path_buf(),
+            source,
+        };
         for d in [&inst_dir, &private] {
             std::fs::create_dir_all(d).map_err(|e| io("cannot create", d, e))?;
         }
@@ -607,8 +613,8 @@ impl Ctx<'_> {
         let prompt_file = inst_dir.join("prompt.md");
         std::fs::write(&prompt_file, prompt).map_err(|e| io("cannot write", &prompt_file, e))?;
         let tools = self.materialize(inst, state, candidate, &work, &private)?;
-        let tree = crate::git::snapshot_worktree(&snapshot, &work)
-            .map_err(|e| format!("cannot snapshot the working directory: {e}"))?;
+        let tree =
+            crate::git::snapshot_worktree(&snapshot, &work).map_err(ExecuteError::Snapshot)?;
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("hunkgen"));
         let mcp = serde_json::json!({"mcpServers": {"hunkgen": {
             "command": exe, "args": ["mcp", "--root", work]}}});
@@ -683,7 +689,7 @@ impl Ctx<'_> {
         record.elapsed_ms = started.elapsed().as_millis() as u64;
         redact_file(&stdout, &secrets);
         redact_file(&stderr, &secrets);
-        let outcome = outcome.map_err(|e| e.to_string())?;
+        let outcome = outcome?;
         record.exit_code = match outcome.exit {
             crate::validate::runner::ExitKind::Code(c) => Some(c),
             crate::validate::runner::ExitKind::Signal(_) => None,
@@ -703,8 +709,8 @@ impl Ctx<'_> {
             record.outcome = AgentOutcome::WorkdirDeleted;
             return Ok(String::new());
         }
-        let diff = crate::git::diff_worktree(&snapshot, &work, &tree)
-            .map_err(|e| format!("cannot diff the working directory: {e}"))?;
+        let diff =
+            crate::git::diff_worktree(&snapshot, &work, &tree).map_err(ExecuteError::Diff)?;
         let mut patch = redact(&String::from_utf8_lossy(&diff.patch), &secrets);
         record.binary_files = diff.binary;
         let max = spec.max_diff_bytes.unwrap_or(DEFAULT_MAX_DIFF);

@@ -21,29 +21,55 @@ use crate::model::{StepKind, TrajectoryStep};
 use serde_json::Value;
 use std::collections::HashMap;
 
+/// Why a log could not be normalized (the run keeps the raw log and says why).
+#[derive(Debug, thiserror::Error)]
+pub enum TrajectoryError {
+    /// The agent's format is `raw`: there is nothing to normalize.
+    #[error("raw format: log kept as is")]
+    Raw,
+    /// A line of a log in hunkgen's own format is not a step.
+    #[error("line {line}: not a normalized step: {source}")]
+    NotAStep {
+        /// 1-based line.
+        line: usize,
+        /// The JSON error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The log holds no Claude Code stream-json event.
+    #[error("no Claude Code stream-json event (type assistant / user / result)")]
+    NoClaudeEvent,
+    /// The log holds no Codex `exec --json` event.
+    #[error("no Codex exec --json event (thread.*, turn.*, item.*)")]
+    NoCodexEvent,
+}
+
 /// Normalize `log` written in `format`; paths under `workdir` become relative.
 pub fn normalize(
     format: TrajectoryFormat,
     log: &str,
     workdir: &str,
-) -> Result<Vec<TrajectoryStep>, String> {
+) -> Result<Vec<TrajectoryStep>, TrajectoryError> {
     match format {
         TrajectoryFormat::Normalized => normalized(log),
         TrajectoryFormat::ClaudeStreamJson => claude(log, workdir),
         TrajectoryFormat::CodexJson => codex(log, workdir),
-        TrajectoryFormat::Raw => Err("raw format: log kept as is".into()),
+        TrajectoryFormat::Raw => Err(TrajectoryError::Raw),
     }
 }
 
 /// hunkgen's own format, checked line by line.
-fn normalized(log: &str) -> Result<Vec<TrajectoryStep>, String> {
+fn normalized(log: &str) -> Result<Vec<TrajectoryStep>, TrajectoryError> {
     let mut steps = Vec::new();
     for (n, line) in log.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let step: TrajectoryStep = serde_json::from_str(line)
-            .map_err(|e| format!("line {}: not a normalized step: {e}", n + 1))?;
+        let step: TrajectoryStep =
+            serde_json::from_str(line).map_err(|source| TrajectoryError::NotAStep {
+                line: n + 1,
+                source,
+            })?;
         steps.push(step);
     }
     Ok(steps)
@@ -129,7 +155,7 @@ fn tool_step(name: &str, input: &Value, workdir: &str) -> TrajectoryStep {
 }
 
 /// Claude Code's stream-json events.
-fn claude(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, String> {
+fn claude(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, TrajectoryError> {
     let evs = events(log);
     if !evs.iter().any(|e| {
         matches!(
@@ -137,7 +163,7 @@ fn claude(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, String> {
             Some("assistant" | "result" | "system")
         )
     }) {
-        return Err("no Claude Code stream-json event (type assistant / user / result)".into());
+        return Err(TrajectoryError::NoClaudeEvent);
     }
     let mut steps: Vec<TrajectoryStep> = Vec::new();
     let mut by_id: HashMap<String, usize> = HashMap::new();
@@ -214,7 +240,7 @@ fn claude(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, String> {
 }
 
 /// Codex's `exec --json` events.
-fn codex(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, String> {
+fn codex(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, TrajectoryError> {
     let evs = events(log);
     let known =
         |t: &str| t.starts_with("item.") || t.starts_with("turn.") || t.starts_with("thread.");
@@ -222,7 +248,7 @@ fn codex(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, String> {
         .iter()
         .any(|e| e.get("type").and_then(Value::as_str).is_some_and(known))
     {
-        return Err("no Codex exec --json event (thread.*, turn.*, item.*)".into());
+        return Err(TrajectoryError::NoCodexEvent);
     }
     let mut steps: Vec<TrajectoryStep> = Vec::new();
     let mut turn_start = 0;

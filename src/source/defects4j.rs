@@ -409,6 +409,8 @@ pub struct D4jConfig {
     pub version: Option<String>,
     /// The project directories to read, in name order.
     pub projects: Vec<(String, PathBuf)>,
+    /// Only these bugs (`<Project>_<id>`), when the recipe names them.
+    pub bugs: Option<std::collections::BTreeSet<String>>,
     /// Per project: its repository (absent projects have none).
     pub repos: BTreeMap<String, ProjectRepo>,
 }
@@ -419,7 +421,15 @@ pub fn candidates(cfg: &D4jConfig, progress: &Progress) -> Result<SourceOutput, 
     let mut work = Vec::new();
     for (name, dir) in &cfg.projects {
         let rows = read_active_bugs(&dir.join("active-bugs.csv"))?;
-        work.extend(rows.into_iter().map(|r| (name.as_str(), dir.as_path(), r)));
+        work.extend(
+            rows.into_iter()
+                .filter(|r| {
+                    cfg.bugs
+                        .as_ref()
+                        .is_none_or(|b| b.contains(&format!("{name}_{}", r.id)))
+                })
+                .map(|r| (name.as_str(), dir.as_path(), r)),
+        );
     }
     progress.set_len(work.len() as u64);
     let results: Vec<Result<Candidate, Rejected>> = work

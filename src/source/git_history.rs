@@ -1,7 +1,7 @@
 //! git-history source: the fix commits of a local repository as candidates (ARCHITECTURE §3).
 
 use super::refs;
-use super::rules::{CommitRule, GitSourceConfig, MessageRules, Selection};
+use super::rules::{BadRegex, CommitRule, GitSourceConfig, MessageRules, Selection};
 use super::{Base, Candidate, SourceOutput, Tree};
 use crate::classify::Classifier;
 use crate::git::walk::{self, Outcome};
@@ -160,15 +160,26 @@ pub struct MineRejection {
     pub kept: Option<String>,
 }
 
+/// Why [`mine`] found nothing: a message rule does not compile, or git failed.
+#[derive(Debug, thiserror::Error)]
+pub enum MineError {
+    /// A message rule of `cfg` is not a valid regex.
+    #[error(transparent)]
+    Rule(#[from] BadRegex),
+    /// Reading the history failed.
+    #[error(transparent)]
+    Git(#[from] GitError),
+}
+
 /// Find the fix commits of `repo` selected by `cfg`, compiling its message rules.
 pub fn mine(
     repo: &Path,
     cfg: &GitSourceConfig,
     classifier: &Classifier,
     progress: &Progress,
-) -> Result<Mined, GitError> {
+) -> Result<Mined, MineError> {
     let rules = MessageRules::compile(cfg)?;
-    mine_with_rules(repo, cfg, &rules, classifier, progress)
+    Ok(mine_with_rules(repo, cfg, &rules, classifier, progress)?)
 }
 
 /// Find the fix commits of `repo` selected by `cfg`, with the message rule already

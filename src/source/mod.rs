@@ -102,20 +102,52 @@ pub struct SourceOutput {
     pub notes: Vec<String>,
 }
 
+/// Why an instance row cannot be turned back into a candidate (the row's `broken` note
+/// in re-validation, its infrastructure note in evaluation).
+#[derive(Debug, thiserror::Error)]
+pub enum InstanceError {
+    /// The card's `repositories` has no path for the row's repository.
+    #[error("the card names no repository for `{repo}`")]
+    NoRepository {
+        /// The instance.
+        instance: String,
+        /// The row's `repo`.
+        repo: String,
+    },
+    /// A patch field of the row does not parse.
+    #[error("{field} does not parse: {source}")]
+    BadPatch {
+        /// The instance.
+        instance: String,
+        /// `patch` or `test_patch`.
+        field: &'static str,
+        /// Where and why.
+        #[source]
+        source: crate::diff::ParseError,
+    },
+}
+
 impl Candidate {
     /// The candidate an instance row was built from (patches parsed back, base tree from
     /// the card's repositories), so a built dataset can be validated and scored again.
     pub fn from_instance(
         inst: &crate::model::Instance,
         card: &crate::model::Card,
-    ) -> Result<Candidate, String> {
-        let parse = |name: &str, text: &str| {
-            crate::diff::parse(text.as_bytes()).map_err(|e| format!("{name} does not parse: {e}"))
+    ) -> Result<Candidate, InstanceError> {
+        let parse = |field: &'static str, text: &str| {
+            crate::diff::parse(text.as_bytes()).map_err(|source| InstanceError::BadPatch {
+                instance: inst.instance_id.clone(),
+                field,
+                source,
+            })
         };
-        let repo = card
-            .repositories
-            .get(&inst.repo)
-            .ok_or_else(|| format!("the card names no repository for `{}`", inst.repo))?;
+        let repo =
+            card.repositories
+                .get(&inst.repo)
+                .ok_or_else(|| InstanceError::NoRepository {
+                    instance: inst.instance_id.clone(),
+                    repo: inst.repo.clone(),
+                })?;
         let patch = parse("patch", &inst.patch)?;
         let base = match inst.source {
             SourceKind::Git | SourceKind::Swebench | SourceKind::Github => Base::Buggy(Tree::Git {

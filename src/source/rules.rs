@@ -3,7 +3,7 @@
 //! does. The walk asks these rules through [`Policy`].
 
 use crate::git::walk::{ChangeSize, Policy};
-use crate::git::{GitError, HunkRules};
+use crate::git::HunkRules;
 use regex::Regex;
 use serde::Deserialize;
 
@@ -121,7 +121,7 @@ pub struct MessageRules {
 
 impl MessageRules {
     /// Compile `cfg`'s three rules; an error names the rule.
-    pub fn compile(cfg: &GitSourceConfig) -> Result<MessageRules, GitError> {
+    pub fn compile(cfg: &GitSourceConfig) -> Result<MessageRules, BadRegex> {
         Ok(MessageRules {
             message: compile_rule("message_regex", &cfg.message_regex)?,
             subject: cfg
@@ -232,12 +232,25 @@ fn one_line(s: &str) -> String {
     }
 }
 
+/// A message rule of the git source that does not compile (the recipe plan reports it
+/// against its key, `source.git.<key>`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("git source: invalid {key} `{regex}`: {message}")]
+pub struct BadRegex {
+    /// Which rule (`message_regex`, `subject_regex`, `exclude_regex`).
+    pub key: &'static str,
+    /// The pattern from the config.
+    pub regex: String,
+    /// The regex compiler's reason (first line).
+    pub message: String,
+}
+
 /// A message rule, case-insensitive unless the pattern turns that off with `(?-i)`.
-fn compile_rule(key: &'static str, pattern: &str) -> Result<Regex, GitError> {
+fn compile_rule(key: &'static str, pattern: &str) -> Result<Regex, BadRegex> {
     regex::RegexBuilder::new(pattern)
         .case_insensitive(true)
         .build()
-        .map_err(|e| GitError::BadRegex {
+        .map_err(|e| BadRegex {
             key,
             regex: pattern.to_string(),
             message: e

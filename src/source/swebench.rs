@@ -418,19 +418,50 @@ fn instance(cfg: &SwebenchConfig, file: &str, r: &Record<'_>) -> Result<Candidat
     })
 }
 
+/// Why a SWE-bench test list could not be read (the row is rejected with it).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TestListError {
+    /// An element of the list is not a string.
+    #[error("element {index}: expected a test name (string), found {found}")]
+    NotAString {
+        /// The element's position.
+        index: usize,
+        /// What it is instead (`a number`, ...).
+        found: &'static str,
+    },
+    /// A string that holds JSON, but not an array.
+    #[error("expected a JSON array of test names or a string holding one, found a string holding {found}")]
+    NotAnArray {
+        /// What the string holds instead.
+        found: &'static str,
+    },
+    /// A string that is not JSON at all.
+    #[error("expected a JSON array of test names or a string holding one, found a string that is not JSON ({reason})")]
+    NotJson {
+        /// The JSON parser's message.
+        reason: String,
+    },
+    /// Neither an array nor a string.
+    #[error("expected a JSON array of test names or a string holding one, found {found}")]
+    WrongType {
+        /// What the field is instead.
+        found: &'static str,
+    },
+}
+
 /// A test list: a JSON array of strings, or a string holding one (published datasets
 /// store them that way); absent, null or `""` is empty.
-pub fn test_list(v: Option<&Value>) -> Result<Vec<String>, String> {
-    let strings = |items: &[Value]| -> Result<Vec<String>, String> {
+pub fn test_list(v: Option<&Value>) -> Result<Vec<String>, TestListError> {
+    let strings = |items: &[Value]| -> Result<Vec<String>, TestListError> {
         items
             .iter()
             .enumerate()
             .map(|(i, t)| match t {
                 Value::String(s) => Ok(s.clone()),
-                other => Err(format!(
-                    "element {i}: expected a test name (string), found {}",
-                    kind(other)
-                )),
+                other => Err(TestListError::NotAString {
+                    index: i,
+                    found: kind(other),
+                }),
             })
             .collect()
     };
@@ -440,18 +471,14 @@ pub fn test_list(v: Option<&Value>) -> Result<Vec<String>, String> {
         Some(Value::String(s)) if s.trim().is_empty() => Ok(Vec::new()),
         Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
             Ok(Value::Array(items)) => strings(&items),
-            Ok(other) => Err(format!(
-                "expected a JSON array of test names or a string holding one, found a string holding {}",
-                kind(&other)
-            )),
-            Err(e) => Err(format!(
-                "expected a JSON array of test names or a string holding one, found a string that is not JSON ({e})"
-            )),
+            Ok(other) => Err(TestListError::NotAnArray {
+                found: kind(&other),
+            }),
+            Err(e) => Err(TestListError::NotJson {
+                reason: e.to_string(),
+            }),
         },
-        Some(other) => Err(format!(
-            "expected a JSON array of test names or a string holding one, found {}",
-            kind(other)
-        )),
+        Some(other) => Err(TestListError::WrongType { found: kind(other) }),
     }
 }
 
@@ -543,12 +570,15 @@ mod tests {
         assert_eq!(test_list(Some(&j(r#""""#))), Ok(vec![]));
         assert!(test_list(Some(&j("3")))
             .unwrap_err()
+            .to_string()
             .contains("found a number"));
         assert!(test_list(Some(&j(r#""a, b""#)))
             .unwrap_err()
+            .to_string()
             .contains("not JSON"));
         assert!(test_list(Some(&j(r#"[1]"#)))
             .unwrap_err()
+            .to_string()
             .contains("element 0"));
     }
 }

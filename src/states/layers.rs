@@ -136,6 +136,39 @@ impl LayeredStore {
     }
 }
 
+/// The segment packs already under `root` that together hold exactly the history of
+/// `base` (a full commit id), whatever chains built them: the segment whose tip is
+/// `base`, then one whose tip is the ancestor that segment excludes, and so on down to a
+/// root segment; `None` when a link of that chain is missing or unfinished. A checkout
+/// links these instead of packing the history out of the source again.
+pub fn packs_in(root: &Path, base: &str) -> Option<Vec<HistoryPack>> {
+    let mut names: Vec<String> = std::fs::read_dir(root)
+        .ok()?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with('.'))
+        .collect();
+    names.sort();
+    let short = |id: &str| id.chars().take(12).collect::<String>();
+    let mut tip = short(base);
+    let mut packs: Vec<HistoryPack> = Vec::new();
+    // Each step goes to a strict ancestor; more steps than segments means a bad layout.
+    for _ in 0..=names.len() {
+        let prefix = format!("{tip}-");
+        let name = names
+            .iter()
+            .find(|n| **n == format!("{tip}-root"))
+            .or_else(|| names.iter().find(|n| n.starts_with(&prefix)))?;
+        let full = if packs.is_empty() { base } else { tip.as_str() };
+        packs.push(existing_pack(&root.join(name), full)?);
+        match &name[prefix.len()..] {
+            "root" => return Some(packs),
+            exclude => tip = exclude.to_string(),
+        }
+    }
+    None
+}
+
 /// A segment directory's pack from an earlier run, if complete (its `.idx` is written
 /// last and the directory renamed into place after).
 fn existing_pack(dir: &Path, tip: &str) -> Option<HistoryPack> {

@@ -15,9 +15,28 @@ use std::path::{Path, PathBuf};
 /// An instance's Partial change (or why there is none) and the verdict of the run that
 /// confirmed it still fails, if a validator ran one.
 pub type PartialOutcome = (
-    Result<super::PartialChange, String>,
+    Result<super::PartialChange, NoPartial>,
     Option<serde_json::Value>,
 );
+
+/// Why an instance has no Partial change (listed in its `states.missing`).
+#[derive(Debug, thiserror::Error)]
+pub enum NoPartial {
+    /// The recipe's `states.kinds` has no `partial`.
+    #[error("Partial states are not asked for")]
+    NotAsked,
+    /// The recipe names no repository the instance's states can be made from.
+    #[error("no repository for `{repo}`")]
+    NoRepository {
+        /// The instance.
+        instance: String,
+        /// The instance's `repo`.
+        repo: String,
+    },
+    /// No subset of the golden hunks makes a Partial state.
+    #[error(transparent)]
+    States(#[from] super::StatesError),
+}
 
 /// What writing a dataset's states needs: the recipe's `states:`, the validator (if the
 /// recipe validates) and the dataset directory being written.
@@ -59,10 +78,14 @@ impl<'a> StatesWriter<'a> {
     /// recipe asks for Partial states.
     pub fn partial(&self, c: &Candidate, inst: &Instance) -> PartialOutcome {
         if !self.spec.kinds.contains(&StateKind::Partial) {
-            return (Err(String::new()), None);
+            return (Err(NoPartial::NotAsked), None);
         }
         let Some(repo) = state_repo(self.plan, &inst.repo) else {
-            return (Err(format!("no repository for `{}`", inst.repo)), None);
+            let no_repo = NoPartial::NoRepository {
+                instance: inst.instance_id.clone(),
+                repo: inst.repo.clone(),
+            };
+            return (Err(no_repo), None);
         };
         let verdict = std::sync::Mutex::new(None);
         let verify = |subset: &[usize]| -> bool {
@@ -80,7 +103,7 @@ impl<'a> StatesWriter<'a> {
             ok
         };
         let change = super::partial_change(inst, repo, &self.strategy, Some(&verify))
-            .map_err(|e| e.to_string());
+            .map_err(NoPartial::from);
         let record = verdict.into_inner().ok().flatten();
         (change, record)
     }

@@ -2,22 +2,85 @@
 //! or, for a system's predicted patch, as `git apply --3way` and then GNU patch would
 //! (offset and fuzz). The validate stage and the evaluation both apply patches here.
 
-use crate::diff::{apply_patch_to_files, FileChange, LineKind, Patch};
+use crate::diff::{apply_patch_to_files, ApplyError, FileChange, LineKind, Patch};
 use std::path::Path;
+use std::sync::Arc;
+
+/// Why a patch could not be applied to a directory, naming the file (comparable, so a
+/// test can assert on a whole result).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DirApplyError {
+    /// The patch does not apply exactly: a line differs or a file it modifies is missing.
+    #[error(transparent)]
+    Exact(#[from] ApplyError),
+    /// A file of the directory could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The repository-relative path.
+        path: String,
+        /// The OS error.
+        #[source]
+        source: IoCause,
+    },
+    /// A hunk matches nowhere in its file, even with offset and fuzz.
+    #[error("{path}: hunk at line {line} matches nowhere")]
+    NoPlace {
+        /// The file the hunk is for.
+        path: String,
+        /// The hunk's stated start line in the old file.
+        line: u32,
+    },
+}
+
+/// An I/O error that can be cloned and compared (by kind and message), so
+/// [`DirApplyError`] stays a plain value.
+#[derive(Debug, Clone)]
+pub struct IoCause(pub Arc<std::io::Error>);
+
+impl PartialEq for IoCause {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.kind() == other.0.kind() && self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for IoCause {}
+
+impl std::fmt::Display for IoCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for IoCause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+/// Map an I/O error to [`DirApplyError::Io`] naming `path`.
+fn io_err(path: &str) -> impl FnOnce(std::io::Error) -> DirApplyError + '_ {
+    move |e| DirApplyError::Io {
+        path: path.to_string(),
+        source: IoCause(Arc::new(e)),
+    }
+}
+
+/// Write `bytes` to `root/path`, creating its directory.
+fn write_file(root: &Path, path: &str, bytes: &[u8]) -> Result<(), DirApplyError> {
+    let target = root.join(path);
+    if let Some(dir) = target.parent() {
+        std::fs::create_dir_all(dir).map_err(io_err(path))?;
+    }
+    std::fs::write(&target, bytes).map_err(io_err(path))
+}
 
 /// Apply a patch to the files of a directory (renames, additions and deletions too).
-pub fn apply_to_dir(p: &Patch, root: &Path) -> Result<(), String> {
-    let files = apply_patch_to_files(p, |path| std::fs::read(root.join(path)).ok())
-        .map_err(|e| e.to_string())?;
+pub fn apply_to_dir(p: &Patch, root: &Path) -> Result<(), DirApplyError> {
+    let files = apply_patch_to_files(p, |path| std::fs::read(root.join(path)).ok())?;
     for (path, content) in files {
         let target = root.join(&path);
         match content {
-            Some(bytes) => {
-                if let Some(dir) = target.parent() {
-                    std::fs::create_dir_all(dir).map_err(|e| format!("{path}: {e}"))?;
-                }
-                std::fs::write(&target, bytes).map_err(|e| format!("{path}: {e}"))?;
-            }
+            Some(bytes) => write_file(root, &path, &bytes)?,
             None => {
                 let _ = std::fs::remove_file(&target);
             }
@@ -42,18 +105,14 @@ pub enum Applied {
 /// by merging each file's change onto it from the patch's own base blob (found in `repo`
 /// through the `index` line); otherwise hunk by hunk at the nearest place its lines match
 /// (offset), dropping up to two outer context lines (fuzz), as GNU patch does.
-pub fn apply_fuzzy(p: &Patch, root: &Path, repo: Option<&Path>) -> Result<Applied, String> {
+pub fn apply_fuzzy(p: &Patch, root: &Path, repo: Option<&Path>) -> Result<Applied, DirApplyError> {
     if apply_to_dir(p, root).is_ok() {
         return Ok(Applied::Exact);
     }
     if let Some(repo) = repo {
         if let Some(merged) = three_way(p, root, repo) {
             for (path, bytes) in merged {
-                let target = root.join(&path);
-                if let Some(dir) = target.parent() {
-                    std::fs::create_dir_all(dir).map_err(|e| format!("{path}: {e}"))?;
-                }
-                std::fs::write(&target, bytes).map_err(|e| format!("{path}: {e}"))?;
+                write_file(root, &path, &bytes)?;
             }
             return Ok(Applied::ThreeWay);
         }
@@ -64,7 +123,7 @@ pub fn apply_fuzzy(p: &Patch, root: &Path, repo: Option<&Path>) -> Result<Applie
         let text = if fp.change == FileChange::Added {
             Vec::new()
         } else {
-            std::fs::read(root.join(old)).map_err(|e| format!("{old}: {e}"))?
+            std::fs::read(root.join(old)).map_err(io_err(old))?
         };
         let mut lines: Vec<Vec<u8>> = text
             .split_inclusive(|b| *b == b'\n')
@@ -126,21 +185,17 @@ pub fn apply_fuzzy(p: &Patch, root: &Path, repo: Option<&Path>) -> Result<Applie
                 }
             }
             if !placed {
-                return Err(format!(
-                    "{new}: hunk at line {} matches nowhere",
-                    h.old_start
-                ));
+                return Err(DirApplyError::NoPlace {
+                    path: new.to_string(),
+                    line: h.old_start,
+                });
             }
         }
         if fp.change == FileChange::Deleted {
             let _ = std::fs::remove_file(root.join(old));
             continue;
         }
-        let target = root.join(new);
-        if let Some(dir) = target.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{new}: {e}"))?;
-        }
-        std::fs::write(&target, lines.concat()).map_err(|e| format!("{new}: {e}"))?;
+        write_file(root, new, &lines.concat())?;
         if old != new {
             let _ = std::fs::remove_file(root.join(old));
         }

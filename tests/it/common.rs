@@ -11,6 +11,30 @@ pub fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Where tests put the scratch directories they keep between runs: cargo's target/tmp,
+/// or `HUNKGEN_TEST_TMPDIR` when set (the check that reruns tests under `/tmp`, in a path
+/// with spaces, sets it).
+pub fn scratch_root() -> PathBuf {
+    std::env::var_os("HUNKGEN_TEST_TMPDIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")))
+}
+
+/// Whether golden files are rewritten from what the code makes (`HUNKGEN_BLESS` set).
+/// Under CI (`CI` set and not `false`/`0`, as CI systems set it) blessing fails the test
+/// instead of writing: CI checks the checked-in files, it never regenerates them.
+pub fn blessing() -> bool {
+    let bless = std::env::var_os("HUNKGEN_BLESS").is_some();
+    let ci = std::env::var("CI").unwrap_or_default();
+    let under_ci = !ci.is_empty() && ci != "false" && ci != "0";
+    assert!(
+        !(bless && under_ci),
+        "HUNKGEN_BLESS is set under CI (CI={ci}): golden files are checked there, never \
+         written; bless on a developer machine and commit the result"
+    );
+    bless
+}
+
 /// Defects4J's `framework/projects`: `HUNKGEN_D4J_ROOT`, else v2.0.1 in `../shared`.
 pub fn d4j_root() -> PathBuf {
     std::env::var_os("HUNKGEN_D4J_ROOT")

@@ -240,3 +240,55 @@ fn build_is_byte_reproducible() {
     let read = |d: &Path| std::fs::read(d.join("instances.jsonl")).expect("jsonl");
     assert_eq!(read(a.path()), read(b.path()));
 }
+
+/// `source.defects4j.bugs` keeps exactly the named bugs (a measurement's fixed sample),
+/// and a bug that is not active in the tree is one clear line naming the entry.
+#[test]
+fn defects4j_bugs_list_selects_and_checks_each_entry() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let file = manifest.join("recipes/hunk4j.yaml");
+    let base = std::fs::read_to_string(&file).expect("recipe");
+    let with = |bugs: &str| {
+        base.replacen(
+            "    version: v2.1.0\n",
+            &format!("    version: v2.1.0\n    projects: [Cli, Lang]\n    bugs: {bugs}\n"),
+            1,
+        )
+    };
+    let text = with("[Cli_1, Lang_4, Lang_1]");
+    assert_ne!(
+        text, base,
+        "the recipe's version line moved; update this test"
+    );
+    let plan = hunkgen::recipe::load_text(&text, &file, &Default::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let summary = build(
+        &plan,
+        &BuildOptions {
+            output: Some(dir.path().to_path_buf()),
+            ..Default::default()
+        },
+    )
+    .expect("builds");
+    assert_eq!(summary.examined, 3, "only the three named bugs are read");
+    let ids: Vec<&str> = summary
+        .instances
+        .iter()
+        .map(|i| i.instance_id.as_str())
+        .collect();
+    // Lang_1 has one counted hunk, so it is read but not kept.
+    assert_eq!(ids, ["Cli_1", "Lang_4"]);
+
+    for (bugs, want) in [
+        ("[Lang_9999]", "source.defects4j.bugs[0]"),
+        ("[Cli_1, Math_4]", "source.defects4j.bugs[1]"),
+        ("[Cli-1]", "expected <Project>_<number>"),
+    ] {
+        let e = hunkgen::recipe::load_text(&with(bugs), &file, &Default::default())
+            .expect_err("a bad bug entry is refused")
+            .to_string();
+        assert!(e.contains(want), "{bugs}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+}

@@ -38,4 +38,5 @@ mod swebench_grader;
 mod swebench_io;
 mod syntax_dast;
 mod syntax_oracle;
+mod tmp_paths;
 mod validate;

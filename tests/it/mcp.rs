@@ -1,6 +1,7 @@
 //! `hunkgen mcp`: a client in the test speaks MCP over the server's stdin/stdout pipes
-//! on a checkout of the demo repository; every expected file and line range below was
-//! read off the demo sources by hand.
+//! on a checkout of the demo repository, and so does the official MCP Python SDK (PyPI
+//! `mcp`, in target/venv-mcp); every expected file and line range below was read off the
+//! demo sources by hand.
 use crate::common::{demo_recipe, git};
 
 use serde_json::{json, Value};
@@ -399,4 +400,90 @@ fn bad_requests_and_broken_files_are_answered_not_fatal() {
         c.places("find_method", json!({"method_name": "Money.sum"})),
         [p(MONEY, 32, 38, "Money.sum")]
     );
+}
+
+#[test]
+fn the_official_mcp_sdk_lists_and_calls_every_tool() {
+    let dir = demo_checkout();
+    let root = dir.path().join("co");
+    // One call per tool, as a client nobody here wrote sends it.
+    let calls = json!({
+        "find_method_in_class": {"class_name": "Money", "method_name": "sum"},
+        "find_class_in_file": {"file_path": PAD, "class_name": "Pad"},
+        "find_method_in_file": {"file_path": STATS, "method_name": "mean"},
+        "find_code_in_file": {"file_path": STATS, "code": "math.fsum("},
+        "get_class_skeleton": {"file_path": MONEY},
+        "find_class": {"class_name": "Pad"},
+        "find_method": {"method_name": "median"},
+        "find_code": {"code": "Pad.left(Long"},
+        "get_repository_structure": {"max_depth": 3},
+    });
+    let o = Command::new(crate::common::venv_python("venv-mcp"))
+        .arg(crate::common::manifest().join("scripts/mcp_sdk_client.py"))
+        .arg(env!("CARGO_BIN_EXE_hunkgen"))
+        .arg(&root)
+        .arg(calls.to_string())
+        .output()
+        .expect("the SDK client runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out: Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    assert_eq!(out["protocol_version"], "2025-06-18");
+    assert_eq!(out["server"], "hunkgen");
+    let listed: Vec<&str> = out["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let mut called: Vec<&str> = calls
+        .as_object()
+        .expect("calls")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    called.sort();
+    let mut sorted = listed.clone();
+    sorted.sort();
+    assert_eq!(sorted, called, "every listed tool is called once");
+    assert!(out["schema_types"]
+        .as_array()
+        .expect("types")
+        .iter()
+        .all(|t| t == "object"));
+    for name in &listed {
+        let r = &out["calls"][name];
+        assert_eq!(r["is_error"], false, "{name}: {r}");
+        assert!(
+            !r["text"][0].as_str().unwrap_or("").is_empty(),
+            "{name}: {r}"
+        );
+    }
+    // What the SDK read back is what the demo's sources say (see the test above).
+    let place = |name: &str, k: usize| {
+        let m = &out["calls"][name]["structured"]["matches"][k];
+        (
+            m["file"].as_str().unwrap_or("").to_string(),
+            m["start_line"].as_u64().unwrap_or(0),
+            m["end_line"].as_u64().unwrap_or(0),
+            m["name"].as_str().unwrap_or("").to_string(),
+        )
+    };
+    assert_eq!(
+        place("find_method_in_class", 0),
+        p(MONEY, 32, 38, "Money.sum")
+    );
+    assert_eq!(place("find_class_in_file", 0), p(PAD, 4, 45, "Pad"));
+    assert_eq!(place("find_method_in_file", 0), p(STATS, 23, 26, "mean"));
+    assert_eq!(place("find_code_in_file", 1), p(STATS, 34, 34, "variance"));
+    assert_eq!(place("find_class", 0), p(PAD, 4, 45, "Pad"));
+    assert_eq!(place("find_method", 0), p(STATS, 14, 20, "median"));
+    assert_eq!(place("find_code", 0), p(MONEY, 54, 54, "Money.format"));
+    assert_eq!(
+        out["calls"]["get_class_skeleton"]["structured"]["package"],
+        "org.acme.num"
+    );
+    let text = out["calls"]["get_repository_structure"]["text"][0]
+        .as_str()
+        .unwrap_or("");
+    assert!(text.contains("test_stats.py  [StatsTest]"), "{text}");
 }

@@ -203,12 +203,13 @@ fn oracle_resolves_and_comment_only_agent_abstains() {
     assert!(html.contains("read → edit"), "the n-grams are shown");
 }
 
-/// An agents file of misbehaving agents, written for this test.
-fn bad_agents(dir: &Path, outside: &Path) -> PathBuf {
+/// An agents file of misbehaving agents, written for this test; `hang` sleeps for
+/// `{sleep}1` and `{sleep}2` seconds, numbers no other process on the machine uses.
+fn bad_agents(dir: &Path, outside: &Path, sleep: &str) -> PathBuf {
     let file = dir.join("agents.yaml");
     let text = format!(
         r#"hang:
-  command: "sleep 987651 & sleep 987652"
+  command: "sleep {sleep}1 & sleep {sleep}2"
   timeout: 2
 delete:
   command: "cd / && rm -rf {{workdir}}; exit 0"
@@ -261,7 +262,14 @@ fn misbehaving_agents_are_labelled_outcomes() {
     let outside = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("run-outside-{}.txt", std::process::id()));
     let _ = fs::remove_file(&outside);
-    let agents = bad_agents(dir.path(), &outside);
+    // This test's own sleep lengths: other runs of this suite on the machine (another
+    // checkout's, at the same time) have other ones.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let sleep = format!("9{}{nanos:09}", std::process::id());
+    let agents = bad_agents(dir.path(), &outside, &sleep);
     let one = |agent: &str| {
         let (ok, stdout, stderr) = run(&agents, agent, &out, &["--only", &py]);
         assert!(ok, "{agent}: {stderr}");
@@ -279,7 +287,7 @@ fn misbehaving_agents_are_labelled_outcomes() {
     assert_eq!(r["outcome"], "timeout", "{r}");
     assert!(started.elapsed().as_secs() < 60);
     // Both the agent and its background child are gone.
-    assert_eq!(processes_with("sleep 98765"), 0);
+    assert_eq!(processes_with(&format!("sleep {sleep}")), 0);
 
     let (r, patch) = one("delete");
     assert_eq!(r["outcome"], "workdir_deleted", "{r}");

@@ -4,10 +4,11 @@
 use crate::common::{build_into, d4j_root, demo_recipe, manifest};
 use std::fs;
 
-/// Regenerate with `HUNKGEN_BLESS=1 cargo test schema` after a deliberate change.
+/// Regenerate with `HUNKGEN_BLESS=1 cargo test schema` after a deliberate change (never
+/// under CI: see [`crate::common::blessing`]).
 fn check(file: &str, generated: &str) {
     let path = manifest().join(file);
-    if std::env::var_os("HUNKGEN_BLESS").is_some() {
+    if crate::common::blessing() {
         fs::write(&path, generated).expect("write schema");
     }
     let checked_in = fs::read_to_string(&path).unwrap_or_default();
@@ -150,7 +151,7 @@ fn hunk4j_rows_differ_from_v1_only_by_the_schema_additions() {
         .expect("Lang_4");
     let golden =
         fs::read_to_string(manifest().join("tests/data/golden/Lang_4.json")).unwrap_or_default();
-    if std::env::var_os("HUNKGEN_BLESS").is_some() {
+    if crate::common::blessing() {
         fs::write(
             manifest().join("tests/data/golden/Lang_4.json"),
             format!("{lang1}\n"),
@@ -177,7 +178,7 @@ fn demo_rows_differ_from_v1_only_by_the_schema_additions() {
     assert_eq!(sha256(&as_schema_v1(&six)), DEMO_V1_SHA256);
     let first = jsonl.lines().next().expect("a row");
     let path = manifest().join("tests/data/golden/demo_first.json");
-    if std::env::var_os("HUNKGEN_BLESS").is_some() {
+    if crate::common::blessing() {
         fs::write(&path, format!("{first}\n")).expect("bless");
     }
     assert_eq!(
@@ -185,4 +186,39 @@ fn demo_rows_differ_from_v1_only_by_the_schema_additions() {
         fs::read_to_string(&path).unwrap_or_default(),
         "first demo row changed"
     );
+}
+
+#[test]
+fn bless_under_ci_fails_instead_of_writing() {
+    let files = [
+        "docs/instance.schema.json",
+        "docs/rejected.schema.json",
+        "docs/state-manifest.schema.json",
+        "docs/trajectory-step.schema.json",
+    ];
+    let stamp = || -> Vec<(Vec<u8>, std::time::SystemTime)> {
+        files
+            .iter()
+            .map(|f| {
+                let p = manifest().join(f);
+                let modified = fs::metadata(&p).and_then(|m| m.modified()).expect("mtime");
+                (fs::read(&p).expect("schema"), modified)
+            })
+            .collect()
+    };
+    let before = stamp();
+    // This test binary again, on the schema test, blessing under CI.
+    let o = std::process::Command::new(std::env::current_exe().expect("the test binary"))
+        .args(["schema::checked_in_schemas_match_the_types", "--exact"])
+        .env("HUNKGEN_BLESS", "1")
+        .env("CI", "true")
+        .output()
+        .expect("runs");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("1 failed"),
+        "the blessing test did not fail: {out}"
+    );
+    assert!(out.contains("HUNKGEN_BLESS is set under CI"), "{out}");
+    assert!(before == stamp(), "a schema file was written");
 }

@@ -1,6 +1,7 @@
 //! Deterministic shards and `hunkgen merge`: the validated demo built as 4 shards (2 at
-//! a time, each really running its golden tests) and merged is byte for byte the
-//! one-machine build; merge refuses partial, missing, doubled and foreign shards; a
+//! a time, each really running its golden tests) and merged is the one-machine build,
+//! made by another execution with a cache of its own (up to measured times), and byte
+//! for byte the build the shards' cache answers; merge refuses partial, missing, doubled and foreign shards; a
 //! shard killed midway leaves nothing a merge accepts, and re-running it gives the same
 //! output.
 
@@ -90,6 +91,83 @@ pub(crate) fn git_objects(root: &Path) -> BTreeMap<String, String> {
 /// Assert two dataset directories are the same build (see [`tree`]).
 pub(crate) fn assert_same_dataset(one: &Path, merged: &Path) {
     let (a, b) = (tree(one), tree(merged));
+    let names = |t: &BTreeMap<String, Vec<u8>>| t.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b), "the same files");
+    for (name, bytes) in &a {
+        assert!(
+            &b[name] == bytes,
+            "{name} differs between {} and {}",
+            one.display(),
+            merged.display()
+        );
+    }
+    assert_eq!(
+        git_objects(one),
+        git_objects(merged),
+        "the same state repositories"
+    );
+}
+
+/// A build's files with what an independent execution of the same recipe measures or
+/// places differently masked: each test log's contents (times, working-copy paths; the
+/// same logs exist), `validation.seconds` in instances.jsonl and the card's checksum of
+/// it, and the directory `home` the build ran in wherever a text file names it (the
+/// card's recipe and repository paths, the report's sources). What later commands write
+/// into a dataset (evaluations, runs, validations, hidden entries such as
+/// `.validate-logs`) is left out.
+fn build_files(root: &Path, home: &Path) -> BTreeMap<String, Vec<u8>> {
+    let home = home.display().to_string();
+    let later = |rel: &str| {
+        let top = rel.split('/').next().unwrap_or("");
+        ["evaluations", "runs", "validations"].contains(&top)
+            || top.starts_with("runs-shard-")
+            || top.starts_with('.')
+    };
+    let mut out = BTreeMap::new();
+    for (rel, bytes) in tree(root) {
+        if later(&rel) {
+            continue;
+        }
+        let text = || String::from_utf8_lossy(&bytes).into_owned();
+        let kept = if rel.starts_with("logs/") {
+            b"(a test log)".to_vec()
+        } else if rel == "instances.jsonl" {
+            let rows: Vec<String> = text()
+                .lines()
+                .map(|l| {
+                    let mut row: serde_json::Value = serde_json::from_str(l).expect("row");
+                    if let Some(v) = row["validation"].as_object_mut() {
+                        v.remove("seconds");
+                    }
+                    row.to_string()
+                })
+                .collect();
+            rows.join("\n").into_bytes()
+        } else if rel == "dataset.yaml" {
+            let t = text().replace(&home, "<home>");
+            let mut lines: Vec<&str> = t.lines().collect();
+            if let Some(i) = lines.iter().position(|l| *l == "- - instances.jsonl") {
+                if i + 1 < lines.len() {
+                    lines[i + 1] = "  (its checksum)";
+                }
+            }
+            lines.join("\n").into_bytes()
+        } else {
+            match String::from_utf8(bytes) {
+                Ok(t) => t.replace(&home, "<home>").into_bytes(),
+                Err(e) => e.into_bytes(),
+            }
+        };
+        out.insert(rel, kept);
+    }
+    out
+}
+
+/// Assert two builds of one recipe, each made by its own execution with an empty cache
+/// of its own in its own directory (`one_home`, `merged_home`), are the same dataset up
+/// to what is measured (see [`build_files`]).
+pub(crate) fn assert_same_build(one: &Path, one_home: &Path, merged: &Path, merged_home: &Path) {
+    let (a, b) = (build_files(one, one_home), build_files(merged, merged_home));
     let names = |t: &BTreeMap<String, Vec<u8>>| t.keys().cloned().collect::<Vec<_>>();
     assert_eq!(names(&a), names(&b), "the same files");
     for (name, bytes) in &a {
@@ -230,34 +308,54 @@ fn four_shards_merged_equal_the_one_machine_build_and_bad_shards_are_refused() {
         }
     }
     assert_eq!(ids.len(), 6, "the six demo instances, once each: {ids:?}");
-    // The one-machine build (answered from the cache the shards filled).
-    let one = root.path().join("datasets/demo");
-    let o = hunkgen()
-        .args(["build", "-q"])
-        .arg(&recipe)
-        .envs(validation_env())
-        .output()
-        .expect("runs");
-    ok(&o);
+    // The one-machine build: the shared validated demo, built from the same recipe in a
+    // directory of its own, so with its own empty cache (the recipe's is relative to
+    // it). Merged equals one machine across two independent executions of every test.
+    let one = crate::golden::demo();
+    let one_home = one
+        .parent()
+        .and_then(Path::parent)
+        .expect("the demo's directory");
+    assert_ne!(one_home, root.path());
+    assert!(
+        one_home.join("target/hunkgen-cache/runs").is_dir(),
+        "its own cache"
+    );
     let merged = root.path().join("merged");
     let mut reversed = shards.clone();
     reversed.reverse();
     let o = merge(&merged, &reversed);
     ok(&o);
     assert!(String::from_utf8_lossy(&o.stdout).contains("6 instances"));
-    assert_same_dataset(&one, &merged);
-    // The merged card differs only in built_at.
+    assert_same_build(one, one_home, &merged, root.path());
+    // The merged card differs only in built_at, besides the directory each build ran in
+    // and the checksum of the measured rows.
     let card = |d: &Path| fs::read_to_string(d.join("dataset.yaml")).expect("card");
-    let diff: Vec<(String, String)> = card(&one)
-        .lines()
+    let one_card = card(one);
+    let lines: Vec<&str> = one_card.lines().collect();
+    let home = |l: &str, h: &Path| l.replace(&h.display().to_string(), "<home>");
+    let diff: Vec<(usize, String, String)> = lines
+        .iter()
         .zip(card(&merged).lines())
-        .filter(|(a, b)| a != b)
-        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .enumerate()
+        .filter(|(_, (a, b))| home(a, one_home) != home(b, root.path()))
+        .map(|(i, (a, b))| (i, a.to_string(), b.to_string()))
         .collect();
     assert!(
-        diff.iter().all(|(a, _)| a.starts_with("built_at:")),
+        diff.iter().all(|(i, a, _)| a.starts_with("built_at:")
+            || (*i > 0 && lines[i - 1] == "- - instances.jsonl")),
         "{diff:?}"
     );
+    // The shards' cache now answers a one-machine build of the same recipe: byte for
+    // byte the merged dataset.
+    let cached = root.path().join("datasets/demo");
+    ok(&hunkgen()
+        .args(["build", "-q"])
+        .arg(&recipe)
+        .envs(validation_env())
+        .output()
+        .expect("runs"));
+    assert_same_dataset(&cached, &merged);
 
     // Refusals, one line each, naming what is wrong.
     let out = root.path().join("refused");
@@ -328,7 +426,8 @@ fn four_shards_merged_equal_the_one_machine_build_and_bad_shards_are_refused() {
     );
     let again = root.path().join("merged-again");
     ok(&merge(&again, &with_killed));
-    assert_same_dataset(&one, &again);
+    assert_same_dataset(&cached, &again);
+    assert_same_build(one, one_home, &again, root.path());
 }
 
 #[test]

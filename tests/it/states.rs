@@ -1149,3 +1149,151 @@ fn export_keeps_modes_and_links_and_never_writes_through_a_link() {
     );
     assert!(!tmp.path().join("escape.txt").exists());
 }
+
+/// What a state repository is to an agent: reachable and stored objects, refs, HEAD,
+/// local config, status and the work tree.
+fn repository_view(dir: &Path) -> Vec<String> {
+    let sorted = |args: &[&str]| {
+        let mut lines: Vec<String> = text(dir, args).lines().map(str::to_string).collect();
+        lines.sort();
+        lines.join("\n")
+    };
+    vec![
+        sorted(&["rev-list", "--all", "--objects"]),
+        sorted(&[
+            "cat-file",
+            "--batch-all-objects",
+            "--batch-check=%(objectname) %(objecttype)",
+        ]),
+        text(dir, &["for-each-ref", "--format=%(refname) %(objectname)"]),
+        text(dir, &["symbolic-ref", "HEAD"]),
+        text(dir, &["rev-parse", "HEAD"]),
+        sorted(&["config", "--local", "--list"]),
+        text(
+            dir,
+            &[
+                "status",
+                "--porcelain=v1",
+                "--untracked-files=all",
+                "--ignored",
+            ],
+        ),
+        format!("{:?}", files(dir)),
+    ]
+}
+
+/// Inode numbers of a repository's pack files.
+fn pack_inodes(git_dir: &Path) -> std::collections::BTreeSet<u64> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::read_dir(git_dir.join("objects/pack"))
+        .expect("pack dir")
+        .flatten()
+        .map(|e| e.metadata().expect("meta").ino())
+        .collect()
+}
+
+/// `hunkgen checkout` of a Best state the dataset holds hardlinks that state's packs,
+/// and of one it does not hold links the dataset's layered history packs; either way
+/// the repository and the manifest (gate included) are those of a checkout made from
+/// the source alone.
+#[test]
+fn checkout_links_the_datasets_packs_and_makes_the_same_repository() {
+    use hunkgen::states::checkout::{checkout, Checkout};
+    let fx = Fixture::new();
+    let which: Vec<(StateKind, Scenario)> = StateKind::ALL
+        .iter()
+        .map(|&s| (s, Scenario::Best))
+        .collect();
+    let partial = fx.partial();
+    for tests in [false, true] {
+        let made = states::materialize_layered(
+            &fx.dataset,
+            &fx.src.dir,
+            &[&fx.inst],
+            &which,
+            tests,
+            &|_| Some(partial.clone()),
+        )
+        .expect("states");
+        assert!(made.iter().all(|(_, r)| r.is_ok()), "{made:?}");
+    }
+    // The same dataset without its states (a checkout as before: packed from the
+    // source), and with its layered history packs only.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let bare = tmp.path().join("bare");
+    let layered = tmp.path().join("layered");
+    for d in [&bare, &layered] {
+        std::fs::create_dir_all(d).expect("mkdir");
+        for f in ["instances.jsonl", "dataset.yaml"] {
+            std::fs::copy(fx.dataset.join(f), d.join(f)).expect("copy");
+        }
+    }
+    let packs = states::layers_dir(&fx.dataset, &fx.inst.repo);
+    let layered_packs = states::layers_dir(&layered, &fx.inst.repo);
+    hunkgen::dataset::copy_tree(&packs, &layered_packs, &mut Default::default())
+        .expect("copy packs");
+    let request = |dataset: &Path, state, tests, target: PathBuf| Checkout {
+        dataset: dataset.to_path_buf(),
+        id: fx.inst.instance_id.clone(),
+        state,
+        scenario: Scenario::Best,
+        with_tests: tests,
+        partial_patches: None,
+        repo: None,
+        manifest: None,
+        target,
+    };
+    for &(state, _) in &which {
+        for tests in [false, true] {
+            let name = format!("{}-{tests}", state.name());
+            let out = |what: &str| tmp.path().join(format!("{name}-{what}"));
+            let fresh = checkout(&request(&bare, state, tests, out("fresh"))).expect("fresh");
+            let linked =
+                checkout(&request(&fx.dataset, state, tests, out("linked"))).expect("linked");
+            let from_layers =
+                checkout(&request(&layered, state, tests, out("layers"))).expect("layers");
+            assert!(!fresh.gate.is_empty(), "{name}: gated");
+            assert_eq!(linked, fresh, "{name}: manifest");
+            assert_eq!(from_layers, fresh, "{name}: manifest");
+            let view = repository_view(&out("fresh"));
+            assert_eq!(repository_view(&out("linked")), view, "{name}");
+            assert_eq!(repository_view(&out("layers")), view, "{name}");
+            assert_no_leak(&out("linked"), &fx.fix, state != StateKind::Resolved);
+
+            // Linked, not packed again: the dataset's own pack files.
+            let held = states::state_dir(
+                &fx.dataset,
+                &fx.inst.instance_id,
+                state,
+                Scenario::Best,
+                tests,
+            )
+            .join("repo/.git");
+            assert_eq!(
+                pack_inodes(&out("linked").join(".git")),
+                pack_inodes(&held),
+                "{name}: the dataset's packs, hardlinked"
+            );
+            let segment_inodes: std::collections::BTreeSet<u64> = {
+                use std::os::unix::fs::MetadataExt;
+                let mut all = std::collections::BTreeSet::new();
+                for seg in std::fs::read_dir(&layered_packs)
+                    .expect("segments")
+                    .flatten()
+                {
+                    for f in std::fs::read_dir(seg.path()).expect("segment").flatten() {
+                        all.insert(f.metadata().expect("meta").ino());
+                    }
+                }
+                all
+            };
+            assert!(
+                pack_inodes(&out("layers").join(".git"))
+                    .intersection(&segment_inodes)
+                    .count()
+                    >= 2,
+                "{name}: the layered history pack, hardlinked"
+            );
+        }
+    }
+}

@@ -30,9 +30,10 @@ fn unsandboxed() -> Runner {
     Runner::new(SandboxPolicy::Off).unwrap()
 }
 
-/// A scratch directory under target/tmp (not /tmp, which the sandbox replaces).
+/// A scratch directory under target/tmp, or `HUNKGEN_TEST_TMPDIR` (see
+/// [`crate::common::scratch_root`]).
 fn scratch(name: &str) -> tempfile::TempDir {
-    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("validate");
+    let base = crate::common::scratch_root().join("validate");
     fs::create_dir_all(&base).unwrap();
     tempfile::Builder::new()
         .prefix(name)
@@ -153,9 +154,11 @@ fn sandbox_denies_writes_outside_the_working_copy() {
         target.display()
     );
     let log = w.path().join("w.log");
-    let o = sandboxed()
-        .run(&RunSpec::shell(&script, w.path(), &log))
-        .unwrap();
+    // The other directory is visible to the run (bound read-only: it may live under
+    // /tmp, which the sandbox replaces), and not writable.
+    let mut spec = RunSpec::shell(&script, w.path(), &log);
+    spec.readable.push(outside.path().to_path_buf());
+    let o = sandboxed().run(&spec).unwrap();
     assert_eq!(o.exit, ExitKind::Code(0), "{}", read(&log));
     assert!(read(&log).contains("DENIED"), "{}", read(&log));
     assert!(
@@ -362,7 +365,7 @@ fn pytest_env() -> &'static hunkgen::validate::env::BuiltEnv {
     static ENV: OnceLock<hunkgen::validate::env::BuiltEnv> = OnceLock::new();
     ENV.get_or_init(|| {
         // A persistent cache: later test runs reuse this environment.
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("validate-envs");
+        let dir = crate::common::scratch_root().join("validate-envs");
         fs::create_dir_all(&dir).unwrap();
         let spec = pytest_spec(&dir, "pytest==9.2.0\n");
         let cache = EnvCache::new(dir.join("envs"), uv_cache())
@@ -400,7 +403,7 @@ fn python_env_is_built_once_offline_with_hardlinks_and_reused() {
         w.path(),
         w.path().join("v.log"),
     );
-    rs.env.extend(first.vars());
+    first.enter(&mut rs);
     let o = runner.run(&rs).unwrap();
     assert_eq!(o.exit, ExitKind::Code(0), "{}", read(&o.log_path));
     assert!(read(&o.log_path).contains("pytest 9.2.0"));
@@ -567,7 +570,7 @@ fn run_pytest(
         w,
         w.join(log),
     );
-    rs.env.extend(pytest_env().vars());
+    pytest_env().enter(&mut rs);
     rs.env.push(("PYTHONDONTWRITEBYTECODE".into(), "1".into()));
     let o = runner.run(&rs).unwrap();
     let xml = fs::read_to_string(w.join("report.xml")).ok();
@@ -755,7 +758,7 @@ class CalcTest {
     );
     let cmd = hunkgen::validate::env::java_test_command(&env, "reports", &[]).unwrap();
     let mut rs = RunSpec::new(cmd.clone(), w.path(), w.path().join("java.log"));
-    rs.env.extend(env.vars());
+    env.enter(&mut rs);
     let o = runner.run(&rs).unwrap();
     assert!(
         w.path().join("reports/TEST-junit-jupiter.xml").exists(),
@@ -787,7 +790,7 @@ class CalcTest {
     // A compile error: no reports, an infrastructure failure naming javac's output.
     write("src/calc/Calc.java", "package calc;\npublic class Calc { public static int add(int a, int b) { return a - ; } }\n");
     let mut rs = RunSpec::new(cmd, w.path(), w.path().join("broken.log"));
-    rs.env.extend(env.vars());
+    env.enter(&mut rs);
     let o = runner.run(&rs).unwrap();
     let r = parse::parse_junit_dir(&w.path().join("reports"), IdStyle::Java).unwrap();
     match parse::verdict(&o, r, &[]) {

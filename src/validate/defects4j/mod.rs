@@ -449,6 +449,84 @@ impl Defects4j {
         })
     }
 
+    /// Turn a bug's work directory into its other version in place: `git checkout` of
+    /// the tag Defects4J's checkout made (`D4J_<P>_<id>_BUGGY_VERSION` or
+    /// `…_FIXED_VERSION`), in the sandbox. Only the files the source patch touches
+    /// change, with a new mtime, so the next compile rebuilds those and keeps the rest;
+    /// `clean` also removes every untracked file (build outputs too), as Defects4J's own
+    /// re-checkout of a work directory does.
+    pub fn switch_version(
+        &self,
+        runner: &Runner,
+        workdir: &Path,
+        to: &BugVersion,
+        clean: bool,
+        log_path: &Path,
+    ) -> Result<(), D4jError> {
+        let workdir = absolute(workdir.to_path_buf())?;
+        let from = Defects4j::work_dir_version(&workdir)?;
+        let tag = format!(
+            "D4J_{}_{}_{}",
+            to.project,
+            to.bug,
+            match to.version {
+                Version::Buggy => "BUGGY_VERSION",
+                Version::Fixed => "FIXED_VERSION",
+            }
+        );
+        let action = format!("switch {} to {}", from.name(), to.name());
+        let mut steps: Vec<Vec<OsString>> = vec![vec![
+            "-c".into(),
+            "core.hooksPath=/dev/null".into(),
+            "checkout".into(),
+            "-q".into(),
+            "-f".into(),
+            tag.into(),
+        ]];
+        if clean {
+            steps.push(vec!["clean".into(), "-xdfq".into()]);
+        }
+        for args in steps {
+            let mut spec = RunSpec::new(
+                Command::Exec {
+                    program: PathBuf::from("git"),
+                    args,
+                },
+                &workdir,
+                log_path,
+            )
+            .with_timeout(self.timeout, self.grace);
+            spec.readable = vec![self.home.clone()];
+            let run = runner.run(&spec).map_err(|source| D4jError::Run {
+                action: action.clone(),
+                workdir: workdir.clone(),
+                source,
+            })?;
+            if run.timed_out || !run.exit.success() {
+                let log = read_lossy(log_path)?;
+                return Err(D4jError::Checkout {
+                    version: to.name(),
+                    workdir,
+                    reason: format!(
+                        "git in the work directory: {:?}; log ends: {}",
+                        run.exit,
+                        super::parse::text_tail(&log, 5)
+                    ),
+                    log_path: log_path.to_path_buf(),
+                });
+            }
+        }
+        match Defects4j::work_dir_version(&workdir) {
+            Ok(got) if &got == to => Ok(()),
+            _ => Err(D4jError::Checkout {
+                version: to.name(),
+                workdir: workdir.clone(),
+                reason: format!("{CONFIG_FILE} does not name {} after the switch", to.name()),
+                log_path: log_path.to_path_buf(),
+            }),
+        }
+    }
+
     /// `defects4j compile` in a work directory.
     pub fn compile(
         &self,
@@ -562,9 +640,10 @@ impl Defects4j {
         .with_timeout(timeout, self.grace);
         spec.env = self.env();
         spec.memory_limit = self.memory_limit;
-        // `/` is read-only in the sandbox already; binding the framework explicitly
-        // keeps it visible (and read-only) when it lives under the private /tmp.
-        spec.readable = vec![self.home.clone()];
+        // `/` is read-only in the sandbox already; binding the framework and the JDK
+        // explicitly keeps them visible (and read-only) when they live under the private
+        // /tmp.
+        spec.readable = vec![self.home.clone(), self.java_home.clone()];
         runner.run(&spec).map_err(|source| D4jError::Run {
             action: action.to_string(),
             workdir: workdir.to_path_buf(),

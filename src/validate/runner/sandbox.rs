@@ -26,8 +26,10 @@ pub enum Sandbox {
     None(String),
 }
 
-/// The sandbox flags: every namespace unshared, the system read-only, the working copy
-/// and a private `/tmp` writable.
+/// The sandbox flags: every namespace unshared, the system read-only, a private `/tmp`,
+/// then the paths a run needs bound explicitly: `readable` read-only, the working copy
+/// and `writable` writable, wherever they are (under `/tmp` too, which the private
+/// `/tmp` would otherwise hide). Each path is one argv entry, so spaces need no quoting.
 pub(super) fn bwrap_args(
     workdir: &Path,
     writable: &[PathBuf],
@@ -51,15 +53,28 @@ pub(super) fn bwrap_args(
     ] {
         a.push(s.into());
     }
-    // After the /tmp tmpfs, so a working copy under /tmp is bound on top of it.
-    for dir in readable {
+    // After the /tmp tmpfs: bwrap makes the mount points of paths under it there,
+    // every directory named on the way too (a path through `..` keeps resolving).
+    let mut ro: Vec<&PathBuf> = Vec::new();
+    for dir in readable.iter().filter(|d| d.exists() && bindable(d)) {
+        if !ro.contains(&dir) {
+            ro.push(dir);
+        }
+    }
+    for dir in ro {
         a.push("--ro-bind".into());
         a.push(dir.into());
         a.push(dir.into());
     }
     // The working copy first: a wider writable path bound after it (an environment and
     // uv's cache under one ancestor) then makes one mount, so hardlinks work across it.
+    let mut rw: Vec<&Path> = Vec::new();
     for dir in std::iter::once(workdir).chain(writable.iter().map(PathBuf::as_path)) {
+        if bindable(dir) && !rw.contains(&dir) {
+            rw.push(dir);
+        }
+    }
+    for dir in rw {
         a.push("--bind".into());
         a.push(dir.into());
         a.push(dir.into());
@@ -69,6 +84,13 @@ pub(super) fn bwrap_args(
     a.push("--die-with-parent".into());
     a.push("--new-session".into());
     a
+}
+
+/// False for `/`, `/tmp` and anything holding `/tmp` (also when reached through `..` or
+/// a symlink): binding one of them would put the host's `/tmp` back over the private one.
+fn bindable(p: &Path) -> bool {
+    let real = fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    p.is_absolute() && !Path::new("/tmp").starts_with(&real)
 }
 
 /// No bubblewrap to sandbox with (the reason a run goes unsandboxed).

@@ -24,6 +24,84 @@ fn bwrap_flags_unshare_everything_and_bind_only_the_workdir() {
     assert_eq!(with_net.iter().filter(|s| *s == "--bind").count(), 2);
 }
 
+/// The flags as strings, for matching.
+fn flags(workdir: &str, writable: &[&str], readable: &[&str]) -> Vec<String> {
+    let w: Vec<PathBuf> = writable.iter().map(PathBuf::from).collect();
+    let r: Vec<PathBuf> = readable.iter().map(PathBuf::from).collect();
+    bwrap_args(Path::new(workdir), &w, &r, false)
+        .iter()
+        .map(|s| s.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// The (flag, path) pairs of the binds, in order.
+fn binds(a: &[String]) -> Vec<(String, String)> {
+    a.windows(3)
+        .filter(|w| w[0] == "--bind" || w[0] == "--ro-bind")
+        .filter(|w| w[1] == w[2] && w[1] != "/")
+        .map(|w| (w[0].clone(), w[1].clone()))
+        .collect()
+}
+
+#[test]
+fn paths_under_tmp_are_bound_after_the_private_tmp_one_argument_each() {
+    let dir = tempfile::Builder::new()
+        .prefix("hunkgen runner ")
+        .tempdir_in("/tmp")
+        .expect("tempdir");
+    let p = |rel: &str| {
+        let q = dir.path().join(rel);
+        std::fs::create_dir_all(&q).expect("mkdir");
+        q.to_string_lossy().into_owned()
+    };
+    let (work, env, cache) = (p("work copy"), p("my env"), p("the cache"));
+    let a = flags(&work, &[&cache], &[&env, "/nonexistent/hunkgen"]);
+    let tmpfs = a.iter().position(|s| s == "--tmpfs").expect("tmpfs");
+    let first_bind = a.iter().position(|s| s == &env).expect("env bound");
+    assert!(tmpfs < first_bind, "{a:?}");
+    assert_eq!(
+        binds(&a),
+        [
+            ("--ro-bind".to_string(), env.clone()),
+            ("--bind".to_string(), work.clone()),
+            ("--bind".to_string(), cache.clone()),
+        ],
+        "a missing readable path is left out: {a:?}"
+    );
+    // A path with spaces is one argument, never split.
+    assert!(a.iter().any(|s| s == &work) && a.iter().all(|s| s != "copy"));
+    assert_eq!(a[a.len() - 3], work, "--chdir into the working copy");
+}
+
+#[test]
+fn the_working_copy_is_bound_before_wider_paths_and_tmp_itself_never() {
+    let dir = tempfile::Builder::new()
+        .prefix("hunkgen-runner-")
+        .tempdir_in("/tmp")
+        .expect("tempdir");
+    let root = dir.path().to_string_lossy().into_owned();
+    let work = dir.path().join("envs/.tmp-build");
+    std::fs::create_dir_all(&work).expect("mkdir");
+    let work = work.to_string_lossy().into_owned();
+    // The wider writable path after the working copy inside it: its mount covers the
+    // copy's, one mount for both (hardlinks work); a path given twice is bound once.
+    let a = flags(&work, &[&root, &root], &[]);
+    assert_eq!(
+        binds(&a),
+        [
+            ("--bind".to_string(), work.clone()),
+            ("--bind".to_string(), root.clone())
+        ],
+        "{a:?}"
+    );
+    // `/` and `/tmp` (or anything holding it, however written) would bring back the
+    // host's /tmp.
+    let up = format!("{root}/..");
+    let a = flags(&work, &["/tmp", "/", &up], &["/", "/tmp/", &up]);
+    assert_eq!(binds(&a), [("--bind".to_string(), work.clone())], "{a:?}");
+    assert_eq!(a.iter().filter(|s| *s == "/tmp").count(), 1, "{a:?}");
+}
+
 #[test]
 fn proc_stat_reads_this_process() {
     let me = proc_stat(std::process::id() as libc::pid_t).expect("own /proc entry");

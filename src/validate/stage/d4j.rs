@@ -13,7 +13,7 @@ mod eval;
 
 pub use eval::{copy_checkout, D4jCheckout, D4jEvalError, D4jEvalRun, HIDDEN_FROM_AGENT};
 
-use super::{infra_detail, Outcome, Validator};
+use super::{infra_detail, Outcome, StageError, Validator};
 use crate::cache::Key;
 use crate::model::{Failure, RejectReason};
 use crate::source::Candidate;
@@ -149,7 +149,7 @@ impl Validator<'_> {
         let fingerprint = match self.d4j_fingerprint(&home, &c.project, &spec.java_home()) {
             Ok(f) => f,
             Err(why) => {
-                out.rejection = Some((RejectReason::Infrastructure, why));
+                out.rejection = Some((RejectReason::Infrastructure, why.to_string()));
                 return out;
             }
         };
@@ -303,7 +303,7 @@ impl Validator<'_> {
         };
         let outcome = match self.d4j_test(b, &v, &log) {
             Ok(run) => run,
-            Err(why) => return (false, 0.0, infra(why)),
+            Err(why) => return (false, 0.0, infra(why.to_string())),
         };
         let text = fs::read(&log)
             .map(|t| String::from_utf8_lossy(&t).into_owned())
@@ -322,37 +322,120 @@ impl Validator<'_> {
         (false, outcome.1, outcome.0)
     }
 
-    /// The handle, the cached checkout copied to a fresh run directory, and the test.
+    /// The handle, the version's compiled build directory copied to a fresh run
+    /// directory (without `.git`: Defects4J's compile and test never read it, and it is
+    /// the part that leaks the fix), and the test.
     fn d4j_test(
         &self,
         b: &BugRuns<'_>,
         v: &BugVersion,
         log: &Path,
-    ) -> Result<(TestOutcome, f64), String> {
-        let d4j = Defects4j::new(&b.home, b.spec.java_home())
-            .map_err(|e| e.to_string())?
+    ) -> Result<(TestOutcome, f64), StageError> {
+        let d4j = Defects4j::new(&b.home, b.spec.java_home())?
             .with_timeout(self.plan.timeout, Duration::from_secs(10))
             .with_memory_limit(self.plan.memory_limit);
         let root = self.plan.cache_dir.join("d4j");
-        let checkout = self.d4j_checkout(&d4j, &root, v, &b.logs)?;
-        let runs = root.join("runs");
-        fs::create_dir_all(&runs).map_err(|e| format!("{}: {e}", runs.display()))?;
-        let run = tempfile::Builder::new()
-            .prefix(&format!("{}-", v.name()))
-            .tempdir_in(&runs)
-            .map_err(|e| format!("cannot create a run directory in {}: {e}", runs.display()))?;
-        let work = run.path().join("w");
-        copy_tree(&checkout, &work).map_err(|e| {
-            format!(
-                "cannot copy {} to {}: {e}",
-                checkout.display(),
-                work.display()
-            )
+        let mut full = false;
+        loop {
+            let base = self.d4j_compiled(&d4j, &root, b, v, full)?;
+            let runs = root.join("runs");
+            fs::create_dir_all(&runs).map_err(|source| StageError::Io {
+                path: runs.clone(),
+                source,
+            })?;
+            let run = tempfile::Builder::new()
+                .prefix(&format!("{}-", v.name()))
+                .tempdir_in(&runs)
+                .map_err(|source| StageError::RunDir {
+                    dir: runs.clone(),
+                    source,
+                })?;
+            let work = run.path().join("w");
+            copy_tree(&base, &work, false).map_err(|source| StageError::Copy {
+                from: base.clone(),
+                to: work.clone(),
+                source,
+            })?;
+            let t = d4j.test(&self.runner, &work, &b.spec.tests.scope(), log)?;
+            // Classes kept from the fixed version's build that no longer link against the
+            // buggy sources: build the buggy version from scratch and test again.
+            if !full && v.version == Version::Buggy && links_stale_classes(&t.outcome) {
+                full = true;
+                continue;
+            }
+            return Ok((t.outcome, t.seconds));
+        }
+    }
+
+    /// A version's build directory in the cache, compiled once: the fixed version is
+    /// Defects4J's checkout compiled; the buggy one is a copy of the compiled fixed
+    /// version switched to the buggy tag, so the compiler rebuilds only the files the
+    /// source patch touches. When the patch changes a `static final` line (a constant
+    /// other classes may have inlined), or `full` is asked, the buggy version is built
+    /// from scratch instead.
+    fn d4j_compiled(
+        &self,
+        d4j: &Defects4j,
+        root: &Path,
+        b: &BugRuns<'_>,
+        v: &BugVersion,
+        full: bool,
+    ) -> Result<PathBuf, StageError> {
+        let fixed = BugVersion::fixed(b.project.clone(), b.bug);
+        let compiled = root.join("compiled");
+        let scratch = full || (v.version == Version::Buggy && touches_constants(&b.home, v));
+        let dir = compiled.join(format!(
+            "{}-{}{}",
+            v.project,
+            v.vid(),
+            if scratch && v.version == Version::Buggy {
+                "-full"
+            } else {
+                ""
+            }
+        ));
+        if dir.join(COMPILED_MARK).is_file() {
+            return Ok(dir);
+        }
+        let from = match v.version {
+            Version::Fixed => self.d4j_checkout(d4j, root, &fixed, &b.logs)?,
+            Version::Buggy => self.d4j_compiled(d4j, root, b, &fixed, false)?,
+        };
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let tmp = compiled.join(format!(
+            ".tmp-{}-{}-{}",
+            v.name(),
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        ));
+        copy_tree(&from, &tmp, true).map_err(|source| StageError::Copy {
+            from: from.clone(),
+            to: tmp.clone(),
+            source,
         })?;
-        let t = d4j
-            .test(&self.runner, &work, &b.spec.tests.scope(), log)
-            .map_err(|e| e.to_string())?;
-        Ok((t.outcome, t.seconds))
+        if v.version == Version::Buggy {
+            let log = b.logs.join("switch-b.log");
+            d4j.switch_version(&self.runner, &tmp, v, scratch, &log)?;
+        }
+        // A compile error shows again, with its messages, in the test run that follows.
+        let log = b.logs.join(format!("compile-{}.log", v.vid()));
+        d4j.compile(&self.runner, &tmp, &log)?;
+        fs::write(tmp.join(COMPILED_MARK), b"").map_err(|source| StageError::Io {
+            path: tmp.clone(),
+            source,
+        })?;
+        if fs::rename(&tmp, &dir).is_err() {
+            // Another build put it there first; ours is not needed.
+            let _ = fs::remove_dir_all(&tmp);
+        }
+        if dir.join(COMPILED_MARK).is_file() {
+            Ok(dir)
+        } else {
+            Err(StageError::NotCompiled {
+                dir,
+                version: v.name(),
+            })
+        }
     }
 
     /// The version's checkout in the cache, made once (into a temporary directory that
@@ -363,7 +446,7 @@ impl Validator<'_> {
         root: &Path,
         v: &BugVersion,
         logs: &Path,
-    ) -> Result<PathBuf, String> {
+    ) -> Result<PathBuf, StageError> {
         let checkouts = root.join("checkouts");
         let dir = checkouts.join(format!("{}-{}", v.project, v.vid()));
         if Defects4j::work_dir_version(&dir).is_ok_and(|got| &got == v) {
@@ -377,21 +460,28 @@ impl Validator<'_> {
             NEXT.fetch_add(1, Ordering::SeqCst)
         ));
         let log = logs.join(format!("checkout-{}.log", v.vid()));
-        d4j.checkout(&self.runner, v, &tmp, &log)
-            .map_err(|e| e.to_string())?;
+        d4j.checkout(&self.runner, v, &tmp, &log)?;
         if fs::rename(&tmp, &dir).is_err() {
             // Another build put it there first; ours is not needed.
             let _ = fs::remove_dir_all(&tmp);
         }
         match Defects4j::work_dir_version(&dir) {
             Ok(got) if &got == v => Ok(dir),
-            _ => Err(format!("{}: not a checkout of {}", dir.display(), v.name())),
+            _ => Err(StageError::NotACheckout {
+                dir,
+                version: v.name(),
+            }),
         }
     }
 
     /// The content hash of `framework/projects/<P>` and the JDK's `release` file (what
     /// decides Defects4J's build and tests besides the bug), once per project.
-    fn d4j_fingerprint(&self, home: &Path, project: &str, java: &Path) -> Result<String, String> {
+    fn d4j_fingerprint(
+        &self,
+        home: &Path,
+        project: &str,
+        java: &Path,
+    ) -> Result<String, StageError> {
         let id = format!("{}\0{project}\0{}", home.display(), java.display());
         if let Some(f) = self
             .d4j_fingerprints
@@ -403,19 +493,22 @@ impl Validator<'_> {
         }
         let dir = home.join("framework/projects").join(project);
         if !dir.is_dir() {
-            return Err(format!(
-                "Defects4J is not installed: {} is missing",
-                dir.display()
-            ));
+            return Err(StageError::D4jProjectMissing { path: dir });
         }
         let mut files = Vec::new();
-        list_files(&dir, &mut files).map_err(|e| format!("{}: {e}", dir.display()))?;
+        list_files(&dir, &mut files).map_err(|source| StageError::Io {
+            path: dir.clone(),
+            source,
+        })?;
         files.sort();
         let mut parts: Vec<Vec<u8>> = Vec::with_capacity(files.len() * 2 + 1);
         for f in &files {
             let rel = f.strip_prefix(&dir).unwrap_or(f);
             parts.push(rel.to_string_lossy().as_bytes().to_vec());
-            parts.push(fs::read(f).map_err(|e| format!("{}: {e}", f.display()))?);
+            parts.push(fs::read(f).map_err(|source| StageError::Io {
+                path: f.clone(),
+                source,
+            })?);
         }
         // The JDK by what it is, not where it is.
         parts.push(
@@ -499,26 +592,152 @@ fn list_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 }
 
 /// Copies a directory tree, keeping symbolic links as links and file permissions.
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+/// Marks a build directory whose compile has run (written last, before the rename).
+const COMPILED_MARK: &str = ".hunkgen-compiled";
+
+/// Copy a build directory, keeping every file's modification time (the compiler decides
+/// what to rebuild by it); `.git` only when `with_git`.
+fn copy_tree(from: &Path, to: &Path, with_git: bool) -> std::io::Result<()> {
     fs::create_dir_all(to)?;
     for e in fs::read_dir(from)? {
         let e = e?;
         let t = e.file_type()?;
-        let dest = to.join(e.file_name());
+        let name = e.file_name();
+        if !with_git && name == ".git" {
+            continue;
+        }
+        let dest = to.join(&name);
         if t.is_dir() {
-            copy_tree(&e.path(), &dest)?;
+            copy_tree(&e.path(), &dest, true)?;
         } else if t.is_symlink() {
             std::os::unix::fs::symlink(fs::read_link(e.path())?, &dest)?;
         } else {
             fs::copy(e.path(), &dest)?;
+            let modified = e.metadata()?.modified()?;
+            fs::File::options()
+                .write(true)
+                .open(&dest)?
+                .set_modified(modified)?;
         }
     }
     Ok(())
 }
 
+/// Whether Defects4J's source patch of the bug changes a line declaring a constant
+/// (`static final`): another class compiled against the fixed version may have inlined
+/// it, so the buggy version cannot reuse the fixed version's classes.
+fn touches_constants(home: &Path, v: &BugVersion) -> bool {
+    let patch = home
+        .join("framework/projects")
+        .join(&v.project)
+        .join("patches")
+        .join(format!("{}.src.patch", v.bug));
+    let Ok(text) = fs::read(&patch) else {
+        return true;
+    };
+    String::from_utf8_lossy(&text).lines().any(|l| {
+        (l.starts_with('+') || l.starts_with('-'))
+            && !l.starts_with("+++")
+            && !l.starts_with("---")
+            && l.contains("static")
+            && l.contains("final")
+    })
+}
+
+/// Whether a test run failed with a linkage error (a class kept from another build that
+/// no longer matches the sources), which an incremental build can cause.
+fn links_stale_classes(outcome: &TestOutcome) -> bool {
+    const LINKAGE: [&str; 5] = [
+        "java.lang.NoSuchMethodError",
+        "java.lang.NoSuchFieldError",
+        "java.lang.IncompatibleClassChangeError",
+        "java.lang.AbstractMethodError",
+        "java.lang.NoClassDefFoundError",
+    ];
+    match outcome {
+        TestOutcome::Tests { failures, .. } => failures.values().any(|f| {
+            LINKAGE
+                .iter()
+                .any(|l| f.message.contains(l) || f.trace.contains(l))
+        }),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_patch_changing_a_constant_forces_a_build_from_scratch() {
+        let home = tempfile::tempdir().expect("tempdir");
+        let dir = home.path().join("framework/projects/Cli/patches");
+        fs::create_dir_all(&dir).expect("mkdir");
+        fs::write(
+            dir.join("1.src.patch"),
+            "--- a/A.java\n+++ b/A.java\n@@ -1,1 +1,1 @@\n-    int x = 1;\n+    int x = 2;\n",
+        )
+        .expect("write");
+        fs::write(
+            dir.join("2.src.patch"),
+            "--- a/A.java\n+++ b/A.java\n@@ -1,1 +1,1 @@\n-    public static final int X = 1;\n+    public static final int X = 2;\n",
+        )
+        .expect("write");
+        assert!(!touches_constants(
+            home.path(),
+            &BugVersion::buggy("Cli", 1)
+        ));
+        assert!(touches_constants(home.path(), &BugVersion::buggy("Cli", 2)));
+        assert!(
+            touches_constants(home.path(), &BugVersion::buggy("Cli", 3)),
+            "no patch: be safe"
+        );
+    }
+
+    #[test]
+    fn linkage_errors_mark_stale_classes() {
+        let failure = |message: &str| crate::model::Failure {
+            test: "a.B::c".into(),
+            message: message.into(),
+            trace: String::new(),
+        };
+        let run = |message: &str| TestOutcome::Tests {
+            results: Default::default(),
+            failures: [("a.B::c".to_string(), failure(message))]
+                .into_iter()
+                .collect(),
+        };
+        assert!(links_stale_classes(&run(
+            "java.lang.NoSuchMethodError: a.B.c()I"
+        )));
+        assert!(!links_stale_classes(&run(
+            "junit.framework.AssertionFailedError: expected 1"
+        )));
+    }
+
+    #[test]
+    fn build_directories_are_copied_with_their_times_and_without_git() {
+        let from = tempfile::tempdir().expect("tempdir");
+        fs::create_dir_all(from.path().join(".git")).expect("mkdir");
+        fs::create_dir_all(from.path().join("src/a")).expect("mkdir");
+        fs::write(from.path().join("src/a/B.java"), "class B {}").expect("write");
+        let old = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        fs::File::options()
+            .write(true)
+            .open(from.path().join("src/a/B.java"))
+            .and_then(|f| f.set_modified(old))
+            .expect("set time");
+        let to = tempfile::tempdir().expect("tempdir");
+        copy_tree(from.path(), &to.path().join("w"), false).expect("copy");
+        let copied = to.path().join("w/src/a/B.java");
+        assert_eq!(
+            fs::metadata(&copied).and_then(|m| m.modified()).ok(),
+            Some(old)
+        );
+        assert!(!to.path().join("w/.git").exists());
+        copy_tree(from.path(), &to.path().join("g"), true).expect("copy");
+        assert!(to.path().join("g/.git").is_dir());
+    }
 
     #[test]
     fn tests_broken_on_the_fixed_version_are_read_by_revision() {

@@ -9,14 +9,16 @@
 //! one setup of base, tree, suites and environments.
 
 mod d4j;
+mod error;
 mod run;
 
 pub use d4j::{
     broken_on_fixed, copy_checkout, D4jCheckout, D4jEvalError, D4jEvalRun, D4jTests, D4jValidate,
     HIDDEN_FROM_AGENT,
 };
+pub use error::StageError;
 
-use super::env::{BuiltEnv, EnvCache, EnvSpec};
+use super::env::{BuiltEnv, EnvCache, EnvError, EnvSpec};
 use super::golden::{self, Label, Rejection};
 use super::parse::{InfraFailure, InfraKind, RunResult};
 use super::runner::Runner;
@@ -28,7 +30,7 @@ use run::RunArgs;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Which tests a run covers.
@@ -121,7 +123,7 @@ pub struct Validator<'a> {
     runner: Runner,
     envs: EnvCache,
     results: Cache,
-    built: Mutex<HashMap<String, Result<BuiltEnv, String>>>,
+    built: Mutex<HashMap<String, Result<BuiltEnv, Arc<EnvError>>>>,
     /// Content hashes of Defects4J projects and JDKs, once per pass.
     d4j_fingerprints: Mutex<HashMap<String, String>>,
 }
@@ -150,7 +152,7 @@ enum SetupError {
     /// No suite of the recipe covers the test patch.
     NoSuite,
     /// A suite's environment cannot be built.
-    Env(String),
+    Env(StageError),
     /// The base revision's tree cannot be read.
     Tree {
         /// The revision.
@@ -209,21 +211,25 @@ impl<'a> Validator<'a> {
         self.runner.is_sandboxed()
     }
 
-    fn env(&self, repo: &str, suite: &Suite) -> Result<BuiltEnv, String> {
+    fn env(&self, repo: &str, suite: &Suite) -> Result<BuiltEnv, StageError> {
         let id = format!("{repo}\0{}", suite.name);
+        let named = |source| StageError::Env {
+            suite: suite.name.clone(),
+            source,
+        };
         if let Ok(map) = self.built.lock() {
             if let Some(r) = map.get(&id) {
-                return r.clone();
+                return r.clone().map_err(named);
             }
         }
         let r = self
             .envs
             .ensure(&self.runner, repo, &suite.env)
-            .map_err(|e| format!("environment `{}`: {e}", suite.name));
+            .map_err(Arc::new);
         if let Ok(mut map) = self.built.lock() {
             map.insert(id, r.clone());
         }
-        r
+        r.map_err(named)
     }
 
     /// The suites that run a candidate's tests: those whose `paths` its test patch touches.
@@ -322,7 +328,7 @@ impl<'a> Validator<'a> {
                             ),
                         )
                     }
-                    SetupError::Env(why) => (RejectReason::Infrastructure, why),
+                    SetupError::Env(why) => (RejectReason::Infrastructure, why.to_string()),
                     SetupError::Tree { error, .. } => (RejectReason::BaseTree, error),
                 });
                 return out;
@@ -376,7 +382,7 @@ impl<'a> Validator<'a> {
                             merged = Some(merge(merged, result));
                         }
                         Err(why) => {
-                            out.rejection = Some((RejectReason::BaseTree, why));
+                            out.rejection = Some((RejectReason::BaseTree, why.to_string()));
                             return out;
                         }
                     }
@@ -507,7 +513,7 @@ impl<'a> Validator<'a> {
                     label: None,
                 }) {
                     Ok((_, _, r, _)) => merged = Some(merge(merged, r)),
-                    Err(why) => return (false, serde_json::json!({"error": why})),
+                    Err(why) => return (false, serde_json::json!({"error": why.to_string()})),
                 }
             }
             match merged {
@@ -592,7 +598,8 @@ impl<'a> Validator<'a> {
         };
         let setup = match self.setup(c) {
             Ok(s) => s,
-            Err(SetupError::Base(why) | SetupError::Env(why)) => return fail(why),
+            Err(SetupError::Base(why)) => return fail(why),
+            Err(SetupError::Env(why)) => return fail(why.to_string()),
             Err(SetupError::NoSuite) => {
                 return fail("no test suite of the recipe covers the golden tests".into())
             }
@@ -623,7 +630,7 @@ impl<'a> Validator<'a> {
                 label: Some(label),
             }) {
                 Ok((_, _, r, _)) => merged = Some(merge(merged, r)),
-                Err(why) => return fail(why),
+                Err(why) => return fail(why.to_string()),
             }
         }
         EvalRun {

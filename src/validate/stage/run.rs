@@ -2,7 +2,7 @@
 //! when its key (tree, patches, environment, command, rerun) was seen, else made in a
 //! fresh working copy, in the sandbox, and cached.
 
-use super::{GitBase, ReportKind, Scope, Suite, TreeKind, Validator};
+use super::{GitBase, ReportKind, Scope, StageError, Suite, TreeKind, Validator};
 use crate::cache::Key;
 use crate::diff::Patch;
 use crate::source::Candidate;
@@ -12,7 +12,7 @@ use crate::validate::parse::{self, IdStyle, InfraFailure, InfraKind, RunResult};
 use crate::validate::runner::{Command, RunSpec};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// One run: (answered from the cache, seconds, result, failing tests' messages).
@@ -60,7 +60,7 @@ struct Selection {
 
 impl Validator<'_> {
     /// One run (from the cache when possible): (cached, seconds, result).
-    pub(super) fn run(&self, a: RunArgs<'_>) -> Result<Ran, String> {
+    pub(super) fn run(&self, a: RunArgs<'_>) -> Result<Ran, StageError> {
         let suite = a.suite;
         let workdir = suite.workdir.clone().unwrap_or_default();
         let selected = self.selection(a.c, suite, &workdir);
@@ -71,12 +71,11 @@ impl Validator<'_> {
                     .replace("{report_dir}", report_dir),
             ),
             (None, EnvSpec::Java(_)) => java_test_command(a.env, report_dir, &selected.classes)
-                .map_err(|e| e.to_string())?,
+                .map_err(StageError::JavaCommand)?,
             (None, _) => {
-                return Err(format!(
-                    "suite `{}`: no `command` (only Java environments have a default)",
-                    suite.name
-                ))
+                return Err(StageError::NoCommand {
+                    suite: suite.name.clone(),
+                })
             }
         };
         let test_patch = matches!(a.kind, TreeKind::Before | TreeKind::After);
@@ -129,15 +128,10 @@ impl Validator<'_> {
         let wc = tempfile::Builder::new()
             .prefix("hunkgen-wc-")
             .tempdir()
-            .map_err(|e| format!("cannot create a working copy: {e}"))?;
+            .map_err(StageError::WorkingCopy)?;
         let root = wc.path().join("repo");
-        crate::git::export_tree(a.base.repo, a.base.rev, None, &root).map_err(|e| {
-            let mut s = e.to_string();
-            if let Some(src) = std::error::Error::source(&e) {
-                s = format!("{s}: {src}");
-            }
-            s
-        })?;
+        crate::git::export_tree(a.base.repo, a.base.rev, None, &root)
+            .map_err(StageError::Export)?;
         let mut patches: Vec<(&str, &Patch)> = Vec::new();
         if let Some(p) = a.base.to_buggy {
             patches.push(("the base patch", p));
@@ -149,32 +143,26 @@ impl Validator<'_> {
             patches.push(("patch", &a.c.patch));
         }
         for (name, p) in patches {
-            apply_to_dir(p, &root).map_err(|e| format!("{name} does not apply: {e}"))?;
+            apply_to_dir(p, &root).map_err(|source| StageError::Patch { name, source })?;
         }
         if let Some(m) = a.model {
             // Its changes to the golden test files are dropped: the golden tests decide.
             let golden_tests: Vec<&str> = a.c.test_patch.files.iter().map(|f| f.path()).collect();
             let mut m = m.clone();
             m.files.retain(|f| !golden_tests.contains(&f.path()));
-            apply_fuzzy(&m, &root, Some(a.base.repo))
-                .map_err(|e| format!("the predicted patch does not apply: {e}"))?;
+            apply_fuzzy(&m, &root, Some(a.base.repo)).map_err(StageError::Predicted)?;
         }
         let dir = root.join(&workdir);
         let mut spec = RunSpec::new(command, &dir, &log)
             .with_timeout(self.plan.timeout, Duration::from_secs(10));
         spec.memory_limit = self.plan.memory_limit;
-        spec.env.extend(a.env.vars());
-        // The whole working copy is the run's (tests may read beyond their workdir); the
-        // environment is visible read-only even when it lives under /tmp.
+        // The environment (and what its venv links to) and uv's package cache, which its
+        // files are hardlinked from, are bound read-only wherever they live (under the
+        // private /tmp too); the whole working copy is the run's (tests may read beyond
+        // their workdir).
+        a.env.enter(&mut spec);
+        spec.readable.push(self.envs.uv_cache().to_path_buf());
         spec.writable = vec![root.clone()];
-        spec.readable = vec![a.env.dir.clone()];
-        if let Some(uv_cache) = std::env::var_os("HUNKGEN_UV_CACHE") {
-            // uv venvs hardlink into the package cache; the files must stay reachable.
-            let p = PathBuf::from(uv_cache);
-            if p.is_dir() {
-                spec.readable.push(p);
-            }
-        }
         let result = match self.runner.run(&spec) {
             Ok(outcome) => {
                 let reports = dir.join(report_dir);

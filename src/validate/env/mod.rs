@@ -22,6 +22,9 @@ use sha2::{Digest, Sha256};
 
 use super::runner::{find_in_path, Command, ExitKind, RunError, RunSpec, Runner, SandboxPolicy};
 
+mod java;
+pub use java::java_test_command;
+
 /// A Python environment: interpreter version and what to install.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -228,6 +231,33 @@ impl BuiltEnv {
         }
     }
 
+    /// What a run in this environment reads, to be bound read-only into its sandbox
+    /// wherever it lives: the environment's directory and, for a venv, the base
+    /// interpreter's installation its `python` links to (both may be under `/tmp`).
+    pub fn binds(&self) -> Vec<PathBuf> {
+        let mut v = vec![self.dir.clone()];
+        if matches!(self.spec, EnvSpec::Python(_)) {
+            let cfg = fs::read_to_string(self.dir.join("venv/pyvenv.cfg")).unwrap_or_default();
+            let home = cfg.lines().find_map(|l| {
+                let (k, v) = l.split_once('=')?;
+                (k.trim() == "home").then(|| PathBuf::from(v.trim()))
+            });
+            v.extend(
+                home.as_deref()
+                    .and_then(Path::parent)
+                    .map(Path::to_path_buf),
+            );
+        }
+        v
+    }
+
+    /// Makes `spec` a run in this environment: its [`vars`](Self::vars) set and its
+    /// [`binds`](Self::binds) readable in the sandbox.
+    pub fn enter(&self, spec: &mut RunSpec) {
+        spec.env.extend(self.vars());
+        spec.readable.extend(self.binds());
+    }
+
     /// Variables a run in this environment needs: `HUNKGEN_ENV_DIR`, and the venv on
     /// `PATH` with `VIRTUAL_ENV`, or `CLASSPATH`.
     pub fn vars(&self) -> Vec<(OsString, OsString)> {
@@ -350,6 +380,11 @@ impl EnvCache {
     pub fn with_uv(mut self, uv: impl Into<PathBuf>) -> Self {
         self.uv = Some(uv.into());
         self
+    }
+
+    /// uv's package cache, which built venvs hardlink their files from.
+    pub fn uv_cache(&self) -> &Path {
+        &self.uv_cache
     }
 
     /// Forbids (false) or allows network access for builds the cache cannot satisfy.
@@ -490,6 +525,18 @@ impl EnvCache {
         python: Option<&Path>,
     ) -> Result<bool, EnvError> {
         let logs = self.root.join("logs");
+        // What the steps read besides the environment being built: uv, the interpreter's
+        // installation, the setup's input files (under the private /tmp too).
+        let mut readable: Vec<PathBuf> = self.uv.iter().cloned().collect();
+        if let Some(prefix) = python
+            .and_then(|p| fs::canonicalize(p).ok())
+            .and_then(|p| p.parent()?.parent().map(Path::to_path_buf))
+        {
+            readable.push(prefix);
+        }
+        if let EnvSpec::Command { inputs, .. } = spec {
+            readable.extend(inputs.iter().cloned());
+        }
         let step = |script: String,
                     name: &str,
                     network: bool,
@@ -505,6 +552,7 @@ impl EnvCache {
                 Some(dir) => vec![dir],
                 None => vec![self.uv_cache.clone()],
             };
+            rs.readable = readable.clone();
             rs.network = network;
             rs.env.extend(extra.iter().cloned());
             let o = runner.run(&rs)?;
@@ -626,7 +674,8 @@ impl EnvCache {
     }
 }
 
-/// The deepest directory containing both paths, if it is not `/` itself.
+/// The deepest directory containing both paths, unless it is `/`, `/tmp` or anything
+/// holding `/tmp` (bound writable, it would expose the host's `/tmp` in the sandbox).
 fn common_ancestor(a: &Path, b: &Path) -> Option<PathBuf> {
     let a = fs::canonicalize(a).ok()?;
     let b = fs::canonicalize(b).ok()?;
@@ -636,7 +685,7 @@ fn common_ancestor(a: &Path, b: &Path) -> Option<PathBuf> {
         .take_while(|(x, y)| x == y)
         .map(|(x, _)| x)
         .collect();
-    (common.components().count() > 1).then_some(common)
+    (!Path::new("/tmp").starts_with(&common)).then_some(common)
 }
 
 /// Reads a finished environment's manifest (None when absent or unreadable).
@@ -651,66 +700,6 @@ fn read_manifest(dir: &Path) -> Option<BuiltEnv> {
 pub fn sh_quote(p: impl AsRef<std::ffi::OsStr>) -> String {
     let s = p.as_ref().to_string_lossy();
     format!("'{}'", s.replace('\'', r"'\''"))
-}
-
-/// The command that compiles a Java tree's sources and tests with `javac` and runs
-/// them with the JUnit console launcher, writing JUnit XML into `reports_dir`
-/// (relative to the working copy). A compile error exits non-zero with no reports,
-/// which the verdict calls a build failure.
-///
-/// `classes` selects test classes (`org.acme.FooTest`); empty runs every test class.
-pub fn java_test_command(
-    env: &BuiltEnv,
-    reports_dir: &str,
-    classes: &[String],
-) -> Result<Command, EnvError> {
-    let EnvSpec::Java(spec) = &env.spec else {
-        return Err(EnvError::MissingTool {
-            tool: "Java environment".into(),
-            hint: "use EnvSpec::Java".into(),
-        });
-    };
-    let cp = env.class_path();
-    let launcher = cp
-        .iter()
-        .find(|j| file_name(j).contains("console-standalone"))
-        .ok_or_else(|| EnvError::MissingTool {
-            tool: "JUnit console launcher".into(),
-            hint: "add junit-platform-console-standalone.jar (Debian junit5) to the jars".into(),
-        })?;
-    let cp_str = cp
-        .iter()
-        .map(|p| p.to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join(":");
-    let dirs = |d: &[String]| d.iter().map(sh_quote).collect::<Vec<_>>().join(" ");
-    let select = if classes.is_empty() {
-        "--scan-class-path \"$B/test-classes\"".to_string()
-    } else {
-        classes
-            .iter()
-            .map(|c| format!("--select-class {}", sh_quote(c)))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let script = format!(
-        "set -e\n\
-         B=.hunkgen-build; CP={cp}\n\
-         rm -rf \"$B\" {reports}; mkdir -p \"$B/classes\" \"$B/test-classes\"\n\
-         find {src} -name '*.java' > \"$B/src.txt\"\n\
-         find {test} -name '*.java' > \"$B/test.txt\"\n\
-         javac -nowarn -encoding UTF-8 -d \"$B/classes\" -cp \"$CP\" @\"$B/src.txt\"\n\
-         javac -nowarn -encoding UTF-8 -d \"$B/test-classes\" -cp \"$B/classes:$CP\" @\"$B/test.txt\"\n\
-         exec java -jar {launcher} --disable-banner --details=tree \
-         --class-path \"$B/classes:$B/test-classes:$CP\" {select} \
-         --reports-dir {reports}\n",
-        cp = sh_quote(&cp_str),
-        reports = sh_quote(reports_dir),
-        src = dirs(&spec.source_dirs),
-        test = dirs(&spec.test_dirs),
-        launcher = sh_quote(launcher),
-    );
-    Ok(Command::Shell(script))
 }
 
 #[cfg(test)]
