@@ -17,7 +17,9 @@ use crate::validate::defects4j::{
 };
 use crate::validate::parse::parse_defects4j_failing;
 use crate::validate::runner::{Runner, SandboxPolicy};
-use crate::validate::stage::{copy_checkout, D4jCheckout, Validator, HIDDEN_FROM_AGENT};
+use crate::validate::stage::{
+    copy_checkout, D4jCheckout, D4jEvalError, Validator, HIDDEN_FROM_AGENT,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -152,10 +154,8 @@ impl Loop<'_> {
     }
 
     /// The cached buggy checkout of a Defects4J instance (checked out once).
-    pub fn checkout(&self, c: &Candidate) -> Result<D4jCheckout, String> {
-        self.validator
-            .d4j_buggy_checkout(c, &self.logs)
-            .map_err(|e| e.to_string())
+    pub fn checkout(&self, c: &Candidate) -> Result<D4jCheckout, D4jEvalError> {
+        self.validator.d4j_buggy_checkout(c, &self.logs)
     }
 
     /// Write the build directory, the configuration and the three scripts under
@@ -166,8 +166,12 @@ impl Loop<'_> {
         checkout: &D4jCheckout,
         private: &Path,
         work: &Path,
-    ) -> Result<Tools, String> {
-        let io = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    ) -> Result<Tools, super::ExecuteError> {
+        let io = |p: &Path, source: std::io::Error| super::ExecuteError::Io {
+            what: "cannot write",
+            path: p.to_path_buf(),
+            source,
+        };
         let dir = private.join("d4j");
         let build = dir.join("build");
         copy_checkout(&checkout.dir, &build, &[".git"]).map_err(|e| io(&build, e))?;

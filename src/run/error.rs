@@ -29,6 +29,33 @@ pub enum ExecuteError {
         /// The state's repository directory looked for.
         repo: PathBuf,
     },
+    /// The dataset holds no such state, and the instance's Defects4J checkout cannot be
+    /// used instead.
+    #[error("no {state}-{scenario} state of `{instance}` in the dataset ({} missing; build it with `states:` in the recipe); no Defects4J checkout either: {why}", repo.display())]
+    NoStateNoD4j {
+        /// The instance.
+        instance: String,
+        /// The state kind's name (`novel`).
+        state: &'static str,
+        /// The scenario's name (`best`).
+        scenario: &'static str,
+        /// The state's repository directory looked for.
+        repo: PathBuf,
+        /// Why Defects4J is not available for the dataset.
+        why: String,
+    },
+    /// The Defects4J checkout of the instance cannot be made.
+    #[error(transparent)]
+    D4jCheckout(#[from] crate::validate::stage::D4jEvalError),
+    /// The Defects4J checkout cannot be copied into the working directory.
+    #[error("cannot copy the checkout into {}: {source}", work.display())]
+    CopyCheckout {
+        /// The working directory.
+        work: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// The state cannot be copied into the working directory.
     #[error("cannot copy the state into {}: {source}", work.display())]
     CopyState {
@@ -37,15 +64,6 @@ pub enum ExecuteError {
         /// Why.
         #[source]
         source: crate::dataset::DatasetError,
-    },
-    /// The agent's working copy (a state, or a Defects4J bug's buggy version) cannot
-    /// be made.
-    #[error("{reason}")]
-    WorkingCopy {
-        /// The instance.
-        instance: String,
-        /// Why, as the working-copy step said it.
-        reason: String,
     },
     /// The working directory cannot be snapshot before the agent runs.
     #[error("cannot snapshot the working directory: {0}")]

@@ -612,12 +612,7 @@ impl Ctx<'_> {
         let secrets = secrets(spec);
         let prompt_file = inst_dir.join("prompt.md");
         std::fs::write(&prompt_file, prompt).map_err(|e| io("cannot write", &prompt_file, e))?;
-        let tools = self
-            .materialize(inst, state, candidate, &work, &private)
-            .map_err(|reason| ExecuteError::WorkingCopy {
-                instance: id.clone(),
-                reason,
-            })?;
+        let tools = self.materialize(inst, state, candidate, &work, &private)?;
         let tree =
             crate::git::snapshot_worktree(&snapshot, &work).map_err(ExecuteError::Snapshot)?;
         let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("hunkgen"));

@@ -3,7 +3,7 @@
 //! fix; and, for a Defects4J bug, the agent's build and test commands beside it. The one
 //! place that decides where an agent's working copy comes from.
 
-use super::{d4j, Ctx};
+use super::{d4j, Ctx, ExecuteError};
 use crate::model::{Instance, StateKind};
 use crate::source::Candidate;
 use std::path::{Path, PathBuf};
@@ -25,27 +25,36 @@ impl Ctx<'_> {
         inst: &Instance,
         state: &Path,
         candidate: Option<&Candidate>,
-    ) -> Result<WorkingCopy, String> {
+    ) -> Result<WorkingCopy, ExecuteError> {
         let repo = state.join("repo");
         if repo.is_dir() {
             return Ok(WorkingCopy::State(repo));
         }
         if let (Some(l), Some(c), StateKind::Novel) = (self.d4j, candidate, self.opts.state) {
-            return l.checkout(c).map(WorkingCopy::D4jCheckout);
+            return Ok(WorkingCopy::D4jCheckout(l.checkout(c)?));
         }
-        let d4j = match &self.no_d4j {
-            Some(why) if inst.source == crate::model::SourceKind::Defects4j => {
-                format!("; no Defects4J checkout either: {why}")
-            }
-            _ => String::new(),
-        };
-        Err(format!(
-            "no {}-{} state of `{}` in the dataset ({} missing; build it with `states:` in the recipe){d4j}",
+        let (instance, state, scenario) = (
+            inst.instance_id.clone(),
             self.opts.state.name(),
             self.opts.scenario.name(),
-            inst.instance_id,
-            repo.display()
-        ))
+        );
+        Err(match &self.no_d4j {
+            Some(why) if inst.source == crate::model::SourceKind::Defects4j => {
+                ExecuteError::NoStateNoD4j {
+                    instance,
+                    state,
+                    scenario,
+                    repo,
+                    why: why.clone(),
+                }
+            }
+            _ => ExecuteError::NoState {
+                instance,
+                state,
+                scenario,
+                repo,
+            },
+        })
     }
 
     /// Copy the instance's working copy into `work` and, for a Defects4J bug, write its
@@ -57,19 +66,26 @@ impl Ctx<'_> {
         candidate: Option<&Candidate>,
         work: &Path,
         private: &Path,
-    ) -> Result<Option<d4j::Tools>, String> {
+    ) -> Result<Option<d4j::Tools>, ExecuteError> {
         let source = self.working_copy(inst, state, candidate)?;
         match &source {
             WorkingCopy::State(repo) => {
-                crate::dataset::copy_tree(repo, work, &mut Default::default())
-                    .map_err(|e| format!("cannot copy the state into {}: {e}", work.display()))?
+                crate::dataset::copy_tree(repo, work, &mut Default::default()).map_err(
+                    |source| ExecuteError::CopyState {
+                        work: work.to_path_buf(),
+                        source,
+                    },
+                )?
             }
             WorkingCopy::D4jCheckout(c) => crate::validate::stage::copy_checkout(
                 &c.dir,
                 work,
                 &crate::validate::stage::HIDDEN_FROM_AGENT,
             )
-            .map_err(|e| format!("cannot copy the checkout into {}: {e}", work.display()))?,
+            .map_err(|source| ExecuteError::CopyCheckout {
+                work: work.to_path_buf(),
+                source,
+            })?,
         }
         Ok(match (self.d4j, candidate) {
             (Some(l), Some(c)) => {

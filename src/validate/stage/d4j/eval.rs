@@ -7,12 +7,12 @@
 //! `defects4j.build.properties` names the classes the fix modifies: neither is copied
 //! where an agent works ([`HIDDEN_FROM_AGENT`]).
 
-use super::{broken_on_fixed, BugRuns, D4jValidate};
+use super::{broken_on_fixed, BugRuns, D4jValidate, StageError};
 use crate::cache::Key;
 use crate::diff::Patch;
 use crate::model::{ApplyMethod, SourceKind};
 use crate::source::{Base, Candidate, Tree};
-use crate::validate::apply::{apply_fuzzy, apply_to_dir, Applied};
+use crate::validate::apply::{apply_fuzzy, apply_to_dir, Applied, DirApplyError};
 use crate::validate::defects4j::{BugVersion, CompileOutcome, Defects4j, TestOutcome, TestScope};
 use crate::validate::parse::InfraKind;
 use crate::validate::stage::Validator;
@@ -68,28 +68,35 @@ impl D4jEvalRun {
 /// Why a Defects4J evaluation run could not be made (its outcomes are not errors).
 #[derive(Debug, thiserror::Error)]
 pub enum D4jEvalError {
-    /// The candidate, the installation or the checkout is not usable.
+    /// The candidate or the recipe does not say how to run Defects4J.
     #[error("{instance}: {what}")]
     Setup {
         /// The instance.
         instance: String,
-        /// What is wrong.
-        what: String,
+        /// What is missing.
+        what: &'static str,
+    },
+    /// The installation, the checkout, the run directory or a Defects4J call failed.
+    #[error("{instance}: {source}")]
+    Stage {
+        /// The instance.
+        instance: String,
+        /// Why.
+        #[source]
+        source: Box<StageError>,
     },
     /// The state's change does not apply to the buggy checkout.
-    #[error("{instance}: the state does not apply to the Defects4J checkout: {what}")]
+    #[error("{instance}: the state does not apply to the Defects4J checkout: {source}")]
     State {
         /// The instance.
         instance: String,
-        /// The apply error.
-        what: crate::validate::apply::DirApplyError,
+        /// Where and why.
+        #[source]
+        source: DirApplyError,
     },
     /// The predicted patch does not apply.
-    #[error("the patch does not apply: {what}")]
-    DoesNotApply {
-        /// The apply error.
-        what: crate::validate::apply::DirApplyError,
-    },
+    #[error("the patch does not apply: {0}")]
+    DoesNotApply(#[source] DirApplyError),
 }
 
 /// A bug's buggy checkout in the cache with what runs on it need.
@@ -124,7 +131,7 @@ impl Validator<'_> {
 
     /// What every run of a Defects4J candidate shares.
     fn bug_runs_of<'v>(&'v self, c: &Candidate, logs: &Path) -> Result<BugRuns<'v>, D4jEvalError> {
-        let setup = |what: String| D4jEvalError::Setup {
+        let setup = |what: &'static str| D4jEvalError::Setup {
             instance: c.id.clone(),
             what,
         };
@@ -132,17 +139,17 @@ impl Validator<'_> {
             .plan
             .defects4j
             .as_ref()
-            .ok_or_else(|| setup("the recipe has no `validate.defects4j`".into()))?;
+            .ok_or_else(|| setup("the recipe has no `validate.defects4j`"))?;
         let bug =
             c.id.strip_prefix(&format!("{}_", c.project))
                 .and_then(|b| b.parse::<u32>().ok())
-                .ok_or_else(|| setup("not a Defects4J bug id (<Project>_<number>)".into()))?;
+                .ok_or_else(|| setup("not a Defects4J bug id (<Project>_<number>)"))?;
         let home = spec.home().ok_or_else(|| {
-            setup("no Defects4J home: set `validate.defects4j.home` or HUNKGEN_D4J_HOME".into())
+            setup("no Defects4J home: set `validate.defects4j.home` or HUNKGEN_D4J_HOME")
         })?;
         let fingerprint = self
             .d4j_fingerprint(&home, &c.project, &spec.java_home())
-            .map_err(|e| setup(e.to_string()))?;
+            .map_err(|source| stage(c, source))?;
         Ok(BugRuns {
             spec,
             home,
@@ -160,30 +167,27 @@ impl Validator<'_> {
     }
 
     /// The Defects4J handle runs of `b` use: the plan's timeout and memory limit.
-    fn d4j_handle(&self, b: &BugRuns<'_>) -> Result<Defects4j, String> {
-        Ok(Defects4j::new(&b.home, b.spec.java_home())
-            .map_err(|e| e.to_string())?
+    fn d4j_handle(&self, b: &BugRuns<'_>) -> Result<Defects4j, StageError> {
+        Ok(Defects4j::new(&b.home, b.spec.java_home())?
             .with_timeout(self.plan.timeout, Duration::from_secs(10))
             .with_memory_limit(self.plan.memory_limit))
     }
 
     /// The buggy checkout of a Defects4J candidate in the cache (checked out once, as
-    /// validation does), with what runs on it need; checkout logs go under `logs/<id>/`.
+    /// validation checks out the fixed one), with what runs on it need; checkout logs
+    /// go under `logs/<id>/`.
     pub fn d4j_buggy_checkout(
         &self,
         c: &Candidate,
         logs: &Path,
     ) -> Result<D4jCheckout, D4jEvalError> {
         let b = self.bug_runs_of(c, logs)?;
-        let setup = |what: String| D4jEvalError::Setup {
-            instance: c.id.clone(),
-            what,
-        };
-        let d4j = self.d4j_handle(&b).map_err(setup)?;
+        let st = |source| stage(c, source);
+        let d4j = self.d4j_handle(&b).map_err(st)?;
         let v = BugVersion::buggy(&b.project, b.bug);
         let dir = self
             .d4j_checkout(&d4j, &self.plan.cache_dir.join("d4j"), &v, &b.logs)
-            .map_err(|e| setup(e.to_string()))?;
+            .map_err(st)?;
         Ok(D4jCheckout {
             dir,
             home: d4j.home().to_path_buf(),
@@ -198,9 +202,10 @@ impl Validator<'_> {
     /// plus `state` (a Partial or Resolved state's change, applied exactly), plus `model`
     /// (a predicted patch, exactly else 3-way else with offset and fuzz; its changes to
     /// the golden test files dropped); then `defects4j compile`, the trigger tests and
-    /// the whole suite, in the sandbox. Answered from the cache when the same trees were
-    /// run before; a run with a timeout is not cached. Logs go to
-    /// `logs/<id>/<label>-{compile,trigger,suite}.log`.
+    /// the whole suite, in the sandbox. The checkout, not a compiled build directory: the
+    /// whole project is compiled with the patch, so a change that breaks another class
+    /// shows. Answered from the cache when the same trees were run before; a run with a
+    /// timeout is not cached. Logs go to `logs/<id>/<label>-{compile,trigger,suite}.log`.
     pub fn d4j_evaluate(
         &self,
         c: &Candidate,
@@ -210,10 +215,7 @@ impl Validator<'_> {
         logs: &Path,
     ) -> Result<D4jEvalRun, D4jEvalError> {
         let b = self.bug_runs_of(c, logs)?;
-        let setup = |what: String| D4jEvalError::Setup {
-            instance: c.id.clone(),
-            what,
-        };
+        let st = |source| stage(c, source);
         let model = model.map(|m| {
             let golden_tests: Vec<&str> = c.test_patch.files.iter().map(|f| f.path()).collect();
             let mut m = m.clone();
@@ -233,8 +235,12 @@ impl Validator<'_> {
                 .unwrap_or_default()
                 .as_slice(),
         ]);
-        std::fs::create_dir_all(&b.logs)
-            .map_err(|e| setup(format!("{}: {e}", b.logs.display())))?;
+        std::fs::create_dir_all(&b.logs).map_err(|source| {
+            st(StageError::Io {
+                path: b.logs.clone(),
+                source,
+            })
+        })?;
         let log_name = |phase: &str| format!("{label}-{phase}.log");
         let excluded: Vec<String> = broken_on_fixed(&b.home, &b.project, &c.fix_commit)
             .into_iter()
@@ -253,34 +259,37 @@ impl Validator<'_> {
                 ..hit.run
             });
         }
-        let d4j = self.d4j_handle(&b).map_err(setup)?;
+        let d4j = self.d4j_handle(&b).map_err(st)?;
         let root = self.plan.cache_dir.join("d4j");
-        let checkout = self
-            .d4j_checkout(&d4j, &root, &v, &b.logs)
-            .map_err(|e| setup(e.to_string()))?;
+        let checkout = self.d4j_checkout(&d4j, &root, &v, &b.logs).map_err(st)?;
         let runs = root.join("runs");
-        std::fs::create_dir_all(&runs).map_err(|e| setup(format!("{}: {e}", runs.display())))?;
+        std::fs::create_dir_all(&runs).map_err(|source| {
+            st(StageError::Io {
+                path: runs.clone(),
+                source,
+            })
+        })?;
         let tmp = tempfile::Builder::new()
             .prefix(&format!("{}-eval-", v.name()))
             .tempdir_in(&runs)
-            .map_err(|e| {
-                setup(format!(
-                    "cannot create a run directory in {}: {e}",
-                    runs.display()
-                ))
+            .map_err(|source| {
+                st(StageError::RunDir {
+                    dir: runs.clone(),
+                    source,
+                })
             })?;
         let work = tmp.path().join("w");
-        copy_checkout(&checkout, &work, &[".git"]).map_err(|e| {
-            setup(format!(
-                "cannot copy {} to {}: {e}",
-                checkout.display(),
-                work.display()
-            ))
+        copy_checkout(&checkout, &work, &[".git"]).map_err(|source| {
+            st(StageError::Copy {
+                from: checkout.clone(),
+                to: work.clone(),
+                source,
+            })
         })?;
         if let Some(s) = state {
-            apply_to_dir(s, &work).map_err(|what| D4jEvalError::State {
+            apply_to_dir(s, &work).map_err(|source| D4jEvalError::State {
                 instance: c.id.clone(),
-                what,
+                source,
             })?;
         }
         let applied = match &model {
@@ -299,7 +308,7 @@ impl Validator<'_> {
                     Ok(Applied::Exact) => ApplyMethod::Exact,
                     Ok(Applied::ThreeWay) => ApplyMethod::ThreeWay,
                     Ok(Applied::Fuzz) => ApplyMethod::Fuzz,
-                    Err(what) => return Err(D4jEvalError::DoesNotApply { what }),
+                    Err(e) => return Err(D4jEvalError::DoesNotApply(e)),
                 })
             }
         };
@@ -313,7 +322,7 @@ impl Validator<'_> {
         let compile_log = log_name("compile");
         let compiled = d4j
             .compile(&self.runner, &work, &b.logs.join(&compile_log))
-            .map_err(|e| setup(e.to_string()))?;
+            .map_err(|e| st(e.into()))?;
         keep(compile_log);
         let mut run = D4jEvalRun {
             applied,
@@ -332,7 +341,7 @@ impl Validator<'_> {
                 let name = log_name(phase);
                 let t = d4j
                     .test(&self.runner, &work, &scope, &b.logs.join(&name))
-                    .map_err(|e| setup(e.to_string()))?;
+                    .map_err(|e| st(e.into()))?;
                 keep(name);
                 run.seconds += t.seconds;
                 match phase {
@@ -354,8 +363,16 @@ impl Validator<'_> {
     }
 }
 
+/// A Defects4J evaluation error from the stage's error, naming the instance.
+fn stage(c: &Candidate, source: StageError) -> D4jEvalError {
+    D4jEvalError::Stage {
+        instance: c.id.clone(),
+        source: Box::new(source),
+    }
+}
+
 /// Copies a checkout without the top-level entries named in `skip`, keeping symbolic
-/// links as links and file permissions.
+/// links as links, file permissions and modification times.
 pub fn copy_checkout(from: &Path, to: &Path, skip: &[&str]) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     for e in std::fs::read_dir(from)? {
@@ -370,6 +387,10 @@ pub fn copy_checkout(from: &Path, to: &Path, skip: &[&str]) -> std::io::Result<(
             std::os::unix::fs::symlink(std::fs::read_link(e.path())?, &dest)?;
         } else {
             std::fs::copy(e.path(), &dest)?;
+            std::fs::File::options()
+                .write(true)
+                .open(&dest)?
+                .set_modified(e.metadata()?.modified()?)?;
         }
     }
     Ok(())
