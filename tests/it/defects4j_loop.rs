@@ -220,13 +220,31 @@ fn instance(id: &str) -> serde_json::Value {
         .unwrap_or_else(|| panic!("no instance {id}"))
 }
 
-/// A patch inserting `line` after line `after` (1-based) of `file` in the buggy checkout.
-fn insert_after(project: &str, bug: u32, file: &str, after: usize, line: &str) -> String {
-    let path = dataset()
+/// `file` of a bug's buggy version, from whichever build directory the cache holds:
+/// the build makes the buggy version from the fixed one, evaluation checks it out.
+fn buggy_file(project: &str, bug: u32, file: &str) -> std::path::PathBuf {
+    let d4j = dataset()
         .parent()
         .expect("dataset parent")
-        .join(format!("cache/d4j/checkouts/{project}-{bug}b"))
-        .join(file);
+        .join("cache/d4j");
+    ["checkouts/{}b", "compiled/{}b", "compiled/{}b-full"]
+        .iter()
+        .map(|d| {
+            d4j.join(d.replace("{}", &format!("{project}-{bug}")))
+                .join(file)
+        })
+        .find(|f| f.is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "no buggy build directory of {project}-{bug} in {}",
+                d4j.display()
+            )
+        })
+}
+
+/// A patch inserting `line` after line `after` (1-based) of `file` in the buggy checkout.
+fn insert_after(project: &str, bug: u32, file: &str, after: usize, line: &str) -> String {
+    let path = buggy_file(project, bug, file);
     let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let lines: Vec<&str> = text.lines().collect();
     let (a, b) = (lines[after - 1], lines[after]);
@@ -258,17 +276,11 @@ fn a_patch_that_does_not_compile_and_a_timeout_are_reported_as_such() {
     let dir = scratch("loop-broken-");
     let broken = dir.path().join("broken.jsonl");
     // After the class's opening line: a statement where only members may stand.
-    let line = fs::read_to_string(
-        dataset()
-            .parent()
-            .expect("parent")
-            .join("cache/d4j/checkouts/Cli-1b")
-            .join(CLI_FILE),
-    )
-    .expect("buggy file")
-    .lines()
-    .position(|l| l.starts_with("public class CommandLine"))
-    .expect("class line")
+    let line = fs::read_to_string(buggy_file("Cli", 1, CLI_FILE))
+        .expect("buggy file")
+        .lines()
+        .position(|l| l.starts_with("public class CommandLine"))
+        .expect("class line")
         + 2;
     predictions(
         &broken,
