@@ -261,7 +261,13 @@ impl Validator<'_> {
         }
         let d4j = self.d4j_handle(&b).map_err(st)?;
         let root = self.plan.cache_dir.join("d4j");
-        let checkout = self.d4j_checkout(&d4j, &root, &v, &b.logs).map_err(st)?;
+        // The checkout is setup, not the patch's run: the plan's timeout (evaluate's
+        // `--timeout`) limits compile and tests, never the one-time checkout.
+        let setup = self.d4j_handle(&b).map_err(st)?.with_timeout(
+            self.plan.timeout.max(Duration::from_secs(1800)),
+            Duration::from_secs(10),
+        );
+        let checkout = self.d4j_checkout(&setup, &root, &v, &b.logs).map_err(st)?;
         let runs = root.join("runs");
         std::fs::create_dir_all(&runs).map_err(|source| {
             st(StageError::Io {
