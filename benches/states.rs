@@ -152,17 +152,17 @@ fn main() {
     checkout_vs_worktree(&dataset, &instances, &card);
 }
 
-/// Median wall time of `runs` calls of `f(i)`, in milliseconds.
-fn median_ms(runs: usize, mut f: impl FnMut(usize)) -> f64 {
-    let mut times: Vec<f64> = (0..runs)
-        .map(|i| {
-            let t = Instant::now();
-            f(i);
-            t.elapsed().as_secs_f64() * 1000.0
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
+/// Milliseconds `f` takes.
+fn ms(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+/// The middle value.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 /// `hunkgen checkout --state novel --scenario best` of the first instance whose state the
@@ -208,38 +208,62 @@ fn checkout_vs_worktree(
             .success();
         assert!(ok, "git {args:?}");
     };
-    let worktree = median_ms(runs, |i| {
-        let dir = out.path().join(format!("wt-{i}"));
-        git(&[
-            "worktree",
-            "add",
-            "-q",
-            "--detach",
-            &dir.display().to_string(),
-            &inst.base_commit,
-        ]);
-    });
+    // Interleaved, so a change of the machine's load hits both alike.
+    let (mut worktree, mut checkout) = (Vec::new(), Vec::new());
     for i in 0..runs {
-        let dir = out.path().join(format!("wt-{i}"));
-        git(&["worktree", "remove", "--force", &dir.display().to_string()]);
+        let dir = out.path().join(format!("wt-{i}")).display().to_string();
+        worktree.push(ms(|| {
+            git(&["worktree", "add", "-q", "--detach", &dir, &inst.base_commit])
+        }));
+        git(&["worktree", "remove", "--force", &dir]);
+        let target = out.path().join(format!("co-{i}"));
+        checkout.push(ms(|| {
+            let ok = std::process::Command::new(env!("CARGO_BIN_EXE_hunkgen"))
+                .arg("checkout")
+                .arg(dataset)
+                .arg(&inst.instance_id)
+                .args(["--state", "novel", "--scenario", "best"])
+                .arg(&target)
+                .output()
+                .expect("hunkgen runs")
+                .status
+                .success();
+            assert!(ok, "hunkgen checkout {}", inst.instance_id);
+        }));
+        let _ = std::fs::remove_dir_all(&target);
     }
-    let checkout = median_ms(runs, |i| {
-        let ok = std::process::Command::new(env!("CARGO_BIN_EXE_hunkgen"))
-            .arg("checkout")
-            .arg(dataset)
-            .arg(&inst.instance_id)
-            .args(["--state", "novel", "--scenario", "best"])
-            .arg(out.path().join(format!("co-{i}")))
-            .output()
-            .expect("hunkgen runs")
-            .status
-            .success();
-        assert!(ok, "hunkgen checkout {}", inst.instance_id);
-    });
+    // The same state made from the source (a copy of the dataset without its states),
+    // as every checkout was before it linked the dataset's packs.
+    let bare = out.path().join("bare");
+    std::fs::create_dir_all(&bare).expect("mkdir");
+    for f in ["instances.jsonl", "dataset.yaml"] {
+        std::fs::copy(dataset.join(f), bare.join(f)).expect("copy");
+    }
+    let fresh = median(
+        (0..3)
+            .map(|i| {
+                ms(|| {
+                    let ok = std::process::Command::new(env!("CARGO_BIN_EXE_hunkgen"))
+                        .arg("checkout")
+                        .arg(&bare)
+                        .arg(&inst.instance_id)
+                        .args(["--state", "novel", "--scenario", "best"])
+                        .arg(out.path().join(format!("fresh-{i}")))
+                        .output()
+                        .expect("hunkgen runs")
+                        .status
+                        .success();
+                    assert!(ok, "hunkgen checkout {} from the source", inst.instance_id);
+                })
+            })
+            .collect(),
+    );
+    let (worktree, checkout) = (median(worktree), median(checkout));
     println!(
-        "checkout: {} novel-best {checkout:.1} ms, git worktree add {worktree:.1} ms: {:.2}x (median of {runs})",
+        "checkout: {} novel-best {checkout:.1} ms, git worktree add {worktree:.1} ms: {:.2}x (median of {runs}); made from the source {fresh:.1} ms: {:.2}x",
         inst.instance_id,
-        checkout / worktree
+        checkout / worktree,
+        fresh / worktree
     );
 }
 
