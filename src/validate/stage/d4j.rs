@@ -26,7 +26,6 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
 /// Which tests Defects4J runs on each version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -332,25 +331,12 @@ impl Validator<'_> {
         v: &BugVersion,
         log: &Path,
     ) -> Result<(TestOutcome, f64), StageError> {
-        let d4j = Defects4j::new(&b.home, b.spec.java_home())?
-            .with_timeout(self.plan.timeout, Duration::from_secs(10))
-            .with_memory_limit(self.plan.memory_limit);
+        let d4j = self.d4j_handle(b)?;
         let root = self.plan.cache_dir.join("d4j");
         let mut full = false;
         loop {
             let base = self.d4j_compiled(&d4j, &root, b, v, full)?;
-            let runs = root.join("runs");
-            fs::create_dir_all(&runs).map_err(|source| StageError::Io {
-                path: runs.clone(),
-                source,
-            })?;
-            let run = tempfile::Builder::new()
-                .prefix(&format!("{}-", v.name()))
-                .tempdir_in(&runs)
-                .map_err(|source| StageError::RunDir {
-                    dir: runs.clone(),
-                    source,
-                })?;
+            let run = self.d4j_run_dir(&root, &format!("{}-", v.name()))?;
             let work = run.path().join("w");
             copy_tree(&base, &work, false).map_err(|source| StageError::Copy {
                 from: base.clone(),
@@ -722,7 +708,7 @@ mod tests {
         fs::create_dir_all(from.path().join(".git")).expect("mkdir");
         fs::create_dir_all(from.path().join("src/a")).expect("mkdir");
         fs::write(from.path().join("src/a/B.java"), "class B {}").expect("write");
-        let old = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
         fs::File::options()
             .write(true)
             .open(from.path().join("src/a/B.java"))

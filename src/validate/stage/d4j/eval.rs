@@ -167,10 +167,28 @@ impl Validator<'_> {
     }
 
     /// The Defects4J handle runs of `b` use: the plan's timeout and memory limit.
-    fn d4j_handle(&self, b: &BugRuns<'_>) -> Result<Defects4j, StageError> {
+    pub(super) fn d4j_handle(&self, b: &BugRuns<'_>) -> Result<Defects4j, StageError> {
         Ok(Defects4j::new(&b.home, b.spec.java_home())?
             .with_timeout(self.plan.timeout, Duration::from_secs(10))
             .with_memory_limit(self.plan.memory_limit))
+    }
+
+    /// A fresh run directory under `<root>/runs`, named after `prefix`, removed when
+    /// dropped: every Defects4J run (test, Partial check, evaluation) works in one.
+    pub(in crate::validate::stage) fn d4j_run_dir(
+        &self,
+        root: &Path,
+        prefix: &str,
+    ) -> Result<tempfile::TempDir, StageError> {
+        let runs = root.join("runs");
+        std::fs::create_dir_all(&runs).map_err(|source| StageError::Io {
+            path: runs.clone(),
+            source,
+        })?;
+        tempfile::Builder::new()
+            .prefix(prefix)
+            .tempdir_in(&runs)
+            .map_err(|source| StageError::RunDir { dir: runs, source })
     }
 
     /// The buggy checkout of a Defects4J candidate in the cache (checked out once, as
@@ -268,22 +286,9 @@ impl Validator<'_> {
             Duration::from_secs(10),
         );
         let checkout = self.d4j_checkout(&setup, &root, &v, &b.logs).map_err(st)?;
-        let runs = root.join("runs");
-        std::fs::create_dir_all(&runs).map_err(|source| {
-            st(StageError::Io {
-                path: runs.clone(),
-                source,
-            })
-        })?;
-        let tmp = tempfile::Builder::new()
-            .prefix(&format!("{}-eval-", v.name()))
-            .tempdir_in(&runs)
-            .map_err(|source| {
-                st(StageError::RunDir {
-                    dir: runs.clone(),
-                    source,
-                })
-            })?;
+        let tmp = self
+            .d4j_run_dir(&root, &format!("{}-eval-", v.name()))
+            .map_err(st)?;
         let work = tmp.path().join("w");
         copy_checkout(&checkout, &work, &[".git"]).map_err(|source| {
             st(StageError::Copy {

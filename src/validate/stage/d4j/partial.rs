@@ -11,14 +11,13 @@ use crate::cache::Key;
 use crate::diff::Patch;
 use crate::source::Candidate;
 use crate::validate::apply::apply_to_dir;
-use crate::validate::defects4j::{BugVersion, Defects4j, TestOutcome};
+use crate::validate::defects4j::{BugVersion, TestOutcome};
 use crate::validate::golden;
 use crate::validate::parse::{InfraKind, RunResult};
 use crate::validate::stage::{StageError, Validator};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::Path;
-use std::time::Duration;
 
 /// A cached Partial-check run.
 #[derive(Serialize, Deserialize)]
@@ -143,23 +142,10 @@ impl Validator<'_> {
             let _ = fs::write(log, hit.log.as_bytes());
             return Ok(hit.outcome);
         }
-        let d4j = Defects4j::new(&b.home, b.spec.java_home())?
-            .with_timeout(self.plan.timeout, Duration::from_secs(10))
-            .with_memory_limit(self.plan.memory_limit);
+        let d4j = self.d4j_handle(b)?;
         let root = self.plan.cache_dir.join("d4j");
         let base = self.d4j_compiled(&d4j, &root, b, &v, false)?;
-        let runs = root.join("runs");
-        fs::create_dir_all(&runs).map_err(|source| StageError::Io {
-            path: runs.clone(),
-            source,
-        })?;
-        let run = tempfile::Builder::new()
-            .prefix(&format!("{}-partial-", v.name()))
-            .tempdir_in(&runs)
-            .map_err(|source| StageError::RunDir {
-                dir: runs.clone(),
-                source,
-            })?;
+        let run = self.d4j_run_dir(&root, &format!("{}-partial-", v.name()))?;
         let work = run.path().join("w");
         copy_tree(&base, &work, false).map_err(|source| StageError::Copy {
             from: base.clone(),
