@@ -315,7 +315,7 @@ fn write_manifest(
     done: &[(AgentRunRecord, String, bool)],
 ) -> Result<(), crate::shard::ShardSetError> {
     let spec = serde_json::to_string(&opts.spec).unwrap_or_default();
-    let inputs = [
+    let mut inputs: std::collections::BTreeMap<String, String> = [
         ("agent", opts.agent.clone()),
         ("agent_sha256", dataset::sha256_hex(spec.as_bytes())),
         ("prompt_variant", opts.variant.name().to_string()),
@@ -329,6 +329,19 @@ fn write_manifest(
     ]
     .map(|(k, v)| (k.to_string(), v))
     .into();
+    // Shards given other bug reports are not one run (only named when there are some,
+    // so runs without them keep their manifests).
+    if !opts.reports.is_empty() {
+        let text: String = opts
+            .reports
+            .values()
+            .map(|r| format!("{}\0{}\0{}\0", r.id, r.title, r.description))
+            .collect();
+        inputs.insert(
+            "reports_sha256".into(),
+            dataset::sha256_hex(text.as_bytes()),
+        );
+    }
     let ids: Vec<String> = done.iter().map(|d| d.0.instance_id.clone()).collect();
     let mut files = vec!["predictions.jsonl".to_string()];
     for id in &ids {
