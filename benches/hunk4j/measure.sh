@@ -18,27 +18,14 @@ repos=$(cd "$(dirname "${2:?usage: $0 D4J_HOME REPOS_FILE OUT}")" && pwd)/$(base
 out=${3:?usage: $0 D4J_HOME REPOS_FILE OUT}
 mkdir -p "$out"/{recipes,ds,logs}
 out=$(cd "$out" && pwd)
+# shellcheck source=benches/hunk4j/recipe.sh
+source "$here/recipe.sh"
 hunkgen=${HUNKGEN:-$root/target/release/hunkgen}
 jobs=${JOBS:-2}
 : > "$out/walls.tsv.part"
 grep -v '^#' "$here/bugs.txt" | while IFS=: read -r project ids; do
-  bugs=$(for i in $ids; do printf '%s_%s, ' "$project" "$i"; done)
   recipe="$out/recipes/$project.yaml"
-  # recipes/hunk4j.yaml with absolute paths, one project, its bugs, and validation.
-  sed -e "s|^name: hunk4j|name: hunk4j-$project|" \
-      -e "s|\.\./\.\./shared/|$root/../shared/|g" \
-      -e "s|^    version: v2.1.0|    version: v2.1.0\n    projects: [$project]\n    bugs: [${bugs%, }]|" \
-      "$root/recipes/hunk4j.yaml" > "$recipe"
-  cat >> "$recipe" <<YAML
-validate:
-  reruns: ${RERUNS:-1}
-  timeout: 1800
-  sandbox: required
-  cache: $out/cache
-  defects4j:
-    home: $home
-    tests: relevant
-YAML
+  hunk4j_recipe "$root" "$home" "$out/cache" "$project" > "$recipe"
   grep "^$project:" "$repos" > "$out/recipes/$project.repos.yaml" || true
   start=$(date +%s)
   rc=0

@@ -10,6 +10,9 @@
 #   # after the array finished (or: sbatch --wait …):
 #   hunkgen merge datasets/demo shards/0 shards/1 shards/2 shards/3
 #
+# HUNKGEN_REPOS, when set, is the build's --repos file (project → repository path, as
+# for Defects4J recipes such as HUNK4J).
+#
 # With arguments, the task runs that hunkgen command instead (evaluate, run and validate
 # read the same variables), each task writing its own shard directory:
 #
@@ -48,4 +51,7 @@ if [ "$#" -gt 0 ]; then
 fi
 : "${HUNKGEN_RECIPE:?set HUNKGEN_RECIPE to the recipe file}"
 : "${HUNKGEN_SHARDS_DIR:?set HUNKGEN_SHARDS_DIR to the directory receiving the shards}"
+if [ -n "${HUNKGEN_REPOS:-}" ]; then
+  exec "${HUNKGEN:-hunkgen}" build -q "$HUNKGEN_RECIPE" -o "$HUNKGEN_SHARDS_DIR/$K" --repos "$HUNKGEN_REPOS"
+fi
 exec "${HUNKGEN:-hunkgen}" build -q "$HUNKGEN_RECIPE" -o "$HUNKGEN_SHARDS_DIR/$K"

@@ -134,6 +134,7 @@ fn array_task(
         .env("HUNKGEN_SHARDS_DIR", shards);
     for v in [
         "HUNKGEN_SHARD",
+        "HUNKGEN_REPOS",
         "JOB_COMPLETION_INDEX",
         "SLURM_ARRAY_TASK_ID",
         "SLURM_ARRAY_TASK_MIN",
@@ -339,4 +340,28 @@ fn the_slurm_check_fails_when_slurm_cannot_be_had_unless_skipped_deliberately() 
         !ci.contains("HUNKGEN_SKIP_SLURM"),
         ".ci/run must not skip the Slurm check"
     );
+}
+
+#[test]
+fn the_slurm_array_script_hands_hunkgen_repos_to_the_build() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let recipe = crate::common::demo_recipe(root.path());
+    let missing = root.path().join("no-such-repos.yaml");
+    let missing_text = missing.display().to_string();
+    let out = array_task(
+        &recipe,
+        &root.path().join("shards"),
+        &[
+            ("SLURM_ARRAY_TASK_ID", Some("0")),
+            ("SLURM_ARRAY_TASK_COUNT", Some("2")),
+            ("HUNKGEN_REPOS", Some(&missing_text)),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a missing --repos file must fail the task");
+    assert!(
+        stderr.contains("no-such-repos.yaml"),
+        "the error names the --repos file: {stderr}"
+    );
+    assert!(!root.path().join("shards/0/instances.jsonl").exists());
 }
