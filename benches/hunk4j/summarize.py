@@ -4,8 +4,11 @@
     python3 benches/hunk4j/summarize.py OUT
 
 Per project: bugs run, buggy and fixed versions that compile, bugs validated with
-FAIL_TO_PASS equal to Defects4J's trigger_tests, every other bug with its reason, and the
-wall time of the project's build (from OUT/walls.tsv). Reads only what hunkgen wrote.
+FAIL_TO_PASS equal to Defects4J's trigger_tests, every other bug with its reason, the
+states written (Novel, Partial, Resolved; Best and Worst) with every missing one named,
+the gold and empty baselines' Novel bugs resolved (when measure.sh ran with EVAL=1), and
+the wall times of the project's build and evaluations (from OUT/walls.tsv). Reads only
+what hunkgen wrote.
 """
 import json
 import sys
@@ -22,18 +25,21 @@ def rows(path):
 def main(out):
     out = Path(out)
     walls = {}
-    for name in ("walls.tsv", "walls.tsv.part"):
+    for name in ("walls.tsv.part", "walls.tsv"):
         p = out / name
         if p.exists():
             for line in p.read_text().splitlines():
                 project, rc, secs = line.split("\t")
                 walls[project] = int(secs)
     header = ("project", "bugs run", "buggy compiles", "fixed compiles",
-              "validated, F2P = trigger_tests", "other outcomes", "wall s", "s/bug")
+              "validated, F2P = trigger_tests", "other outcomes",
+              "states N/P/R written (gated)", "gold resolves", "empty resolves",
+              "build s", "s/bug", "eval s")
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     total = Counter()
     named = []
+    named_missing = []
     for ds in sorted(p for p in (out / "ds").iterdir() if not p.name.startswith(".")):
         project = ds.name  # a build under way leaves a hidden sibling, skipped above
         kept = rows(ds / "instances.jsonl")
@@ -48,19 +54,62 @@ def main(out):
         infra = reasons.get("infrastructure", 0)
         wall = walls.get(project)
         other = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "–"
+        states, missing = states_of(kept)
+        named_missing += missing
+        gold = baseline(ds, "gold")
+        empty = baseline(ds, "empty")
+        evals = [walls[k] for k in (f"{project}:gold", f"{project}:empty") if k in walls]
         print(f"| {project} | {run} | {run - buggy_bad - infra} | {run - fixed_bad - infra} | "
-              f"{agree} | {other} | {wall if wall is not None else '–'} | "
-              f"{(wall / run) if wall and run else 0:.0f} |")
-        total.update(run=run, agree=agree, wall=wall or 0)
+              f"{agree} | {other} | {states} | {gold} | {empty} | "
+              f"{wall if wall is not None else '–'} | "
+              f"{(wall / run) if wall and run else 0:.0f} | "
+              f"{sum(evals) if evals else '–'} |")
+        total.update(run=run, agree=agree, wall=wall or 0, eval=sum(evals))
         named += [(r["id"], r["reason"], r["detail"][:160]) for r in rejected]
     print()
     pct = 100.0 * total["agree"] / total["run"] if total["run"] else 0.0
     print(f"bugs run {total['run']}, validated with FAIL_TO_PASS = trigger_tests "
-          f"{total['agree']} ({pct:.1f}%, target >= 95%), wall {total['wall']} s")
+          f"{total['agree']} ({pct:.1f}%, target >= 95%), build wall {total['wall']} s, "
+          f"evaluation wall {total['eval']} s")
     if named:
         print("\nevery other bug, with its reason:")
         for bug, reason, detail in sorted(named):
             print(f"- {bug}: {reason}: {detail}")
+    if named_missing:
+        print("\nstates not written, with the reason:")
+        for bug, state, reason in sorted(named_missing):
+            print(f"- {bug} {state}: {reason[:160]}")
+
+
+def states_of(kept):
+    """'N/P/R (gated)' counts of bugs with each state kind written (both scenarios), and
+    every missing state with its reason; '–' when the build wrote no states."""
+    if not any(r.get("states") for r in kept):
+        return "–", []
+    counts = Counter()
+    missing = []
+    for r in kept:
+        st = r.get("states") or {}
+        written = st.get("written") or []
+        for kind in ("novel", "partial", "resolved"):
+            if any(w.startswith(kind + "-") for w in written):
+                counts[kind] += 1
+        for m in st.get("missing") or []:
+            if isinstance(m, dict):
+                missing.append((r["id"], m.get("state", "?"), m.get("reason", "")))
+            else:
+                missing.append((r["id"], str(m), ""))
+    return f"{counts['novel']}/{counts['partial']}/{counts['resolved']} of {len(kept)}", missing
+
+
+def baseline(ds, name):
+    """'resolved/scored' of a baseline's Novel predictions, '–' when not evaluated."""
+    results = ds / "evaluations" / f"baseline-{name}" / "results.jsonl"
+    if not results.exists():
+        return "–"
+    novel = [r for r in rows(results) if r.get("state", "novel") == "novel"]
+    resolved = sum(1 for r in novel if r.get("resolved") is True)
+    return f"{resolved}/{len(novel)}"
 
 
 if __name__ == "__main__":
