@@ -376,6 +376,35 @@ pub fn check_state(dir: &Path, spec: &GateSpec) -> Result<GateReport, GateError>
     })
 }
 
+/// Whether a commit reachable from `rev` in `repo` adds or removes `needle`
+/// (`git log -S`), so a leak probe is never a line the history already touched: a line
+/// an old commit held and a later one removed would make the gate find those commits,
+/// which are no leak (Defects4J fixes often restore such lines).
+pub fn history_touches(repo: &Path, rev: &str, needle: &[u8]) -> Result<bool, GitError> {
+    let mut arg = std::ffi::OsString::from("-S");
+    arg.push(os_from_bytes(needle));
+    let out = command::run(
+        repo,
+        &[
+            "log".as_ref(),
+            "-1".as_ref(),
+            "--format=%H".as_ref(),
+            arg.as_os_str(),
+            rev.as_ref(),
+            "--".as_ref(),
+        ],
+        b"",
+    )?;
+    if !out.success {
+        return Err(GitError::Command {
+            path: repo.to_path_buf(),
+            command: format!("git log -1 -S<probe> {rev}"),
+            detail: command::first_line(&out.stderr),
+        });
+    }
+    Ok(!lines(&out.stdout).is_empty())
+}
+
 #[cfg(unix)]
 fn os_from_bytes(b: &[u8]) -> &std::ffi::OsStr {
     use std::os::unix::ffi::OsStrExt;

@@ -32,7 +32,7 @@ pub use change::{formatting_detail, HunkRules};
 pub use command::{diff_worktree, merge_file, snapshot_worktree, WorktreeDiff};
 pub use edits::{export_edits, tree_edits, BaseTree};
 pub use error::{GitError, Libgit2};
-pub use gate::{check_state, GateCheck, GateError, GateReport, GateSpec};
+pub use gate::{check_state, history_touches, GateCheck, GateError, GateReport, GateSpec};
 pub use pull::{pull_diff, PullDiff};
 pub use repo::{blob_by_prefix, dir_at_head, is_repository, read_blob, tree_id};
 pub use walk::{FixCommit, WalkTotals};

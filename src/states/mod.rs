@@ -317,7 +317,8 @@ fn change_of(req: &StateRequest<'_>) -> Result<Change, StatesError> {
 
 /// The `log -S` probe of a Novel or Partial state: the longest trimmed line the golden
 /// patch adds in a hunk the state lacks, that no file of the base tree or of the state's
-/// change already contains (such a line would be found without any leak).
+/// change already contains and no commit of the base's history added or removed (such a
+/// line would be found without any leak); `None` when the few longest all were.
 pub fn leak_probe(
     inst: &Instance,
     repo: &Path,
@@ -349,13 +350,24 @@ pub fn leak_probe(
         .collect();
     let needles: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
     let in_base = git::tree_contains(repo, &inst.base_commit, &needles)?;
-    Ok(lines.into_iter().zip(in_base).find_map(|(l, in_base)| {
+    let candidates = lines.into_iter().zip(in_base).filter_map(|(l, in_base)| {
         let in_change = changed
             .iter()
             .any(|c| memchr::memmem::find(c, &l).is_some());
         (!in_base && !in_change).then_some(l)
-    }))
+    });
+    // The longest such line the base's history never added or removed; each try scans
+    // the history once, so a few at most (none: the other checks still run).
+    for line in candidates.take(PROBE_TRIES) {
+        if !git::history_touches(repo, &inst.base_commit, &line)? {
+            return Ok(Some(line));
+        }
+    }
+    Ok(None)
 }
+
+/// How many candidate lines `leak_probe` checks against the base's history.
+const PROBE_TRIES: usize = 4;
 
 /// A published state.
 #[derive(Debug, Clone)]

@@ -1297,3 +1297,67 @@ fn checkout_links_the_datasets_packs_and_makes_the_same_repository() {
         }
     }
 }
+
+/// A fix that restores a line an old commit held and a later one removed (as many
+/// Defects4J fixes do): the line is no leak probe, since `log -S` finds those old
+/// commits in any honest history; the probe is the next longest line, and the Novel
+/// state is written and gated.
+#[test]
+fn a_line_the_history_once_held_is_no_leak_probe() {
+    let mut src = Script::new();
+    src.write(CALC, &calc([false, false, true], ""));
+    src.write(CALC_TEST, &calc_test(false));
+    src.commit("Initial import");
+    src.write(CALC, &calc([false; 3], ""));
+    src.commit("Simplify mul");
+    src.write("README.md", "calc\n");
+    let base = src.commit("Describe the project");
+    src.write(CALC, &calc([true; 3], ""));
+    src.write(CALC_TEST, &calc_test(true));
+    let fix = src.commit("Fix overflow in add, sub and mul");
+    let (_tmp, _dataset, instances) = build_dataset(&src.dir);
+    let inst = instances
+        .into_iter()
+        .find(|i| i.fix_commit == fix)
+        .expect("the fix is mined");
+    assert_eq!(inst.base_commit, base);
+
+    let probe = states::leak_probe(&inst, &src.dir, &[], None)
+        .expect("probe")
+        .expect("some line");
+    assert_eq!(
+        String::from_utf8(probe).expect("utf-8"),
+        "return Math.subtractExact(a, b);",
+        "the longest fix line ({MUL_LINE}) was held and removed before the base"
+    );
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let target = tmp.path().join("novel");
+    let req = StateRequest {
+        instance: &inst,
+        repo: &src.dir,
+        state: StateKind::Novel,
+        scenario: Scenario::Best,
+        with_tests: false,
+        partial: None,
+    };
+    let done = states::materialize(&req, &target, None).expect("the Novel state is written");
+    assert!(done.manifest.gate.iter().any(|c| c == "pickaxe"));
+    // Every other leak check holds (the fix's own line is in the honest history here).
+    assert_no_leak(&target, &fix, false);
+    let fix_stored = std::process::Command::new("git")
+        .current_dir(&target)
+        .args(["cat-file", "-e", &fix])
+        .status()
+        .expect("git runs")
+        .success();
+    assert!(!fix_stored, "fix commit absent");
+    // The old line as a probe would refuse this honest history.
+    let spec = GateSpec {
+        absent_commits: vec![fix.clone()],
+        probes: vec![MUL_LINE.as_bytes().to_vec()],
+    };
+    assert_eq!(
+        refused_by(check_state(&target, &spec).map(|_| ())),
+        GateCheck::Pickaxe
+    );
+}
