@@ -358,7 +358,10 @@ fn the_slurm_array_script_hands_hunkgen_repos_to_the_build() {
         ],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "a missing --repos file must fail the task");
+    assert!(
+        !out.status.success(),
+        "a missing --repos file must fail the task"
+    );
     assert!(
         stderr.contains("no-such-repos.yaml"),
         "the error names the --repos file: {stderr}"
