@@ -1,8 +1,11 @@
 //! Exact patch application: every context and removed line must match at its stated line.
 //!
-//! No fuzz and no offset search: hunkgen applies golden patches to the very revision they
-//! were made from, so any mismatch means the wrong base file and must be reported, never
-//! papered over.
+//! No fuzz, and no offset search but where a patch's own tool allows it: hunkgen applies
+//! golden patches to the very revision they were made from, so any mismatch means the
+//! wrong base file and must be reported, never papered over. Defects4J applies its source
+//! patches with `git apply`, which moves a hunk whose context matches exactly elsewhere
+//! (Codec-12's, one line up); [`Placement::Offset`] does the same for trees derived from
+//! such patches.
 
 use std::fmt;
 
@@ -93,9 +96,54 @@ fn split_lines(data: &[u8]) -> Vec<&[u8]> {
     out
 }
 
+/// Where a hunk may apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// At its stated line only.
+    Exact,
+    /// As `git apply` does: at its stated line, else at the nearest line (after the
+    /// previous hunk) where every context and removed line matches exactly; no fuzz.
+    Offset,
+}
+
 /// Apply one file patch to `original` (empty for a new file) with exact context checks,
 /// because hunkgen derives buggy files from fixed ones and must not guess.
 pub fn apply_file(fp: &FilePatch, original: &[u8]) -> Result<Vec<u8>, ApplyError> {
+    apply_file_placed(fp, original, Placement::Exact)
+}
+
+/// The lines a hunk expects in the original (context and removed), in order.
+fn expected_lines(h: &super::model::Hunk) -> Vec<&[u8]> {
+    h.lines
+        .iter()
+        .filter(|l| l.kind != LineKind::Added)
+        .map(|l| l.content.as_slice())
+        .collect()
+}
+
+/// The nearest start at or after `cur` where `want` matches `lines` exactly, searching
+/// outward from `at` (the smaller offset first, then the earlier line), as `git apply`.
+fn nearest_match(lines: &[&[u8]], want: &[&[u8]], at: usize, cur: usize) -> Option<usize> {
+    let fits = |pos: usize| {
+        pos >= cur && pos + want.len() <= lines.len() && lines[pos..pos + want.len()] == *want
+    };
+    (0..=lines.len()).find_map(|d| {
+        if at >= d && fits(at - d) {
+            Some(at - d)
+        } else if fits(at + d) {
+            Some(at + d)
+        } else {
+            None
+        }
+    })
+}
+
+/// [`apply_file`] with a choice of [`Placement`].
+pub fn apply_file_placed(
+    fp: &FilePatch,
+    original: &[u8],
+    placement: Placement,
+) -> Result<Vec<u8>, ApplyError> {
     let err = |hunk: Option<usize>, line: Option<usize>, kind| ApplyError {
         kind: Box::new(kind),
         path: fp.path().to_string(),
@@ -119,11 +167,16 @@ pub fn apply_file(fp: &FilePatch, original: &[u8]) -> Result<Vec<u8>, ApplyError
     for (hi, h) in fp.hunks.iter().enumerate() {
         let hn = Some(hi + 1);
         // An empty old range `-a,0` inserts after line a; otherwise the hunk starts at a.
-        let at = if h.old_lines == 0 {
+        let mut at = if h.old_lines == 0 {
             h.old_start as usize
         } else {
             (h.old_start as usize).saturating_sub(1)
         };
+        if placement == Placement::Offset && h.old_lines > 0 {
+            if let Some(pos) = nearest_match(&lines, &expected_lines(h), at, cur) {
+                at = pos;
+            }
+        }
         if h.old_lines > 0 && h.old_start == 0 {
             let why = "a non-empty range cannot start at line 0".to_string();
             return Err(err(hn, None, ApplyErrorKind::BadStart { start: 0, why }));
@@ -213,6 +266,15 @@ pub fn apply_patch_to_files(
     p: &Patch,
     get: impl Fn(&str) -> Option<Vec<u8>>,
 ) -> Result<Vec<AppliedFile>, ApplyError> {
+    apply_patch_to_files_placed(p, get, Placement::Exact)
+}
+
+/// [`apply_patch_to_files`] with a choice of [`Placement`].
+pub fn apply_patch_to_files_placed(
+    p: &Patch,
+    get: impl Fn(&str) -> Option<Vec<u8>>,
+    placement: Placement,
+) -> Result<Vec<AppliedFile>, ApplyError> {
     let mut out: Vec<AppliedFile> = Vec::new();
     for fp in &p.files {
         if is_submodule(fp) {
@@ -236,7 +298,7 @@ pub fn apply_patch_to_files(
             (FileChange::Added, _) | (_, None) => Vec::new(),
             (_, Some(old)) => current(old).ok_or_else(missing)?,
         };
-        let result = apply_file(fp, &original)?;
+        let result = apply_file_placed(fp, &original, placement)?;
         if fp.change == FileChange::Renamed {
             if let Some(old) = &fp.old_path {
                 out.push((old.clone(), None));
@@ -260,6 +322,28 @@ mod tests {
 
     fn one(p: &[u8]) -> FilePatch {
         parse(p).unwrap().files.remove(0)
+    }
+
+    #[test]
+    fn offset_placement_moves_a_hunk_as_git_apply_does_and_exact_does_not() {
+        // The hunk says line 3, but its lines are at line 2 (one line up).
+        let fp = one(b"--- a/f\n+++ b/f\n@@ -3,2 +3,2 @@\n b\n-c\n+C\n");
+        let original = b"a\nb\nc\nd\n";
+        assert!(apply_file(&fp, original).is_err());
+        assert_eq!(
+            apply_file_placed(&fp, original, Placement::Offset).unwrap(),
+            b"a\nb\nC\nd\n"
+        );
+        // No fuzz: a context line that matches nowhere still fails.
+        let bad = one(b"--- a/f\n+++ b/f\n@@ -3,2 +3,2 @@\n x\n-c\n+C\n");
+        assert!(apply_file_placed(&bad, original, Placement::Offset).is_err());
+        // The nearest match wins: two places hold `b c`, the hunk says line 5.
+        let twice = b"b\nc\nz\nb\nc\n";
+        let near = one(b"--- a/f\n+++ b/f\n@@ -5,2 +5,2 @@\n b\n-c\n+C\n");
+        assert_eq!(
+            apply_file_placed(&near, twice, Placement::Offset).unwrap(),
+            b"b\nc\nz\nb\nC\n"
+        );
     }
 
     #[test]

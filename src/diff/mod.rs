@@ -9,6 +9,9 @@ mod parse;
 mod reverse;
 mod text;
 
-pub use apply::{apply_file, apply_patch_to_files, AppliedFile, ApplyError, ApplyErrorKind};
+pub use apply::{
+    apply_file, apply_file_placed, apply_patch_to_files, apply_patch_to_files_placed, AppliedFile,
+    ApplyError, ApplyErrorKind, Placement,
+};
 pub use model::{FileChange, FilePatch, Hunk, Line, LineKind, Patch, Span};
 pub use parse::{parse, ParseError, ParseErrorKind, PatchFileError};

@@ -9,7 +9,7 @@ use super::error::{io_err, GitError};
 use super::repo::with_repo;
 use super::write::{no_symlink_between, object_err, remove_with_empty_parents, safe_join};
 use super::write::{write_file, write_tree_dir, FileEdit};
-use crate::diff::{apply_patch_to_files, Patch};
+use crate::diff::{apply_patch_to_files_placed, Patch, Placement};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -74,11 +74,23 @@ pub fn tree_edits(
     with_repo(repo, |r| {
         let tree = peel_tree(r, repo, &base.rev)?;
         let mut overlay: BTreeMap<String, Entry> = BTreeMap::new();
+        // A tree made by patches (Defects4J's, applied by `git apply`) places hunks as
+        // `git apply` does, and so does the change made against it; a commit's own
+        // tree takes its patches exactly.
+        let placement = if base.patches.is_empty() {
+            Placement::Exact
+        } else {
+            Placement::Offset
+        };
         for patch in base.patches.iter().chain(change) {
-            let applied = apply_patch_to_files(patch, |f| match overlay.get(f) {
-                Some(e) => e.as_ref().map(|(c, _)| c.clone()),
-                None => blob_entry(r, &tree, f).map(|(c, _)| c),
-            })
+            let applied = apply_patch_to_files_placed(
+                patch,
+                |f| match overlay.get(f) {
+                    Some(e) => e.as_ref().map(|(c, _)| c.clone()),
+                    None => blob_entry(r, &tree, f).map(|(c, _)| c),
+                },
+                placement,
+            )
             .map_err(|source| GitError::Apply {
                 path: repo.to_path_buf(),
                 rev: base.rev.clone(),
@@ -264,5 +276,23 @@ mod tests {
         let bad = patch("--- a/B.java\n+++ b/B.java\n@@ -1 +1 @@\n-q\n+y\n");
         let e = tree_edits(dir.path(), &base, Some(&bad), &a).expect_err("no apply");
         assert!(e.to_string().contains(&b[..7]), "{e}");
+    }
+
+    #[test]
+    fn a_tree_made_by_patches_places_hunks_as_git_apply_but_a_commit_tree_exactly() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (_, b) = two_commits(dir.path());
+        // The hunk says line 2, but `a` is line 1 of b's A.java: one line off, as
+        // Defects4J's Codec-12 source patch is.
+        let off = patch("--- a/A.java\n+++ b/A.java\n@@ -2,1 +2,1 @@\n-a\n+z\n");
+        let base = BaseTree {
+            rev: b.clone(),
+            patches: vec![off.clone()],
+        };
+        let edits = tree_edits(dir.path(), &base, None, &b).expect("offset applies");
+        assert_eq!(edits[0].content.as_deref(), Some(&b"z\nB\n"[..]));
+        // The same patch as a change on a commit's own tree must apply exactly.
+        let exact = tree_edits(dir.path(), &BaseTree::commit(&b), Some(&off), &b);
+        assert!(exact.is_err(), "a commit's own tree takes patches exactly");
     }
 }
