@@ -4,6 +4,7 @@
 pub mod defects4j;
 pub mod files;
 pub mod git_history;
+pub mod names;
 pub mod github;
 pub mod refs;
 pub mod rules;

@@ -26,33 +26,98 @@ pub enum Sandbox {
     None(String),
 }
 
-/// The sandbox flags: every namespace unshared, the system read-only, a private `/tmp`,
-/// then the paths a run needs bound explicitly: `readable` read-only, the working copy
-/// and `writable` writable, wherever they are (under `/tmp` too, which the private
-/// `/tmp` would otherwise hide). Each path is one argv entry, so spaces need no quoting.
+/// The host's system directories a run sees, read-only: programs, libraries and their
+/// configuration. Nothing else of the host is there: not `/home`, `/root`, `/work`,
+/// `/srv`, `/mnt`, `/var` or `/opt` (so no `$HOME`, `~/.ssh`, other datasets or caches),
+/// only what a run names in `readable`/`writable`. A merged-`/usr` link (`/bin ->
+/// usr/bin`) is recreated as a link.
+pub(super) const SYSTEM_DIRS: [&str; 9] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys",
+];
+
+/// Files under the system directories that hold secrets, hidden behind an empty file or
+/// directory (password hashes, the host's SSH keys).
+const MASKED: [&str; 3] = ["/etc/shadow", "/etc/gshadow", "/etc/ssh"];
+
+/// Size of the private `/tmp` when a run does not say (a tmpfs takes memory, so a run
+/// filling it is stopped by `ENOSPC` there, not by the host's disk filling up).
+pub(super) const DEFAULT_TMP_SIZE: u64 = 2 << 30;
+
+/// The sandbox flags: every namespace unshared, the host's [`SYSTEM_DIRS`] read-only, a
+/// private size-capped `/tmp`, then the paths a run needs bound explicitly: `readable`
+/// read-only, the working copy and `writable` writable, wherever they are (under `/tmp`
+/// too, which the private `/tmp` would otherwise hide); everything else read-only. Each
+/// path is one argv entry, so spaces need no quoting.
 pub(super) fn bwrap_args(
     workdir: &Path,
     writable: &[PathBuf],
     readable: &[PathBuf],
     network: bool,
 ) -> Vec<OsString> {
+    bwrap_args_sized(workdir, writable, readable, network, DEFAULT_TMP_SIZE)
+}
+
+/// [`bwrap_args`] with the private `/tmp` capped at `tmp_size` bytes.
+pub(super) fn bwrap_args_sized(
+    workdir: &Path,
+    writable: &[PathBuf],
+    readable: &[PathBuf],
+    network: bool,
+    tmp_size: u64,
+) -> Vec<OsString> {
     let mut a: Vec<OsString> = ["--unshare-all"].iter().map(OsString::from).collect();
     if network {
         a.push("--share-net".into());
     }
-    for s in [
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--tmpfs",
-        "/tmp",
-    ] {
-        a.push(s.into());
+    for dir in SYSTEM_DIRS {
+        match fs::symlink_metadata(dir) {
+            Ok(m) if m.file_type().is_symlink() => {
+                if let Ok(target) = fs::read_link(dir) {
+                    a.push("--symlink".into());
+                    a.push(target.into());
+                    a.push(dir.into());
+                }
+            }
+            Ok(m) if m.is_dir() => {
+                a.push("--ro-bind".into());
+                a.push(dir.into());
+                a.push(dir.into());
+            }
+            _ => {}
+        }
     }
+    for secret in MASKED {
+        match fs::symlink_metadata(secret) {
+            Ok(m) if m.is_dir() => {
+                a.push("--tmpfs".into());
+                a.push(secret.into());
+            }
+            Ok(_) => {
+                a.push("--ro-bind".into());
+                a.push("/dev/null".into());
+                a.push(secret.into());
+            }
+            Err(_) => {}
+        }
+    }
+    if network {
+        // The resolver configuration may link out of /etc (systemd-resolved's stub).
+        if let Ok(real) = fs::canonicalize("/etc/resolv.conf") {
+            if let Some(dir) = real.parent().filter(|d| !d.starts_with("/etc")) {
+                a.push("--ro-bind".into());
+                a.push(dir.into());
+                a.push(dir.into());
+            }
+        }
+    }
+    a.push("--dev".into());
+    a.push("/dev".into());
+    a.push("--proc".into());
+    a.push("/proc".into());
+    a.push("--size".into());
+    a.push(tmp_size.to_string().into());
+    a.push("--tmpfs".into());
+    a.push("/tmp".into());
     // After the /tmp tmpfs: bwrap makes the mount points of paths under it there,
     // every directory named on the way too (a path through `..` keeps resolving).
     let mut ro: Vec<&PathBuf> = Vec::new();
@@ -79,6 +144,10 @@ pub(super) fn bwrap_args(
         a.push(dir.into());
         a.push(dir.into());
     }
+    // The root bwrap built (a tmpfs holding the mount points) read-only: a run writes
+    // only to its working copy, `writable` and the private /tmp.
+    a.push("--remount-ro".into());
+    a.push("/".into());
     a.push("--chdir".into());
     a.push(workdir.into());
     a.push("--die-with-parent".into());
