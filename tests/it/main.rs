@@ -25,6 +25,7 @@ mod evaluate_d4j;
 mod git_history;
 mod github;
 mod golden;
+mod hostile;
 mod hunk4j;
 mod mcp;
 mod report;
