@@ -556,3 +556,124 @@ fn a_hostile_repository_stays_in_its_box() {
     assert!(clone.join("link").is_symlink());
     assert_eq!(p.hash(), before, "a protected place changed");
 }
+
+/// A row of a SWE-bench file.
+fn row(id: &str, base: &str, patch: &str, test_patch: &str, f2p: &[&str]) -> String {
+    serde_json::json!({
+        "instance_id": id,
+        "repo": "evil/repo",
+        "base_commit": base,
+        "patch": patch,
+        "test_patch": test_patch,
+        "problem_statement": "p",
+        "FAIL_TO_PASS": f2p,
+        "PASS_TO_PASS": [],
+    })
+    .to_string()
+}
+
+#[test]
+fn dotdot_in_swebench_rows_and_patches_is_refused_with_one_line() {
+    let p = Protected::new();
+    let mut s = Script::new();
+    s.write("pkg/__init__.py", "");
+    s.write("pkg/core.py", "def f():\n    return 1\n\n\ndef g():\n    return 1\n");
+    s.write("run_tests.py", RUNNER);
+    std::os::unix::fs::symlink(&p.etc, s.dir.join("link")).expect("symlink");
+    let base = s.commit("Initial import");
+    s.write("pkg/core.py", "def f():\n    return 2\n\n\ndef g():\n    return 1\n");
+    s.write(
+        "tests/test_f.py",
+        "from pkg import core\n\n\ndef test_f():\n    assert core.f() == 2\n",
+    );
+    let fix = s.commit("Fix f");
+    let diff = |paths: &str| s.git(&["diff", &base, &fix, "--", paths]) + "\n";
+    let (patch, test_patch) = (diff("pkg"), diff("tests"));
+    let escape = "diff --git a/../escape.py b/../escape.py\nnew file mode 100644\n\
+                  --- /dev/null\n+++ b/../escape.py\n@@ -0,0 +1 @@\n+pwned\n";
+    let through_link = "diff --git a/link/pwned b/link/pwned\nnew file mode 100644\n\
+                        --- /dev/null\n+++ b/link/pwned\n@@ -0,0 +1 @@\n+pwned\n";
+    let f2p = ["tests/test_f.py::test_f"];
+    let lines = [
+        row("evil__repo-1", &base, &patch, &test_patch, &f2p),
+        row("../../escape", &base, &patch, &test_patch, &f2p),
+        row("evil__repo-3", &base, &patch, &test_patch, &["../../escape.py::test_f"]),
+        row("evil__repo-4", &base, escape, &test_patch, &f2p),
+        row(
+            "evil__repo-5",
+            &base,
+            &patch,
+            &(test_patch.clone() + through_link),
+            &f2p,
+        ),
+    ];
+    let mut bad_repo: serde_json::Value =
+        serde_json::from_str(&row("evil__repo-6", &base, &patch, &test_patch, &f2p)).expect("row");
+    bad_repo["repo"] = "evil/../../x".into();
+    let work = p.root.join("work");
+    let file = work.join("rows.jsonl");
+    fs::write(&file, lines.join("\n") + "\n" + &bad_repo.to_string() + "\n").expect("rows");
+    let recipe = work.join("import.yaml");
+    fs::write(
+        &recipe,
+        format!(
+            "name: imported\nsource:\n  swebench:\n    instances: rows.jsonl\n    repos:\n      \
+             evil/repo: {}\nfiles:\n  code_extensions: [py]\nselect:\n  min_code_hunks: 1\n{}",
+            s.dir.display(),
+            VALIDATE.replace("../cache", &p.cache.display().to_string())
+        ),
+    )
+    .expect("recipe");
+    let before = p.hash();
+    let out = work.join("out");
+    let o = build(&p, &recipe, &out);
+    assert!(
+        o.status.success(),
+        "the build goes on: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let (kept, rejected) = rows(&out);
+    let ids: Vec<&str> = kept.iter().filter_map(|r| r["instance_id"].as_str()).collect();
+    assert_eq!(ids, ["evil__repo-1"], "{rejected:?}");
+    let detail = |id: &str| -> String {
+        let r = rejected
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("{id} not rejected: {rejected:?}"));
+        r["detail"].as_str().unwrap_or_default().to_string()
+    };
+    for (id, line) in [
+        (
+            "rows.jsonl:2",
+            "rows.jsonl:2: instance_id `../../escape` leaves its directory (a path separator in an id)",
+        ),
+        (
+            "evil__repo-3",
+            "field `FAIL_TO_PASS`: test name `../../escape.py::test_f` leaves its directory (a `..` component)",
+        ),
+        (
+            "evil__repo-4",
+            "field `patch`: path `../escape.py` leaves its directory (a `..` component)",
+        ),
+        (
+            "evil__repo-6",
+            "field `repo`: instance_id `..` leaves its directory",
+        ),
+    ] {
+        let d = detail(id);
+        assert!(d.ends_with(line) || d.contains(line), "{id}: {d}");
+        assert!(!d.contains('\n'), "one line: {d}");
+    }
+    // The link in the base tree: hunkgen's own write of `link/pwned` into the working
+    // copy (before any sandbox) is refused, not made through the link.
+    let d = detail("evil__repo-5");
+    assert!(
+        d.ends_with(
+            "test_patch does not apply: link/pwned: refused: `link` is a symbolic link;              writing through it would leave the working copy"
+        ),
+        "{d}"
+    );
+    assert_eq!(p.hash(), before, "a protected place changed");
+    assert!(!work.join("escape.py").exists() && !p.root.join("escape.py").exists());
+    assert!(!p.etc.join("pwned").exists());
+}
