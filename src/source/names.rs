@@ -51,12 +51,42 @@ fn shown(s: &str) -> String {
 /// An instance id is one path component: not empty, `.` or `..`, no `/` or `\`, no
 /// control characters, at most 200 bytes.
 pub fn check_id(id: &str) -> Result<(), UnsafeName> {
-    const WHAT: &str = "instance_id";
+    check_component("instance_id", id)
+}
+
+/// A repository name (`owner/name`): each part one path component as [`check_id`]
+/// wants it (a clone, a state or an export may be named by it).
+pub fn check_repo(repo: &str) -> Result<(), UnsafeName> {
+    const WHAT: &str = "repo";
+    for part in repo.split('/') {
+        check_component(WHAT, part).map_err(|e| match e {
+            UnsafeName::Escapes { .. } => UnsafeName::Escapes {
+                what: WHAT,
+                name: shown(repo),
+                why: "a `..` component",
+            },
+            UnsafeName::Malformed { why, .. } => UnsafeName::Malformed {
+                what: WHAT,
+                name: shown(repo),
+                why,
+            },
+            UnsafeName::Empty { .. } => UnsafeName::Malformed {
+                what: WHAT,
+                name: shown(repo),
+                why: "has an empty part",
+            },
+        })?;
+    }
+    Ok(())
+}
+
+/// One path component named `what` in messages (see [`check_id`]).
+fn check_component(what: &'static str, id: &str) -> Result<(), UnsafeName> {
     if id.is_empty() {
-        return Err(UnsafeName::Empty { what: WHAT });
+        return Err(UnsafeName::Empty { what });
     }
     let escapes = |why| UnsafeName::Escapes {
-        what: WHAT,
+        what,
         name: shown(id),
         why,
     };
@@ -68,14 +98,14 @@ pub fn check_id(id: &str) -> Result<(), UnsafeName> {
     }
     if id.chars().any(char::is_control) {
         return Err(UnsafeName::Malformed {
-            what: WHAT,
+            what,
             name: shown(id),
             why: "holds a control character",
         });
     }
     if id.len() > MAX_ID {
         return Err(UnsafeName::Malformed {
-            what: WHAT,
+            what,
             name: shown(id),
             why: "is longer than 200 bytes",
         });
@@ -158,6 +188,10 @@ mod tests {
             assert!(check_id(bad).is_err(), "{bad:?}");
         }
         assert!(check_id(&"x".repeat(201)).is_err());
+        assert_eq!(check_repo("pallets/click"), Ok(()));
+        for bad in ["../x", "a/..", "a//b", "/a"] {
+            assert!(check_repo(bad).is_err(), "{bad:?}");
+        }
         assert_eq!(
             check_id("../../etc").unwrap_err().to_string(),
             "instance_id `../../etc` leaves its directory (a path separator in an id)"

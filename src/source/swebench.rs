@@ -349,9 +349,7 @@ fn instance(cfg: &SwebenchConfig, file: &str, r: &Record<'_>) -> Result<Candidat
     let unsafe_name = |field: &str, e: names::UnsafeName| {
         reject(&id, RejectReason::Metadata, format!("field `{field}`: {e}"))
     };
-    for part in repo.split('/') {
-        names::check_id(part).map_err(|e| unsafe_name("repo", e))?;
-    }
+    names::check_repo(&repo).map_err(|e| unsafe_name("repo", e))?;
     for (name, list) in [("FAIL_TO_PASS", &fail_to_pass), ("PASS_TO_PASS", &pass_to_pass)] {
         for t in list.iter() {
             names::check_test_name(t).map_err(|e| unsafe_name(name, e))?;

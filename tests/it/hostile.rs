@@ -657,7 +657,7 @@ fn dotdot_in_swebench_rows_and_patches_is_refused_with_one_line() {
         ),
         (
             "evil__repo-6",
-            "field `repo`: instance_id `..` leaves its directory",
+            "field `repo`: repo `evil/../../x` leaves its directory (a `..` component)",
         ),
     ] {
         let d = detail(id);
@@ -669,7 +669,8 @@ fn dotdot_in_swebench_rows_and_patches_is_refused_with_one_line() {
     let d = detail("evil__repo-5");
     assert!(
         d.ends_with(
-            "test_patch does not apply: link/pwned: refused: `link` is a symbolic link;              writing through it would leave the working copy"
+            "test_patch does not apply: link/pwned: refused: `link` is a symbolic link; \
+             writing through it would leave the working copy"
         ),
         "{d}"
     );
