@@ -125,6 +125,9 @@ pub struct Tools {
     pub bin: PathBuf,
     /// Paths the agent's sandbox must be able to read (the framework, the JDK).
     pub readable: Vec<PathBuf>,
+    /// Paths under those hidden from the agent: Defects4J's `project_repos`, whose
+    /// histories hold every fix (compiling and testing a checkout never reads them).
+    pub hidden: Vec<PathBuf>,
 }
 
 impl Tools {
@@ -211,6 +214,7 @@ impl Loop<'_> {
         Ok(Tools {
             bin,
             readable: vec![checkout.home.clone(), checkout.java_home.clone()],
+            hidden: vec![checkout.home.join("project_repos")],
         })
     }
 }

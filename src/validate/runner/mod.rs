@@ -110,6 +110,9 @@ pub struct RunSpec {
     /// Extra paths bound read-only on top of the private `/tmp` (an environment or a
     /// cache that lives under `/tmp` would otherwise be hidden).
     pub readable: Vec<PathBuf>,
+    /// Paths under `readable` hidden again (an empty directory, or an empty file, in
+    /// their place): a tool's installation minus what the run must not see.
+    pub hidden: Vec<PathBuf>,
     /// Keep the network (environment builds that download); tests leave this false.
     pub network: bool,
 }
@@ -135,6 +138,7 @@ impl RunSpec {
             stderr_path: None,
             writable: Vec::new(),
             readable: Vec::new(),
+            hidden: Vec::new(),
             network: false,
         }
     }
@@ -428,6 +432,7 @@ impl Runner {
                     &spec.workdir,
                     &spec.writable,
                     &spec.readable,
+                    &spec.hidden,
                     spec.network,
                     spec.tmp_size.unwrap_or(sandbox::DEFAULT_TMP_SIZE),
                 ));

@@ -54,14 +54,16 @@ pub(super) fn bwrap_args(
     readable: &[PathBuf],
     network: bool,
 ) -> Vec<OsString> {
-    bwrap_args_sized(workdir, writable, readable, network, DEFAULT_TMP_SIZE)
+    bwrap_args_sized(workdir, writable, readable, &[], network, DEFAULT_TMP_SIZE)
 }
 
-/// [`bwrap_args`] with the private `/tmp` capped at `tmp_size` bytes.
+/// [`bwrap_args`] with `hidden` paths covered again after the binds and the private
+/// `/tmp` capped at `tmp_size` bytes.
 pub(super) fn bwrap_args_sized(
     workdir: &Path,
     writable: &[PathBuf],
     readable: &[PathBuf],
+    hidden: &[PathBuf],
     network: bool,
     tmp_size: u64,
 ) -> Vec<OsString> {
@@ -143,6 +145,20 @@ pub(super) fn bwrap_args_sized(
         a.push("--bind".into());
         a.push(dir.into());
         a.push(dir.into());
+    }
+    for p in hidden {
+        match fs::symlink_metadata(p) {
+            Ok(m) if m.is_dir() => {
+                a.push("--tmpfs".into());
+                a.push(p.into());
+            }
+            Ok(_) => {
+                a.push("--ro-bind".into());
+                a.push("/dev/null".into());
+                a.push(p.into());
+            }
+            Err(_) => {}
+        }
     }
     // The root bwrap built (a tmpfs holding the mount points) read-only: a run writes
     // only to its working copy, `writable` and the private /tmp.
