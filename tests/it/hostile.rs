@@ -678,3 +678,59 @@ fn dotdot_in_swebench_rows_and_patches_is_refused_with_one_line() {
     assert!(!work.join("escape.py").exists() && !p.root.join("escape.py").exists());
     assert!(!p.etc.join("pwned").exists());
 }
+
+/// A patch (a prediction, a golden patch) applied to a working copy: `..`, absolute
+/// paths and symbolic links are refused before anything is read or written, and a link
+/// the patch replaces is replaced, not written through.
+#[test]
+fn a_patch_never_writes_outside_its_working_copy() {
+    use hunkgen::validate::apply::{apply_fuzzy, apply_to_dir, DirApplyError};
+    let p = Protected::new();
+    let before = p.hash();
+    let wc = p.root.join("work/copy");
+    fs::create_dir_all(&wc).expect("mkdir");
+    std::os::unix::fs::symlink(&p.etc, wc.join("dir_link")).expect("symlink");
+    std::os::unix::fs::symlink(p.etc.join("passwd"), wc.join("file_link")).expect("symlink");
+    let add = |path: &str| {
+        format!(
+            "diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n\
+             @@ -0,0 +1 @@\n+pwned\n"
+        )
+    };
+    let refused = |text: &str, why: &str| {
+        let patch = hunkgen::diff::parse(text.as_bytes()).expect("parses");
+        for result in [
+            apply_to_dir(&patch, &wc).map(|_| ()),
+            apply_fuzzy(&patch, &wc, None).map(|_| ()),
+        ] {
+            match result {
+                Err(DirApplyError::Unsafe { reason, .. }) => {
+                    assert!(reason.contains(why), "{reason}")
+                }
+                other => panic!("{text}: not refused: {other:?}"),
+            }
+        }
+    };
+    refused(&add("../escape.py"), "a `..` component");
+    refused(&add("a/../../escape.py"), "a `..` component");
+    refused(&add("dir_link/pwned"), "`dir_link` is a symbolic link");
+    // Modifying the link `file_link` reads the link's text, never /etc-like/passwd: the
+    // hunk's context (the file's first line) is not found.
+    let modify = "diff --git a/file_link b/file_link\n--- a/file_link\n+++ b/file_link\n\
+                  @@ -1 +1 @@\n-root:x:0:0::/root:/bin/sh\n+pwned\n";
+    let patch = hunkgen::diff::parse(modify.as_bytes()).expect("parses");
+    assert!(apply_to_dir(&patch, &wc).is_err());
+    assert!(apply_fuzzy(&patch, &wc, None).is_err());
+    // Replacing the link's text makes a plain file in the working copy.
+    let target = p.etc.join("passwd").display().to_string();
+    let replace = format!(
+        "diff --git a/file_link b/file_link\n--- a/file_link\n+++ b/file_link\n\
+         @@ -1 +1 @@\n-{target}\n\\ No newline at end of file\n+pwned\n"
+    );
+    let patch = hunkgen::diff::parse(replace.as_bytes()).expect("parses");
+    apply_to_dir(&patch, &wc).expect("applies to the link's text");
+    assert!(!wc.join("file_link").is_symlink());
+    assert_eq!(fs::read_to_string(wc.join("file_link")).expect("file"), "pwned\n");
+    assert_eq!(p.hash(), before, "a protected place changed");
+    assert!(!p.root.join("escape.py").exists() && !p.root.join("work/escape.py").exists());
+}

@@ -26,6 +26,7 @@ mod git_history;
 mod github;
 mod golden;
 mod hostile;
+mod hostile_fuzz_corpus;
 mod hunk4j;
 mod mcp;
 mod report;

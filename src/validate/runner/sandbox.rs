@@ -5,6 +5,7 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command as ProcessCommand, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Whether to use bubblewrap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +43,9 @@ const MASKED: [&str; 3] = ["/etc/shadow", "/etc/gshadow", "/etc/ssh"];
 /// Size of the private `/tmp` when a run does not say (a tmpfs takes memory, so a run
 /// filling it is stopped by `ENOSPC` there, not by the host's disk filling up).
 pub(super) const DEFAULT_TMP_SIZE: u64 = 2 << 30;
+
+/// Set when the probe found a bubblewrap without `--size` (older than 0.5).
+static NO_SIZE: AtomicBool = AtomicBool::new(false);
 
 /// The sandbox flags: every namespace unshared, the host's [`SYSTEM_DIRS`] read-only, a
 /// private size-capped `/tmp`, then the paths a run needs bound explicitly: `readable`
@@ -116,8 +120,10 @@ pub(super) fn bwrap_args_sized(
     a.push("/dev".into());
     a.push("--proc".into());
     a.push("/proc".into());
-    a.push("--size".into());
-    a.push(tmp_size.to_string().into());
+    if !NO_SIZE.load(Ordering::Relaxed) {
+        a.push("--size".into());
+        a.push(tmp_size.to_string().into());
+    }
     a.push("--tmpfs".into());
     a.push("/tmp".into());
     // After the /tmp tmpfs: bwrap makes the mount points of paths under it there,
@@ -194,11 +200,21 @@ pub(super) fn locate_bwrap() -> Result<PathBuf, NoBwrap> {
 /// Checks that `bwrap` can make every namespace here, with the flags runs use.
 pub(super) fn probe_bwrap(bwrap: &Path) -> Sandbox {
     let root = Path::new("/");
-    let out = ProcessCommand::new(bwrap)
-        .args(bwrap_args(root, &[], &[], false))
-        .args(["--", "/bin/sh", "-c", "exit 0"])
-        .stdin(Stdio::null())
-        .output();
+    let probe = || {
+        ProcessCommand::new(bwrap)
+            .args(bwrap_args(root, &[], &[], false))
+            .args(["--", "/bin/sh", "-c", "exit 0"])
+            .stdin(Stdio::null())
+            .output()
+    };
+    let mut out = probe();
+    // bubblewrap before 0.5 has no `--size`: its /tmp is then uncapped (still private).
+    if out.as_ref().is_ok_and(|o| {
+        !o.status.success() && String::from_utf8_lossy(&o.stderr).contains("--size")
+    }) {
+        NO_SIZE.store(true, Ordering::Relaxed);
+        out = probe();
+    }
     match out {
         Ok(o) if o.status.success() => Sandbox::Bwrap(bwrap.to_path_buf()),
         Ok(o) => Sandbox::None(format!(
