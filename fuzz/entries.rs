@@ -8,8 +8,11 @@
 
 use std::path::Path;
 
+/// One entry point: arbitrary bytes in, no panic out.
+pub type Entry = fn(&[u8]);
+
 /// The targets, by name: (name, entry point). `make fuzz` and the replay test use it.
-pub const TARGETS: [(&str, fn(&[u8])); 8] = [
+pub const TARGETS: [(&str, Entry); 8] = [
     ("recipe", recipe),
     ("predictions", predictions),
     ("agents", agents),

@@ -4,8 +4,8 @@
 pub mod defects4j;
 pub mod files;
 pub mod git_history;
-pub mod names;
 pub mod github;
+pub mod names;
 pub mod refs;
 pub mod rules;
 pub mod swebench;

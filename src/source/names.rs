@@ -181,7 +181,12 @@ mod tests {
 
     #[test]
     fn ids_are_one_path_component() {
-        for ok in ["astropy__astropy-12907", "acme-0123456789ab", "Lang_4", "a.b"] {
+        for ok in [
+            "astropy__astropy-12907",
+            "acme-0123456789ab",
+            "Lang_4",
+            "a.b",
+        ] {
             assert_eq!(check_id(ok), Ok(()), "{ok}");
         }
         for bad in ["", ".", "..", "../x", "a/b", "a\\b", "/etc", "a\nb", "a\0b"] {
@@ -218,7 +223,9 @@ mod tests {
             assert!(check_test_name(bad).is_err(), "{bad:?}");
         }
         assert_eq!(
-            check_test_name("../../escape.py::test_x").unwrap_err().to_string(),
+            check_test_name("../../escape.py::test_x")
+                .unwrap_err()
+                .to_string(),
             "test name `../../escape.py::test_x` leaves its directory (a `..` component)"
         );
     }

@@ -350,7 +350,10 @@ fn instance(cfg: &SwebenchConfig, file: &str, r: &Record<'_>) -> Result<Candidat
         reject(&id, RejectReason::Metadata, format!("field `{field}`: {e}"))
     };
     names::check_repo(&repo).map_err(|e| unsafe_name("repo", e))?;
-    for (name, list) in [("FAIL_TO_PASS", &fail_to_pass), ("PASS_TO_PASS", &pass_to_pass)] {
+    for (name, list) in [
+        ("FAIL_TO_PASS", &fail_to_pass),
+        ("PASS_TO_PASS", &pass_to_pass),
+    ] {
         for t in list.iter() {
             names::check_test_name(t).map_err(|e| unsafe_name(name, e))?;
         }
@@ -383,9 +386,16 @@ fn instance(cfg: &SwebenchConfig, file: &str, r: &Record<'_>) -> Result<Candidat
             ));
         }
         for f in &p.files {
-            for path in [f.old_path.as_deref(), f.new_path.as_deref()].into_iter().flatten() {
+            for path in [f.old_path.as_deref(), f.new_path.as_deref()]
+                .into_iter()
+                .flatten()
+            {
                 names::check_relative_path(path).map_err(|e| {
-                    reject(&id, RejectReason::PatchParse, format!("field `{name}`: {e}"))
+                    reject(
+                        &id,
+                        RejectReason::PatchParse,
+                        format!("field `{name}`: {e}"),
+                    )
                 })?;
             }
         }

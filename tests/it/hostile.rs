@@ -59,10 +59,22 @@ impl Protected {
         fs::create_dir_all(root.join("work")).expect("mkdir");
         for (file, text) in [
             (home.join(".ssh/id_rsa"), format!("PRIVATE KEY {SECRET}\n")),
-            (home.join(".netrc"), format!("machine x password {SECRET}\n")),
-            (dataset.join("instances.jsonl"), format!("{{\"s\":\"{SECRET}\"}}\n")),
-            (cache_outside.join("etag.json"), format!("{{\"t\":\"{SECRET}\"}}\n")),
-            (etc.join("passwd"), "root:x:0:0::/root:/bin/sh\n".to_string()),
+            (
+                home.join(".netrc"),
+                format!("machine x password {SECRET}\n"),
+            ),
+            (
+                dataset.join("instances.jsonl"),
+                format!("{{\"s\":\"{SECRET}\"}}\n"),
+            ),
+            (
+                cache_outside.join("etag.json"),
+                format!("{{\"t\":\"{SECRET}\"}}\n"),
+            ),
+            (
+                etc.join("passwd"),
+                "root:x:0:0::/root:/bin/sh\n".to_string(),
+            ),
         ] {
             fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
             fs::write(&file, text).expect("write");
@@ -109,7 +121,12 @@ fn hash_tree(dir: &Path, root: &Path, out: &mut BTreeMap<String, String>) {
         let mut h = Sha256::new();
         h.update(format!("{:o}", m.permissions().mode()));
         if m.file_type().is_symlink() {
-            h.update(fs::read_link(&p).expect("link").as_os_str().as_encoded_bytes());
+            h.update(
+                fs::read_link(&p)
+                    .expect("link")
+                    .as_os_str()
+                    .as_encoded_bytes(),
+            );
         } else if m.is_file() {
             h.update(fs::read(&p).expect("file"));
         }
@@ -172,7 +189,10 @@ fn cases(p: &Protected, port: u16, marker: &str) -> Vec<(&'static str, String)> 
             .replace("{etc}", &p.etc.display().to_string())
             .replace("{port}", &port.to_string())
             .replace("{marker}", marker)
-            .replace("{env_secret_reversed}", &ENV_SECRET.chars().rev().collect::<String>())
+            .replace(
+                "{env_secret_reversed}",
+                &ENV_SECRET.chars().rev().collect::<String>(),
+            )
     };
     [
         (
@@ -493,8 +513,7 @@ fn a_hostile_repository_stays_in_its_box() {
             .map(|(_, n)| n.to_string())
             .unwrap_or_else(|| format!("unknown row {row}"))
     };
-    let kept: BTreeMap<String, &serde_json::Value> =
-        kept.iter().map(|r| (case_of(r), r)).collect();
+    let kept: BTreeMap<String, &serde_json::Value> = kept.iter().map(|r| (case_of(r), r)).collect();
     let rejected: BTreeMap<String, &serde_json::Value> =
         rejected.iter().map(|r| (case_of(r), r)).collect();
     // Acts that fail inside the sandbox: the test passed after the fix, so each is kept
@@ -577,11 +596,17 @@ fn dotdot_in_swebench_rows_and_patches_is_refused_with_one_line() {
     let p = Protected::new();
     let mut s = Script::new();
     s.write("pkg/__init__.py", "");
-    s.write("pkg/core.py", "def f():\n    return 1\n\n\ndef g():\n    return 1\n");
+    s.write(
+        "pkg/core.py",
+        "def f():\n    return 1\n\n\ndef g():\n    return 1\n",
+    );
     s.write("run_tests.py", RUNNER);
     std::os::unix::fs::symlink(&p.etc, s.dir.join("link")).expect("symlink");
     let base = s.commit("Initial import");
-    s.write("pkg/core.py", "def f():\n    return 2\n\n\ndef g():\n    return 1\n");
+    s.write(
+        "pkg/core.py",
+        "def f():\n    return 2\n\n\ndef g():\n    return 1\n",
+    );
     s.write(
         "tests/test_f.py",
         "from pkg import core\n\n\ndef test_f():\n    assert core.f() == 2\n",
@@ -597,7 +622,13 @@ fn dotdot_in_swebench_rows_and_patches_is_refused_with_one_line() {
     let lines = [
         row("evil__repo-1", &base, &patch, &test_patch, &f2p),
         row("../../escape", &base, &patch, &test_patch, &f2p),
-        row("evil__repo-3", &base, &patch, &test_patch, &["../../escape.py::test_f"]),
+        row(
+            "evil__repo-3",
+            &base,
+            &patch,
+            &test_patch,
+            &["../../escape.py::test_f"],
+        ),
         row("evil__repo-4", &base, escape, &test_patch, &f2p),
         row(
             "evil__repo-5",
@@ -612,7 +643,11 @@ fn dotdot_in_swebench_rows_and_patches_is_refused_with_one_line() {
     bad_repo["repo"] = "evil/../../x".into();
     let work = p.root.join("work");
     let file = work.join("rows.jsonl");
-    fs::write(&file, lines.join("\n") + "\n" + &bad_repo.to_string() + "\n").expect("rows");
+    fs::write(
+        &file,
+        lines.join("\n") + "\n" + &bad_repo.to_string() + "\n",
+    )
+    .expect("rows");
     let recipe = work.join("import.yaml");
     fs::write(
         &recipe,
@@ -633,7 +668,10 @@ fn dotdot_in_swebench_rows_and_patches_is_refused_with_one_line() {
         String::from_utf8_lossy(&o.stderr)
     );
     let (kept, rejected) = rows(&out);
-    let ids: Vec<&str> = kept.iter().filter_map(|r| r["instance_id"].as_str()).collect();
+    let ids: Vec<&str> = kept
+        .iter()
+        .filter_map(|r| r["instance_id"].as_str())
+        .collect();
     assert_eq!(ids, ["evil__repo-1"], "{rejected:?}");
     let detail = |id: &str| -> String {
         let r = rejected
@@ -730,7 +768,10 @@ fn a_patch_never_writes_outside_its_working_copy() {
     let patch = hunkgen::diff::parse(replace.as_bytes()).expect("parses");
     apply_to_dir(&patch, &wc).expect("applies to the link's text");
     assert!(!wc.join("file_link").is_symlink());
-    assert_eq!(fs::read_to_string(wc.join("file_link")).expect("file"), "pwned\n");
+    assert_eq!(
+        fs::read_to_string(wc.join("file_link")).expect("file"),
+        "pwned\n"
+    );
     assert_eq!(p.hash(), before, "a protected place changed");
     assert!(!p.root.join("escape.py").exists() && !p.root.join("work/escape.py").exists());
 }

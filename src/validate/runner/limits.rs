@@ -127,9 +127,14 @@ fn unescape(s: &str) -> String {
     let b = s.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        let octal = b.get(i + 1..i + 4).filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        let octal = b
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
         if let (b'\\', Some(d)) = (b[i], octal) {
-            out.push(d.iter().fold(0u8, |v, c| v.wrapping_mul(8).wrapping_add(c - b'0')));
+            out.push(
+                d.iter()
+                    .fold(0u8, |v, c| v.wrapping_mul(8).wrapping_add(c - b'0')),
+            );
             i += 4;
             continue;
         }

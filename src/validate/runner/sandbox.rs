@@ -209,9 +209,10 @@ pub(super) fn probe_bwrap(bwrap: &Path) -> Sandbox {
     };
     let mut out = probe();
     // bubblewrap before 0.5 has no `--size`: its /tmp is then uncapped (still private).
-    if out.as_ref().is_ok_and(|o| {
-        !o.status.success() && String::from_utf8_lossy(&o.stderr).contains("--size")
-    }) {
+    if out
+        .as_ref()
+        .is_ok_and(|o| !o.status.success() && String::from_utf8_lossy(&o.stderr).contains("--size"))
+    {
         NO_SIZE.store(true, Ordering::Relaxed);
         out = probe();
     }

@@ -18,7 +18,10 @@ fn bwrap_flags_unshare_everything_and_bind_only_the_workdir() {
     assert!(joined.contains("--ro-bind /usr /usr"), "{joined}");
     // Never the whole host: no `/` bound, so no home, dataset or cache by path.
     assert!(!joined.contains("--ro-bind / /"), "{joined}");
-    assert!(!joined.contains("/home") && !joined.contains("/root"), "{joined}");
+    assert!(
+        !joined.contains("/home") && !joined.contains("/root"),
+        "{joined}"
+    );
     assert!(joined.contains("--dev /dev --proc /proc --size 2147483648 --tmpfs /tmp"));
     assert!(joined.contains("--bind /w/copy /w/copy --remount-ro / --chdir /w/copy"));
     assert!(joined.ends_with("--die-with-parent --new-session"));
