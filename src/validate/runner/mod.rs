@@ -11,11 +11,14 @@
 //! grandchild that double-forked out of the group and the tree; when `run` returns,
 //! no process of the run is left.
 //!
-//! Limits are rlimits set in the child between fork and exec: `RLIMIT_AS` (address
-//! space, so the JVM needs a generous value) and `RLIMIT_NPROC`. The kernel never
-//! applies `RLIMIT_NPROC` to the root user (kuid 0, also inside bubblewrap's user
-//! namespace, which maps to it), so under root the process limit is recorded but not
-//! enforced; [`RunOutcome::process_limit_enforced`] says which.
+//! Limits are set in the child between fork and exec: rlimits `RLIMIT_AS` (address
+//! space, so the JVM needs a generous value), `RLIMIT_FSIZE` (the largest file) and
+//! `RLIMIT_NPROC`, and a per-run pids cgroup (`limits.rs`) that the child joins. The
+//! kernel never applies `RLIMIT_NPROC` to the root user (kuid 0, also inside
+//! bubblewrap's user namespace, which maps to it), so under root the process limit
+//! holds only through the cgroup; where none can be made it is recorded but not
+//! enforced, and [`RunOutcome::process_limit_enforced`] says which. What a sandboxed
+//! run sees of the host is in `sandbox.rs` and docs/security.md.
 
 mod limits;
 mod process;
