@@ -181,7 +181,8 @@ bench: d4j-deps $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(UV
 ## cargo-fuzz from crates.io; the targets build on stable Rust with RUSTC_BOOTSTRAP=1 and
 ## no sanitizer (-s none: coverage-guided, panics are the findings). FUZZ_RUNS runs per
 ## target, one target at a time; the grown corpus is merged (libFuzzer -merge=1, what
-## `cargo fuzz cmin` does) into fuzz/regression/<target>, which is committed.
+## `cargo fuzz cmin` does, on coverage edges: -use_counters=0) into
+## fuzz/regression/<target>, which is committed.
 FUZZ_RUNS ?= 1000000
 FUZZ_TARGETS := recipe predictions agents swebench trajectory_claude trajectory_codex junit pytest
 FUZZ_BIN := fuzz/target/x86_64-unknown-linux-gnu/release
@@ -195,7 +196,7 @@ fuzz:
 	    -runs=$(FUZZ_RUNS) -max_len=4096 -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
 	    -artifact_prefix=fuzz/regression/$$t/; \
 	  rm -rf fuzz/corpus/$$t.min && mkdir fuzz/corpus/$$t.min; \
-	  $(FUZZ_BIN)/$$t -merge=1 fuzz/corpus/$$t.min fuzz/regression/$$t fuzz/corpus/$$t; \
+	  $(FUZZ_BIN)/$$t -merge=1 -use_counters=0 fuzz/corpus/$$t.min fuzz/regression/$$t fuzz/corpus/$$t; \
 	  rm -rf fuzz/regression/$$t && mv fuzz/corpus/$$t.min fuzz/regression/$$t; \
 	done
 
