@@ -35,7 +35,7 @@ export HUNKGEN_D4J_JAVA_HOME ?= /usr/lib/jvm/java-11-openjdk-amd64
 # Headless Chromium (Debian) renders report/index.html in the browser check.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: demo test lint deps d4j-deps bench hunk4j clean-datasets check-report check-slurm
+.PHONY: demo test lint deps d4j-deps bench hunk4j clean-datasets check-report check-slurm fuzz
 
 ## Build the embedded demo repository and the demo dataset (datasets/demo).
 demo: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(UV_SEEDED)
@@ -174,6 +174,31 @@ bench: d4j-deps $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(UV
 	HUNKGEN_BENCH_D4J_HOME=$(BENCH_D4J_HOME) $(CARGO) bench --bench validate_d4j
 	$(CARGO) bench --bench shards
 	HUNKGEN_BENCH_STATES=$(BENCH_STATES) $(CARGO) bench --bench states
+
+## Fuzz every reader of user input (docs/security.md): recipes, predictions, agents
+## files, SWE-bench rows, Claude Code and Codex trajectories, JUnit XML, pytest reports.
+## Not part of `make test` (which replays fuzz/seeds and fuzz/regression on stable).
+## cargo-fuzz from crates.io; the targets build on stable Rust with RUSTC_BOOTSTRAP=1 and
+## no sanitizer (-s none: coverage-guided, panics are the findings). FUZZ_RUNS runs per
+## target, one target at a time; the grown corpus is merged (libFuzzer -merge=1, what
+## `cargo fuzz cmin` does, on coverage edges: -use_counters=0) into
+## fuzz/regression/<target>, which is committed.
+FUZZ_RUNS ?= 1000000
+FUZZ_TARGETS := recipe predictions agents swebench trajectory_claude trajectory_codex junit pytest
+FUZZ_BIN := fuzz/target/x86_64-unknown-linux-gnu/release
+fuzz:
+	command -v cargo-fuzz >/dev/null || $(CARGO) install --locked cargo-fuzz@0.13.2
+	cd fuzz && RUSTC_BOOTSTRAP=1 $(CARGO) fuzz build -s none -O
+	set -e; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p fuzz/corpus/$$t fuzz/regression/$$t; \
+	  echo "== fuzz $$t: $(FUZZ_RUNS) runs"; \
+	  $(FUZZ_BIN)/$$t fuzz/corpus/$$t fuzz/seeds/$$t fuzz/regression/$$t \
+	    -runs=$(FUZZ_RUNS) -max_len=4096 -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=fuzz/regression/$$t/; \
+	  rm -rf fuzz/corpus/$$t.min && mkdir fuzz/corpus/$$t.min; \
+	  $(FUZZ_BIN)/$$t -merge=1 -use_counters=0 fuzz/corpus/$$t.min fuzz/regression/$$t fuzz/corpus/$$t; \
+	  rm -rf fuzz/regression/$$t && mv fuzz/corpus/$$t.min fuzz/regression/$$t; \
+	done
 
 clean-datasets:
 	rm -rf datasets/demo datasets/hunk4j

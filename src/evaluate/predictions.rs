@@ -56,6 +56,12 @@ pub fn read(path: &Path) -> Result<Vec<Prediction>, PredictionsError> {
         path: path.to_path_buf(),
         source,
     })?;
+    parse(&text, path)
+}
+
+/// Predictions in any of SWE-bench's forms from `text`, as if read from `path` (which
+/// only names the file in errors): the fuzz targets and [`read`] share it.
+pub fn parse(text: &str, path: &Path) -> Result<Vec<Prediction>, PredictionsError> {
     let row_err = |line: usize, e: serde_json::Error| {
         PredictionsError::Row {
         path: path.to_path_buf(),
@@ -68,15 +74,15 @@ pub fn read(path: &Path) -> Result<Vec<Prediction>, PredictionsError> {
     let trimmed = text.trim_start();
     let preds: Vec<Prediction> = if trimmed.starts_with('[') {
         let items: Vec<serde_json::Value> =
-            serde_json::from_str(&text).map_err(|e| row_err(e.line(), e))?;
+            serde_json::from_str(text).map_err(|e| row_err(e.line(), e))?;
         items
             .into_iter()
             .enumerate()
             .map(|(i, v)| serde_json::from_value(v).map_err(|e| row_err(i + 1, e)))
             .collect::<Result<_, _>>()?
-    } else if trimmed.starts_with('{') && serde_json::from_str::<serde_json::Value>(&text).is_ok() {
+    } else if trimmed.starts_with('{') && serde_json::from_str::<serde_json::Value>(text).is_ok() {
         let map: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_str(&text).map_err(|e| row_err(e.line(), e))?;
+            serde_json::from_str(text).map_err(|e| row_err(e.line(), e))?;
         if map.contains_key("instance_id") {
             // One prediction as a single JSON object (a one-line JSONL file).
             vec![serde_json::from_value(serde_json::Value::Object(map))

@@ -187,6 +187,8 @@ fn validate_plan(
         reruns: v.reruns,
         timeout: std::time::Duration::from_secs(v.timeout),
         memory_limit: v.memory_mb.map(|m| m * 1024 * 1024),
+        process_limit: v.max_processes,
+        file_size_limit: v.max_file_mb.map(|m| m * 1024 * 1024),
         scope: v.scope,
         suites,
         cache_dir,

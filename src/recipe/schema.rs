@@ -131,6 +131,14 @@ pub struct ValidateSpec {
     /// Address-space limit per run, in MiB.
     #[serde(default)]
     pub memory_mb: Option<u64>,
+    /// Processes (threads included) a run may have at once (default 4096 in the
+    /// sandbox): a fork bomb stops there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_processes: Option<u64>,
+    /// The largest file a run may write, in MiB (default 4096): a run filling the disk
+    /// through one file gets `EFBIG` there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_file_mb: Option<u64>,
     /// `touched` (the test files the test patch touches, as SWE-bench) or `full`.
     #[serde(default)]
     pub scope: crate::validate::stage::Scope,

@@ -125,6 +125,9 @@ pub struct Tools {
     pub bin: PathBuf,
     /// Paths the agent's sandbox must be able to read (the framework, the JDK).
     pub readable: Vec<PathBuf>,
+    /// Paths under those hidden from the agent: the repositories in Defects4J's
+    /// `project_repos`, whose histories hold every fix.
+    pub hidden: Vec<PathBuf>,
 }
 
 impl Tools {
@@ -211,8 +214,25 @@ impl Loop<'_> {
         Ok(Tools {
             bin,
             readable: vec![checkout.home.clone(), checkout.java_home.clone()],
+            hidden: repositories(&checkout.home),
         })
     }
+}
+
+/// Defects4J's project repositories (`project_repos/*` but the `README` its version
+/// check reads): compiling and testing a checkout never reads them, and their histories
+/// hold every fix.
+fn repositories(home: &Path) -> Vec<PathBuf> {
+    let mut repos: Vec<PathBuf> = std::fs::read_dir(home.join("project_repos"))
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_name() != "README")
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default();
+    repos.sort();
+    repos
 }
 
 /// The list of files a sync mirrors, kept beside the configuration.

@@ -636,9 +636,14 @@ impl Ctx<'_> {
             serde_json::to_string_pretty(&mcp).unwrap_or_default(),
         )
         .map_err(|e| io("cannot write", &mcp_config, e))?;
+        // The agent sees the system directories, its working copy and private directory,
+        // and only these paths of the host: never the dataset (golden patches), other
+        // runs, hunkgen's cache or the caller's home (ARCHITECTURE, security model).
         let mut readable = vec![inst_dir.clone()];
+        let mut hidden = Vec::new();
         if let Some(t) = &tools {
             readable.extend(t.readable.iter().filter_map(|p| p.canonicalize().ok()));
+            hidden.extend(t.hidden.iter().filter_map(|p| p.canonicalize().ok()));
         }
         if let Some(bin) = exe.parent() {
             readable.push(bin.to_path_buf());
@@ -687,6 +692,7 @@ impl Ctx<'_> {
         run.network = spec.network;
         run.writable = vec![private.clone()];
         run.readable = readable;
+        run.hidden = hidden;
         for (k, v) in &secrets {
             run.env.push((k.into(), v.into()));
         }

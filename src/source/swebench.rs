@@ -7,7 +7,7 @@
 //! clone, a `base_commit` the clone lacks, a patch that does not parse or apply) become
 //! rejections naming the file and line; only an unreadable file stops the build.
 
-use super::{Base, Candidate, SourceOutput, Tree};
+use super::{names, Base, Candidate, SourceOutput, Tree};
 use crate::diff::Patch;
 use crate::model::{RejectReason, Rejected, SourceKind, Stage, SWEBENCH_FIELDS};
 use crate::progress::Progress;
@@ -74,7 +74,18 @@ pub fn candidates(
         path: path.clone(),
         what: format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
     })?;
-    let records = records(&text).map_err(|(line, what)| SwebenchError::Structure {
+    candidates_from_text(cfg, &text, progress)
+}
+
+/// [`candidates`] on the file's `text` (`cfg.instances` only names it in messages): the
+/// fuzz target and the regression corpus test feed rows through here.
+pub fn candidates_from_text(
+    cfg: &SwebenchConfig,
+    text: &str,
+    progress: &Progress,
+) -> Result<SourceOutput, SwebenchError> {
+    let path = &cfg.instances;
+    let records = records(text).map_err(|(line, what)| SwebenchError::Structure {
         path: path.clone(),
         line,
         what,
@@ -282,8 +293,13 @@ fn instance(cfg: &SwebenchConfig, file: &str, r: &Record<'_>) -> Result<Candidat
             ))
         }
     };
+    // An id that could not name a directory is refused here, under the file:line id,
+    // before it names anything on disk.
     let id = match obj.get("instance_id") {
-        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        Some(Value::String(s)) if !s.is_empty() => match names::check_id(s) {
+            Ok(()) => s.clone(),
+            Err(e) => return Err(reject(&fallback_id, RejectReason::Metadata, e.to_string())),
+        },
         _ => fallback_id,
     };
     let field = |name: &str| -> Result<String, Rejected> {
@@ -330,6 +346,18 @@ fn instance(cfg: &SwebenchConfig, file: &str, r: &Record<'_>) -> Result<Candidat
     let environment_setup_commit = field("environment_setup_commit")?;
     let fail_to_pass = tests("FAIL_TO_PASS")?;
     let pass_to_pass = tests("PASS_TO_PASS")?;
+    let unsafe_name = |field: &str, e: names::UnsafeName| {
+        reject(&id, RejectReason::Metadata, format!("field `{field}`: {e}"))
+    };
+    names::check_repo(&repo).map_err(|e| unsafe_name("repo", e))?;
+    for (name, list) in [
+        ("FAIL_TO_PASS", &fail_to_pass),
+        ("PASS_TO_PASS", &pass_to_pass),
+    ] {
+        for t in list.iter() {
+            names::check_test_name(t).map_err(|e| unsafe_name(name, e))?;
+        }
+    }
     let Some(clone) = cfg.repos.get(&repo) else {
         return Err(reject(
             &id,
@@ -356,6 +384,20 @@ fn instance(cfg: &SwebenchConfig, file: &str, r: &Record<'_>) -> Result<Candidat
                 RejectReason::PatchParse,
                 format!("field `{name}` does not print back byte-for-byte after parsing"),
             ));
+        }
+        for f in &p.files {
+            for path in [f.old_path.as_deref(), f.new_path.as_deref()]
+                .into_iter()
+                .flatten()
+            {
+                names::check_relative_path(path).map_err(|e| {
+                    reject(
+                        &id,
+                        RejectReason::PatchParse,
+                        format!("field `{name}`: {e}"),
+                    )
+                })?;
+            }
         }
         Ok(p)
     };

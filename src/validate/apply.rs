@@ -3,7 +3,7 @@
 //! (offset and fuzz). The validate stage and the evaluation both apply patches here.
 
 use crate::diff::{apply_patch_to_files, ApplyError, FileChange, LineKind, Patch};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Why a patch could not be applied to a directory, naming the file (comparable, so a
@@ -21,6 +21,15 @@ pub enum DirApplyError {
         /// The OS error.
         #[source]
         source: IoCause,
+    },
+    /// A path of the patch would leave the directory: `..`, absolute, or through a
+    /// symbolic link the tree placed on the way (`link -> /etc`, then `link/file`).
+    #[error("{path}: refused: {reason}")]
+    Unsafe {
+        /// The path as the patch names it.
+        path: String,
+        /// Why, in one line.
+        reason: String,
     },
     /// A hunk matches nowhere in its file, even with offset and fuzz.
     #[error("{path}: hunk at line {line} matches nowhere")]
@@ -65,25 +74,86 @@ fn io_err(path: &str) -> impl FnOnce(std::io::Error) -> DirApplyError + '_ {
     }
 }
 
-/// Write `bytes` to `root/path`, creating its directory.
-fn write_file(root: &Path, path: &str, bytes: &[u8]) -> Result<(), DirApplyError> {
+/// `root/path` when `path` stays inside `root`: relative, no `..`, and no symbolic link
+/// between `root` and the file (one would take the write, or the read, elsewhere).
+fn inside(root: &Path, path: &str) -> Result<PathBuf, DirApplyError> {
+    let unsafe_path = |reason: String| DirApplyError::Unsafe {
+        path: path.to_string(),
+        reason,
+    };
+    crate::source::names::check_relative_path(path).map_err(|e| unsafe_path(e.to_string()))?;
     let target = root.join(path);
+    let mut dir = target.parent();
+    while let Some(d) = dir {
+        if d == root || !d.starts_with(root) {
+            break;
+        }
+        if std::fs::symlink_metadata(d).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(unsafe_path(format!(
+                "`{}` is a symbolic link; writing through it would leave the working copy",
+                d.strip_prefix(root).unwrap_or(d).display()
+            )));
+        }
+        dir = d.parent();
+    }
+    Ok(target)
+}
+
+/// Every path of `p` checked with [`inside`] before anything is read or written.
+fn check_paths(p: &Patch, root: &Path) -> Result<(), DirApplyError> {
+    for fp in &p.files {
+        for path in [fp.old_path.as_deref(), fp.new_path.as_deref()]
+            .into_iter()
+            .flatten()
+        {
+            inside(root, path)?;
+        }
+    }
+    Ok(())
+}
+
+/// The content of `root/path` as git sees it: a symbolic link's own text (never the
+/// file it points to), else the file's bytes; None when missing or unsafe.
+fn read_file(root: &Path, path: &str) -> Option<Vec<u8>> {
+    let target = inside(root, path).ok()?;
+    let meta = std::fs::symlink_metadata(&target).ok()?;
+    if meta.file_type().is_symlink() {
+        use std::os::unix::ffi::OsStrExt;
+        return std::fs::read_link(&target)
+            .ok()
+            .map(|t| t.as_os_str().as_bytes().to_vec());
+    }
+    std::fs::read(&target).ok()
+}
+
+/// Write `bytes` to `root/path`, creating its directory; a symbolic link there is
+/// replaced, not written through.
+fn write_file(root: &Path, path: &str, bytes: &[u8]) -> Result<(), DirApplyError> {
+    let target = inside(root, path)?;
     if let Some(dir) = target.parent() {
         std::fs::create_dir_all(dir).map_err(io_err(path))?;
+    }
+    if std::fs::symlink_metadata(&target).is_ok_and(|m| m.file_type().is_symlink()) {
+        std::fs::remove_file(&target).map_err(io_err(path))?;
     }
     std::fs::write(&target, bytes).map_err(io_err(path))
 }
 
+/// Remove `root/path` (a symbolic link itself, never its target) when it is inside.
+fn remove_file(root: &Path, path: &str) {
+    if let Ok(target) = inside(root, path) {
+        let _ = std::fs::remove_file(target);
+    }
+}
+
 /// Apply a patch to the files of a directory (renames, additions and deletions too).
 pub fn apply_to_dir(p: &Patch, root: &Path) -> Result<(), DirApplyError> {
-    let files = apply_patch_to_files(p, |path| std::fs::read(root.join(path)).ok())?;
+    check_paths(p, root)?;
+    let files = apply_patch_to_files(p, |path| read_file(root, path))?;
     for (path, content) in files {
-        let target = root.join(&path);
         match content {
             Some(bytes) => write_file(root, &path, &bytes)?,
-            None => {
-                let _ = std::fs::remove_file(&target);
-            }
+            None => remove_file(root, &path),
         }
     }
     Ok(())
@@ -106,6 +176,7 @@ pub enum Applied {
 /// through the `index` line); otherwise hunk by hunk at the nearest place its lines match
 /// (offset), dropping up to two outer context lines (fuzz), as GNU patch does.
 pub fn apply_fuzzy(p: &Patch, root: &Path, repo: Option<&Path>) -> Result<Applied, DirApplyError> {
+    check_paths(p, root)?;
     if apply_to_dir(p, root).is_ok() {
         return Ok(Applied::Exact);
     }
@@ -123,7 +194,12 @@ pub fn apply_fuzzy(p: &Patch, root: &Path, repo: Option<&Path>) -> Result<Applie
         let text = if fp.change == FileChange::Added {
             Vec::new()
         } else {
-            std::fs::read(root.join(old)).map_err(io_err(old))?
+            read_file(root, old).ok_or_else(|| {
+                io_err(old)(std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "no such file in the working copy",
+                ))
+            })?
         };
         let mut lines: Vec<Vec<u8>> = text
             .split_inclusive(|b| *b == b'\n')
@@ -192,12 +268,12 @@ pub fn apply_fuzzy(p: &Patch, root: &Path, repo: Option<&Path>) -> Result<Applie
             }
         }
         if fp.change == FileChange::Deleted {
-            let _ = std::fs::remove_file(root.join(old));
+            remove_file(root, old);
             continue;
         }
         write_file(root, new, &lines.concat())?;
         if old != new {
-            let _ = std::fs::remove_file(root.join(old));
+            remove_file(root, old);
         }
     }
     Ok(Applied::Fuzz)
@@ -212,7 +288,7 @@ fn three_way(p: &Patch, root: &Path, repo: &Path) -> Option<Vec<(String, Vec<u8>
             return None;
         }
         let path = fp.path().to_string();
-        let ours = std::fs::read(root.join(&path)).ok()?;
+        let ours = read_file(root, &path)?;
         if let Ok(exact) = crate::diff::apply_file(fp, &ours) {
             out.push((path, exact));
             continue;

@@ -25,6 +25,8 @@ mod evaluate_d4j;
 mod git_history;
 mod github;
 mod golden;
+mod hostile;
+mod hostile_fuzz_corpus;
 mod hunk4j;
 mod mcp;
 mod report;

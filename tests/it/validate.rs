@@ -317,12 +317,13 @@ fn memory_limit_is_enforced_and_process_limit_set() {
             .any(|l| l.starts_with("Max address space") && l.contains("419430400")),
         "{text}"
     );
-    // Root is exempt from RLIMIT_NPROC; the outcome says so instead of pretending.
+    // Root is exempt from RLIMIT_NPROC: the limit holds for root only through a pids
+    // cgroup (tests/it/hostile.rs runs a fork bomb against it); the outcome says which.
     let root = fs::read_to_string("/proc/self/status")
         .unwrap()
         .lines()
         .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"));
-    assert_eq!(o.process_limit_enforced, !root);
+    assert!(o.process_limit_enforced || root);
 }
 
 // ---------------------------------------------------------------- environments

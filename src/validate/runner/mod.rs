@@ -11,12 +11,16 @@
 //! grandchild that double-forked out of the group and the tree; when `run` returns,
 //! no process of the run is left.
 //!
-//! Limits are rlimits set in the child between fork and exec: `RLIMIT_AS` (address
-//! space, so the JVM needs a generous value) and `RLIMIT_NPROC`. The kernel never
-//! applies `RLIMIT_NPROC` to the root user (kuid 0, also inside bubblewrap's user
-//! namespace, which maps to it), so under root the process limit is recorded but not
-//! enforced; [`RunOutcome::process_limit_enforced`] says which.
+//! Limits are set in the child between fork and exec: rlimits `RLIMIT_AS` (address
+//! space, so the JVM needs a generous value), `RLIMIT_FSIZE` (the largest file) and
+//! `RLIMIT_NPROC`, and a per-run pids cgroup (`limits.rs`) that the child joins. The
+//! kernel never applies `RLIMIT_NPROC` to the root user (kuid 0, also inside
+//! bubblewrap's user namespace, which maps to it), so under root the process limit
+//! holds only through the cgroup; where none can be made it is recorded but not
+//! enforced, and [`RunOutcome::process_limit_enforced`] says which. What a sandboxed
+//! run sees of the host is in `sandbox.rs` and docs/security.md.
 
+mod limits;
 mod process;
 mod sandbox;
 
@@ -29,9 +33,10 @@ use std::process::{Command as ProcessCommand, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use process::{child_setup, run_token, supervise, TOKEN_VAR};
+use limits::PidsCgroup;
+use process::{child_setup, run_token, supervise, ChildLimits, TOKEN_VAR};
 pub(crate) use sandbox::find_in_path;
-use sandbox::{bwrap_args, locate_bwrap, probe_bwrap};
+use sandbox::{bwrap_args_sized, locate_bwrap, probe_bwrap};
 pub use sandbox::{Sandbox, SandboxPolicy};
 
 /// What to execute: a program with arguments, or a `/bin/sh -c` script.
@@ -89,8 +94,14 @@ pub struct RunSpec {
     pub grace: Duration,
     /// `RLIMIT_AS` in bytes (address space, not resident memory).
     pub memory_limit: Option<u64>,
-    /// `RLIMIT_NPROC` (not enforced by the kernel for root; see the module doc).
+    /// Processes (and threads) the run may have at once: a pids cgroup where one can be
+    /// made, else `RLIMIT_NPROC` (which the kernel does not apply to root; see the
+    /// module doc). None: [`DEFAULT_PROCESS_LIMIT`] in the sandbox, no limit outside.
     pub process_limit: Option<u64>,
+    /// `RLIMIT_FSIZE`: the largest file a run may write (None: [`DEFAULT_FILE_SIZE`]).
+    pub file_size_limit: Option<u64>,
+    /// Size of the sandbox's private `/tmp` (None: 2 GiB).
+    pub tmp_size: Option<u64>,
     /// Both stdout and stderr go here (truncated first; parent directories created).
     pub log_path: PathBuf,
     /// When set, stderr goes to this file instead and `log_path` holds stdout only (an
@@ -102,6 +113,9 @@ pub struct RunSpec {
     /// Extra paths bound read-only on top of the private `/tmp` (an environment or a
     /// cache that lives under `/tmp` would otherwise be hidden).
     pub readable: Vec<PathBuf>,
+    /// Paths under `readable` hidden again (an empty directory, or an empty file, in
+    /// their place): a tool's installation minus what the run must not see.
+    pub hidden: Vec<PathBuf>,
     /// Keep the network (environment builds that download); tests leave this false.
     pub network: bool,
 }
@@ -121,10 +135,13 @@ impl RunSpec {
             grace: Duration::from_secs(10),
             memory_limit: None,
             process_limit: None,
+            file_size_limit: None,
+            tmp_size: None,
             log_path: log_path.into(),
             stderr_path: None,
             writable: Vec::new(),
             readable: Vec::new(),
+            hidden: Vec::new(),
             network: false,
         }
     }
@@ -181,9 +198,17 @@ pub struct RunOutcome {
     pub log_path: PathBuf,
     /// Whether the run was inside bubblewrap.
     pub sandboxed: bool,
-    /// False when a process limit was asked for but the kernel exempts this user (root).
+    /// False when a process limit was asked for but neither a pids cgroup could be
+    /// made nor `RLIMIT_NPROC` applies (root without a writable pids controller).
     pub process_limit_enforced: bool,
 }
+
+/// Processes a sandboxed run may have when its spec sets none: a fork bomb stops there
+/// (a JVM and its build tool use a few hundred threads at most).
+pub const DEFAULT_PROCESS_LIMIT: u64 = 4096;
+
+/// The largest file a run may write when its spec sets none (`RLIMIT_FSIZE`).
+pub const DEFAULT_FILE_SIZE: u64 = 4 << 30;
 
 /// Why a run could not be carried out at all (not a test failure).
 #[derive(Debug, thiserror::Error)]
@@ -335,12 +360,32 @@ impl Runner {
         cmd.stdin(Stdio::null())
             .stdout(Stdio::from(log))
             .stderr(Stdio::from(log2));
-        let memory = spec.memory_limit;
-        let nproc = spec.process_limit;
+        let sandboxed = self.is_sandboxed();
+        let nproc = spec
+            .process_limit
+            .or(sandboxed.then_some(DEFAULT_PROCESS_LIMIT));
+        // Made before the fork and kept until every process of the run is gone.
+        let cgroup = nproc.and_then(|max| PidsCgroup::create(&token, max));
+        // SAFETY: getuid has no preconditions.
+        let root = unsafe { libc::getuid() } == 0;
+        let limits = ChildLimits {
+            memory: spec.memory_limit,
+            // RLIMIT_NPROC counts every process of the user, so it stands in for the
+            // cgroup only when asked for explicitly (or inside the sandbox's own user
+            // namespace, where it counts the run's).
+            nproc: match (&cgroup, spec.process_limit) {
+                (_, Some(n)) => Some(n),
+                (None, None) if sandboxed => nproc,
+                _ => None,
+            },
+            fsize: Some(spec.file_size_limit.unwrap_or(DEFAULT_FILE_SIZE)),
+            cgroup_procs: cgroup.as_ref().map(PidsCgroup::procs_fd),
+        };
+        let process_limit_enforced = nproc.is_none() || cgroup.is_some() || !root;
         // SAFETY: the closure runs between fork and exec and only makes
         // async-signal-safe system calls (no allocation, no locks).
         unsafe {
-            cmd.pre_exec(move || child_setup(memory, nproc));
+            cmd.pre_exec(move || child_setup(limits));
         }
 
         let start = Instant::now();
@@ -349,12 +394,12 @@ impl Runner {
             workdir: spec.workdir.clone(),
             source,
         })?;
-        let sandboxed = self.is_sandboxed();
         let (exit, timed_out) =
             supervise(child, spec, sandboxed, &token).map_err(|source| RunError::Wait {
                 command: spec.command.display(),
                 source,
             })?;
+        drop(cgroup);
         let duration = start.elapsed();
         if timed_out {
             // Appended after the whole tree is gone, so nothing else writes the file.
@@ -376,7 +421,7 @@ impl Runner {
             duration,
             log_path: spec.log_path.clone(),
             sandboxed,
-            process_limit_enforced: nproc.is_none() || unsafe { libc::getuid() } != 0,
+            process_limit_enforced,
         })
     }
 
@@ -386,11 +431,13 @@ impl Runner {
         let mut cmd = match &self.sandbox {
             Sandbox::Bwrap(bwrap) => {
                 let mut c = ProcessCommand::new(bwrap);
-                c.args(bwrap_args(
+                c.args(bwrap_args_sized(
                     &spec.workdir,
                     &spec.writable,
                     &spec.readable,
+                    &spec.hidden,
                     spec.network,
+                    spec.tmp_size.unwrap_or(sandbox::DEFAULT_TMP_SIZE),
                 ));
                 c.arg("--").arg(program).args(args);
                 c
@@ -402,7 +449,7 @@ impl Runner {
             }
         };
         cmd.current_dir(&spec.workdir).env_clear();
-        for (k, v) in base_env() {
+        for (k, v) in base_env(self.is_sandboxed()) {
             cmd.env(k, v);
         }
         for (k, v) in &spec.env {
@@ -412,10 +459,16 @@ impl Runner {
     }
 }
 
-/// The base environment of every run, so results do not depend on the caller's shell.
-fn base_env() -> Vec<(OsString, OsString)> {
+/// The base environment of every run, so results do not depend on the caller's shell:
+/// an allow-list (nothing else of hunkgen's environment reaches a run, so no
+/// `GITHUB_TOKEN` or API key). In the sandbox `HOME` is the private `/tmp`: the
+/// caller's home is not there.
+fn base_env(sandboxed: bool) -> Vec<(OsString, OsString)> {
     let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
-    let home = std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into());
+    let home = match sandboxed {
+        true => "/tmp".into(),
+        false => std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into()),
+    };
     let mut env: Vec<(OsString, OsString)> = vec![
         ("PATH".into(), path),
         ("HOME".into(), home),

@@ -24,8 +24,28 @@ pub(super) fn run_token() -> String {
     format!("{}-{n}-{t}", std::process::id())
 }
 
-/// In the child after fork: own session (pgid = pid), death with the parent, rlimits.
-pub(super) fn child_setup(memory: Option<u64>, nproc: Option<u64>) -> io::Result<()> {
+/// The limits applied in the child between fork and exec.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct ChildLimits {
+    /// `RLIMIT_AS`.
+    pub(super) memory: Option<u64>,
+    /// `RLIMIT_NPROC`.
+    pub(super) nproc: Option<u64>,
+    /// `RLIMIT_FSIZE`: a larger write fails with `EFBIG` (or `SIGXFSZ`).
+    pub(super) fsize: Option<u64>,
+    /// A pids cgroup's `cgroup.procs`, which the child joins by writing `0` to it.
+    pub(super) cgroup_procs: Option<std::os::fd::RawFd>,
+}
+
+/// In the child after fork: own session (pgid = pid), death with the parent, its pids
+/// cgroup, rlimits.
+pub(super) fn child_setup(limits: ChildLimits) -> io::Result<()> {
+    let ChildLimits {
+        memory,
+        nproc,
+        fsize,
+        cgroup_procs,
+    } = limits;
     // SAFETY: plain system calls on this process with valid arguments.
     unsafe {
         if libc::setsid() < 0 {
@@ -43,7 +63,17 @@ pub(super) fn child_setup(memory: Option<u64>, nproc: Option<u64>) -> io::Result
         {
             return Err(io::Error::last_os_error());
         }
-        for (resource, value) in [(libc::RLIMIT_AS, memory), (libc::RLIMIT_NPROC, nproc)] {
+        if let Some(fd) = cgroup_procs {
+            // "0": the writing process. Before exec, so everything it starts is counted.
+            if libc::write(fd, b"0\n".as_ptr().cast(), 2) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        for (resource, value) in [
+            (libc::RLIMIT_AS, memory),
+            (libc::RLIMIT_NPROC, nproc),
+            (libc::RLIMIT_FSIZE, fsize),
+        ] {
             if let Some(v) = value {
                 let lim = libc::rlimit {
                     rlim_cur: v as libc::rlim_t,

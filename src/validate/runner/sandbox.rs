@@ -5,6 +5,7 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command as ProcessCommand, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Whether to use bubblewrap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,33 +27,105 @@ pub enum Sandbox {
     None(String),
 }
 
-/// The sandbox flags: every namespace unshared, the system read-only, a private `/tmp`,
-/// then the paths a run needs bound explicitly: `readable` read-only, the working copy
-/// and `writable` writable, wherever they are (under `/tmp` too, which the private
-/// `/tmp` would otherwise hide). Each path is one argv entry, so spaces need no quoting.
+/// The host's system directories a run sees, read-only: programs, libraries and their
+/// configuration. Nothing else of the host is there: not `/home`, `/root`, `/work`,
+/// `/srv`, `/mnt`, `/var` or `/opt` (so no `$HOME`, `~/.ssh`, other datasets or caches),
+/// only what a run names in `readable`/`writable`. A merged-`/usr` link (`/bin ->
+/// usr/bin`) is recreated as a link.
+pub(super) const SYSTEM_DIRS: [&str; 9] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys",
+];
+
+/// Files under the system directories that hold secrets, hidden behind an empty file or
+/// directory (password hashes, the host's SSH keys).
+const MASKED: [&str; 3] = ["/etc/shadow", "/etc/gshadow", "/etc/ssh"];
+
+/// Size of the private `/tmp` when a run does not say (a tmpfs takes memory, so a run
+/// filling it is stopped by `ENOSPC` there, not by the host's disk filling up).
+pub(super) const DEFAULT_TMP_SIZE: u64 = 2 << 30;
+
+/// Set when the probe found a bubblewrap without `--size` (older than 0.5).
+static NO_SIZE: AtomicBool = AtomicBool::new(false);
+
+/// The sandbox flags: every namespace unshared, the host's [`SYSTEM_DIRS`] read-only, a
+/// private size-capped `/tmp`, then the paths a run needs bound explicitly: `readable`
+/// read-only, the working copy and `writable` writable, wherever they are (under `/tmp`
+/// too, which the private `/tmp` would otherwise hide); everything else read-only. Each
+/// path is one argv entry, so spaces need no quoting.
 pub(super) fn bwrap_args(
     workdir: &Path,
     writable: &[PathBuf],
     readable: &[PathBuf],
     network: bool,
 ) -> Vec<OsString> {
+    bwrap_args_sized(workdir, writable, readable, &[], network, DEFAULT_TMP_SIZE)
+}
+
+/// [`bwrap_args`] with `hidden` paths covered again after the binds and the private
+/// `/tmp` capped at `tmp_size` bytes.
+pub(super) fn bwrap_args_sized(
+    workdir: &Path,
+    writable: &[PathBuf],
+    readable: &[PathBuf],
+    hidden: &[PathBuf],
+    network: bool,
+    tmp_size: u64,
+) -> Vec<OsString> {
     let mut a: Vec<OsString> = ["--unshare-all"].iter().map(OsString::from).collect();
     if network {
         a.push("--share-net".into());
     }
-    for s in [
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--tmpfs",
-        "/tmp",
-    ] {
-        a.push(s.into());
+    for dir in SYSTEM_DIRS {
+        match fs::symlink_metadata(dir) {
+            Ok(m) if m.file_type().is_symlink() => {
+                if let Ok(target) = fs::read_link(dir) {
+                    a.push("--symlink".into());
+                    a.push(target.into());
+                    a.push(dir.into());
+                }
+            }
+            Ok(m) if m.is_dir() => {
+                a.push("--ro-bind".into());
+                a.push(dir.into());
+                a.push(dir.into());
+            }
+            _ => {}
+        }
     }
+    for secret in MASKED {
+        match fs::symlink_metadata(secret) {
+            Ok(m) if m.is_dir() => {
+                a.push("--tmpfs".into());
+                a.push(secret.into());
+            }
+            Ok(_) => {
+                a.push("--ro-bind".into());
+                a.push("/dev/null".into());
+                a.push(secret.into());
+            }
+            Err(_) => {}
+        }
+    }
+    if network {
+        // The resolver configuration may link out of /etc (systemd-resolved's stub).
+        if let Ok(real) = fs::canonicalize("/etc/resolv.conf") {
+            if let Some(dir) = real.parent().filter(|d| !d.starts_with("/etc")) {
+                a.push("--ro-bind".into());
+                a.push(dir.into());
+                a.push(dir.into());
+            }
+        }
+    }
+    a.push("--dev".into());
+    a.push("/dev".into());
+    a.push("--proc".into());
+    a.push("/proc".into());
+    if !NO_SIZE.load(Ordering::Relaxed) {
+        a.push("--size".into());
+        a.push(tmp_size.to_string().into());
+    }
+    a.push("--tmpfs".into());
+    a.push("/tmp".into());
     // After the /tmp tmpfs: bwrap makes the mount points of paths under it there,
     // every directory named on the way too (a path through `..` keeps resolving).
     let mut ro: Vec<&PathBuf> = Vec::new();
@@ -79,6 +152,24 @@ pub(super) fn bwrap_args(
         a.push(dir.into());
         a.push(dir.into());
     }
+    for p in hidden {
+        match fs::symlink_metadata(p) {
+            Ok(m) if m.is_dir() => {
+                a.push("--tmpfs".into());
+                a.push(p.into());
+            }
+            Ok(_) => {
+                a.push("--ro-bind".into());
+                a.push("/dev/null".into());
+                a.push(p.into());
+            }
+            Err(_) => {}
+        }
+    }
+    // The root bwrap built (a tmpfs holding the mount points) read-only: a run writes
+    // only to its working copy, `writable` and the private /tmp.
+    a.push("--remount-ro".into());
+    a.push("/".into());
     a.push("--chdir".into());
     a.push(workdir.into());
     a.push("--die-with-parent".into());
@@ -109,11 +200,22 @@ pub(super) fn locate_bwrap() -> Result<PathBuf, NoBwrap> {
 /// Checks that `bwrap` can make every namespace here, with the flags runs use.
 pub(super) fn probe_bwrap(bwrap: &Path) -> Sandbox {
     let root = Path::new("/");
-    let out = ProcessCommand::new(bwrap)
-        .args(bwrap_args(root, &[], &[], false))
-        .args(["--", "/bin/sh", "-c", "exit 0"])
-        .stdin(Stdio::null())
-        .output();
+    let probe = || {
+        ProcessCommand::new(bwrap)
+            .args(bwrap_args(root, &[], &[], false))
+            .args(["--", "/bin/sh", "-c", "exit 0"])
+            .stdin(Stdio::null())
+            .output()
+    };
+    let mut out = probe();
+    // bubblewrap before 0.5 has no `--size`: its /tmp is then uncapped (still private).
+    if out
+        .as_ref()
+        .is_ok_and(|o| !o.status.success() && String::from_utf8_lossy(&o.stderr).contains("--size"))
+    {
+        NO_SIZE.store(true, Ordering::Relaxed);
+        out = probe();
+    }
     match out {
         Ok(o) if o.status.success() => Sandbox::Bwrap(bwrap.to_path_buf()),
         Ok(o) => Sandbox::None(format!(

@@ -4,7 +4,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::process::proc_stat;
-use super::sandbox::bwrap_args;
+use super::sandbox::{bwrap_args, SYSTEM_DIRS};
 use super::Command;
 
 #[test]
@@ -14,8 +14,16 @@ fn bwrap_flags_unshare_everything_and_bind_only_the_workdir() {
         .map(|s| s.to_string_lossy().into_owned())
         .collect();
     let joined = a.join(" ");
-    assert!(joined.starts_with("--unshare-all --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp"));
-    assert!(joined.contains("--bind /w/copy /w/copy --chdir /w/copy"));
+    assert!(joined.starts_with("--unshare-all "));
+    assert!(joined.contains("--ro-bind /usr /usr"), "{joined}");
+    // Never the whole host: no `/` bound, so no home, dataset or cache by path.
+    assert!(!joined.contains("--ro-bind / /"), "{joined}");
+    assert!(
+        !joined.contains("/home") && !joined.contains("/root"),
+        "{joined}"
+    );
+    assert!(joined.contains("--dev /dev --proc /proc --size 2147483648 --tmpfs /tmp"));
+    assert!(joined.contains("--bind /w/copy /w/copy --remount-ro / --chdir /w/copy"));
     assert!(joined.ends_with("--die-with-parent --new-session"));
     assert!(!joined.contains("--share-net"));
     assert_eq!(a.iter().filter(|s| *s == "--bind").count(), 1);
@@ -38,7 +46,7 @@ fn flags(workdir: &str, writable: &[&str], readable: &[&str]) -> Vec<String> {
 fn binds(a: &[String]) -> Vec<(String, String)> {
     a.windows(3)
         .filter(|w| w[0] == "--bind" || w[0] == "--ro-bind")
-        .filter(|w| w[1] == w[2] && w[1] != "/")
+        .filter(|w| w[1] == w[2] && w[1] != "/" && !SYSTEM_DIRS.contains(&w[1].as_str()))
         .map(|w| (w[0].clone(), w[1].clone()))
         .collect()
 }

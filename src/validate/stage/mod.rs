@@ -86,6 +86,10 @@ pub struct ValidatePlan {
     pub timeout: Duration,
     /// Address-space limit per run, bytes.
     pub memory_limit: Option<u64>,
+    /// Processes per run (None: the runner's default in the sandbox).
+    pub process_limit: Option<u64>,
+    /// Largest file a run may write, bytes (None: the runner's default).
+    pub file_size_limit: Option<u64>,
     /// Touched test files or the full suite.
     pub scope: Scope,
     /// The suites.

@@ -156,6 +156,8 @@ impl Validator<'_> {
         let mut spec = RunSpec::new(command, &dir, &log)
             .with_timeout(self.plan.timeout, Duration::from_secs(10));
         spec.memory_limit = self.plan.memory_limit;
+        spec.process_limit = self.plan.process_limit;
+        spec.file_size_limit = self.plan.file_size_limit;
         // The environment (and what its venv links to) and uv's package cache, which its
         // files are hardlinked from, are bound read-only wherever they live (under the
         // private /tmp too); the whole working copy is the run's (tests may read beyond
@@ -166,7 +168,15 @@ impl Validator<'_> {
         let result = match self.runner.run(&spec) {
             Ok(outcome) => {
                 let reports = dir.join(report_dir);
-                let (tests, collection) = match suite.report {
+                let (tests, mut collection) = match suite.report {
+                    // The run wrote this directory: a link in it would have hunkgen read
+                    // a file of the host's into the dataset.
+                    _ if through_link(&root, &reports) => (
+                        Default::default(),
+                        vec![format!(
+                            "{report_dir}: refused: a symbolic link on the way to the reports"
+                        )],
+                    ),
                     ReportKind::Pytest => {
                         let xml = std::fs::read_to_string(reports.join("pytest.xml")).ok();
                         let text = std::fs::read(&log)
@@ -186,6 +196,14 @@ impl Validator<'_> {
                         Err(e) => (Default::default(), vec![e.to_string()]),
                     },
                 };
+                // A test name that would leave the working copy as a path is refused
+                // (one line each), which makes the run an infrastructure failure.
+                collection.extend(
+                    tests
+                        .keys()
+                        .filter_map(|id| crate::source::names::check_test_name(id).err())
+                        .map(|e| format!("refused: {e}")),
+                );
                 (
                     outcome.duration.as_secs_f64(),
                     parse::verdict(&outcome, tests, &collection),
@@ -268,4 +286,18 @@ impl Validator<'_> {
             classes,
         }
     }
+}
+
+/// Whether a symbolic link lies between `root` and `path` (inclusive), or `path` holds
+/// one among its entries: what a run left there is not read then.
+fn through_link(root: &Path, path: &Path) -> bool {
+    let link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    let mut p = Some(path);
+    while let Some(d) = p.filter(|d| *d != root && d.starts_with(root)) {
+        if link(d) {
+            return true;
+        }
+        p = d.parent();
+    }
+    std::fs::read_dir(path).is_ok_and(|entries| entries.flatten().any(|e| link(&e.path())))
 }

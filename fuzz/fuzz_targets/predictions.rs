@@ -1,0 +1,8 @@
+//! Fuzz target `predictions`: arbitrary bytes through [`entries::predictions`] never panic.
+#![no_main]
+
+#[path = "../entries.rs"]
+#[allow(dead_code)]
+mod entries;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| entries::predictions(data));

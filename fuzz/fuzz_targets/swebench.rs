@@ -1,0 +1,8 @@
+//! Fuzz target `swebench`: arbitrary bytes through [`entries::swebench`] never panic.
+#![no_main]
+
+#[path = "../entries.rs"]
+#[allow(dead_code)]
+mod entries;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| entries::swebench(data));
