@@ -802,3 +802,30 @@ class CalcTest {
         other => panic!("{other:?}"),
     }
 }
+
+/// A run is never root, even when hunkgen is: a read-only file of the working copy stays
+/// read-only to it (as root, `test -w` says writable and Cli's FileValidatorTest fails on
+/// Defects4J's own fixed version), while the files it owns stay writable.
+#[test]
+fn a_sandboxed_run_is_not_root_and_respects_read_only_files() {
+    let w = scratch("perm");
+    let ro = w.path().join("readable.txt");
+    std::fs::write(&ro, "data\n").unwrap();
+    let mut perms = std::fs::metadata(&ro).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&ro, perms).unwrap();
+    let script = "id -u; if [ -w readable.txt ]; then echo WRITABLE; else echo READ-ONLY; fi; \
+                  echo own > own.txt && echo OWN-OK";
+    let log = w.path().join("p.log");
+    let o = sandboxed()
+        .run(&RunSpec::shell(script, w.path(), &log))
+        .unwrap();
+    assert_eq!(o.exit, ExitKind::Code(0), "{}", read(&log));
+    let text = read(&log);
+    assert!(text.contains("READ-ONLY"), "{text}");
+    assert!(text.contains("OWN-OK"), "{text}");
+    assert!(
+        !text.lines().any(|l| l.trim() == "0"),
+        "uid 0 inside: {text}"
+    );
+}

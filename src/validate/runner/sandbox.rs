@@ -36,6 +36,8 @@ pub(super) const SYSTEM_DIRS: [&str; 9] = [
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys",
 ];
 
+/// The uid and gid a sandboxed run has when hunkgen runs as root.
+const SANDBOX_UID: &str = "1000";
 /// Files under the system directories that hold secrets, hidden behind an empty file or
 /// directory (password hashes, the host's SSH keys).
 const MASKED: [&str; 3] = ["/etc/shadow", "/etc/gshadow", "/etc/ssh"];
@@ -72,6 +74,16 @@ pub(super) fn bwrap_args_sized(
     tmp_size: u64,
 ) -> Vec<OsString> {
     let mut a: Vec<OsString> = ["--unshare-all"].iter().map(OsString::from).collect();
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        // A run is an ordinary user, never root, even when hunkgen is: root may write a
+        // read-only file, so a test that checks permissions (Cli's FileValidatorTest, on
+        // Defects4J's own fixed version) fails as root. bwrap maps the caller onto this
+        // uid in a user namespace of its own; every file the caller owns stays writable.
+        for arg in ["--unshare-user", "--uid", SANDBOX_UID, "--gid", SANDBOX_UID] {
+            a.push(arg.into());
+        }
+    }
     if network {
         a.push("--share-net".into());
     }

@@ -81,7 +81,7 @@ impl Validator<'_> {
         let test_patch = matches!(a.kind, TreeKind::Before | TreeKind::After);
         let patch = a.kind == TreeKind::After;
         let key = Key::of(&[
-            b"hunkgen-run-v2",
+            b"hunkgen-run-v3",
             a.base.tree_id.as_bytes(),
             a.base
                 .to_buggy

@@ -242,7 +242,7 @@ impl Validator<'_> {
         });
         let v = BugVersion::buggy(&b.project, b.bug);
         let key = Key::of(&[
-            b"hunkgen-d4j-eval-v1",
+            b"hunkgen-d4j-eval-v2",
             b.fingerprint.as_bytes(),
             b.project.as_bytes(),
             v.vid().as_bytes(),
