@@ -22,6 +22,7 @@ mod diff_oracle;
 mod diff_prop;
 mod evaluate;
 mod evaluate_d4j;
+mod faults;
 mod git_history;
 mod github;
 mod golden;
