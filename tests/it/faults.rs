@@ -6,7 +6,7 @@
 //! The kills per command are `HUNKGEN_KILLS` (default 20), the seed `HUNKGEN_KILL_SEED`
 //! (default below); a failure names the seed, the command and the kill.
 
-use crate::common::{hunkgen, manifest};
+use crate::common::manifest;
 use crate::shard::{build_files, tree};
 use std::collections::BTreeMap;
 use std::fs;
