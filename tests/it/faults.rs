@@ -63,9 +63,9 @@ done
 
 /// Module group `k` (the functions of fixes `k`, `k + GROUPS`, …) with fixes `0..done`
 /// applied: each fix changes two lines far apart, so it is two hunks.
-fn module(k: usize, done: usize) -> String {
+fn module(k: usize, done: usize, fixes: usize) -> String {
     let word = |i: usize| if i < done { "FIXED" } else { "BUG" };
-    let members: Vec<usize> = (k..FIXES).step_by(GROUPS).collect();
+    let members: Vec<usize> = (k..fixes).step_by(GROUPS).collect();
     let mut text = String::new();
     for &i in &members {
         text.push_str(&format!("def first_{i}(x):\n    return \"{}_{i}_A\"\n\n\n", word(i)));
@@ -104,9 +104,9 @@ fn commit(stream: &mut String, tick: usize, msg: &str, files: &[(String, String)
     }
 }
 
-/// A repository with [`FIXES`] two-hunk fixes, each with two tests, written at once by
+/// A repository with `fixes` two-hunk fixes, each with two tests, written at once by
 /// `git fast-import`.
-fn history(repo: &Path) {
+fn history(repo: &Path, fixes: usize) {
     crate::common::git(
         repo.parent().expect("parent"),
         &["init", "-q", "-b", "main", &repo.display().to_string()],
@@ -116,16 +116,16 @@ fn history(repo: &Path) {
         ("run-tests.sh".to_string(), RUNNER.to_string()),
         ("src/__init__.py".to_string(), String::new()),
     ];
-    first.extend((0..GROUPS).map(|k| (format!("src/g{k}.py"), module(k, 0))));
+    first.extend((0..GROUPS).map(|k| (format!("src/g{k}.py"), module(k, 0, fixes))));
     commit(&mut stream, 0, "Initial modules", &first);
-    for i in 0..FIXES {
+    for i in 0..fixes {
         let k = i % GROUPS;
         commit(
             &mut stream,
             i + 1,
             &format!("Fix both ends of function pair {i}"),
             &[
-                (format!("src/g{k}.py"), module(k, i + 1)),
+                (format!("src/g{k}.py"), module(k, i + 1, fixes)),
                 (format!("tests/test_g{k}.py"), tests_of(k, i + 1)),
             ],
         );
@@ -148,11 +148,11 @@ fn history(repo: &Path) {
     assert!(child.wait().expect("wait").success(), "fast-import failed");
 }
 
-/// The generated repository and a recipe over it (golden tests by the runner above,
-/// Novel states as plain trees) in `root`; returns the recipe.
-pub(crate) fn fixture(root: &Path) -> PathBuf {
+/// A generated repository of `fixes` fixes and a recipe over it (golden tests by the
+/// runner above, Novel states as plain trees) in `root`; returns the recipe.
+pub(crate) fn fixture(root: &Path, fixes: usize) -> PathBuf {
     let repo = root.join("repo");
-    history(&repo);
+    history(&repo, fixes);
     let recipe = root.join("r.yaml");
     fs::write(
         &recipe,
@@ -257,11 +257,22 @@ fn rows_once(path: &Path, expected: usize) {
     assert_eq!(seen.len(), expected, "{}: rows lost", path.display());
 }
 
-/// Temporary files and directories under `dir` (recursively): names hunkgen gives what it
-/// writes before a rename (`.NAME.tmp-PID`, `.NAME.building-PID`, `.NAME.partial`, a
-/// cache entry's `.KEY.PID-N-T`, an environment's `.tmp*`), and a run's scratch folders
-/// (`.work`, `.snapshots`, `.agent`, `.oracle`) that hold anything.
+/// Temporary files and directories under `dir` (recursively): the names hunkgen gives
+/// what it writes before a rename (`.NAME.tmp-PID`, `.NAME.building-PID`,
+/// `.NAME.hunkgen-state-N`, `.tmp-…`, a cache entry's `.KEY.PID-N-T`), and a run's
+/// scratch folders (`.work`, `.snapshots`, `.agent`, `.oracle`) that hold anything.
+/// Git repositories are not entered.
 fn leftovers(dir: &Path) -> Vec<String> {
+    let cache_temporary = |name: &str| {
+        let parts: Vec<&str> = name.split('.').collect();
+        parts.len() == 3
+            && parts[0].is_empty()
+            && parts[1].len() == 8
+            && parts[2]
+                .split('-')
+                .next()
+                .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    };
     let mut out = Vec::new();
     let Ok(entries) = fs::read_dir(dir) else {
         return out;
@@ -272,8 +283,9 @@ fn leftovers(dir: &Path) -> Vec<String> {
         let scratch = [".work", ".snapshots", ".agent", ".oracle"].contains(&name.as_str());
         let temporary = name.contains(".tmp")
             || name.contains(".building-")
+            || name.contains(".hunkgen-state")
             || name.contains(".partial")
-            || (name.starts_with('.') && name.contains('-') && !scratch && name != ".d4j-logs");
+            || cache_temporary(&name);
         if temporary {
             out.push(path.display().to_string());
         } else if scratch {
@@ -341,7 +353,7 @@ fn sigkill_at_random_moments_loses_nothing() {
     let root = root.as_path();
     let tmp = root.join("tmp");
     fs::create_dir(&tmp).expect("tmp");
-    let recipe = fixture(root);
+    let recipe = fixture(root, FIXES);
     let agents = manifest().join("demo/agents/agents.yaml");
     let os = |s: &str| std::ffi::OsString::from(s);
     let path = |p: &Path| p.as_os_str().to_os_string();

@@ -23,6 +23,7 @@ mod diff_prop;
 mod evaluate;
 mod evaluate_d4j;
 mod faults;
+mod faults_store;
 mod git_history;
 mod github;
 mod golden;
