@@ -134,14 +134,17 @@ mod tests {
     #[test]
     fn a_second_holder_is_refused_and_told_who_holds_it() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let out = dir.path().join("out");
-        let first = OutputLock::acquire(&out).expect("first");
+        let (out, first) = {
+            let out = dir.path().join("out");
+            (out.clone(), OutputLock::acquire(&out).expect("first"))
+        };
         assert_eq!(first.path(), dir.path().join(".out.lock"));
         // flock locks belong to open file descriptions: a second open is a second holder.
         match OutputLock::acquire(&out) {
             Err(LockError::Held(h)) => {
                 assert!(
-                    h.holder.starts_with(&format!("pid {} on ", std::process::id())),
+                    h.holder
+                        .starts_with(&format!("pid {} on ", std::process::id())),
                     "{h:?}"
                 );
             }

@@ -4,12 +4,15 @@
 //! JSONL row lost or doubled and no temporary file or directory left behind.
 //!
 //! The kills per command are `HUNKGEN_KILLS` (default 20), the seed `HUNKGEN_KILL_SEED`
-//! (default below); a failure names the seed, the command and the kill.
+//! (default below); a failure names the seed, the command and the kill. The figures
+//! (kills, survivals, uninterrupted lengths) go to stderr and, with
+//! `HUNKGEN_FAULTS_REPORT=FILE`, to that file.
 
 use crate::common::manifest;
 use crate::shard::{build_files, tree};
 use std::collections::BTreeMap;
 use std::fs;
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -68,7 +71,10 @@ fn module(k: usize, done: usize, fixes: usize) -> String {
     let members: Vec<usize> = (k..fixes).step_by(GROUPS).collect();
     let mut text = String::new();
     for &i in &members {
-        text.push_str(&format!("def first_{i}(x):\n    return \"{}_{i}_A\"\n\n\n", word(i)));
+        text.push_str(&format!(
+            "def first_{i}(x):\n    return \"{}_{i}_A\"\n\n\n",
+            word(i)
+        ));
     }
     text.push_str("def middle():\n");
     for n in 0..12 {
@@ -76,7 +82,10 @@ fn module(k: usize, done: usize, fixes: usize) -> String {
     }
     text.push_str("    return 0\n");
     for &i in &members {
-        text.push_str(&format!("\n\ndef second_{i}(x):\n    return \"{}_{i}_B\"\n", word(i)));
+        text.push_str(&format!(
+            "\n\ndef second_{i}(x):\n    return \"{}_{i}_B\"\n",
+            word(i)
+        ));
     }
     text
 }
@@ -85,7 +94,11 @@ fn module(k: usize, done: usize, fixes: usize) -> String {
 fn tests_of(k: usize, done: usize) -> String {
     (k..done)
         .step_by(GROUPS)
-        .map(|i| format!("# expect a{i} src/g{k}.py FIXED_{i}_A\n# expect b{i} src/g{k}.py FIXED_{i}_B\n"))
+        .map(|i| {
+            format!(
+                "# expect a{i} src/g{k}.py FIXED_{i}_A\n# expect b{i} src/g{k}.py FIXED_{i}_B\n"
+            )
+        })
         .collect()
 }
 
@@ -176,8 +189,13 @@ struct Step {
 }
 
 /// Spawn hunkgen with `args` (TMPDIR = `tmp`), optionally SIGKILLed after `kill_after`;
-/// returns whether it exited successfully and its stderr.
-fn spawn(args: &[std::ffi::OsString], tmp: &Path, kill_after: Option<Duration>) -> (bool, String) {
+/// returns how it ended, its stderr and how long it ran.
+fn spawn(
+    args: &[std::ffi::OsString],
+    tmp: &Path,
+    kill_after: Option<Duration>,
+) -> (std::process::ExitStatus, String, Duration) {
+    let start = Instant::now();
     let bin = assert_cmd::cargo::cargo_bin("hunkgen");
     let mut child = Command::new(bin)
         .args(args)
@@ -190,7 +208,6 @@ fn spawn(args: &[std::ffi::OsString], tmp: &Path, kill_after: Option<Duration>) 
         .spawn()
         .expect("spawn hunkgen");
     if let Some(after) = kill_after {
-        let start = Instant::now();
         while start.elapsed() < after {
             if child.try_wait().expect("try_wait").is_some() {
                 break;
@@ -203,10 +220,8 @@ fn spawn(args: &[std::ffi::OsString], tmp: &Path, kill_after: Option<Duration>) 
         }
     }
     let out = child.wait_with_output().expect("wait");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status, err, start.elapsed())
 }
 
 /// What a command's output directory holds, in the form compared between runs: every
@@ -233,8 +248,13 @@ fn comparable(step: &Step, home: &Path) -> BTreeMap<String, Vec<u8>> {
                 .map(|l| {
                     let mut row: serde_json::Value = serde_json::from_str(l).expect("row");
                     let o = row.as_object_mut().expect("object");
-                    let runs = o.remove("cached_runs").and_then(|c| c.as_u64()).unwrap_or(0)
-                        + o.remove("executed_runs").and_then(|c| c.as_u64()).unwrap_or(0);
+                    let runs = o
+                        .remove("cached_runs")
+                        .and_then(|c| c.as_u64())
+                        .unwrap_or(0)
+                        + o.remove("executed_runs")
+                            .and_then(|c| c.as_u64())
+                            .unwrap_or(0);
                     o.insert("runs".into(), runs.into());
                     row.to_string()
                 })
@@ -251,7 +271,10 @@ fn rows_once(path: &Path, expected: usize) {
     let mut seen = std::collections::BTreeSet::new();
     for line in text.lines() {
         let row: serde_json::Value = serde_json::from_str(line).expect("row");
-        let id = row["instance_id"].as_str().expect("instance_id").to_string();
+        let id = row["instance_id"]
+            .as_str()
+            .expect("instance_id")
+            .to_string();
         assert!(seen.insert(id.clone()), "{}: {id} twice", path.display());
     }
     assert_eq!(seen.len(), expected, "{}: rows lost", path.display());
@@ -289,7 +312,10 @@ fn leftovers(dir: &Path) -> Vec<String> {
         if temporary {
             out.push(path.display().to_string());
         } else if scratch {
-            if fs::read_dir(&path).map(|mut d| d.next().is_some()).unwrap_or(false) {
+            if fs::read_dir(&path)
+                .map(|mut d| d.next().is_some())
+                .unwrap_or(false)
+            {
                 out.push(path.display().to_string());
             }
         } else if path.is_dir() && !path.join(".git").exists() && name != ".git" {
@@ -308,8 +334,8 @@ fn rerun_matches(
     instances: usize,
     at: &str,
 ) {
-    let (ok, err) = spawn(&step.args, tmp, None);
-    assert!(ok, "{at}, the re-run: {err}");
+    let (status, err, _) = spawn(&step.args, tmp, None);
+    assert!(status.success(), "{at}, the re-run: {err}");
     let got = comparable(step, root);
     let differing: Vec<&String> = expected
         .keys()
@@ -429,10 +455,8 @@ fn sigkill_at_random_moments_loses_nothing() {
         };
         // The uninterrupted run, timed: the kills land within its length.
         fresh(step);
-        let started = Instant::now();
-        let (ok, err) = spawn(&step.args, &tmp, None);
-        assert!(ok, "{}: {err}", step.name);
-        let length = started.elapsed();
+        let (status, err, length) = spawn(&step.args, &tmp, None);
+        assert!(status.success(), "{}: {err}", step.name);
         let expected = comparable(step, root);
         if step.name == "build" {
             instances = fs::read_to_string(out.join("instances.jsonl"))
@@ -448,16 +472,24 @@ fn sigkill_at_random_moments_loses_nothing() {
         }
         // From cold, killed again and again, each attempt resuming the last; every
         // CHAIN kills a clean re-run must give the uninterrupted run's output.
+        // A kill lands within the length of the attempt before it (an attempt that
+        // resumes has less to do).
         fresh(step);
-        let (mut survived, mut finished_first, mut since) = (0, 0, 0);
+        let mut window = length;
+        // Kills that landed: in all, and since the last checked re-run.
+        let (mut survived, mut landed, mut since) = (0, 0, 0);
         for k in 0..kills {
-            let ms = rng.below(length.as_millis() as u64 + 1);
-            let (ok, err) = spawn(&step.args, &tmp, Some(Duration::from_millis(ms)));
-            if ok {
-                finished_first += 1;
-            }
+            let ms = rng.below(window.as_millis() as u64 + 1);
+            let (status, err, took) = spawn(&step.args, &tmp, Some(Duration::from_millis(ms)));
             let at = format!("seed {seed:#x}, {} kill {k} at {ms} ms", step.name);
-            assert!(ok || err.is_empty(), "{at}: {err}");
+            if status.signal() == Some(libc::SIGKILL) {
+                landed += 1;
+                since += 1;
+                assert!(err.is_empty(), "{at}: {err}");
+            } else {
+                assert!(status.success(), "{at}: {err}");
+                window = took;
+            }
             // What a kill leaves visible is nothing or the whole result.
             if step.output.join(step.rows).exists() {
                 assert!(
@@ -466,8 +498,7 @@ fn sigkill_at_random_moments_loses_nothing() {
                     step.rows
                 );
             }
-            since += 1;
-            if since == CHAIN || k + 1 == kills {
+            if (k + 1) % CHAIN == 0 || k + 1 == kills {
                 rerun_matches(step, root, &tmp, &expected, instances, &at);
                 for place in [root, tmp.as_path()] {
                     let left = leftovers(place);
@@ -478,14 +509,28 @@ fn sigkill_at_random_moments_loses_nothing() {
                 survived += since;
                 since = 0;
                 fresh(step);
+                window = length;
             }
         }
         // Leave the complete output for the next command.
         rerun_matches(step, root, &tmp, &expected, instances, "final");
         report.push(format!(
-            "{}: {kills} kills, {survived} survived ({finished_first} finished first), run {:?}",
-            step.name, length
+            "{}: {kills} kills tried, {landed} landed before the command ended and {survived} of those survived; an uninterrupted run {:.1} s",
+            step.name,
+            length.as_secs_f64()
         ));
     }
-    eprintln!("seed {seed:#x}\n{}", report.join("\n"));
+    let figures = format!("seed {seed:#x}\n{}\n", report.join("\n"));
+    eprint!("{figures}");
+    // HUNKGEN_FAULTS_REPORT: also append the figures to that file (a full `cargo test`
+    // captures stderr).
+    if let Some(file) = std::env::var_os("HUNKGEN_FAULTS_REPORT") {
+        use std::io::Write;
+        let mut f = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(file)
+            .expect("report file");
+        f.write_all(figures.as_bytes()).expect("report");
+    }
 }

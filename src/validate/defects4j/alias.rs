@@ -19,7 +19,10 @@ pub(super) fn plain_workdir(spec: &mut RunSpec) -> Result<Option<tempfile::TempD
     let (Some((dir, link)), Command::Exec { args, .. }) = (alias, &mut spec.command) else {
         return Ok(None);
     };
-    for a in args.iter_mut().filter(|a| a.as_os_str() == workdir.as_os_str()) {
+    for a in args
+        .iter_mut()
+        .filter(|a| a.as_os_str() == workdir.as_os_str())
+    {
         *a = OsString::from(&link);
     }
     spec.readable.push(dir.path().to_path_buf());
@@ -70,5 +73,4 @@ mod tests {
         assert!(link.starts_with(dir.path()));
         assert!(plain_alias(dir.path()).expect("plain").is_none());
     }
-
 }
