@@ -215,9 +215,21 @@ fn a_full_disk_fails_in_one_line_and_keeps_the_previous_output() {
             .output()
             .expect("runs")
     };
+    // The gold baseline's predictions, kept off the small disk, are what is evaluated.
+    let gold = hunkgen()
+        .args(["evaluate", "-q", "--baseline", "gold", "--output"])
+        .arg(&evaluated)
+        .arg(&out)
+        .output()
+        .expect("runs");
+    assert!(gold.status.success(), "{}", stderr(&gold));
+    let predictions = dir.path().join("gold.jsonl");
+    fs::copy(out.join("evaluations/baseline-gold.jsonl"), &predictions).expect("gold");
     let evaluate = || {
         hunkgen()
-            .args(["evaluate", "-q", "--baseline", "gold", "--output"])
+            .args(["evaluate", "-q", "--predictions"])
+            .arg(&predictions)
+            .arg("--output")
             .arg(&evaluated)
             .arg(&out)
             .output()
