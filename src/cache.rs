@@ -4,13 +4,16 @@
 //! Writes go to a unique temporary name and are renamed into place, so concurrent writers
 //! (threads, processes, machines sharing the directory) never corrupt an entry and never
 //! wait for each other; the last rename wins with identical content. Each entry carries
-//! the SHA-256 of its payload: a truncated or corrupted entry reads as a miss and is
-//! removed, never as a result.
+//! the SHA-256 of its payload, checked on every read: a truncated or corrupted entry is
+//! reported once (one warning line naming its key), removed and read as a miss, so what
+//! it held is made again; it is never used as a result.
 
 use sha2::{Digest, Sha256};
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// A cache directory (`<dir>/<2 hex>/<62 hex>` per entry).
 #[derive(Debug, Clone)]
@@ -52,6 +55,33 @@ const MAGIC: &[u8] = b"hunkgen-cache 1 ";
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// Cache roots whose temporary files of dead writers this process has swept.
+static SWEPT: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+/// Keys whose entry failed its check in this process: each is reported once.
+static REPORTED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+/// The warning for a bad entry, once per key and process (on stderr, like every warning
+/// of a command: the run goes on and makes the entry again).
+fn report_bad(key: &Key, path: &Path, len: usize) {
+    let first = REPORTED
+        .lock()
+        .map(|mut seen| seen.insert(key.0.clone()))
+        .unwrap_or(true);
+    if first {
+        eprintln!("{}", bad_entry_warning(key, path, len));
+    }
+}
+
+/// The one line that reports a bad entry.
+fn bad_entry_warning(key: &Key, path: &Path, len: usize) -> String {
+    format!(
+        "warning: cache entry {} ({}, {len} bytes) fails its SHA-256 check (truncated or corrupted): not used, made again",
+        key.0,
+        path.display()
+    )
+}
+
 impl Cache {
     /// A cache rooted at `dir` (created on first write).
     pub fn new(dir: impl Into<PathBuf>) -> Cache {
@@ -68,24 +98,29 @@ impl Cache {
     }
 
     /// The payload stored under `key`, or `None` for a miss (absent, truncated or
-    /// corrupted — a bad entry is removed so the next writer replaces it).
+    /// corrupted — a bad entry is reported once, and removed so the next writer
+    /// replaces it).
     pub fn get(&self, key: &Key) -> Option<Vec<u8>> {
         let path = self.path(key);
         let bytes = std::fs::read(&path).ok()?;
         match decode(&bytes) {
             Some(payload) => Some(payload.to_vec()),
             None => {
+                report_bad(key, &path, bytes.len());
                 let _ = std::fs::remove_file(&path);
                 None
             }
         }
     }
 
-    /// Store `payload` under `key` atomically (temporary file, fsync, rename).
+    /// Store `payload` under `key` atomically (temporary file, fsync, rename). The
+    /// temporary file is locked (`flock`) while it is written, so the first write of a
+    /// process can remove those of writers that were killed (their lock is free).
     pub fn put(&self, key: &Key, payload: &[u8]) -> std::io::Result<()> {
         let path = self.path(key);
         let dir = path.parent().unwrap_or(&self.dir);
         std::fs::create_dir_all(dir)?;
+        self.sweep_once();
         let tmp = dir.join(format!(
             ".{}.{}-{}-{}",
             &key.0[2..10],
@@ -95,6 +130,7 @@ impl Cache {
         ));
         let result = (|| {
             let mut f = std::fs::File::create(&tmp)?;
+            crate::lock::try_exclusive(&f)?;
             f.write_all(MAGIC)?;
             f.write_all(hex(&Sha256::digest(payload)).as_bytes())?;
             f.write_all(b"\n")?;
@@ -106,6 +142,34 @@ impl Cache {
             let _ = std::fs::remove_file(&tmp);
         }
         result
+    }
+}
+
+impl Cache {
+    /// Remove, once per process and root, the temporary files (`.<key>.<pid>-…`) of
+    /// writers that died before their rename.
+    fn sweep_once(&self) {
+        let first = SWEPT
+            .lock()
+            .map(|mut s| s.insert(self.dir.clone()))
+            .unwrap_or(false);
+        if !first {
+            return;
+        }
+        let Ok(subdirs) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        for sub in subdirs.flatten() {
+            let Ok(files) = std::fs::read_dir(sub.path()) else {
+                continue;
+            };
+            for f in files.flatten() {
+                let temporary = f.file_name().to_string_lossy().starts_with('.');
+                if temporary && !crate::lock::held_elsewhere(&f.path()) {
+                    let _ = std::fs::remove_file(f.path());
+                }
+            }
+        }
     }
 }
 
@@ -152,6 +216,21 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_entry_is_reported_by_key_once() {
+        let key = Key::of(&[b"k"]);
+        let line = bad_entry_warning(&key, Path::new("/c/ab/cd"), 7);
+        assert!(line.starts_with("warning: cache entry "), "{line}");
+        assert!(line.contains(key.as_str()) && line.contains("/c/ab/cd, 7 bytes"));
+        assert!(!line.contains('\n'));
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = Cache::new(dir.path());
+        cache.put(&key, b"payload").expect("put");
+        std::fs::write(cache.path(&key), b"hunkgen-cache 1 ").expect("truncate");
+        assert_eq!(cache.get(&key), None);
+        assert!(REPORTED.lock().expect("lock").contains(key.as_str()));
+    }
+
+    #[test]
     fn concurrent_writers_of_one_key_never_corrupt_it() {
         let dir = tempfile::tempdir().expect("tempdir");
         let cache = Cache::new(dir.path());
@@ -174,5 +253,23 @@ mod tests {
             .expect("ls")
             .count();
         assert_eq!(leftovers, 1, "only the entry remains");
+    }
+
+    #[test]
+    fn a_killed_writers_temporary_file_goes_at_the_next_write() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = Cache::new(dir.path());
+        let key = Key::of(&[b"a"]);
+        let sub = cache.path(&key).parent().expect("dir").to_path_buf();
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        // A writer that died: its file is there, unlocked. A live one holds its lock.
+        let dead = sub.join(".0123abcd.99999-0-1");
+        std::fs::write(&dead, "half").expect("write");
+        let live = sub.join(".4567cdef.1-0-1");
+        let held = std::fs::File::create(&live).expect("create");
+        assert!(crate::lock::try_exclusive(&held).expect("flock"));
+        cache.put(&key, b"x").expect("put");
+        assert!(!dead.exists(), "the dead writer's file is gone");
+        assert!(live.exists(), "the live writer's file is kept");
     }
 }

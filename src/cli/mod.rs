@@ -220,6 +220,13 @@ pub fn parse() -> Cli {
 
 /// Run the parsed command; errors carry their one-line context.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    // The command's temporary files go to a root of its own, removed at its end or, if
+    // it is killed, by the next command (the MCP server and the Defects4J tool run
+    // inside an agent's sandbox and write none).
+    let _scratch = match cli.command {
+        Command::Mcp(_) | Command::D4jTool(_) => None,
+        _ => crate::scratch::Scratch::enter(),
+    };
     match cli.command {
         Command::Build(args) => build::run(args),
         Command::Annotate(args) => annotate::run(args),
@@ -252,6 +259,7 @@ fn set_jobs(jobs: Option<usize>) {
 fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
         crate::dataset::writer::abandon_all();
+        crate::scratch::abandon();
         eprintln!(
             "interrupted: the build was abandoned; the previous dataset (if any) is unchanged"
         );

@@ -31,6 +31,16 @@ pub enum DatasetError {
         /// Why, and what would make it go.
         what: String,
     },
+    /// Another process is writing the same output (its lock is held).
+    #[error("{}: being written by another hunkgen, {holder} (lock {}); wait for it to finish, or choose another output", path.display(), lock.display())]
+    Locked {
+        /// The output directory.
+        path: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
+        /// Who holds it: `pid N on HOST (hunkgen COMMAND)`.
+        holder: String,
+    },
     /// A malformed `instances.jsonl` line.
     #[error("{path}:{line}: {what}")]
     Parse {
@@ -43,6 +53,18 @@ pub enum DatasetError {
     },
 }
 
+/// Take the lock on output directory `output` for this process, or say who holds it.
+pub fn lock_output(output: &Path) -> Result<crate::lock::OutputLock, DatasetError> {
+    crate::lock::OutputLock::acquire(output).map_err(|e| match e {
+        crate::lock::LockError::Held(h) => DatasetError::Locked {
+            path: output.to_path_buf(),
+            lock: h.lock,
+            holder: h.holder,
+        },
+        crate::lock::LockError::Io(path, source) => DatasetError::Io { path, source },
+    })
+}
+
 pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> DatasetError + '_ {
     move |source| DatasetError::Io {
         path: path.to_path_buf(),
@@ -53,23 +75,68 @@ pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> DatasetError
 /// Write `bytes` to `path` through a temporary sibling and a rename, so a crash never
 /// leaves a half-written file where a complete one is expected.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), DatasetError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    write_all_atomic(&[(path, bytes)])
+}
+
+/// Write several files as [`write_atomic`] does, all their temporary siblings first and
+/// only then the renames: a failure while writing (a full disk) leaves every one of them
+/// as it was. Each temporary file is locked (`flock`) while it is written, so a later
+/// write of the same file removes those of a writer that was killed.
+pub fn write_all_atomic(files: &[(&Path, &[u8])]) -> Result<(), DatasetError> {
+    let mut written: Vec<(PathBuf, &Path)> = Vec::new();
+    let mut result = Ok(());
+    for (path, bytes) in files {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            result = Err(io_err(dir)(e));
+            break;
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        remove_dead_temporaries(dir, &format!(".{name}.tmp-"));
+        let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+        let r = (|| {
+            let mut f = std::fs::File::create(&tmp)?;
+            crate::lock::try_exclusive(&f)?;
+            f.write_all(bytes)?;
+            f.sync_all()
+        })();
+        written.push((tmp, path));
+        if let Err(e) = r {
+            result = Err(io_err(path)(e));
+            break;
+        }
     }
-    result.map_err(io_err(path))
+    if result.is_ok() {
+        for (tmp, path) in &written {
+            if let Err(e) = std::fs::rename(tmp, path) {
+                result = Err(io_err(path)(e));
+                break;
+            }
+        }
+    }
+    for (tmp, _) in &written {
+        if tmp.exists() {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+    result
+}
+
+/// Remove the files in `dir` named `<prefix>…` whose writer is gone (their lock is free).
+fn remove_dead_temporaries(dir: &Path, prefix: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if e.file_name().to_string_lossy().starts_with(prefix)
+            && !crate::lock::held_elsewhere(&e.path())
+        {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 /// Instances as JSON Lines, sorted by `instance_id` so builds are byte-reproducible.

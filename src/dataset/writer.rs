@@ -27,14 +27,18 @@ pub fn abandon_all() {
 pub struct DatasetWriter {
     output: PathBuf,
     tmp: PathBuf,
+    /// Held until the writer is gone: a second writer of the output is refused.
+    _lock: crate::lock::OutputLock,
 }
 
 impl DatasetWriter {
     /// Check that `output` may receive dataset `name` and create the temporary sibling.
     ///
     /// Refused: an output path that is a file; a directory that holds another recipe's
-    /// dataset, or something that is not a dataset, unless `force`.
+    /// dataset, or something that is not a dataset, unless `force`; an output another
+    /// process is writing (its lock, [`super::lock_output`], is held).
     pub fn begin(output: &Path, name: &str, force: bool) -> Result<Self, DatasetError> {
+        let lock = super::lock_output(output)?;
         let refuse = |what: String| DatasetError::Refused {
             path: output.to_path_buf(),
             what,
@@ -87,6 +91,7 @@ impl DatasetWriter {
         Ok(DatasetWriter {
             output: output.to_path_buf(),
             tmp,
+            _lock: lock,
         })
     }
 

@@ -625,9 +625,12 @@ fn write_outputs(
     results: &[PredictionResult],
     summary: &EvaluationSummary,
 ) -> Result<(), EvaluateError> {
-    dataset::write_atomic(&dir.join("results.jsonl"), &dataset::jsonl(results))?;
     let json = serde_json::to_string_pretty(summary).unwrap_or_default();
-    dataset::write_atomic(&dir.join("summary.json"), json.as_bytes())?;
+    // Both or neither: a full disk leaves the previous evaluation as it was.
+    dataset::write_all_atomic(&[
+        (&dir.join("results.jsonl"), &dataset::jsonl(results)),
+        (&dir.join("summary.json"), json.as_bytes()),
+    ])?;
     Ok(())
 }
 

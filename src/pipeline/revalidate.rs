@@ -188,6 +188,8 @@ pub fn validate_dataset(
         ),
         (None, None) => None,
     };
+    // One writer per output directory: a second validation into it is refused.
+    let _lock = output.as_deref().map(dataset::lock_output).transpose()?;
     // A shard's directory is not complete until its new manifest is written.
     if let (Some(o), Some(_)) = (&output, shard) {
         std::fs::create_dir_all(o)

@@ -22,6 +22,8 @@ mod diff_oracle;
 mod diff_prop;
 mod evaluate;
 mod evaluate_d4j;
+mod faults;
+mod faults_store;
 mod git_history;
 mod github;
 mod golden;

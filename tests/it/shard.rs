@@ -115,7 +115,7 @@ pub(crate) fn assert_same_dataset(one: &Path, merged: &Path) {
 /// card's recipe and repository paths, the report's sources). What later commands write
 /// into a dataset (evaluations, runs, validations, hidden entries such as
 /// `.validate-logs`) is left out.
-fn build_files(root: &Path, home: &Path) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn build_files(root: &Path, home: &Path) -> BTreeMap<String, Vec<u8>> {
     let home = home.display().to_string();
     let later = |rel: &str| {
         let top = rel.split('/').next().unwrap_or("");

@@ -134,3 +134,63 @@ fn a_dataset_and_its_cache_under_tmp_in_a_path_with_spaces_validate() {
     assert!(envs.iter().any(|e| e.starts_with("acme-")), "{envs:?}");
     assert!(cache.join("runs").is_dir());
 }
+
+/// Defects4J's Perl passes its work directory to `git clone` and `ant` unquoted, so a
+/// checkout under a path with a space fails inside Defects4J; hunkgen gives it a
+/// symlink of a plain path instead. One Cli bug built and validated by the real
+/// Defects4J with the projects, the cache (and so the checkouts) and the dataset under
+/// `/tmp`, in a path with spaces.
+#[test]
+fn defects4j_validates_a_bug_whose_checkouts_live_in_a_path_with_spaces() {
+    use crate::defects4j_build::{d4j_home, java_home, recipe};
+    let _one = crate::defects4j_engine::serial();
+    let root = tmp_dir("hunkgen d4j space ");
+    let from =
+        crate::common::manifest().join("../shared/defects4j-framework/framework/projects/Cli");
+    let projects = root.path().join("the projects");
+    fs::create_dir_all(&projects).expect("mkdir");
+    copy(&from, &projects.join("Cli"));
+    let csv = projects.join("Cli/active-bugs.csv");
+    let text = fs::read_to_string(&csv).expect("active-bugs.csv");
+    let kept: Vec<&str> = text
+        .lines()
+        .enumerate()
+        .filter(|(i, l)| *i == 0 || l.starts_with("1,"))
+        .map(|(_, l)| l)
+        .collect();
+    fs::write(&csv, kept.join("\n") + "\n").expect("active-bugs.csv");
+    let cache = root.path().join("the cache");
+    let recipe = recipe(root.path(), &projects, &cache, &java_home());
+    let repos = [(
+        "Cli".to_string(),
+        d4j_home().join("project_repos/commons-cli.git"),
+    )]
+    .into();
+    let plan = hunkgen::recipe::load_with(&recipe, &repos).unwrap_or_else(|e| panic!("{e}"));
+    let opts = hunkgen::pipeline::BuildOptions {
+        output: Some(root.path().join("the dataset")),
+        ..Default::default()
+    };
+    let summary = hunkgen::pipeline::build(&plan, &opts).unwrap_or_else(|e| panic!("{e}"));
+    assert!(summary.rejected.is_empty(), "{:?}", summary.rejected);
+    let cli1 = summary
+        .instances
+        .iter()
+        .find(|i| i.instance_id == "Cli_1")
+        .expect("Cli_1 kept");
+    let v = cli1.validation.as_ref().expect("validation record");
+    assert_eq!(v.d4j_agrees, Some(true), "{v:?}");
+    assert!(!cli1.FAIL_TO_PASS.is_empty());
+    // The checkouts were made where the cache is, under the path with spaces.
+    let checkouts: Vec<String> = fs::read_dir(cache.join("d4j/checkouts"))
+        .expect("checkouts in the cache")
+        .flatten()
+        .filter(|e| e.path().join(".defects4j.config").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        checkouts.iter().any(|c| c.starts_with("Cli-1")),
+        "no checkout in {}: {checkouts:?}",
+        cache.display()
+    );
+}

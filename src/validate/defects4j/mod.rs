@@ -12,6 +12,7 @@
 //! version (`D4J_<P>_<id>_FIXED_VERSION`): it is a build and test directory only, never
 //! something an agent sees.
 
+mod alias;
 pub mod report;
 
 use std::ffi::OsString;
@@ -640,10 +641,10 @@ impl Defects4j {
         .with_timeout(timeout, self.grace);
         spec.env = self.env();
         spec.memory_limit = self.memory_limit;
-        // `/` is read-only in the sandbox already; binding the framework and the JDK
-        // explicitly keeps them visible (and read-only) when they live under the private
-        // /tmp.
+        // `/` is read-only in the sandbox already; binding the framework and the JDK keeps
+        // them visible (and read-only) when they live under the private /tmp.
         spec.readable = vec![self.home.clone(), self.java_home.clone()];
+        let _alias = alias::plain_workdir(&mut spec)?;
         runner.run(&spec).map_err(|source| D4jError::Run {
             action: action.to_string(),
             workdir: workdir.to_path_buf(),

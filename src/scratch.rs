@@ -1,0 +1,131 @@
+//! A command's temporary files in one place that a killed process does not leave
+//! behind: `$TMPDIR/hunkgen-scratch-<pid>-<random>`, made the process's `TMPDIR` (so
+//! every working copy and temporary directory of the command lands inside it), locked
+//! by the process for its life (`flock` on `.lock` inside) and removed at its end. The
+//! next command removes the roots whose lock is free: their process is gone.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// The prefix of scratch roots in the system's temporary directory.
+const PREFIX: &str = "hunkgen-scratch-";
+
+/// A root younger than this whose lock file is not yet there is being made: kept.
+const BEING_MADE: Duration = Duration::from_secs(600);
+
+/// The root of this process, for [`abandon`] (Ctrl-C).
+static ROOT: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// This process's scratch root: the lock that says it is alive, and the directory.
+#[derive(Debug)]
+pub struct Scratch {
+    _lock: std::fs::File,
+    root: PathBuf,
+}
+
+impl Scratch {
+    /// Sweep the roots of dead processes, make this process's root and point `TMPDIR`
+    /// at it. Call it before any other thread starts (it sets an environment
+    /// variable). `None` when the temporary directory cannot hold one: the command
+    /// then uses the temporary directory as it is.
+    pub fn enter() -> Option<Scratch> {
+        let base = std::env::temp_dir();
+        sweep(&base);
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("{PREFIX}{}-", std::process::id()))
+            .tempdir_in(&base)
+            .ok()?
+            .keep();
+        let lock = std::fs::File::create(dir.join(".lock"))
+            .ok()
+            .filter(|f| matches!(crate::lock::try_exclusive(f), Ok(true)));
+        let Some(lock) = lock else {
+            let _ = std::fs::remove_dir_all(&dir);
+            return None;
+        };
+        std::env::set_var("TMPDIR", &dir);
+        if let Ok(mut r) = ROOT.lock() {
+            *r = Some(dir.clone());
+        }
+        Some(Scratch {
+            _lock: lock,
+            root: dir,
+        })
+    }
+
+    /// The root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+impl Drop for Scratch {
+    /// The command is over: its temporary files go.
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+        if let Ok(mut r) = ROOT.lock() {
+            *r = None;
+        }
+    }
+}
+
+/// Remove this process's scratch root now (the Ctrl-C handler, which exits).
+pub fn abandon() {
+    let root = ROOT.lock().ok().and_then(|mut r| r.take());
+    if let Some(root) = root {
+        let _ = std::fs::remove_dir_all(root);
+    }
+}
+
+/// Remove the scratch roots in `base` whose process is gone (lock free), and those
+/// without a lock file that are older than [`BEING_MADE`].
+fn sweep(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if !e.file_name().to_string_lossy().starts_with(PREFIX) {
+            continue;
+        }
+        let dir = e.path();
+        let lock = dir.join(".lock");
+        let dead = if lock.exists() {
+            !crate::lock::held_elsewhere(&lock)
+        } else {
+            e.metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > BEING_MADE)
+        };
+        if dead {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dead_processs_root_is_swept_and_a_live_one_kept() {
+        let base = tempfile::tempdir().expect("tempdir");
+        let dead = base.path().join(format!("{PREFIX}1-dead"));
+        std::fs::create_dir(&dead).expect("mkdir");
+        std::fs::write(dead.join(".lock"), "").expect("lock file");
+        std::fs::write(dead.join("left"), "x").expect("file");
+        let live = base.path().join(format!("{PREFIX}2-live"));
+        std::fs::create_dir(&live).expect("mkdir");
+        let held = std::fs::File::create(live.join(".lock")).expect("lock file");
+        assert!(crate::lock::try_exclusive(&held).expect("flock"));
+        let young = base.path().join(format!("{PREFIX}3-young"));
+        std::fs::create_dir(&young).expect("mkdir");
+        let other = base.path().join("someone-else");
+        std::fs::create_dir(&other).expect("mkdir");
+        sweep(base.path());
+        assert!(!dead.exists());
+        assert!(live.exists() && young.exists() && other.exists());
+    }
+}
