@@ -485,7 +485,13 @@ fn sigkill_at_random_moments_loses_nothing() {
             if status.signal() == Some(libc::SIGKILL) {
                 landed += 1;
                 since += 1;
-                assert!(err.is_empty(), "{at}: {err}");
+                // Nothing but the warning the recipe asks for (`sandbox: off`), which a
+                // command prints when it starts its first run, however soon it dies.
+                let unexpected: Vec<&str> = err
+                    .lines()
+                    .filter(|l| !l.starts_with("warning: tests run without a sandbox"))
+                    .collect();
+                assert!(unexpected.is_empty(), "{at}: {err}");
             } else {
                 assert!(status.success(), "{at}: {err}");
                 window = took;
