@@ -40,7 +40,13 @@ struct Protected {
 
 impl Protected {
     fn new() -> Protected {
-        let base = scratch_root();
+        // Outside /tmp, or the sandbox's private /tmp would hide them and every check
+        // would pass without the binds being tested: a checkout under /tmp puts them in
+        // /var/tmp instead.
+        let mut base = scratch_root();
+        if base.starts_with("/tmp") {
+            base = PathBuf::from("/var/tmp/hunkgen-hostile-tests");
+        }
         fs::create_dir_all(&base).expect("scratch root");
         let tmp = tempfile::Builder::new()
             .prefix("hostile-")
