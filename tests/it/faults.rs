@@ -12,6 +12,7 @@ use crate::common::manifest;
 use crate::shard::{build_files, tree};
 use std::collections::BTreeMap;
 use std::fs;
+use std::os::unix::process::CommandExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -197,8 +198,12 @@ fn spawn(
 ) -> (std::process::ExitStatus, String, Duration) {
     let start = Instant::now();
     let bin = assert_cmd::cargo::cargo_bin("hunkgen");
+    // Its own process group, killed whole, as a scheduler kills a job: the recipe runs
+    // its tests without the sandbox (which would take them down with it), and an
+    // orphaned test process writing on after the kill is not the fault tested here.
     let mut child = Command::new(bin)
         .args(args)
+        .process_group(0)
         .env("TMPDIR", tmp)
         .env_remove("HUNKGEN_SHARD")
         .env_remove("SLURM_ARRAY_TASK_ID")
@@ -216,7 +221,7 @@ fn spawn(
         }
         // SAFETY: signalling a child we spawned and have not reaped.
         unsafe {
-            libc::kill(child.id() as i32, libc::SIGKILL);
+            libc::kill(-(child.id() as i32), libc::SIGKILL);
         }
     }
     let out = child.wait_with_output().expect("wait");
