@@ -97,7 +97,7 @@ impl OutputLock {
         let note = format!(
             "pid {} on {} (hunkgen {})\n",
             std::process::id(),
-            crate::shard::host_name(),
+            host_name(),
             command.join(" ")
         );
         // The holder's note is advisory: a failure to write it does not stop the command.
@@ -125,6 +125,17 @@ pub fn lock_path(output: &Path) -> PathBuf {
         _ => PathBuf::from("."),
     };
     parent.join(format!(".{name}.lock"))
+}
+
+/// This machine's host name (`/etc/hostname`, else `HOSTNAME`, else `unknown`), named
+/// in lock files and shard manifests.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".into())
 }
 
 #[cfg(test)]

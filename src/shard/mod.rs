@@ -656,15 +656,7 @@ pub fn hosts<'a>(hosts: impl Iterator<Item = &'a str>) -> Vec<String> {
     v
 }
 
-/// This machine's host name (`/etc/hostname`, else `HOSTNAME`, else `unknown`).
-pub fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .map(|s| s.trim().to_string())
-        .filter(|s| !s.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "unknown".into())
-}
+pub use crate::lock::host_name;
 
 #[cfg(test)]
 mod tests;
