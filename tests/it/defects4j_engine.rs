@@ -313,3 +313,49 @@ fn processes_in(dir: &Path) -> Vec<String> {
         })
         .collect()
 }
+
+/// A Defects4J home whose `project_repos/commons-cli.git` is a link to a clone kept
+/// elsewhere (a mirror directory), and that clone borrows its objects from a third place
+/// through git's alternates: the sandbox binds only what a run names, and Defects4J's
+/// `git clone` must still find the repository and its objects.
+#[test]
+fn a_checkout_reads_project_repositories_linked_from_elsewhere() {
+    let _one = serial();
+    let d = d4j();
+    let r = sandboxed();
+    let dir = scratch("linked-repos-");
+    let home = dir.path().join("home");
+    let repos = home.join("project_repos");
+    std::fs::create_dir_all(&repos).expect("mkdir");
+    for part in ["framework", "major"] {
+        let ok = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(d.home().join(part))
+            .arg(&home)
+            .status()
+            .expect("cp");
+        assert!(ok.success(), "copy {part}");
+    }
+    std::fs::copy(d.home().join("project_repos/README"), repos.join("README")).expect("README");
+    // The mirror: a bare clone whose objects stay in the original (`--shared`).
+    let mirror = dir.path().join("mirrors/commons-cli.git");
+    let ok = std::process::Command::new("git")
+        .args(["clone", "-q", "--bare", "--shared"])
+        .arg(d.home().join("project_repos/commons-cli.git"))
+        .arg(&mirror)
+        .status()
+        .expect("git clone");
+    assert!(ok.success());
+    assert!(mirror.join("objects/info/alternates").is_file());
+    std::os::unix::fs::symlink(&mirror, repos.join("commons-cli.git")).expect("link");
+    let linked = Defects4j::new(&home, d.java_home())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .with_timeout(Duration::from_secs(600), Duration::from_secs(5));
+    let (w, _) = checkout(&linked, &r, &BugVersion::buggy("Cli", 5), dir.path());
+    assert!(
+        w.join("src/java/org/apache/commons/cli/Util.java")
+            .is_file(),
+        "no sources in {}",
+        w.display()
+    );
+}
