@@ -23,6 +23,7 @@ impl PidsCgroup {
     /// `max` processes (threads count too); None when no pids controller is writable.
     pub(super) fn create(token: &str, max: u64) -> Option<PidsCgroup> {
         let parent = own_pids_cgroup()?;
+        remove_stale(&parent);
         let dir = parent.join(format!("hunkgen-{token}"));
         fs::create_dir(&dir).ok()?;
         let made = (|| {
@@ -77,6 +78,28 @@ impl Drop for PidsCgroup {
         let _ = self.procs.flush();
         while fs::remove_dir(&self.dir).is_err() && start.elapsed() < Duration::from_secs(5) {
             std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+/// Removes the cgroups of runs whose hunkgen is gone (killed before it could remove
+/// them): `hunkgen-<pid>-…` with no live `<pid>`; a cgroup still holding processes
+/// cannot be removed and stays.
+fn remove_stale(parent: &Path) {
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("hunkgen-"))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = fs::remove_dir(e.path());
+            }
         }
     }
 }
