@@ -85,6 +85,25 @@ const COMPILE_FAILED: [&str; 3] = [
     "Cannot compile extracted test suite!",
 ];
 
+/// Why the build could not start because a build tool Defects4J's `init.sh` downloads
+/// is missing (the Gradle wrapper finds no distribution offline): an infrastructure
+/// failure of the machine, never a compile error of the version.
+pub fn missing_build_tool(log: &str) -> Option<String> {
+    if !log.contains("org.gradle.wrapper") {
+        return None;
+    }
+    let line = log.lines().map(str::trim).find(|l| {
+        l.contains("java.io.FileNotFoundException")
+            || l.contains("java.net.UnknownHostException")
+            || l.contains("java.net.ConnectException")
+    })?;
+    let line = line.strip_prefix("[exec]").map_or(line, str::trim_start);
+    Some(format!(
+        "Defects4J's Gradle distribution is not installed (init.sh downloads it): {}",
+        line.chars().take(300).collect::<String>()
+    ))
+}
+
 /// True when the log shows that Defects4J stopped because javac failed.
 pub fn is_compile_failure(log: &str) -> bool {
     COMPILE_FAILED.iter().any(|m| log.contains(m))
@@ -173,6 +192,9 @@ pub fn test_outcome(
             format!("timed out after {:.1}s", run.duration.as_secs_f64()),
         );
     }
+    if let Some(reason) = missing_build_tool(log) {
+        return infra(InfraKind::BuildFailure, reason);
+    }
     if is_compile_failure(log) {
         return TestOutcome::CompileError {
             first_errors: compile_errors(log, workdir),
@@ -236,6 +258,13 @@ pub fn compile_outcome(run: &RunOutcome, log: &str, workdir: &Path) -> CompileOu
         return CompileOutcome::Infra(InfraFailure {
             kind: InfraKind::Timeout,
             reason: format!("timed out after {:.1}s", run.duration.as_secs_f64()),
+            log_path: run.log_path.clone(),
+        });
+    }
+    if let Some(reason) = missing_build_tool(log) {
+        return CompileOutcome::Infra(InfraFailure {
+            kind: InfraKind::BuildFailure,
+            reason,
             log_path: run.log_path.clone(),
         });
     }
@@ -465,5 +494,36 @@ Cannot compile sources! at framework/bin/d4j/d4j-compile line 82.
             compile_outcome(&run(ExitKind::Code(0), false), "BUILD SUCCESSFUL", w),
             CompileOutcome::Compiled
         );
+    }
+
+    #[test]
+    fn a_missing_gradle_distribution_is_infrastructure_not_a_compile_error() {
+        // Mockito-2b's log on a machine whose Defects4J has no Gradle distribution.
+        let log = "gradle.compile:\n     [exec] Downloading file:/d4j/framework/lib/build_systems/gradle/dists/gradle-4.9-bin.zip\n     [exec] Exception in thread \"main\" java.lang.RuntimeException: java.io.FileNotFoundException: /d4j/framework/lib/build_systems/gradle/dists/gradle-4.9-bin.zip (No such file or directory)\n     [exec] \tat org.gradle.wrapper.ExclusiveFileAccessManager.access(ExclusiveFileAccessManager.java:78)\nBUILD FAILED\nCannot compile test suite! at /d4j/framework/bin/d4j/d4j-test line 130.\n";
+        let r = run(ExitKind::Code(1), false);
+        let w = Path::new("/w");
+        match test_outcome(&r, log, w, None, None) {
+            TestOutcome::Infra(f) => {
+                assert_eq!(f.kind, InfraKind::BuildFailure);
+                assert!(
+                    f.reason.contains("Gradle distribution is not installed"),
+                    "{}",
+                    f.reason
+                );
+                assert!(f.reason.contains("gradle-4.9-bin.zip"), "{}", f.reason);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            compile_outcome(&r, log, w),
+            CompileOutcome::Infra(_)
+        ));
+        // A javac failure in a Gradle build stays a compile error.
+        let javac =
+            "gradle.compile:\n[exec] Foo.java:3: error: ';' expected\nCannot compile sources!\n";
+        assert!(matches!(
+            compile_outcome(&r, javac, w),
+            CompileOutcome::CompileError { .. }
+        ));
     }
 }
