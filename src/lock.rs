@@ -5,12 +5,18 @@
 //! [`OutputLock`] keeps two commands from writing one output directory at once (a
 //! second `build` into the same dataset is refused, not interleaved);
 //! [`held_elsewhere`] tells a sweeper whether the process that made a temporary file is
-//! still at work on it.
+//! still at work on it; [`WorkDir`] is a directory filled and then renamed into a cache
+//! (an environment, a Defects4J checkout) whose leftovers the next writer sweeps.
 
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
+use std::hash::{BuildHasher, Hasher};
 use std::io::{Read, Seek, Write};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
 
 /// Try to take an exclusive lock on `file` without waiting: `Ok(false)` when another
 /// open file description holds it.
@@ -138,6 +144,128 @@ pub fn host_name() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
+/// A work directory without a lock file younger than this may be an older hunkgen's,
+/// still at work: kept.
+const UNLOCKED_GRACE: Duration = Duration::from_secs(3600);
+
+/// The start of every work directory's name.
+const WORK_PREFIX: &str = ".tmp-";
+
+/// A directory a process fills and then renames into a shared cache (an environment,
+/// a Defects4J checkout or compiled copy, a history pack): `<parent>/.tmp-<tag>-<pid>-
+/// <n>-<nonce>`, with the lock file `<that>.lock` held for as long as the process lives, so
+/// a later writer removes what a killed one left (on this host or another sharing the
+/// cache) and never what a live one is filling. The directory itself is not made (tools
+/// such as `git clone` make it); dropping the guard removes what is left of it and the
+/// lock file.
+#[derive(Debug)]
+pub struct WorkDir {
+    path: PathBuf,
+    lock: PathBuf,
+    _file: File,
+}
+
+impl WorkDir {
+    /// Reserve a fresh name under `parent` (created), after sweeping `parent`'s dead
+    /// work directories once per process.
+    pub fn reserve(parent: &Path, tag: &str) -> std::io::Result<WorkDir> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        static SWEPT: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+        std::fs::create_dir_all(parent)?;
+        let first = SWEPT
+            .lock()
+            .map(|mut s| {
+                s.get_or_insert_with(HashSet::new)
+                    .insert(parent.to_path_buf())
+            })
+            .unwrap_or(false);
+        if first {
+            sweep_dead_work(parent);
+        }
+        // Process ids repeat across hosts sharing a cache; the nonce keeps names apart.
+        let nonce = std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish();
+        let name = format!(
+            "{WORK_PREFIX}{tag}-{}-{}-{:08x}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst),
+            nonce as u32
+        );
+        let path = parent.join(&name);
+        let lock = parent.join(format!("{name}.lock"));
+        // Locked under a staging name first and then renamed: a sweeper never sees the
+        // lock file of a live writer unlocked.
+        let staging = parent.join(format!("{name}.lock.new"));
+        let file = File::create(&staging)?;
+        if !try_exclusive(&file)? {
+            return Err(std::io::Error::other(format!(
+                "{} is locked by another process",
+                staging.display()
+            )));
+        }
+        std::fs::rename(&staging, &lock)?;
+        Ok(WorkDir {
+            path,
+            lock,
+            _file: file,
+        })
+    }
+
+    /// The reserved directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for WorkDir {
+    /// Renamed into place or given up: what is left of the directory goes, then the lock.
+    fn drop(&mut self) {
+        if self.path.exists() {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+        let _ = std::fs::remove_file(&self.lock);
+    }
+}
+
+/// Remove the work directories `<parent>/.tmp-…` of writers that are gone: a lock file
+/// the kernel released, or (an older hunkgen's, without one) older than an hour; and
+/// lock files left without their directory.
+pub fn sweep_dead_work(parent: &Path) {
+    let prefix = WORK_PREFIX;
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.starts_with(prefix) {
+            continue;
+        }
+        let path = e.path();
+        if name.ends_with(".lock") || name.ends_with(".lock.new") {
+            let dir = parent.join(name.trim_end_matches(".new").trim_end_matches(".lock"));
+            if !dir.exists() && !held_elsewhere(&path) {
+                let _ = std::fs::remove_file(&path);
+            }
+            continue;
+        }
+        let lock = parent.join(format!("{name}.lock"));
+        let dead = if lock.exists() {
+            !held_elsewhere(&lock)
+        } else {
+            e.metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > UNLOCKED_GRACE)
+        };
+        if dead {
+            let _ = std::fs::remove_dir_all(&path);
+            let _ = std::fs::remove_file(&lock);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +293,49 @@ mod tests {
         drop(first);
         assert!(!held_elsewhere(&dir.path().join(".out.lock")));
         OutputLock::acquire(&out).expect("free again");
+    }
+
+    #[test]
+    fn a_killed_writers_work_directory_is_swept_and_a_live_ones_kept() {
+        let parent = tempfile::tempdir().expect("tempdir");
+        let p = parent.path();
+        // A killed writer: its lock file is there, nobody holds it.
+        let dead = p.join(".tmp-a-1-0-00000000");
+        std::fs::create_dir_all(dead.join("deep")).expect("mkdir");
+        std::fs::write(p.join(".tmp-a-1-0-00000000.lock"), "").expect("lock");
+        // A lock file whose directory went (killed between the two removals).
+        std::fs::write(p.join(".tmp-b-2-0-00000000.lock"), "").expect("lock");
+        // An older hunkgen's directory, no lock file, just made: kept.
+        let young = p.join(".tmp-c-3-0");
+        std::fs::create_dir(&young).expect("mkdir");
+        // A live writer, and something else.
+        let live = WorkDir::reserve(p, "live").expect("reserve");
+        std::fs::create_dir(live.path()).expect("mkdir");
+        let other = p.join("finished");
+        std::fs::create_dir(&other).expect("mkdir");
+        sweep_dead_work(p);
+        let mut left: Vec<String> = std::fs::read_dir(p)
+            .expect("read")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let live_name = live
+            .path()
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        assert_eq!(
+            left,
+            [
+                ".tmp-c-3-0".to_string(),
+                live_name.clone(),
+                format!("{live_name}.lock"),
+                "finished".into()
+            ]
+        );
+        drop(live);
+        let left = std::fs::read_dir(p).expect("read").count();
+        assert_eq!(left, 2, "the guard removes its directory and lock");
     }
 }

@@ -153,6 +153,11 @@ fn hunk4j_bugs_validated_by_defects4j_agree_with_its_trigger_tests_and_cache() {
         .expect("scratch");
     let projects = projects_with_only_the_bugs(dir.path());
     let cache = dir.path().join("cache");
+    // What a checkout killed midway left (its lock released): swept by the next build.
+    let checkouts = cache.join("d4j/checkouts");
+    let killed = checkouts.join(".tmp-Cli-1f-999999-0-0badc0de");
+    fs::create_dir_all(killed.join("src")).expect("mkdir");
+    fs::write(checkouts.join(".tmp-Cli-1f-999999-0-0badc0de.lock"), "").expect("lock");
 
     let start = Instant::now();
     let first = run_build(
@@ -166,6 +171,13 @@ fn hunk4j_bugs_validated_by_defects4j_agree_with_its_trigger_tests_and_cache() {
         seconds / BUGS.len() as f64
     );
     assert!(first.rejected.is_empty(), "{:?}", first.rejected);
+    let left: Vec<String> = fs::read_dir(&checkouts)
+        .expect("checkouts")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "left in {}: {left:?}", checkouts.display());
     for (project, bug) in BUGS {
         let i = instance(&first, &format!("{project}_{bug}"));
         let mut f2p = i.FAIL_TO_PASS.clone();

@@ -384,13 +384,22 @@ fn python_env_is_built_once_offline_with_hardlinks_and_reused() {
     let cache = EnvCache::new(dir.path().join("envs"), uv_cache())
         .with_uv(uv())
         .with_network(false);
+    // What a build killed midway left: its half-made environment and its released lock.
+    let killed = dir.path().join("envs/.tmp-0123abcd-999999-0-0badc0de");
+    fs::create_dir_all(killed.join("venv/lib")).unwrap();
+    fs::write(killed.join("venv/lib/half"), "x").unwrap();
+    fs::write(
+        dir.path().join("envs/.tmp-0123abcd-999999-0-0badc0de.lock"),
+        "",
+    )
+    .unwrap();
     let first = cache.ensure(&runner, "org/app", &spec).unwrap();
     assert!(!first.reused && first.offline);
     assert!(first.dir.starts_with(dir.path().join("envs")));
     let again = cache.ensure(&runner, "org/app", &spec).unwrap();
     assert!(again.reused);
     assert_eq!(again.dir, first.dir);
-    // No temporary directory is left behind.
+    // No temporary directory is left behind, and the killed build's is swept.
     let names: Vec<String> = fs::read_dir(dir.path().join("envs"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -14,7 +14,6 @@ use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -474,13 +473,10 @@ impl EnvCache {
             let path = path.to_path_buf();
             move |source| EnvError::Write { path, source }
         };
-        fs::create_dir_all(&self.root).map_err(write_err(&self.root))?;
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let tmp = self.root.join(format!(
-            ".tmp-{key}-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::SeqCst)
-        ));
+        // Locked while it is built, so the next build sweeps what a killed one left.
+        let work =
+            crate::lock::WorkDir::reserve(&self.root, &key).map_err(write_err(&self.root))?;
+        let tmp = work.path().to_path_buf();
         let result = self.build(runner, repo, spec, &key, &tmp, python.as_deref());
         let offline = match result {
             Ok(offline) => offline,

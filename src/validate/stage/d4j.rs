@@ -16,6 +16,7 @@ pub use eval::{copy_checkout, D4jCheckout, D4jEvalError, D4jEvalRun, HIDDEN_FROM
 
 use super::{infra_detail, Outcome, StageError, Validator};
 use crate::cache::Key;
+use crate::lock::WorkDir;
 use crate::model::{Failure, RejectReason};
 use crate::source::Candidate;
 use crate::validate::defects4j::{BugVersion, Defects4j, TestOutcome, TestScope, Version};
@@ -25,7 +26,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Which tests Defects4J runs on each version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -388,13 +388,12 @@ impl Validator<'_> {
             Version::Fixed => self.d4j_checkout(d4j, root, &fixed, &b.logs)?,
             Version::Buggy => self.d4j_compiled(d4j, root, b, &fixed, false)?,
         };
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let tmp = compiled.join(format!(
-            ".tmp-{}-{}-{}",
-            v.name(),
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::SeqCst)
-        ));
+        // Locked while it is made, so the next build sweeps what a killed one left.
+        let work = WorkDir::reserve(&compiled, &v.name()).map_err(|source| StageError::Io {
+            path: compiled.clone(),
+            source,
+        })?;
+        let tmp = work.path().to_path_buf();
         copy_tree(&from, &tmp, true).map_err(|source| StageError::Copy {
             from: from.clone(),
             to: tmp.clone(),
@@ -439,13 +438,11 @@ impl Validator<'_> {
         if Defects4j::work_dir_version(&dir).is_ok_and(|got| &got == v) {
             return Ok(dir);
         }
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let tmp = checkouts.join(format!(
-            ".tmp-{}-{}-{}",
-            v.name(),
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::SeqCst)
-        ));
+        let work = WorkDir::reserve(&checkouts, &v.name()).map_err(|source| StageError::Io {
+            path: checkouts.clone(),
+            source,
+        })?;
+        let tmp = work.path().to_path_buf();
         let log = logs.join(format!("checkout-{}.log", v.vid()));
         d4j.checkout(&self.runner, v, &tmp, &log)?;
         if fs::rename(&tmp, &dir).is_err() {
