@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """The per-project table of a HUNK4J measurement made by measure.sh.
 
-    python3 benches/hunk4j/summarize.py OUT
+    python3 benches/hunk4j/summarize.py OUT [STATES_OUT]
 
 Per project: bugs run, buggy and fixed versions that compile, bugs validated with
 FAIL_TO_PASS equal to Defects4J's trigger_tests, every other bug with its reason, the
 states written (Novel, Partial, Resolved; Best and Worst) with every missing one named,
 the gold and empty baselines' Novel bugs resolved (when measure.sh ran with EVAL=1), and
 the wall times of the project's build and evaluations (from OUT/walls.tsv). Reads only
-what hunkgen wrote.
+what hunkgen wrote. STATES_OUT: read the states from STATES_OUT/ds/<project> instead
+(states written by a second build of the same bugs, after validation alone).
 """
 import json
 import sys
@@ -22,8 +23,9 @@ def rows(path):
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def main(out):
+def main(out, states_out=None):
     out = Path(out)
+    states_ds = Path(states_out) / "ds" if states_out else None
     walls = {}
     for name in ("walls.tsv.part", "walls.tsv"):
         p = out / name
@@ -54,7 +56,10 @@ def main(out):
         infra = reasons.get("infrastructure", 0)
         wall = walls.get(project)
         other = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "–"
-        states, missing = states_of(kept)
+        if states_ds is not None:
+            states, missing = states_of(rows(states_ds / project / "instances.jsonl"))
+        else:
+            states, missing = states_of(kept)
         named_missing += missing
         gold = baseline(ds, "gold")
         empty = baseline(ds, "empty")
@@ -113,4 +118,4 @@ def baseline(ds, name):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+    main(sys.argv[1] if len(sys.argv) > 1 else ".", sys.argv[2] if len(sys.argv) > 2 else None)
