@@ -3,7 +3,7 @@
 //! clean re-run then gives output byte for byte that of an uninterrupted run, with no
 //! JSONL row lost or doubled and no temporary file or directory left behind.
 //!
-//! The kills per command are `HUNKGEN_KILLS` (default 20), the seed `HUNKGEN_KILL_SEED`
+//! The kills that land per command are `HUNKGEN_KILLS` (default 20), the seed `HUNKGEN_KILL_SEED`
 //! (default below); a failure names the seed, the command and the kill. The figures
 //! (kills, survivals, uninterrupted lengths) go to stderr and, with
 //! `HUNKGEN_FAULTS_REPORT=FILE`, to that file.
@@ -198,9 +198,10 @@ fn spawn(
 ) -> (std::process::ExitStatus, String, Duration) {
     let start = Instant::now();
     let bin = assert_cmd::cargo::cargo_bin("hunkgen");
-    // Its own process group, killed whole, as a scheduler kills a job: the recipe runs
-    // its tests without the sandbox (which would take them down with it), and an
-    // orphaned test process writing on after the kill is not the fault tested here.
+    // Its own process group, killed whole with every descendant, as a scheduler kills a
+    // job (its cgroup): the recipe runs its tests without the sandbox (which would take
+    // them down with it), and an orphaned test process writing on after the kill is not
+    // the fault tested here.
     let mut child = Command::new(bin)
         .args(args)
         .process_group(0)
@@ -219,14 +220,69 @@ fn spawn(
             }
             std::thread::sleep(Duration::from_millis(2));
         }
-        // SAFETY: signalling a child we spawned and have not reaped.
-        unsafe {
-            libc::kill(-(child.id() as i32), libc::SIGKILL);
-        }
+        kill_job(child.id() as i32);
     }
     let out = child.wait_with_output().expect("wait");
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     (out.status, err, start.elapsed())
+}
+
+/// SIGKILL `root`, its process group and every process descended from it (runners put
+/// their children in sessions of their own), as a scheduler kills a job's cgroup: the
+/// tree is stopped first, so nothing forks while it is gathered.
+fn kill_job(root: i32) {
+    let mut tree = descendants(root);
+    for round in 0..3 {
+        if round > 0 {
+            tree = descendants(root);
+        }
+        for &p in &tree {
+            // SAFETY: signalling processes of the tree this test spawned.
+            unsafe {
+                libc::kill(p, libc::SIGSTOP);
+            }
+        }
+    }
+    let last = descendants(root);
+    for p in tree.into_iter().chain(last) {
+        // SAFETY: as above; a process already gone makes kill fail harmlessly.
+        unsafe {
+            libc::kill(p, libc::SIGKILL);
+        }
+    }
+    // SAFETY: the process group of the child we spawned and have not reaped.
+    unsafe {
+        libc::kill(-root, libc::SIGKILL);
+    }
+}
+
+/// `root` and the processes descended from it, read from `/proc/*/stat`.
+fn descendants(root: i32) -> Vec<i32> {
+    let mut parent_of: Vec<(i32, i32)> = Vec::new();
+    for e in fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid …`, where comm may hold spaces and parentheses.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<i32>().ok());
+        if let Some(ppid) = ppid {
+            parent_of.push((pid, ppid));
+        }
+    }
+    let mut tree = vec![root];
+    let mut i = 0;
+    while i < tree.len() {
+        let p = tree[i];
+        tree.extend(parent_of.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
+        i += 1;
+    }
+    tree
 }
 
 /// What a command's output directory holds, in the form compared between runs: every
@@ -354,7 +410,7 @@ fn rerun_matches(
     rows_once(&step.output.join(step.rows), instances);
 }
 
-/// How many kills per command (`HUNKGEN_KILLS`, default 20) and the seed.
+/// How many kills must land per command (`HUNKGEN_KILLS`, default 20) and the seed.
 fn kills_and_seed() -> (usize, u64) {
     let kills = std::env::var("HUNKGEN_KILLS")
         .ok()
@@ -475,19 +531,25 @@ fn sigkill_at_random_moments_loses_nothing() {
                 rejected.lines().next().unwrap_or_default()
             );
         }
-        // From cold, killed again and again, each attempt resuming the last; every
-        // CHAIN kills a clean re-run must give the uninterrupted run's output.
-        // A kill lands within the length of the attempt before it (an attempt that
-        // resumes has less to do).
+        // From cold, killed again and again, each attempt resuming the last, until
+        // `kills` kills have landed; a chain ends after CHAIN kills or with an attempt
+        // that finished first, and then a clean re-run must give the uninterrupted
+        // run's output and the next chain starts cold. A kill lands within the length
+        // of the attempt before it (an attempt that resumes has less to do).
         fresh(step);
         let mut window = length;
-        // Kills that landed: in all, and since the last checked re-run.
-        let (mut survived, mut landed, mut since) = (0, 0, 0);
-        for k in 0..kills {
+        // Attempts, kills that landed in all, and since the last checked re-run.
+        let (mut tried, mut survived, mut landed, mut since) = (0, 0, 0, 0);
+        while landed < kills && tried < kills * 4 {
+            let k = tried;
+            tried += 1;
             let ms = rng.below(window.as_millis() as u64 + 1);
-            let (status, err, took) = spawn(&step.args, &tmp, Some(Duration::from_millis(ms)));
+            let (status, err, _) = spawn(&step.args, &tmp, Some(Duration::from_millis(ms)));
             let at = format!("seed {seed:#x}, {} kill {k} at {ms} ms", step.name);
-            if status.signal() == Some(libc::SIGKILL) {
+            let finished = status.signal() != Some(libc::SIGKILL);
+            if finished {
+                assert!(status.success(), "{at}: {err}");
+            } else {
                 landed += 1;
                 since += 1;
                 // Nothing but the warning the recipe asks for (`sandbox: off`), which a
@@ -497,9 +559,6 @@ fn sigkill_at_random_moments_loses_nothing() {
                     .filter(|l| !l.starts_with("warning: tests run without a sandbox"))
                     .collect();
                 assert!(unexpected.is_empty(), "{at}: {err}");
-            } else {
-                assert!(status.success(), "{at}: {err}");
-                window = took;
             }
             // What a kill leaves visible is nothing or the whole result.
             if step.output.join(step.rows).exists() {
@@ -509,7 +568,7 @@ fn sigkill_at_random_moments_loses_nothing() {
                     step.rows
                 );
             }
-            if (k + 1) % CHAIN == 0 || k + 1 == kills {
+            if finished || since == CHAIN || landed == kills {
                 rerun_matches(step, root, &tmp, &expected, instances, &at);
                 for place in [root, tmp.as_path()] {
                     let left = leftovers(place);
@@ -523,10 +582,15 @@ fn sigkill_at_random_moments_loses_nothing() {
                 window = length;
             }
         }
+        assert!(
+            landed >= kills,
+            "seed {seed:#x}, {}: only {landed} of {tried} kills landed before the command ended",
+            step.name
+        );
         // Leave the complete output for the next command.
         rerun_matches(step, root, &tmp, &expected, instances, "final");
         report.push(format!(
-            "{}: {kills} kills tried, {landed} landed before the command ended and {survived} of those survived; an uninterrupted run {:.1} s",
+            "{}: {tried} kills tried, {landed} landed before the command ended and {survived} of those survived; an uninterrupted run {:.1} s",
             step.name,
             length.as_secs_f64()
         ));
