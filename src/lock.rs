@@ -228,6 +228,20 @@ impl Drop for WorkDir {
     }
 }
 
+/// Whether `path`, made by a writer that holds `lock` for its life, was abandoned: the
+/// lock file is there and free (the kernel released it), or there is none and `path` is
+/// older than `grace` (a writer that never made one, or has not made it yet).
+pub fn abandoned(path: &Path, lock: &Path, grace: Duration) -> bool {
+    if lock.exists() {
+        return !held_elsewhere(lock);
+    }
+    std::fs::symlink_metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age > grace)
+}
+
 /// Remove the work directories `<parent>/.tmp-…` of writers that are gone: a lock file
 /// the kernel released, or (an older hunkgen's, without one) older than an hour; and
 /// lock files left without their directory.
@@ -250,16 +264,7 @@ pub fn sweep_dead_work(parent: &Path) {
             continue;
         }
         let lock = parent.join(format!("{name}.lock"));
-        let dead = if lock.exists() {
-            !held_elsewhere(&lock)
-        } else {
-            e.metadata()
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.elapsed().ok())
-                .is_some_and(|age| age > UNLOCKED_GRACE)
-        };
-        if dead {
+        if abandoned(&path, &lock, UNLOCKED_GRACE) {
             let _ = std::fs::remove_dir_all(&path);
             let _ = std::fs::remove_file(&lock);
         }

@@ -89,17 +89,7 @@ fn sweep(base: &Path) {
             continue;
         }
         let dir = e.path();
-        let lock = dir.join(".lock");
-        let dead = if lock.exists() {
-            !crate::lock::held_elsewhere(&lock)
-        } else {
-            e.metadata()
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.elapsed().ok())
-                .is_some_and(|age| age > BEING_MADE)
-        };
-        if dead {
+        if crate::lock::abandoned(&dir, &dir.join(".lock"), BEING_MADE) {
             let _ = std::fs::remove_dir_all(&dir);
         }
     }
