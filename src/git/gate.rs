@@ -294,26 +294,7 @@ pub fn check_state(dir: &Path, spec: &GateSpec) -> Result<GateReport, GateError>
 
     if !spec.probes.is_empty() {
         for probe in &spec.probes {
-            let mut arg = std::ffi::OsString::from("-S");
-            arg.push(os_from_bytes(probe));
-            let out = command::run(
-                dir,
-                &[
-                    "log".as_ref(),
-                    "--all".as_ref(),
-                    "--format=%H".as_ref(),
-                    arg.as_os_str(),
-                ],
-                b"",
-            )?;
-            let hits = lines(&out.stdout);
-            if !out.success {
-                return Err(GateError::Git(GitError::Command {
-                    path: dir.to_path_buf(),
-                    command: "git log --all -S<probe>".into(),
-                    detail: command::first_line(&out.stderr),
-                }));
-            }
+            let hits = pickaxe(dir, &["--all"], probe).map_err(GateError::Git)?;
             if let Some(c) = hits.first() {
                 return Err(fail(
                     GateCheck::Pickaxe,
@@ -381,28 +362,25 @@ pub fn check_state(dir: &Path, spec: &GateSpec) -> Result<GateReport, GateError>
 /// an old commit held and a later one removed would make the gate find those commits,
 /// which are no leak (Defects4J fixes often restore such lines).
 pub fn history_touches(repo: &Path, rev: &str, needle: &[u8]) -> Result<bool, GitError> {
+    Ok(!pickaxe(repo, &["-1", rev, "--"], needle)?.is_empty())
+}
+
+/// The commits `git log -S<needle> <args>` lists (those that add or remove it).
+fn pickaxe(repo: &Path, args: &[&str], needle: &[u8]) -> Result<Vec<String>, GitError> {
     let mut arg = std::ffi::OsString::from("-S");
     arg.push(os_from_bytes(needle));
-    let out = command::run(
-        repo,
-        &[
-            "log".as_ref(),
-            "-1".as_ref(),
-            "--format=%H".as_ref(),
-            arg.as_os_str(),
-            rev.as_ref(),
-            "--".as_ref(),
-        ],
-        b"",
-    )?;
+    let mut argv: Vec<&std::ffi::OsStr> = vec!["log".as_ref(), "--format=%H".as_ref()];
+    argv.push(arg.as_os_str());
+    argv.extend(args.iter().map(|a| std::ffi::OsStr::new(*a)));
+    let out = command::run(repo, &argv, b"")?;
     if !out.success {
         return Err(GitError::Command {
             path: repo.to_path_buf(),
-            command: format!("git log -1 -S<probe> {rev}"),
+            command: format!("git log -S<probe> {}", args.join(" ")),
             detail: command::first_line(&out.stderr),
         });
     }
-    Ok(!lines(&out.stdout).is_empty())
+    Ok(lines(&out.stdout))
 }
 
 #[cfg(unix)]
