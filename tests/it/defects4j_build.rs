@@ -49,9 +49,18 @@ pub(crate) fn java_home() -> PathBuf {
 
 /// A copy of the v3.0.1 `framework/projects` tree (Cli and Codec) listing only `BUGS`.
 pub(crate) fn projects_with_only_the_bugs(dir: &Path) -> PathBuf {
+    projects_listing(dir, &BUGS)
+}
+
+/// A copy of the v3.0.1 `framework/projects` tree of the projects of `bugs`, each
+/// project's `active-bugs.csv` listing only its bugs there.
+pub(crate) fn projects_listing(dir: &Path, bugs: &[(&str, u32)]) -> PathBuf {
     let from = manifest().join("../shared/defects4j-framework/framework/projects");
     let to = dir.join("projects");
-    for project in ["Cli", "Codec"] {
+    for (project, _) in bugs {
+        if to.join(project).exists() {
+            continue;
+        }
         copy_tree(&from.join(project), &to.join(project));
         let csv = to.join(project).join("active-bugs.csv");
         let text = fs::read_to_string(&csv).expect("active-bugs.csv");
@@ -60,9 +69,9 @@ pub(crate) fn projects_with_only_the_bugs(dir: &Path) -> PathBuf {
             .enumerate()
             .filter(|(i, l)| {
                 *i == 0
-                    || BUGS
+                    || bugs
                         .iter()
-                        .any(|(p, b)| *p == project && l.split(',').next() == Some(&b.to_string()))
+                        .any(|(p, b)| p == project && l.split(',').next() == Some(&b.to_string()))
             })
             .map(|(_, l)| l)
             .collect();
@@ -71,13 +80,18 @@ pub(crate) fn projects_with_only_the_bugs(dir: &Path) -> PathBuf {
     to
 }
 
-fn copy_tree(from: &Path, to: &Path) {
+/// Copy a directory tree, symbolic links as links.
+pub(crate) fn copy_tree(from: &Path, to: &Path) {
     fs::create_dir_all(to).expect("mkdir");
     for e in fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
         let e = e.expect("entry");
         let dest = to.join(e.file_name());
-        if e.file_type().expect("type").is_dir() {
+        let t = e.file_type().expect("type");
+        if t.is_dir() {
             copy_tree(&e.path(), &dest);
+        } else if t.is_symlink() {
+            std::os::unix::fs::symlink(fs::read_link(e.path()).expect("link"), &dest)
+                .expect("symlink");
         } else {
             fs::copy(e.path(), &dest).expect("copy");
         }

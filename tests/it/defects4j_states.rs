@@ -95,38 +95,8 @@ fn git_text(dir: &Path, args: &[&str]) -> String {
 
 /// A copy of the v3.0.1 `framework/projects` tree listing only `BUGS`.
 fn projects_with_only_the_bugs(dir: &Path) -> PathBuf {
-    let from = manifest().join("../shared/defects4j-framework/framework/projects");
-    let to = dir.join("projects");
-    for (project, bug, _) in BUGS {
-        copy_tree(&from.join(project), &to.join(project));
-        let csv = to.join(project).join("active-bugs.csv");
-        let text = fs::read_to_string(&csv).expect("active-bugs.csv");
-        let kept: Vec<&str> = text
-            .lines()
-            .enumerate()
-            .filter(|(i, l)| *i == 0 || l.split(',').next() == Some(&bug.to_string()))
-            .map(|(_, l)| l)
-            .collect();
-        fs::write(&csv, kept.join("\n") + "\n").expect("write active-bugs.csv");
-    }
-    to
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("mkdir");
-    for e in fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
-        let e = e.expect("entry");
-        let dest = to.join(e.file_name());
-        let t = e.file_type().expect("type");
-        if t.is_dir() {
-            copy_tree(&e.path(), &dest);
-        } else if t.is_symlink() {
-            std::os::unix::fs::symlink(fs::read_link(e.path()).expect("link"), &dest)
-                .expect("symlink");
-        } else {
-            fs::copy(e.path(), &dest).expect("copy");
-        }
-    }
+    let bugs: Vec<(&str, u32)> = BUGS.iter().map(|(p, b, _)| (*p, *b)).collect();
+    crate::defects4j_build::projects_listing(dir, &bugs)
 }
 
 fn recipe(dir: &Path, projects: &Path, cache: &Path) -> PathBuf {
@@ -460,7 +430,7 @@ fn defects4j_states_are_written_gated_verified_and_checked_out() {
     let id = format!("{project}_{bug}");
     let inst = instance(&built, &id);
     let leaky = dir.path().join("leaky");
-    copy_tree(&repo_of(&data, &id, "novel-best"), &leaky);
+    crate::defects4j_build::copy_tree(&repo_of(&data, &id, "novel-best"), &leaky);
     let spec = GateSpec {
         absent_commits: vec![inst.fix_commit.clone()],
         probes: Vec::new(),
@@ -477,7 +447,7 @@ fn defects4j_states_are_written_gated_verified_and_checked_out() {
         other => panic!("a stored fixed-revision blob passed the gate: {other:?}"),
     }
     let work = dir.path().join("d4j-work");
-    copy_tree(
+    crate::defects4j_build::copy_tree(
         &d4j_version_dir(&dir.path().join("cache"), project, bug, 'f'),
         &work,
     );
