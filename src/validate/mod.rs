@@ -6,6 +6,7 @@
 //! and Java (javac + jars) environments through it; `defects4j` checks out, compiles and
 //! tests Defects4J bugs through Defects4J itself, in the sandbox; `parse` turns JUnit XML,
 //! pytest and Defects4J outputs into per-test statuses or an infrastructure failure;
+//! `select` picks the test files a suite runs (never an empty selection as "everything");
 //! `golden` labels tests (f2p, p2p, ...) across before/after reruns and grades
 //! predictions with SWE-bench's rules. ARCHITECTURE §5.
 
@@ -15,6 +16,7 @@ pub mod env;
 pub mod golden;
 pub mod parse;
 pub mod runner;
+pub mod select;
 pub mod stage;
 
 pub use golden::{Label, Outcome, Resolution};

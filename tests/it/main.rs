@@ -36,6 +36,7 @@ mod roles;
 mod rough_edges;
 mod run;
 mod schema;
+mod selection;
 mod shard;
 mod shard_tasks;
 mod states;

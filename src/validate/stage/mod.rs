@@ -155,6 +155,8 @@ enum SetupError {
     Base(String),
     /// No suite of the recipe covers the test patch.
     NoSuite,
+    /// The suites covering the test patch select none of its files as tests.
+    NothingSelected,
     /// A suite's environment cannot be built.
     Env(StageError),
     /// The base revision's tree cannot be read.
@@ -267,6 +269,15 @@ impl<'a> Validator<'a> {
         if suites.is_empty() {
             return Err(SetupError::NoSuite);
         }
+        // A suite that runs only the selected tests and has none selected runs nothing
+        // (never the whole suite).
+        let suites: Vec<&Suite> = suites
+            .into_iter()
+            .filter(|s| !self.selection(c, s, repo, rev).nothing_for(s))
+            .collect();
+        if suites.is_empty() {
+            return Err(SetupError::NothingSelected);
+        }
         let suites = suites
             .into_iter()
             .map(|s| self.env(&c.repo, s).map(|e| (s, e)))
@@ -328,6 +339,18 @@ impl<'a> Validator<'a> {
                             RejectReason::NoTestSuite,
                             format!(
                                 "no test suite of the recipe covers the test files ({})",
+                                test_files.join(", ")
+                            ),
+                        )
+                    }
+                    SetupError::NothingSelected => {
+                        let test_files: Vec<&str> =
+                            c.test_patch.files.iter().map(|f| f.path()).collect();
+                        (
+                            RejectReason::NoTestSuite,
+                            format!(
+                                "the test patch touches no file its suites run as a test ({}): \
+                                 nothing to run (check each suite's workdir and pytest's python_files)",
                                 test_files.join(", ")
                             ),
                         )
@@ -497,6 +520,7 @@ impl<'a> Validator<'a> {
                 let error = match e {
                     SetupError::Base(why) => why,
                     SetupError::NoSuite => "no suite".into(),
+                    SetupError::NothingSelected => "no test selected".into(),
                     SetupError::Env(_) => "environment unavailable".into(),
                     SetupError::Tree { .. } => "base tree unreadable".into(),
                 };
@@ -609,6 +633,9 @@ impl<'a> Validator<'a> {
             Err(SetupError::Env(why)) => return fail(why.to_string()),
             Err(SetupError::NoSuite) => {
                 return fail("no test suite of the recipe covers the golden tests".into())
+            }
+            Err(SetupError::NothingSelected) => {
+                return fail("no suite runs any of the golden test files".into())
             }
             Err(SetupError::Tree { rev, .. }) => {
                 return fail(format!("{rev}: base tree unreadable"))

@@ -10,6 +10,7 @@ use crate::validate::apply::{apply_fuzzy, apply_to_dir};
 use crate::validate::env::{java_test_command, sh_quote, BuiltEnv, EnvSpec};
 use crate::validate::parse::{self, IdStyle, InfraFailure, InfraKind, RunResult};
 use crate::validate::runner::{Command, RunSpec};
+use crate::validate::select::{python_files, relevant_collection_errors, workdir_prefix};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -51,11 +52,25 @@ pub(super) struct RunArgs<'r> {
 }
 
 /// The tests a suite runs: shell-quoted files for `{tests}`, Java classes for the
-/// default JUnit command (both empty: the whole suite).
+/// default JUnit command (both empty: the whole suite, only with `scope: full`).
 #[derive(Default)]
-struct Selection {
+pub(super) struct Selection {
     files: String,
+    /// The selected files as paths relative to the suite's workdir, unquoted.
+    paths: Vec<String>,
     classes: Vec<String>,
+}
+
+impl Selection {
+    /// Whether `suite` has nothing to run: its command runs only the selection (`{tests}`
+    /// files, or the default Java command's classes) and that is empty.
+    pub(super) fn nothing_for(&self, suite: &Suite) -> bool {
+        match (&suite.command, &suite.env) {
+            (Some(cmd), _) => cmd.contains("{tests}") && self.paths.is_empty(),
+            (None, EnvSpec::Java(_)) => self.classes.is_empty(),
+            (None, _) => false,
+        }
+    }
 }
 
 impl Validator<'_> {
@@ -63,7 +78,7 @@ impl Validator<'_> {
     pub(super) fn run(&self, a: RunArgs<'_>) -> Result<Ran, StageError> {
         let suite = a.suite;
         let workdir = suite.workdir.clone().unwrap_or_default();
-        let selected = self.selection(a.c, suite, &workdir);
+        let selected = self.selection(a.c, suite, a.base.repo, a.base.rev);
         let report_dir = ".hunkgen-reports";
         let command = match (&suite.command, &suite.env) {
             (Some(cmd), _) => Command::Shell(
@@ -187,7 +202,11 @@ impl Validator<'_> {
                             &text,
                             &reports.join("pytest.xml"),
                         ) {
-                            Ok(r) => (r.tests, r.collection_errors),
+                            // An error in a file the run was not given is not its own.
+                            Ok(r) => (
+                                r.tests,
+                                relevant_collection_errors(&r.collection_errors, &selected.paths),
+                            ),
                             Err(e) => (Default::default(), vec![e.to_string()]),
                         }
                     }
@@ -246,45 +265,62 @@ impl Validator<'_> {
         Ok((false, result.0, result.1, entry.failures))
     }
 
-    fn selection(&self, c: &Candidate, suite: &Suite, workdir: &str) -> Selection {
+    /// The test files (or Java classes) of the candidate's test patch that `suite` runs:
+    /// under its `paths` and `workdir`, not deleted, and for pytest only the files pytest
+    /// collects (`python_files` of the base tree's configuration). Empty with `scope:
+    /// full`, where the whole suite runs.
+    pub(super) fn selection(
+        &self,
+        c: &Candidate,
+        suite: &Suite,
+        repo: &Path,
+        rev: &str,
+    ) -> Selection {
         if self.plan.scope == Scope::Full {
             return Selection::default();
         }
-        let prefix = if workdir.is_empty() {
-            String::new()
-        } else {
-            format!("{}/", workdir.trim_end_matches('/'))
-        };
-        let mut files = Vec::new();
-        let mut classes = Vec::new();
-        for fp in &c.test_patch.files {
-            if fp.new_path.is_none() {
-                continue; // deleted test files are not run
-            }
-            let path = fp.path();
-            if !suite.paths.is_empty() && !suite.paths.iter().any(|p| path.starts_with(p.as_str()))
-            {
+        let prefix = workdir_prefix(suite.workdir.as_deref().unwrap_or_default());
+        let touched: Vec<&str> = c
+            .test_patch
+            .files
+            .iter()
+            .filter(|fp| fp.new_path.is_some()) // deleted test files are not run
+            .map(|fp| fp.path())
+            .filter(|path| {
+                suite.paths.is_empty() || suite.paths.iter().any(|p| path.starts_with(p.as_str()))
+            })
+            .filter(|path| path.starts_with(&prefix))
+            .collect();
+        let collected = (suite.report == ReportKind::Pytest && !touched.is_empty()).then(|| {
+            python_files(&touched, |p| {
+                crate::git::read_blob(repo, rev, p, &[])
+                    .ok()
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+            })
+        });
+        let mut sel = Selection::default();
+        for path in touched {
+            if collected.as_ref().is_some_and(|pf| !pf.collects(path)) {
                 continue;
             }
-            let Some(rel) = path.strip_prefix(&prefix) else {
-                continue;
-            };
+            let rel = &path[prefix.len()..];
             match &suite.env {
                 EnvSpec::Java(j) if rel.ends_with(".java") => {
                     for d in &j.test_dirs {
                         let d = format!("{}/", d.trim_end_matches('/'));
                         if let Some(class) = rel.strip_prefix(&d) {
-                            classes.push(class.trim_end_matches(".java").replace('/', "."));
+                            sel.classes
+                                .push(class.trim_end_matches(".java").replace('/', "."));
                         }
                     }
                 }
-                _ => files.push(sh_quote(rel)),
+                _ => {
+                    sel.paths.push(rel.to_string());
+                }
             }
         }
-        Selection {
-            files: files.join(" "),
-            classes,
-        }
+        sel.files = sel.paths.iter().map(sh_quote).collect::<Vec<_>>().join(" ");
+        sel
     }
 }
 

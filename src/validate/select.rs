@@ -1,0 +1,432 @@
+//! Which test files a suite runs for an instance, so that a selection never silently
+//! becomes "the whole suite" or hands the runner files it does not collect as tests.
+//!
+//! - A suite's `workdir` is a path prefix of the test patch's files: `.`, `./` and the
+//!   empty string all mean the repository root (`./tests/x.py` is `tests/x.py`).
+//! - A pytest suite names only the files pytest itself collects: a `.py` file matching
+//!   `python_files` from the configuration file pytest would read in the base tree
+//!   (`pytest.ini`, `.pytest.ini`, `pyproject.toml`, `tox.ini`, `setup.cfg`, nearest the
+//!   test files first), `test_*.py` and `*_test.py` by default. Samples, fixtures and data
+//!   under `tests/` are not named: pytest imports every file it is given as a test module.
+//! - A collection error that names a file neither selected nor a `conftest.py` above a
+//!   selected file does not make the run an infrastructure failure.
+
+/// The suite's working directory as a prefix of repository paths: empty for the root
+/// (`""`, `"."`, `"./"`), else `"dir/"` with any leading `./` dropped.
+pub fn workdir_prefix(workdir: &str) -> String {
+    let mut w = workdir.trim();
+    while let Some(rest) = w.strip_prefix("./") {
+        w = rest.trim_start_matches('/');
+    }
+    let w = w.trim_end_matches('/');
+    if w.is_empty() || w == "." {
+        String::new()
+    } else {
+        format!("{w}/")
+    }
+}
+
+/// pytest's default `python_files`.
+pub const DEFAULT_PYTHON_FILES: [&str; 2] = ["test_*.py", "*_test.py"];
+
+/// The configuration files pytest looks for in one directory, in its order, with the
+/// section that makes a file count (`None`: the file counts even when empty).
+const CONFIG_FILES: [(&str, Option<&str>); 5] = [
+    ("pytest.ini", None),
+    (".pytest.ini", None),
+    ("pyproject.toml", Some("tool.pytest")),
+    ("tox.ini", Some("pytest")),
+    ("setup.cfg", Some("tool:pytest")),
+];
+
+/// Where pytest's configuration was found and the `python_files` patterns it gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PythonFiles {
+    /// The configuration file (repository-relative), if any.
+    pub config: Option<String>,
+    /// The patterns (the default when the file sets none).
+    pub patterns: Vec<String>,
+}
+
+impl PythonFiles {
+    /// Whether pytest collects `path` (repository-relative) as a test module.
+    pub fn collects(&self, path: &str) -> bool {
+        if !path.ends_with(".py") {
+            return false;
+        }
+        let base = path.rsplit('/').next().unwrap_or(path);
+        self.patterns.iter().any(|p| {
+            if p.contains('/') {
+                // pytest's fnmatch_ex: a relative pattern with a separator matches the
+                // end of the path.
+                fnmatch(
+                    &format!("*/{}", p.trim_start_matches('/')),
+                    &format!("/{path}"),
+                )
+            } else {
+                fnmatch(p, base)
+            }
+        })
+    }
+}
+
+/// pytest's `python_files` for test files under the directories of `test_files`: the
+/// first configuration file found walking up from their common directory to the root,
+/// read with `read` (a repository-relative path to its text, `None` when absent).
+pub fn python_files(test_files: &[&str], read: impl Fn(&str) -> Option<String>) -> PythonFiles {
+    let mut dir = common_dir(test_files);
+    loop {
+        for (name, section) in CONFIG_FILES {
+            let path = if dir.is_empty() {
+                name.to_string()
+            } else {
+                format!("{dir}/{name}")
+            };
+            let Some(text) = read(&path) else { continue };
+            let found = match (name, section) {
+                ("pyproject.toml", _) => toml_python_files(&text),
+                (_, Some(section)) => ini_python_files(&text, section),
+                (_, None) => Some(ini_python_files(&text, "pytest").unwrap_or_default()),
+            };
+            if let Some(patterns) = found {
+                return PythonFiles {
+                    config: Some(path),
+                    patterns: if patterns.is_empty() {
+                        default_patterns()
+                    } else {
+                        patterns
+                    },
+                };
+            }
+        }
+        if dir.is_empty() {
+            break;
+        }
+        dir = match dir.rsplit_once('/') {
+            Some((up, _)) => up.to_string(),
+            None => String::new(),
+        };
+    }
+    PythonFiles {
+        config: None,
+        patterns: default_patterns(),
+    }
+}
+
+fn default_patterns() -> Vec<String> {
+    DEFAULT_PYTHON_FILES.iter().map(|s| s.to_string()).collect()
+}
+
+/// The longest directory all of `files` are under (empty: the root).
+fn common_dir(files: &[&str]) -> String {
+    let dirs: Vec<Vec<&str>> = files
+        .iter()
+        .map(|f| {
+            let mut parts: Vec<&str> = f.split('/').filter(|s| !s.is_empty()).collect();
+            parts.pop();
+            parts
+        })
+        .collect();
+    let Some(first) = dirs.first() else {
+        return String::new();
+    };
+    let mut n = first.len();
+    for d in &dirs[1..] {
+        n = n.min(first.iter().zip(d).take_while(|(a, b)| a == b).count());
+    }
+    first[..n].join("/")
+}
+
+/// `python_files` from an ini-style file's `[section]`: `Some` when the section exists
+/// (an empty list when it sets no patterns), `None` when it does not.
+fn ini_python_files(text: &str, section: &str) -> Option<Vec<String>> {
+    let mut in_section = false;
+    let mut seen = false;
+    let mut value: Option<String> = None;
+    let mut continuing = false;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with('[') && trimmed.ends_with(']') {
+            in_section = trimmed[1..trimmed.len() - 1].trim() == section;
+            seen |= in_section;
+            continuing = false;
+            continue;
+        }
+        if !in_section || trimmed.starts_with('#') || trimmed.starts_with(';') {
+            continue;
+        }
+        let indented = line.starts_with(' ') || line.starts_with('\t');
+        if continuing && indented && !trimmed.is_empty() {
+            if let Some(v) = value.as_mut() {
+                v.push(' ');
+                v.push_str(trimmed);
+            }
+            continue;
+        }
+        continuing = false;
+        if let Some((key, v)) = trimmed.split_once('=').or_else(|| trimmed.split_once(':')) {
+            if key.trim() == "python_files" {
+                value = Some(v.trim().to_string());
+                continuing = true;
+            }
+        }
+    }
+    seen.then(|| {
+        value
+            .map(|v| v.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default()
+    })
+}
+
+/// `python_files` from `pyproject.toml`: `[tool.pytest.ini_options]` (a string of
+/// patterns or a list) or pytest 9's native `[tool.pytest]`; `None` when neither exists
+/// or the file is not TOML.
+fn toml_python_files(text: &str) -> Option<Vec<String>> {
+    let doc: toml::Table = text.parse().ok()?;
+    let pytest = doc.get("tool")?.get("pytest")?;
+    let table = pytest.get("ini_options").unwrap_or(pytest);
+    Some(match table.get("python_files") {
+        Some(toml::Value::String(s)) => s.split_whitespace().map(str::to_string).collect(),
+        Some(toml::Value::Array(items)) => items
+            .iter()
+            .filter_map(|v| v.as_str())
+            .flat_map(|s| s.split_whitespace())
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    })
+}
+
+/// Python's `fnmatch` (case-sensitive): `*` any run (including `/`), `?` one character,
+/// `[seq]` and `[!seq]` one character of (not of) a set.
+pub fn fnmatch(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let n: Vec<char> = name.chars().collect();
+    // Iterative matching with one backtrack point for the last `*`.
+    let (mut pi, mut ni) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while ni < n.len() {
+        let step = match p.get(pi) {
+            Some('*') => {
+                star = Some((pi, ni));
+                pi += 1;
+                continue;
+            }
+            Some('?') => Some(pi + 1),
+            Some('[') => match class_match(&p, pi, n[ni]) {
+                Some((true, end)) => Some(end),
+                Some((false, _)) => None,
+                None => (n[ni] == '[').then_some(pi + 1),
+            },
+            Some(c) => (*c == n[ni]).then_some(pi + 1),
+            None => None,
+        };
+        match step {
+            Some(next) => {
+                pi = next;
+                ni += 1;
+            }
+            None => match star {
+                Some((sp, sn)) => {
+                    pi = sp + 1;
+                    ni = sn + 1;
+                    star = Some((sp, sn + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+/// Whether `c` is in the set starting at `p[start] == '['`: (matched, index after `]`),
+/// or `None` when the set is not closed (then `[` is literal, as in Python).
+fn class_match(p: &[char], start: usize, c: char) -> Option<(bool, usize)> {
+    let mut i = start + 1;
+    let negate = p.get(i) == Some(&'!');
+    if negate {
+        i += 1;
+    }
+    let first = i;
+    let mut matched = false;
+    while i < p.len() && (p[i] != ']' || i == first) {
+        if p.get(i + 1) == Some(&'-') && p.get(i + 2).is_some_and(|e| *e != ']') {
+            if p[i] <= c && c <= p[i + 2] {
+                matched = true;
+            }
+            i += 3;
+        } else {
+            if p[i] == c {
+                matched = true;
+            }
+            i += 1;
+        }
+    }
+    (i < p.len()).then_some((matched != negate, i + 1))
+}
+
+/// The collection errors that concern a run whose selection is `selected` (paths
+/// relative to the suite's workdir): those naming a selected file or a `conftest.py` in
+/// a directory above one, and those naming no Python file at all (pytest's "N errors
+/// during collection") when some error of the first kind exists or no error names a
+/// file. An empty selection keeps every error.
+pub fn relevant_collection_errors(errors: &[String], selected: &[String]) -> Vec<String> {
+    if selected.is_empty() {
+        return errors.to_vec();
+    }
+    let concerns = |path: &str| {
+        selected.iter().any(|s| s == path)
+            || path.strip_suffix("conftest.py").is_some_and(|dir| {
+                (dir.is_empty() || dir.ends_with('/'))
+                    && selected.iter().any(|s| s.starts_with(dir))
+            })
+    };
+    let mut named_any = false;
+    let mut relevant = Vec::new();
+    let mut generic = Vec::new();
+    for e in errors {
+        match py_paths(e).as_slice() {
+            [] => generic.push(e.clone()),
+            paths => {
+                named_any = true;
+                if paths.iter().any(|p| concerns(p)) {
+                    relevant.push(e.clone());
+                }
+            }
+        }
+    }
+    if !relevant.is_empty() || !named_any {
+        relevant.extend(generic);
+    }
+    relevant
+}
+
+/// The `.py` paths a message names (words ending in `.py`, a `::` suffix dropped).
+fn py_paths(message: &str) -> Vec<&str> {
+    message
+        .split(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == ',')
+        .map(|w| w.split("::").next().unwrap_or(w))
+        .map(|w| {
+            w.trim_end_matches([':', ';', ')'])
+                .trim_start_matches(['(', '.', '/'])
+        })
+        .filter(|w| w.ends_with(".py") && w.len() > 3)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn workdir_dot_is_the_root() {
+        for w in ["", ".", "./", " . ", ".//"] {
+            assert_eq!(workdir_prefix(w), "", "{w:?}");
+        }
+        assert_eq!(workdir_prefix("python"), "python/");
+        assert_eq!(workdir_prefix("./python/"), "python/");
+        assert_eq!(workdir_prefix("a/b"), "a/b/");
+    }
+
+    #[test]
+    fn fnmatch_is_pythons() {
+        assert!(fnmatch("test_*.py", "test_x.py"));
+        assert!(fnmatch("*_test.py", "x_test.py"));
+        assert!(!fnmatch("test_*.py", "sample.py"));
+        assert!(!fnmatch("test_*.py", "test_x.pyc"));
+        assert!(fnmatch("*", "anything/at/all"));
+        assert!(fnmatch("t?st.py", "test.py"));
+        assert!(fnmatch("check[0-9].py", "check3.py"));
+        assert!(!fnmatch("check[!0-9].py", "check3.py"));
+        assert!(fnmatch("a[.py", "a[.py"));
+        assert!(fnmatch("*/tests/*.py", "/pkg/tests/a.py"));
+    }
+
+    fn files(map: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let m: HashMap<String, String> = map
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |p| m.get(p).cloned()
+    }
+
+    #[test]
+    fn default_patterns_without_a_config() {
+        let pf = python_files(&["tests/test_a.py"], files(&[]));
+        assert_eq!(pf.config, None);
+        assert!(pf.collects("tests/test_a.py"));
+        assert!(pf.collects("tests/a_test.py"));
+        assert!(!pf.collects("tests/typing/sample.py"));
+        assert!(!pf.collects("tests/conftest.py"));
+        assert!(!pf.collects("tests/data/test_input.txt"));
+    }
+
+    #[test]
+    fn the_nearest_config_file_wins_in_pytests_order() {
+        let read = files(&[
+            ("setup.cfg", "[metadata]\nname = x\n[tool:pytest]\npython_files = check_*.py\n"),
+            ("tox.ini", "[tox]\nenvlist = py27\n"),
+            (
+                "pyproject.toml",
+                "[tool.black]\nline-length = 1\n[tool.pytest.ini_options]\npython_files = [\"t_*.py\", \"*_t.py\"]\n",
+            ),
+        ]);
+        // pyproject.toml comes before tox.ini (no [pytest]) and setup.cfg in one directory.
+        let pf = python_files(&["tests/t_a.py", "tests/sub/t_b.py"], &read);
+        assert_eq!(pf.config.as_deref(), Some("pyproject.toml"));
+        assert_eq!(pf.patterns, vec!["t_*.py", "*_t.py"]);
+        // A pytest.ini nearer the tests wins, even without python_files.
+        let read = files(&[
+            ("tests/pytest.ini", "[pytest]\naddopts = -q\n"),
+            ("setup.cfg", "[tool:pytest]\npython_files = check_*.py\n"),
+        ]);
+        let pf = python_files(&["tests/test_a.py"], &read);
+        assert_eq!(pf.config.as_deref(), Some("tests/pytest.ini"));
+        assert_eq!(pf.patterns, DEFAULT_PYTHON_FILES.to_vec());
+        // setup.cfg's [tool:pytest] with a continued value.
+        let read = files(&[(
+            "setup.cfg",
+            "[tool:pytest]\npython_files =\n    check_*.py\n    *_spec.py\ntestpaths = t\n",
+        )]);
+        let pf = python_files(&["t/check_a.py"], &read);
+        assert_eq!(pf.patterns, vec!["check_*.py", "*_spec.py"]);
+        assert!(pf.collects("t/a_spec.py"));
+        assert!(!pf.collects("t/test_a.py"));
+        // pytest 9's native [tool.pytest], a string value.
+        let read = files(&[(
+            "pyproject.toml",
+            "[tool.pytest]\npython_files = \"it_*.py\"\n",
+        )]);
+        assert_eq!(python_files(&["it_a.py"], &read).patterns, vec!["it_*.py"]);
+    }
+
+    #[test]
+    fn collection_errors_outside_the_selection_do_not_count() {
+        let sel = vec!["tests/test_a.py".to_string()];
+        let errs = vec![
+            "tests/typing/sample.py".to_string(),
+            "1 error during collection".to_string(),
+        ];
+        assert!(relevant_collection_errors(&errs, &sel).is_empty());
+        let errs = vec![
+            "ERROR tests/test_a.py - ImportError: cannot import name 'x'".to_string(),
+            "tests/other/test_b.py".to_string(),
+            "2 errors during collection".to_string(),
+        ];
+        assert_eq!(
+            relevant_collection_errors(&errs, &sel),
+            vec![errs[0].clone(), errs[2].clone()]
+        );
+        // A conftest.py above a selected file concerns it; one beside another does not.
+        let errs = vec!["tests/conftest.py".to_string()];
+        assert_eq!(relevant_collection_errors(&errs, &sel), errs);
+        let errs = vec!["docs/conftest.py".to_string()];
+        assert!(relevant_collection_errors(&errs, &sel).is_empty());
+        // An error naming no file stands on its own.
+        let errs = vec!["1 error during collection".to_string()];
+        assert_eq!(relevant_collection_errors(&errs, &sel), errs);
+        // No selection (the whole suite): every error counts.
+        assert_eq!(relevant_collection_errors(&errs, &[]), errs);
+    }
+}

@@ -1,0 +1,158 @@
+//! The test files a suite runs, on a real pytest: `workdir: .` selects the test patch's
+//! files (never "everything"), only files pytest collects are named (`python_files` from
+//! the tree's pyproject.toml; a sample under `tests/` that cannot even be imported is
+//! not one), and a test patch with nothing to run is rejected as such, without running
+//! the whole suite.
+
+use crate::common::{hunkgen, validation_env, Script};
+use std::collections::BTreeMap;
+use std::fs;
+
+/// `pkg/core.py` with the functions in `fixed` returning 2 (else 1), each pair of a fix
+/// far apart so that it is two hunks.
+fn core(fixed: &[&str]) -> String {
+    let mut t = String::new();
+    for name in ["a", "b", "c", "d", "e", "f"] {
+        let v = if fixed.contains(&name) { 2 } else { 1 };
+        t.push_str(&format!("def {name}():\n    return {v}\n"));
+        t.push_str(&"\n# padding\n".repeat(4));
+        t.push('\n');
+    }
+    t
+}
+
+/// The history: a package, a passing test, a sample under `tests/typing/` that fails to
+/// import, a pyproject.toml adding `check_*.py` to pytest's patterns, then three fixes.
+fn history() -> (Script, BTreeMap<&'static str, String>) {
+    let mut s = Script::new();
+    s.write("pkg/__init__.py", "");
+    s.write("pkg/core.py", &core(&[]));
+    s.write(
+        "pyproject.toml",
+        "[project]\nname = \"pkg\"\n\n[tool.pytest.ini_options]\n\
+         python_files = [\"test_*.py\", \"check_*.py\"]\n",
+    );
+    s.write(
+        "tests/test_core.py",
+        "from pkg import core\n\n\ndef test_import():\n    assert core.a() in (1, 2)\n",
+    );
+    s.write(
+        "tests/typing/sample.py",
+        "import a_module_nobody_installed  # a type-checking sample, never run\n",
+    );
+    s.commit("Initial import");
+    let mut fixes = BTreeMap::new();
+    // Its test patch adds a test and edits the sample: only the test is named.
+    s.write("pkg/core.py", &core(&["a", "b"]));
+    s.write(
+        "tests/test_core.py",
+        "from pkg import core\n\n\ndef test_import():\n    assert core.a() in (1, 2)\n\n\n\
+         def test_ab():\n    assert core.a() + core.b() == 4\n",
+    );
+    s.write(
+        "tests/typing/sample.py",
+        "import a_module_nobody_installed  # a type-checking sample, never run\nx: int = 1\n",
+    );
+    fixes.insert("sample", s.commit("Fix a and b returning one"));
+    // Its test is collected by the tree's own python_files.
+    s.write("pkg/core.py", &core(&["a", "b", "c", "d"]));
+    s.write(
+        "tests/check_cd.py",
+        "from pkg import core\n\n\ndef test_cd():\n    assert core.c() + core.d() == 4\n",
+    );
+    fixes.insert("pattern", s.commit("Fix c and d returning one"));
+    // Its test patch is data only: nothing to run.
+    s.write("pkg/core.py", &core(&["a", "b", "c", "d", "e", "f"]));
+    s.write("tests/data/expected.txt", "2\n");
+    fixes.insert("data", s.commit("Fix e and f returning one"));
+    (s, fixes)
+}
+
+#[test]
+fn workdir_dot_selects_only_what_pytest_collects_and_never_everything() {
+    let (repo, fixes) = history();
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = work.path().join("sel.yaml");
+    fs::write(
+        &recipe,
+        format!(
+            "name: sel\nsource:\n  git:\n    repo: {}\n    name: sel\n    \
+             subject_regex: '^Fix '\nfiles:\n  code_extensions: [py]\nselect:\n  \
+             min_code_hunks: 2\nvalidate:\n  reruns: 1\n  timeout: 120\n  cache: cache\n  \
+             suites:\n    - name: python\n      workdir: .\n      env:\n        python:\n          \
+             install: '\"$HUNKGEN_UV\" pip install --quiet pytest==9.2.0'\n      \
+             command: python -m pytest -rA -p no:cacheprovider -o junit_family=xunit1 \
+             --junitxml={{report_dir}}/pytest.xml {{tests}}\n      report: pytest\n",
+            repo.dir.display()
+        ),
+    )
+    .expect("recipe");
+    let out = work.path().join("out");
+    let o = hunkgen()
+        .args(["build", "-q"])
+        .arg(&recipe)
+        .arg("-o")
+        .arg(&out)
+        .envs(validation_env())
+        .env_remove("HUNKGEN_CACHE_DIR")
+        .env_remove("HUNKGEN_SHARD")
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .output()
+        .expect("hunkgen runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let read = |f: &str| -> Vec<serde_json::Value> {
+        fs::read_to_string(out.join(f))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("row"))
+            .collect()
+    };
+    let rows: Vec<serde_json::Value> = read("instances.jsonl")
+        .into_iter()
+        .chain(read("rejected.jsonl"))
+        .collect();
+    let row = |case: &str| -> &serde_json::Value {
+        let commit = &fixes[case][..12];
+        rows.iter()
+            .find(|r| {
+                r["instance_id"]
+                    .as_str()
+                    .or(r["id"].as_str())
+                    .is_some_and(|id| id.ends_with(commit))
+            })
+            .unwrap_or_else(|| panic!("{case}: no row among {rows:?}"))
+    };
+    // The sample is not handed to pytest: no collection error, the test is proven.
+    let sample = row("sample");
+    assert_eq!(
+        sample["FAIL_TO_PASS"],
+        serde_json::json!(["tests/test_core.py::test_ab"]),
+        "{sample}"
+    );
+    assert_eq!(
+        sample["PASS_TO_PASS"],
+        serde_json::json!(["tests/test_core.py::test_import"]),
+        "only the selected file ran: {sample}"
+    );
+    // The tree's pyproject.toml makes check_cd.py a test file.
+    let pattern = row("pattern");
+    assert_eq!(
+        pattern["FAIL_TO_PASS"],
+        serde_json::json!(["tests/check_cd.py::test_cd"]),
+        "{pattern}"
+    );
+    // Nothing to run: rejected as such; the whole suite never ran for it.
+    let data = row("data");
+    assert_eq!(data["reason"], "no_test_suite", "{data}");
+    assert!(
+        data["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("nothing to run")),
+        "{data}"
+    );
+    let logs = out
+        .join("logs")
+        .join(data["id"].as_str().unwrap_or_default());
+    assert!(!logs.exists(), "no run was made for it: {}", logs.display());
+}
