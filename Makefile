@@ -32,6 +32,10 @@ D4J_SHARED ?= $(CURDIR)/../shared
 D4J_HOME := $(CURDIR)/target/defects4j
 export HUNKGEN_D4J_HOME ?= $(D4J_HOME)
 export HUNKGEN_D4J_JAVA_HOME ?= /usr/lib/jvm/java-11-openjdk-amd64
+# A second Python interpreter for the interpreter-discovery tests (src/validate/env/
+# pythons.rs): Debian bullseye's python3.9 under a low apt pin (python3.9-venv conflicts
+# with bookworm's and uv does not need it).
+PYTHON_OLD ?= /usr/bin/python3.9
 # Headless Chromium (Debian) renders report/index.html in the browser check.
 CHROMIUM ?= /usr/bin/chromium
 
@@ -93,10 +97,11 @@ lint:
 
 ## Test prerequisites: the Punkt model (PyPI) and JavaParser (Debian) for the oracle;
 ## bubblewrap, JUnit, uv and pytest (and a seeded uv cache) for the validation tests;
-## Chromium for the report's browser check; Defects4J (d4j-deps).
+## Chromium for the report's browser check; python3.9 (bullseye) as a second
+## interpreter; Defects4J (d4j-deps).
 deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR) $(BWRAP) $(JUNIT_CONSOLE_JAR) \
       $(UV_SEEDED) target/venv-swebench/.installed target/venv-k8s/.installed \
-      target/venv-mcp/.installed $(CHROMIUM) \
+      target/venv-mcp/.installed $(CHROMIUM) $(PYTHON_OLD) \
       d4j-deps
 
 ## Defects4J, offline: Ant, its Perl modules and JDK 11 (bullseye, pinned low) with apt
@@ -115,6 +120,9 @@ $(PUNKT_DIR)/abbrev_types.txt: scripts/install_punkt.py
 
 $(JAVAPARSER_JAR):
 	apt-get update -qq && apt-get install -y -qq libjavaparser-java
+
+$(PYTHON_OLD):
+	bash scripts/apt-bullseye.sh python3.9
 
 $(BWRAP):
 	apt-get update -qq && apt-get install -y -qq bubblewrap

@@ -38,13 +38,7 @@ packages() {
   fi
   if [ ! -x "$JDK11/bin/javac" ]; then
     need_root "JDK 11"
-    echo "== installing openjdk-11-jdk-headless from Debian bullseye (pinned low)"
-    printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bullseye\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-      > /etc/apt/sources.list.d/bullseye.sources
-    printf 'Package: *\nPin: release n=bullseye\nPin-Priority: 100\n' \
-      > /etc/apt/preferences.d/bullseye
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -t bullseye openjdk-11-jdk-headless
+    bash "$(dirname "$0")/apt-bullseye.sh" openjdk-11-jdk-headless
   fi
 }
 

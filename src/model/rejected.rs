@@ -70,6 +70,9 @@ pub enum RejectReason {
     CompileError,
     /// The proven FAIL_TO_PASS is not Defects4J's `trigger_tests` (the detail names both).
     D4jDisagrees,
+    /// The environment asks for a Python version no interpreter on this machine has (the
+    /// detail names the version needed and those found).
+    UnsupportedPython,
 }
 
 /// One `rejected.jsonl` row.

@@ -506,17 +506,22 @@ fn install_commands_and_setup_commands_build_environments() {
 }
 
 #[test]
-fn other_python_versions_are_unsupported() {
+fn a_python_version_no_interpreter_has_is_unsupported() {
     let dir = scratch("pyvers");
     let cache = EnvCache::new(dir.path().join("envs"), uv_cache()).with_uv(uv());
+    // No machine has a 2.5 today: not the machine's, not on PATH, not in pyenv.
     let spec = EnvSpec::Python(PythonSpec {
-        python: Some("2.7".into()),
+        python: Some("2.5".into()),
         requirements: None,
         install: None,
     });
     match cache.ensure(&unsandboxed(), "org/old", &spec) {
         Err(e @ EnvError::UnsupportedPython { .. }) => {
-            assert!(e.to_string().contains("2.7"), "{e}")
+            let text = e.to_string();
+            assert!(text.contains("Python 2.5 requested"), "{text}");
+            // It names what was found: the machine's python3 at least.
+            let (_, machine) = hunkgen::validate::env::machine_python().expect("python3");
+            assert!(text.contains(&machine), "{text}");
         }
         other => panic!("{other:?}"),
     }
@@ -524,6 +529,55 @@ fn other_python_versions_are_unsupported() {
         !dir.path().join("envs").exists()
             || fs::read_dir(dir.path().join("envs")).unwrap().count() == 0
     );
+}
+
+/// A second interpreter (`make deps` installs Debian bullseye's python3.9) is found on
+/// PATH and used: the venv's python is 3.9, in the sandbox too.
+#[test]
+fn a_second_interpreter_is_found_and_its_venv_runs_in_the_sandbox() {
+    let found = hunkgen::validate::env::pythons::discover();
+    assert!(
+        found.iter().any(|i| i.version.starts_with("3.9.")),
+        "no Python 3.9 found ({found:?}): `make deps` installs python3.9"
+    );
+    let dir = scratch("py39");
+    let cache = EnvCache::new(dir.path().join("envs"), uv_cache())
+        .with_uv(uv())
+        .with_network(false);
+    let spec = EnvSpec::Python(PythonSpec {
+        python: Some("3.9".into()),
+        requirements: None,
+        install: None,
+    });
+    let env = cache
+        .ensure(&sandboxed(), "org/py39", &spec)
+        .expect("a 3.9 venv");
+    let python = env.python().expect("a venv python");
+    let w = dir.path().join("w");
+    fs::create_dir_all(&w).unwrap();
+    let log = dir.path().join("version.log");
+    let mut run = RunSpec::shell(
+        format!(
+            "{} -c 'import sys; print(sys.version_info[:2])'",
+            python.display()
+        ),
+        &w,
+        &log,
+    );
+    env.enter(&mut run);
+    run.writable = vec![w.clone()];
+    let o = sandboxed().run(&run).expect("runs");
+    let text = read(&log);
+    assert!(o.exit.success(), "{text}");
+    assert!(text.contains("(3, 9)"), "{text}");
+    // Another version asked of the same repository is another environment.
+    let key_39 = cache.key("org/py39", &spec).expect("key");
+    let machine = EnvSpec::Python(PythonSpec {
+        python: None,
+        requirements: None,
+        install: None,
+    });
+    assert_ne!(key_39, cache.key("org/py39", &machine).expect("key"));
 }
 
 // ---------------------------------------------------------------- pytest

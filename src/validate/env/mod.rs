@@ -7,7 +7,8 @@
 //! jars of a class path (JUnit console launcher, JUnit 4, hamcrest) copied into the
 //! environment and a compile-and-test command for `javac` + the console launcher. Any
 //! other setup is a shell command run in the new environment directory. A Python
-//! version other than the machine's `python3` is reported as unsupported, never faked.
+//! version is one of the interpreters found on the machine (`pythons`), else reported as
+//! unsupported, never faked.
 //! Every step runs through [`Runner`], so builds are sandboxed and logged too.
 
 use std::ffi::OsString;
@@ -19,16 +20,19 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::runner::{find_in_path, Command, ExitKind, RunError, RunSpec, Runner, SandboxPolicy};
+use super::runner::{find_in_path, ExitKind, RunError, RunSpec, Runner};
 
 mod java;
+pub mod pythons;
 pub use java::java_test_command;
+pub use pythons::python_matches;
 
 /// A Python environment: interpreter version and what to install.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PythonSpec {
-    /// Requested version (`3.11`); None = the machine's `python3`.
+    /// Requested version (`3.11`): an interpreter of it found on the machine
+    /// (`pythons`); None = the machine's `python3`.
     pub python: Option<String>,
     /// A requirements file installed with `uv pip install -r`.
     pub requirements: Option<PathBuf>,
@@ -139,14 +143,14 @@ impl From<EnvSpec> for EnvChoice {
 /// Why an environment could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum EnvError {
-    /// The requested Python is not the machine's.
-    #[error("Python {requested} requested for {repo}, but this machine's python3 is {available}; other versions are not supported")]
+    /// No interpreter of the requested Python version was found on this machine.
+    #[error("Python {requested} requested for {repo}, but no interpreter of that version was found (found: {available}); install one or name it in HUNKGEN_PYTHONS")]
     UnsupportedPython {
         /// The repository.
         repo: String,
         /// The requested version.
         requested: String,
-        /// The machine's version.
+        /// The versions found.
         available: String,
     },
     /// A tool (uv, python3, javac) is missing.
@@ -306,50 +310,7 @@ pub fn find_uv() -> Option<PathBuf> {
 /// Asked through a [`Runner`] like every process hunkgen starts, but outside the sandbox:
 /// the answer is the host's interpreter, whose path the environment build then uses.
 pub fn machine_python() -> Result<(PathBuf, String), EnvError> {
-    let missing = || EnvError::MissingTool {
-        tool: "python3".into(),
-        hint: "install Python 3".into(),
-    };
-    let runner = Runner::new(SandboxPolicy::Off).map_err(|_| missing())?;
-    let dir = tempfile::Builder::new()
-        .prefix("hunkgen-python-")
-        .tempdir()
-        .map_err(|_| missing())?;
-    let stdout = dir.path().join("stdout");
-    let mut spec = RunSpec::new(
-        Command::Exec {
-            program: "python3".into(),
-            args: vec![
-                "-c".into(),
-                "import sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3])"
-                    .into(),
-            ],
-        },
-        dir.path(),
-        &stdout,
-    )
-    .with_timeout(Duration::from_secs(60), Duration::from_secs(5));
-    spec.stderr_path = Some(dir.path().join("stderr"));
-    let out = runner.run(&spec).map_err(|_| missing())?;
-    let text = fs::read(&stdout)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
-    let mut lines = text.lines();
-    match (
-        out.exit.success() && !out.timed_out,
-        lines.next(),
-        lines.next(),
-    ) {
-        (true, Some(exe), Some(version)) => Ok((PathBuf::from(exe), version.to_string())),
-        _ => Err(missing()),
-    }
-}
-
-/// True when `requested` (`3`, `3.11`, `3.11.7`) names the `available` version.
-pub fn python_matches(requested: &str, available: &str) -> bool {
-    let r: Vec<&str> = requested.trim().split('.').collect();
-    let a: Vec<&str> = available.split('.').collect();
-    r.len() <= a.len() && r.iter().zip(&a).all(|(x, y)| x == y)
+    pythons::for_request("", None).map(|i| (i.exe, i.version))
 }
 
 /// The environment cache: a directory of built environments and uv's package cache.
@@ -402,7 +363,7 @@ impl EnvCache {
         h.update(serde_json::to_vec(spec).unwrap_or_default());
         let files: Vec<&PathBuf> = match spec {
             EnvSpec::Python(p) => {
-                let (_, version) = machine_python()?;
+                let version = pythons::for_request(repo, p.python.as_deref())?.version;
                 h.update(version.as_bytes());
                 p.requirements.iter().collect()
             }
@@ -446,19 +407,7 @@ impl EnvCache {
         spec: &EnvSpec,
     ) -> Result<BuiltEnv, EnvError> {
         let python = match spec {
-            EnvSpec::Python(p) => {
-                let (exe, version) = machine_python()?;
-                if let Some(req) = &p.python {
-                    if !python_matches(req, &version) {
-                        return Err(EnvError::UnsupportedPython {
-                            repo: repo.to_string(),
-                            requested: req.clone(),
-                            available: version,
-                        });
-                    }
-                }
-                Some(exe)
-            }
+            EnvSpec::Python(p) => Some(pythons::for_request(repo, p.python.as_deref())?.exe),
             _ => None,
         };
         let key = self.key(repo, spec)?;
@@ -708,16 +657,6 @@ mod tests {
         assert!(exe.is_absolute() && exe.exists(), "{}", exe.display());
         assert!(version.starts_with("3."), "{version}");
         assert_eq!(version.split('.').count(), 3, "{version}");
-    }
-
-    #[test]
-    fn python_version_matching_is_by_components() {
-        assert!(python_matches("3.11", "3.11.7"));
-        assert!(python_matches("3", "3.11.7"));
-        assert!(python_matches("3.11.7", "3.11.7"));
-        assert!(!python_matches("3.1", "3.11.7"));
-        assert!(!python_matches("3.9", "3.11.7"));
-        assert!(!python_matches("3.11.7.1", "3.11.7"));
     }
 
     #[test]

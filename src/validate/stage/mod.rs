@@ -355,7 +355,16 @@ impl<'a> Validator<'a> {
                             ),
                         )
                     }
-                    SetupError::Env(why) => (RejectReason::Infrastructure, why.to_string()),
+                    SetupError::Env(why) => {
+                        let python = matches!(&why, StageError::Env { source, .. }
+                            if matches!(**source, EnvError::UnsupportedPython { .. }));
+                        let reason = if python {
+                            RejectReason::UnsupportedPython
+                        } else {
+                            RejectReason::Infrastructure
+                        };
+                        (reason, why.to_string())
+                    }
                     SetupError::Tree { error, .. } => (RejectReason::BaseTree, error),
                 });
                 return out;

@@ -1,0 +1,232 @@
+//! Python interpreters found on this machine, never faked: an environment that asks for
+//! a version gets an interpreter of that version or an `unsupported_python` rejection
+//! naming what it needs and what was found.
+//!
+//! Looked for, in this order (the first of a version wins):
+//! 1. the machine's `python3` on `PATH` (what an environment without a version uses);
+//! 2. `HUNKGEN_PYTHONS`: `:`-separated executables, or directories holding `bin/python3`
+//!    or `python3` (a pyenv or uv install, a built CPython prefix);
+//! 3. `python3.X` (and `python2.7`) on `PATH` (Debian's `python3.9` from bullseye, …);
+//! 4. pyenv's versions directory (`$PYENV_ROOT/versions`, else `~/.pyenv/versions`);
+//! 5. uv's managed interpreters (`$UV_PYTHON_INSTALL_DIR`, else
+//!    `~/.local/share/uv/python`).
+//!
+//! Each candidate is asked for its real executable and version (`sys.executable`,
+//! `sys.version_info`), outside the sandbox, once per process.
+
+use super::EnvError;
+use crate::validate::runner::{find_in_path, Command, RunSpec, Runner, SandboxPolicy};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// One interpreter: its real executable and its version (`3.9.18`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interpreter {
+    /// `sys.executable`.
+    pub exe: PathBuf,
+    /// `major.minor.micro`.
+    pub version: String,
+}
+
+/// Asks `program` for its executable and version; `None` when it does not answer.
+pub fn probe(program: &Path) -> Option<Interpreter> {
+    let runner = Runner::new(SandboxPolicy::Off).ok()?;
+    let dir = tempfile::Builder::new()
+        .prefix("hunkgen-python-")
+        .tempdir()
+        .ok()?;
+    let stdout = dir.path().join("stdout");
+    let mut spec = RunSpec::new(
+        Command::Exec {
+            program: program.to_path_buf(),
+            args: vec![
+                "-c".into(),
+                "import sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3])"
+                    .into(),
+            ],
+        },
+        dir.path(),
+        &stdout,
+    )
+    .with_timeout(Duration::from_secs(60), Duration::from_secs(5));
+    spec.stderr_path = Some(dir.path().join("stderr"));
+    let out = runner.run(&spec).ok()?;
+    let text = fs::read(&stdout)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .ok()?;
+    let mut lines = text.lines();
+    match (
+        out.exit.success() && !out.timed_out,
+        lines.next(),
+        lines.next(),
+    ) {
+        (true, Some(exe), Some(version)) if !exe.is_empty() => Some(Interpreter {
+            exe: PathBuf::from(exe),
+            version: version.trim().to_string(),
+        }),
+        _ => None,
+    }
+}
+
+/// The places to look, in order (see the module doc); duplicates are fine.
+fn candidates() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = find_in_path("python3").into_iter().collect();
+    let in_dir = |d: &Path| -> Option<PathBuf> {
+        ["bin/python3", "bin/python", "python3", "python"]
+            .iter()
+            .map(|n| d.join(n))
+            .find(|p| p.is_file())
+    };
+    if let Some(list) = std::env::var_os("HUNKGEN_PYTHONS") {
+        for p in std::env::split_paths(&list).filter(|p| !p.as_os_str().is_empty()) {
+            if p.is_dir() {
+                out.extend(in_dir(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    for minor in (0..=20).rev() {
+        out.extend(find_in_path(&format!("python3.{minor}")));
+    }
+    out.extend(find_in_path("python2.7"));
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let pyenv = std::env::var_os("PYENV_ROOT")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".pyenv")));
+    let uv = std::env::var_os("UV_PYTHON_INSTALL_DIR")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".local/share/uv/python")));
+    for root in [pyenv.map(|p| p.join("versions")), uv]
+        .into_iter()
+        .flatten()
+    {
+        let Ok(entries) = fs::read_dir(&root) else {
+            continue;
+        };
+        let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        dirs.sort();
+        out.extend(dirs.iter().filter_map(|d| in_dir(d)));
+    }
+    out
+}
+
+/// Every interpreter found, the machine's `python3` first, one per version (probed
+/// once per process).
+pub fn discover() -> &'static [Interpreter] {
+    static FOUND: OnceLock<Vec<Interpreter>> = OnceLock::new();
+    FOUND.get_or_init(|| {
+        let mut found: Vec<Interpreter> = Vec::new();
+        for c in candidates() {
+            let Some(i) = probe(&c) else { continue };
+            if !found.iter().any(|f| f.version == i.version) {
+                found.push(i);
+            }
+        }
+        found
+    })
+}
+
+/// True when `requested` (`3`, `3.11`, `3.11.7`) names the `available` version.
+pub fn python_matches(requested: &str, available: &str) -> bool {
+    let r: Vec<&str> = requested.trim().split('.').collect();
+    let a: Vec<&str> = available.split('.').collect();
+    r.len() <= a.len() && r.iter().zip(&a).all(|(x, y)| x == y)
+}
+
+/// The interpreter for `requested` among `found`: the first (the machine's `python3`)
+/// when nothing is requested or it matches, else the newest that matches.
+pub fn choose<'a>(found: &'a [Interpreter], requested: Option<&str>) -> Option<&'a Interpreter> {
+    let Some(req) = requested else {
+        return found.first();
+    };
+    if let Some(first) = found.first().filter(|f| python_matches(req, &f.version)) {
+        return Some(first);
+    }
+    found
+        .iter()
+        .filter(|f| python_matches(req, &f.version))
+        .max_by_key(|f| version_key(&f.version))
+}
+
+fn version_key(v: &str) -> Vec<u32> {
+    v.split('.').map(|p| p.parse().unwrap_or(0)).collect()
+}
+
+/// The interpreter an environment of `repo` asking for `requested` uses: see [`choose`];
+/// a missing `python3` or an absent version is an error naming what was found.
+pub fn for_request(repo: &str, requested: Option<&str>) -> Result<Interpreter, EnvError> {
+    let found = discover();
+    if found.is_empty() {
+        return Err(EnvError::MissingTool {
+            tool: "python3".into(),
+            hint: "install Python 3, or name interpreters in HUNKGEN_PYTHONS".into(),
+        });
+    }
+    choose(found, requested)
+        .cloned()
+        .ok_or_else(|| EnvError::UnsupportedPython {
+            repo: repo.to_string(),
+            requested: requested.unwrap_or_default().to_string(),
+            available: found
+                .iter()
+                .map(|f| f.version.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn i(v: &str) -> Interpreter {
+        Interpreter {
+            exe: PathBuf::from(format!("/py/{v}/bin/python")),
+            version: v.into(),
+        }
+    }
+
+    #[test]
+    fn version_matching_is_by_components() {
+        assert!(python_matches("3.11", "3.11.7"));
+        assert!(python_matches("3", "3.11.7"));
+        assert!(python_matches("3.11.7", "3.11.7"));
+        assert!(!python_matches("3.1", "3.11.7"));
+        assert!(!python_matches("3.9", "3.11.7"));
+        assert!(!python_matches("3.11.7.1", "3.11.7"));
+    }
+
+    #[test]
+    fn the_machines_python_first_then_the_newest_match() {
+        let found = [
+            i("3.11.2"),
+            i("3.9.18"),
+            i("3.6.15"),
+            i("3.12.1"),
+            i("2.7.18"),
+        ];
+        assert_eq!(choose(&found, None), Some(&found[0]));
+        assert_eq!(choose(&found, Some("3.11")), Some(&found[0]));
+        assert_eq!(choose(&found, Some("3")), Some(&found[0]));
+        assert_eq!(choose(&found, Some("3.9")), Some(&found[1]));
+        assert_eq!(choose(&found, Some("2")), Some(&found[4]));
+        assert_eq!(choose(&found, Some("3.5")), None);
+        assert_eq!(choose(&[], None), None);
+    }
+
+    #[test]
+    fn the_machines_python3_is_found_and_answers() {
+        let found = discover();
+        let first = found.first().expect("python3 on PATH");
+        assert!(first.exe.is_absolute() && first.exe.exists(), "{first:?}");
+        assert_eq!(first.version.split('.').count(), 3, "{first:?}");
+        // One entry per version.
+        let mut versions: Vec<&str> = found.iter().map(|f| f.version.as_str()).collect();
+        versions.sort();
+        versions.dedup();
+        assert_eq!(versions.len(), found.len());
+    }
+}
