@@ -117,7 +117,7 @@ pub fn run(args: BuildArgs) -> anyhow::Result<()> {
     match &summary.funnel {
         Some(f) => writeln!(
             out,
-            "built {}: {} instances ({} hunks) from {} commits walked: {} non-merge, {} message matched, {} touching code and tests, {} multi-hunk, {} past the commit rules, {} with fewer counted hunks once non-code hunks are skipped; {} rejected",
+            "built {}: {} instances ({} hunks) from {} commits walked: {} non-merge, {} message matched, {} touching code and tests, {} multi-hunk, {} past the commit rules, {} with fewer counted hunks once non-code hunks are skipped; {}",
             shown.display(),
             summary.instances.len(),
             hunks,
@@ -128,11 +128,11 @@ pub fn run(args: BuildArgs) -> anyhow::Result<()> {
             f.multi_hunk,
             f.kept,
             f.few_counted_hunks,
-            summary.rejected.len()
+            rejected_line(&summary.rejected)
         )?,
         None => writeln!(
             out,
-            "built {}: {} instances ({} hunks); {} walked, {} examined, {} with fewer than {} counted hunks, {} rejected",
+            "built {}: {} instances ({} hunks); {} walked, {} examined, {} with fewer than {} counted hunks, {}",
             shown.display(),
             summary.instances.len(),
             hunks,
@@ -140,7 +140,7 @@ pub fn run(args: BuildArgs) -> anyhow::Result<()> {
             summary.examined,
             summary.few_counted_hunks,
             plan.min_code_hunks,
-            summary.rejected.len()
+            rejected_line(&summary.rejected)
         )?,
     }
     if !quiet {
@@ -228,4 +228,18 @@ fn parse_repo_arg(s: &str) -> Result<(String, PathBuf), String> {
         }
         _ => Err(format!("expected NAME=PATH, got `{s}`")),
     }
+}
+
+/// "N rejected", then how many of them answer each of the maintainer's questions
+/// (not a fix, broken fix, environment, test infrastructure, timeout, …).
+fn rejected_line(rejected: &[crate::model::Rejected]) -> String {
+    let counts = crate::model::yield_counts(rejected);
+    if counts.is_empty() {
+        return format!("{} rejected", rejected.len());
+    }
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(c, n)| format!("{n} {}", c.short()))
+        .collect();
+    format!("{} rejected ({})", rejected.len(), parts.join(", "))
 }

@@ -24,7 +24,7 @@ pub use evaluation::{
 pub use hunk::{HunkPlace, ProximityClass, SkipReason};
 pub use name::{parse_name, UnknownName};
 pub use note::{Note, NoteKind};
-pub use rejected::{RejectReason, Rejected, Stage};
+pub use rejected::{yield_counts, RejectReason, Rejected, Stage, YieldClass};
 pub use state::{Expected, PartialSource, Scenario, StateKind, StateManifest, StatesRecord};
 pub use swebench::{SwebenchRow, TestList, SWEBENCH_FIELDS};
 pub use trajectory::{

@@ -73,6 +73,121 @@ pub enum RejectReason {
     /// The environment asks for a Python version no interpreter on this machine has (the
     /// detail names the version needed and those found).
     UnsupportedPython,
+    /// A suite's environment could not be built (the detail names the step that failed).
+    Environment,
+    /// A test run did not finish within the recipe's timeout.
+    Timeout,
+}
+
+/// The maintainer's question a rejection answers: why a candidate did not become a
+/// published instance, in the words of the yield table (`report`, the build summary).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum YieldClass {
+    /// Mined, but no test goes from failing to passing: not a fix these tests can show.
+    NotAFix,
+    /// The fix breaks a test that passed before it.
+    BrokenFix,
+    /// The environment could not be built (a step failed, or the Python it needs is absent).
+    Environment,
+    /// The tests did not run: collection or compile errors, no suite, no results.
+    TestInfrastructure,
+    /// A run did not finish in time.
+    Timeout,
+    /// Defects4J's own record disagrees with the proven tests.
+    D4jDisagrees,
+    /// A commit rule of the recipe (revert, duplicate, size, formatting only, …).
+    CommitRule,
+    /// Its objects, files or patches could not be read.
+    Unreadable,
+}
+
+impl YieldClass {
+    /// Every class, in the table's order.
+    pub const ALL: [YieldClass; 8] = [
+        YieldClass::NotAFix,
+        YieldClass::BrokenFix,
+        YieldClass::Environment,
+        YieldClass::TestInfrastructure,
+        YieldClass::Timeout,
+        YieldClass::D4jDisagrees,
+        YieldClass::CommitRule,
+        YieldClass::Unreadable,
+    ];
+
+    /// The row's words.
+    pub fn label(self) -> &'static str {
+        match self {
+            YieldClass::NotAFix => "not a fix (no fail-to-pass test)",
+            YieldClass::BrokenFix => "broken fix (a pass-to-fail test)",
+            YieldClass::Environment => "environment could not be built",
+            YieldClass::TestInfrastructure => "test infrastructure (collection, compile, no suite)",
+            YieldClass::Timeout => "timeout",
+            YieldClass::D4jDisagrees => "disagrees with Defects4J's trigger tests",
+            YieldClass::CommitRule => "commit rules",
+            YieldClass::Unreadable => "unreadable (objects, files, patches)",
+        }
+    }
+
+    /// The short name, as in the build summary.
+    pub fn short(self) -> &'static str {
+        match self {
+            YieldClass::NotAFix => "not a fix",
+            YieldClass::BrokenFix => "broken fix",
+            YieldClass::Environment => "environment",
+            YieldClass::TestInfrastructure => "test infrastructure",
+            YieldClass::Timeout => "timeout",
+            YieldClass::D4jDisagrees => "Defects4J disagrees",
+            YieldClass::CommitRule => "commit rules",
+            YieldClass::Unreadable => "unreadable",
+        }
+    }
+}
+
+impl RejectReason {
+    /// The yield-table class of this reason.
+    pub fn yield_class(self) -> YieldClass {
+        use RejectReason as R;
+        match self {
+            R::NoFailToPass => YieldClass::NotAFix,
+            R::PassToFail => YieldClass::BrokenFix,
+            R::Environment | R::UnsupportedPython => YieldClass::Environment,
+            R::Infrastructure | R::NoTestSuite | R::CompileError => YieldClass::TestInfrastructure,
+            R::Timeout => YieldClass::Timeout,
+            R::D4jDisagrees => YieldClass::D4jDisagrees,
+            R::NoLinkedIssue
+            | R::NoTestPatch
+            | R::Revert
+            | R::DuplicatePatch
+            | R::TooManyFiles
+            | R::TooManyHunks
+            | R::TooManyChangedLines
+            | R::FormattingOnly => YieldClass::CommitRule,
+            R::PatchParse
+            | R::Read
+            | R::GitObjects
+            | R::Metadata
+            | R::BaseTree
+            | R::MissingParent => YieldClass::Unreadable,
+        }
+    }
+}
+
+/// Rejections counted per yield class, in the table's order, classes with none left out.
+pub fn yield_counts(rejected: &[Rejected]) -> Vec<(YieldClass, usize)> {
+    YieldClass::ALL
+        .iter()
+        .map(|c| {
+            (
+                *c,
+                rejected
+                    .iter()
+                    .filter(|r| r.reason.yield_class() == *c)
+                    .count(),
+            )
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect()
 }
 
 /// One `rejected.jsonl` row.
@@ -100,5 +215,35 @@ impl Rejected {
             reason,
             detail,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rejection_answers_one_question_in_the_tables_order() {
+        let row = |reason| Rejected::new("x", Stage::Validate, reason, String::new());
+        let rows = [
+            row(RejectReason::Timeout),
+            row(RejectReason::NoFailToPass),
+            row(RejectReason::Environment),
+            row(RejectReason::UnsupportedPython),
+            row(RejectReason::NoFailToPass),
+            row(RejectReason::NoTestSuite),
+            row(RejectReason::Revert),
+        ];
+        assert_eq!(
+            yield_counts(&rows),
+            vec![
+                (YieldClass::NotAFix, 2),
+                (YieldClass::Environment, 2),
+                (YieldClass::TestInfrastructure, 1),
+                (YieldClass::Timeout, 1),
+                (YieldClass::CommitRule, 1),
+            ]
+        );
+        assert!(yield_counts(&[]).is_empty());
     }
 }

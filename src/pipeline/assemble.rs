@@ -75,6 +75,7 @@ impl Assembled<'_> {
         tables.inputs = report::inputs(&described, plan.annotate.as_ref().map(|a| a.profile));
         tables.funnel = funnel;
         tables.d4j_agreement = report::d4j::agreement(&kept, &rejected);
+        tables.yields = crate::model::yield_counts(&rejected);
         let compare = plan.report.compare_with.as_deref() == Some("hunk4j");
         let mut card = Card {
             name: plan.name.clone(),

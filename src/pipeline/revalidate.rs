@@ -286,7 +286,12 @@ fn revalidate_one(
     if let Some((reason, detail)) = &o.rejection {
         use crate::model::RejectReason as R;
         let status = match reason {
-            R::Infrastructure | R::BaseTree | R::NoTestSuite => "broken",
+            R::Infrastructure
+            | R::BaseTree
+            | R::NoTestSuite
+            | R::Environment
+            | R::UnsupportedPython
+            | R::Timeout => "broken",
             _ => "changed",
         };
         return row(status, detail.clone(), cached, executed);

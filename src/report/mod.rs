@@ -43,6 +43,10 @@ pub struct Tables {
     /// the bugs.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub d4j_agreement: Vec<d4j::AgreementRow>,
+    /// Rejections per maintainer's question (not a fix, broken fix, environment, test
+    /// infrastructure, timeout, …), with the number of candidates kept or rejected.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub yields: Vec<(crate::model::YieldClass, usize)>,
 }
 
 /// An examined item with uncounted hunks.
@@ -174,6 +178,7 @@ impl Tables {
             inputs: Vec::new(),
             funnel: None,
             d4j_agreement: Vec::new(),
+            yields: Vec::new(),
         }
     }
 }
@@ -462,6 +467,26 @@ pub fn tables12_markdown(t: &Tables, compare: bool) -> String {
     tables::render(&t.table1, &t.table2, compare)
 }
 
+/// The yield table: why candidates were not kept, one row per maintainer's question,
+/// with its share of the candidates kept or rejected.
+pub fn yield_markdown(kept: usize, yields: &[(crate::model::YieldClass, usize)]) -> String {
+    let rejected: usize = yields.iter().map(|(_, n)| n).sum();
+    let all = (kept + rejected).max(1);
+    let mut table = Table::new(["question", "items", "share of candidates"]).right([1, 2]);
+    table.push(["kept".to_string(), kept.to_string(), pct(kept, all)]);
+    for (class, n) in yields {
+        table.push([class.label().to_string(), n.to_string(), pct(*n, all)]);
+    }
+    format!(
+        "## Yield\n\nEvery candidate kept or rejected, rejections by the question they answer (each a `rejected.jsonl` row).\n\n{}\n",
+        table.to_markdown()
+    )
+}
+
+fn pct(n: usize, of: usize) -> String {
+    format!("{:.1}%", 100.0 * n as f64 / of as f64)
+}
+
 /// The whole `report/tables.md`.
 pub fn markdown(name: &str, t: &Tables, warnings: &[String], compare: bool) -> String {
     let mut out = format!("# {name}: dataset report\n\n");
@@ -476,6 +501,9 @@ pub fn markdown(name: &str, t: &Tables, warnings: &[String], compare: bool) -> S
         let _ = writeln!(out, "## Funnel\n\nCommits at each step of the walk (merges are skipped, not rejected; each rejection is a `rejected.jsonl` row).\n");
         out.push_str(&funnel_markdown(f));
         out.push('\n');
+    }
+    if !t.yields.is_empty() {
+        out.push_str(&yield_markdown(t.instances, &t.yields));
     }
     out.push_str(&tables12_markdown(t, compare));
     out.push_str(&tables::render_all_files_variant(

@@ -4,7 +4,7 @@
 use super::results::{self, ResultsTables, SystemResults};
 use super::Tables;
 use crate::dataset::percent_encode as url_segment;
-use crate::model::{Card, Instance, RejectReason, Rejected, Stage};
+use crate::model::{Card, Instance, RejectReason, Rejected, Stage, YieldClass};
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
@@ -16,6 +16,8 @@ pub struct Funnel {
     pub steps: Vec<(&'static str, Option<usize>)>,
     /// Rejections per (stage, reason), with the first row's detail as an example.
     pub rejected: Vec<RejectedGroup>,
+    /// Rejections per maintainer's question (not a fix, broken fix, environment, …).
+    pub yields: Vec<(YieldClass, usize)>,
 }
 
 /// Rejections sharing a stage and a reason.
@@ -69,6 +71,7 @@ impl Funnel {
         Funnel {
             steps,
             rejected: groups.into_values().collect(),
+            yields: crate::model::yield_counts(rejected),
         }
     }
 }

@@ -222,6 +222,26 @@ fn funnel_section(out: &mut String, f: &Funnel) {
         out.push_str("<p>No item was rejected.</p>");
     } else {
         let total: usize = f.rejected.iter().map(|g| g.count).sum();
+        let kept = f
+            .steps
+            .iter()
+            .find(|(s, _)| *s == "kept")
+            .and_then(|(_, v)| *v)
+            .unwrap_or(0);
+        let _ = write!(
+            out,
+            "<h3>Yield: why candidates were not kept</h3><p class=\"muted\">{kept} kept of {} candidates that were kept or rejected; every rejection in one row.</p>",
+            kept + total
+        );
+        let mut table = Table::new(["question", "items", "share of candidates"]).right([1, 2]);
+        for (class, n) in &f.yields {
+            table.push([
+                class.label().to_string(),
+                n.to_string(),
+                format!("{:.1}%", 100.0 * *n as f64 / (kept + total).max(1) as f64),
+            ]);
+        }
+        out.push_str(&table.to_html());
         let _ = write!(
             out,
             "<h3>Rejected by reason ({total}, from rejected.jsonl)</h3>"

@@ -361,7 +361,7 @@ impl<'a> Validator<'a> {
                         let reason = if python {
                             RejectReason::UnsupportedPython
                         } else {
-                            RejectReason::Infrastructure
+                            RejectReason::Environment
                         };
                         (reason, why.to_string())
                     }
@@ -482,7 +482,11 @@ impl<'a> Validator<'a> {
         out.pass_to_pass = v.golden.pass_to_pass.clone();
         out.rejection = v.rejection.map(|r| match r {
             Rejection::Infra { side, run, failure } => (
-                RejectReason::Infrastructure,
+                if failure.kind == InfraKind::Timeout {
+                    RejectReason::Timeout
+                } else {
+                    RejectReason::Infrastructure
+                },
                 infra_detail(&c.id, &side, run, &failure),
             ),
             Rejection::NoFailToPass => (
