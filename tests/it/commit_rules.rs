@@ -579,6 +579,10 @@ fn build_writes_rows_links_and_the_funnel() {
         tables.contains("| rejected: duplicate_patch | 1 |"),
         "{tables}"
     );
+    // The yield table: the kept ones and every rejection under the question it answers.
+    assert!(tables.contains("## Yield"), "{tables}");
+    assert!(tables.contains("| kept | 4 |"), "{tables}");
+    assert!(tables.contains("| commit rules | 6 |"), "{tables}");
 }
 
 /// An empty repository and a shallow clone build (with a warning), never fail.
