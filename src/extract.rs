@@ -113,6 +113,7 @@ pub fn hunk_records_with(
                 counted,
                 skip_reason: reason,
                 place: None,
+                necessary: None,
             });
             index += 1;
         }

@@ -85,6 +85,8 @@ pub struct Plan {
     pub rules: CountRules,
     /// The selection: keep candidates with at least this many counted hunks.
     pub min_code_hunks: usize,
+    /// Keep validated instances with at least this many necessary hunks (`select.min_necessary_hunks`).
+    pub min_necessary_hunks: Option<usize>,
     /// The annotate stage; `None` when `annotate.enabled` is false.
     pub annotate: Option<AnnotatePlan>,
     /// Report options.

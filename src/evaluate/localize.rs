@@ -473,6 +473,7 @@ mod tests {
             counted,
             skip_reason: None,
             place: None,
+            necessary: None,
         }
     }
 

@@ -89,6 +89,11 @@ pub struct HunkRecord {
     /// Where annotation placed a counted hunk (method, package); absent when not annotated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub place: Option<HunkPlace>,
+    /// Whether the fix needs this counted hunk, by running: the golden patch without it
+    /// leaves a FAIL_TO_PASS test failing (or not running). Absent when not ablated
+    /// (no validation, `validate.necessary_hunks: false`, an uncounted hunk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub necessary: Option<bool>,
 }
 
 /// Per-instance size statistics.

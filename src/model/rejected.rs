@@ -77,6 +77,9 @@ pub enum RejectReason {
     Environment,
     /// A test run did not finish within the recipe's timeout.
     Timeout,
+    /// Fewer necessary hunks than `select.min_necessary_hunks` (the detail lists each
+    /// counted hunk and whether its removal still passes the golden tests).
+    FewNecessaryHunks,
 }
 
 /// The maintainer's question a rejection answers: why a candidate did not become a
@@ -100,17 +103,20 @@ pub enum YieldClass {
     CommitRule,
     /// Its objects, files or patches could not be read.
     Unreadable,
+    /// Fewer hunks than `select.min_necessary_hunks` are needed by the fix, by running.
+    FewNecessaryHunks,
 }
 
 impl YieldClass {
     /// Every class, in the table's order.
-    pub const ALL: [YieldClass; 8] = [
+    pub const ALL: [YieldClass; 9] = [
         YieldClass::NotAFix,
         YieldClass::BrokenFix,
         YieldClass::Environment,
         YieldClass::TestInfrastructure,
         YieldClass::Timeout,
         YieldClass::D4jDisagrees,
+        YieldClass::FewNecessaryHunks,
         YieldClass::CommitRule,
         YieldClass::Unreadable,
     ];
@@ -126,6 +132,7 @@ impl YieldClass {
             YieldClass::D4jDisagrees => "disagrees with Defects4J's trigger tests",
             YieldClass::CommitRule => "commit rules",
             YieldClass::Unreadable => "unreadable (objects, files, patches)",
+            YieldClass::FewNecessaryHunks => "fewer necessary hunks than asked (by ablation)",
         }
     }
 
@@ -140,6 +147,7 @@ impl YieldClass {
             YieldClass::D4jDisagrees => "Defects4J disagrees",
             YieldClass::CommitRule => "commit rules",
             YieldClass::Unreadable => "unreadable",
+            YieldClass::FewNecessaryHunks => "few necessary hunks",
         }
     }
 }
@@ -154,6 +162,7 @@ impl RejectReason {
             R::Environment | R::UnsupportedPython => YieldClass::Environment,
             R::Infrastructure | R::NoTestSuite | R::CompileError => YieldClass::TestInfrastructure,
             R::Timeout => YieldClass::Timeout,
+            R::FewNecessaryHunks => YieldClass::FewNecessaryHunks,
             R::D4jDisagrees => YieldClass::D4jDisagrees,
             R::NoLinkedIssue
             | R::NoTestPatch

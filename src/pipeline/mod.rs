@@ -177,7 +177,13 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
     let mut validator_warning = None;
     if let Some(v) = &validator {
         rejected.extend(validate::validate(v, &mut items, writer.dir(), opts));
+        if plan.validate.as_ref().is_some_and(|p| p.necessary_hunks) {
+            validate::necessary_hunks(v, &mut items, writer.dir(), opts);
+        }
         validated = items.len();
+        if let Some(min) = plan.min_necessary_hunks {
+            rejected.extend(validate::select_necessary(&mut items, min));
+        }
         validator_warning = v.take_warning();
         warnings.extend(validator_warning.clone());
         warnings.extend(crate::recipe::validator::env_failure_warnings(&rejected));

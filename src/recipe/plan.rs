@@ -96,6 +96,21 @@ pub(super) fn plan(
                 && recipe.select.skip_import_only_hunks.unwrap_or(false),
         },
         min_code_hunks: recipe.select.min_code_hunks,
+        min_necessary_hunks: match (recipe.select.min_necessary_hunks, &recipe.validate) {
+            (Some(_), None) => {
+                return Err(cx.err(
+                    "select.min_necessary_hunks",
+                    "needs a `validate:` section: necessary hunks are found by running the golden tests",
+                ))
+            }
+            (Some(_), Some(v)) if v.necessary_hunks == Some(false) => {
+                return Err(cx.err(
+                    "select.min_necessary_hunks",
+                    "contradicts `validate.necessary_hunks: false`",
+                ))
+            }
+            (n, _) => n,
+        },
         annotate,
         report: recipe.report.clone(),
         sandbox: recipe
@@ -193,6 +208,7 @@ fn validate_plan(
         suites,
         cache_dir,
         network_for_setup: v.network_for_setup,
+        necessary_hunks: v.necessary_hunks.unwrap_or(v.defects4j.is_none()),
         defects4j: v.defects4j.as_ref().map(|d| {
             let mut d = d.clone();
             d.home = d.home.as_ref().map(|p| absolute(cx.resolve(p)));

@@ -160,6 +160,11 @@ pub struct ValidateSpec {
     /// Defects4J itself (no suites needed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub defects4j: Option<crate::validate::stage::D4jValidate>,
+    /// Ablate each counted hunk of a confirmed instance (the patch without it) and run
+    /// its FAIL_TO_PASS tests: `hunks[].necessary`. Default on, off for Defects4J
+    /// sources (each ablation is a whole Defects4J compile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub necessary_hunks: Option<bool>,
 }
 
 /// Sandbox policy as the recipe spells it.
@@ -474,6 +479,11 @@ pub struct SelectSpec {
     /// Git and GitHub sources: reject commits whose code is unchanged once whitespace, comments and
     /// docstrings are stripped, to `rejected.jsonl` as `formatting_only` (default on).
     pub reject_formatting_only: Option<bool>,
+    /// Keep validated instances with at least this many necessary hunks (a counted hunk
+    /// whose removal makes a FAIL_TO_PASS test fail); needs `validate:`. Others go to
+    /// `rejected.jsonl` as `few_necessary_hunks`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_necessary_hunks: Option<usize>,
 }
 
 impl Default for SelectSpec {
@@ -486,6 +496,7 @@ impl Default for SelectSpec {
             skip_comment_only_hunks: None,
             skip_docstring_only_hunks: None,
             reject_formatting_only: None,
+            min_necessary_hunks: None,
         }
     }
 }

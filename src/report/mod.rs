@@ -47,6 +47,86 @@ pub struct Tables {
     /// infrastructure, timeout, …), with the number of candidates kept or rejected.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub yields: Vec<(crate::model::YieldClass, usize)>,
+    /// Necessary against counted hunks, when the hunks were ablated by running.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub necessary: Option<NecessaryTable>,
+}
+
+/// Counted hunks against those the fix needs, by ablation (`hunks[].necessary`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NecessaryTable {
+    /// Instances with at least one ablated hunk.
+    pub instances: usize,
+    /// Their counted hunks.
+    pub counted: usize,
+    /// Counted hunks whose removal leaves a FAIL_TO_PASS test failing.
+    pub necessary: usize,
+    /// Counted hunks whose removal still passes every FAIL_TO_PASS test.
+    pub not_necessary: usize,
+    /// Counted hunks whose ablation could not be decided.
+    pub undecided: usize,
+    /// Instances whose every counted hunk is necessary.
+    pub all_necessary: usize,
+    /// Instances with at least two necessary hunks (multi-hunk by execution).
+    pub multi_necessary: usize,
+}
+
+impl NecessaryTable {
+    /// The table over `kept`, `None` when no hunk was ablated.
+    pub fn compute(kept: &[Instance]) -> Option<NecessaryTable> {
+        let ablated: Vec<&Instance> = kept
+            .iter()
+            .filter(|i| i.hunks.iter().any(|h| h.necessary.is_some()))
+            .collect();
+        if ablated.is_empty() {
+            return None;
+        }
+        let mut t = NecessaryTable {
+            instances: ablated.len(),
+            counted: 0,
+            necessary: 0,
+            not_necessary: 0,
+            undecided: 0,
+            all_necessary: 0,
+            multi_necessary: 0,
+        };
+        for i in ablated {
+            let counted: Vec<_> = i.hunks.iter().filter(|h| h.counted).collect();
+            let needed = counted.iter().filter(|h| h.necessary == Some(true)).count();
+            t.counted += counted.len();
+            t.necessary += needed;
+            t.not_necessary += counted
+                .iter()
+                .filter(|h| h.necessary == Some(false))
+                .count();
+            t.undecided += counted.iter().filter(|h| h.necessary.is_none()).count();
+            t.all_necessary += usize::from(needed == counted.len());
+            t.multi_necessary += usize::from(needed >= 2);
+        }
+        Some(t)
+    }
+
+    /// As a table: one row of hunk counts, one of instance counts.
+    pub fn table(&self) -> Table {
+        let mut table = Table::new(["", "counted", "necessary", "not necessary", "undecided"])
+            .right([1, 2, 3, 4]);
+        table.push([
+            "hunks".to_string(),
+            self.counted.to_string(),
+            self.necessary.to_string(),
+            self.not_necessary.to_string(),
+            self.undecided.to_string(),
+        ]);
+        table
+    }
+
+    /// The section's prose line.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} instances ablated: {} with every counted hunk necessary, {} with at least two necessary hunks (multi-hunk by execution).",
+            self.instances, self.all_necessary, self.multi_necessary
+        )
+    }
 }
 
 /// An examined item with uncounted hunks.
@@ -179,6 +259,7 @@ impl Tables {
             funnel: None,
             d4j_agreement: Vec::new(),
             yields: Vec::new(),
+            necessary: NecessaryTable::compute(kept),
         }
     }
 }
@@ -510,6 +591,14 @@ pub fn markdown(name: &str, t: &Tables, warnings: &[String], compare: bool) -> S
         &t.table2_all_files,
         compare,
     ));
+    if let Some(n) = &t.necessary {
+        let _ = writeln!(
+            out,
+            "\n## Necessary hunks\n\nEach counted hunk removed from the golden patch and the FAIL_TO_PASS tests run: necessary when one of them then fails (or the tests do not run).\n\n{}\n",
+            n.summary()
+        );
+        out.push_str(&n.table().to_markdown());
+    }
     let _ = writeln!(out, "\n## Hunks not counted\n");
     if t.not_counted.is_empty() {
         let _ = writeln!(out, "Every `@@` hunk of every instance is counted.");

@@ -487,6 +487,10 @@ fn recipe_errors_surface_before_any_work_with_place_and_key() {
             "name: t\noutput: out\nsource:\n  defects4j:\n    path: nowhere\n",
             "r.yaml:5:5: `source.defects4j.path`:",
         ),
+        (
+            "name: t\noutput: out\nsource:\n  git:\n    repo: repo\nselect:\n  min_necessary_hunks: 2\n",
+            "r.yaml:7:3: `select.min_necessary_hunks`: needs a `validate:` section",
+        ),
     ];
     for (text, expected) in cases {
         fs::write(dir.path().join("r.yaml"), text).expect("recipe");

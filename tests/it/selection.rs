@@ -68,28 +68,31 @@ fn history() -> (Script, BTreeMap<&'static str, String>) {
     (s, fixes)
 }
 
-#[test]
-fn workdir_dot_selects_only_what_pytest_collects_and_never_everything() {
-    let (repo, fixes) = history();
-    let work = tempfile::tempdir().expect("tempdir");
-    let recipe = work.path().join("sel.yaml");
+/// `hunkgen build` of a recipe over `repo` with one pytest suite at the root
+/// (`workdir: .`) and `select` lines added; the output directory and stdout.
+fn build(
+    repo: &std::path::Path,
+    select: &str,
+    work: &std::path::Path,
+) -> (std::path::PathBuf, String) {
+    let recipe = work.join("sel.yaml");
     fs::write(
         &recipe,
         format!(
             "name: sel\nsource:\n  git:\n    repo: {}\n    name: sel\n    \
              subject_regex: '^Fix '\nfiles:\n  code_extensions: [py]\nselect:\n  \
-             min_code_hunks: 2\nvalidate:\n  reruns: 1\n  timeout: 120\n  cache: cache\n  \
+             min_code_hunks: 2\n{select}validate:\n  reruns: 1\n  timeout: 120\n  cache: cache\n  \
              suites:\n    - name: python\n      workdir: .\n      env:\n        python:\n          \
              install: '\"$HUNKGEN_UV\" pip install --quiet pytest==9.2.0'\n      \
              command: python -m pytest -rA -p no:cacheprovider -o junit_family=xunit1 \
              --junitxml={{report_dir}}/pytest.xml {{tests}}\n      report: pytest\n",
-            repo.dir.display()
+            repo.display()
         ),
     )
     .expect("recipe");
-    let out = work.path().join("out");
+    let out = work.join("out");
     let o = hunkgen()
-        .args(["build", "-q"])
+        .args(["build", "-q", "--force"])
         .arg(&recipe)
         .arg("-o")
         .arg(&out)
@@ -101,6 +104,11 @@ fn workdir_dot_selects_only_what_pytest_collects_and_never_everything() {
         .output()
         .expect("hunkgen runs");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (out, String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+/// The rows of a dataset: kept instances, then rejections.
+fn rows(out: &std::path::Path) -> Vec<serde_json::Value> {
     let read = |f: &str| -> Vec<serde_json::Value> {
         fs::read_to_string(out.join(f))
             .unwrap_or_default()
@@ -108,10 +116,23 @@ fn workdir_dot_selects_only_what_pytest_collects_and_never_everything() {
             .map(|l| serde_json::from_str(l).expect("row"))
             .collect()
     };
-    let rows: Vec<serde_json::Value> = read("instances.jsonl")
+    read("instances.jsonl")
         .into_iter()
         .chain(read("rejected.jsonl"))
-        .collect();
+        .collect()
+}
+
+#[test]
+fn workdir_dot_selects_only_what_pytest_collects_and_never_everything() {
+    let (repo, fixes) = history();
+    let work = tempfile::tempdir().expect("tempdir");
+    let (out, stdout) = build(&repo.dir, "", work.path());
+    // The build's summary says what the rejection answers.
+    assert!(
+        stdout.contains("1 rejected (1 test infrastructure)"),
+        "{stdout}"
+    );
+    let rows = rows(&out);
     let row = |case: &str| -> &serde_json::Value {
         let commit = &fixes[case][..12];
         rows.iter()
@@ -155,4 +176,79 @@ fn workdir_dot_selects_only_what_pytest_collects_and_never_everything() {
         .join("logs")
         .join(data["id"].as_str().unwrap_or_default());
     assert!(!logs.exists(), "no run was made for it: {}", logs.display());
+}
+
+/// A fix of three counted hunks: two the failing test needs, one behaviour-neutral
+/// (`while 1` → `while True` in a function no test calls).
+fn neutral_history() -> Script {
+    let mut s = Script::new();
+    let module = |fixed: bool| {
+        let v = if fixed { 2 } else { 1 };
+        let lp = if fixed { "True" } else { "1" };
+        format!(
+            "def a():\n    return {v}\n{pad}\ndef spin(n):\n    while {lp}:\n        n -= 1\n        if n < 0:\n            return n\n{pad}\ndef b():\n    return {v}\n",
+            pad = "\n# padding\n".repeat(4)
+        )
+    };
+    s.write("pkg/__init__.py", "");
+    s.write("pkg/core.py", &module(false));
+    s.write(
+        "tests/test_core.py",
+        "from pkg import core\n\n\ndef test_import():\n    assert core.spin(2) < 0\n",
+    );
+    s.commit("Initial import");
+    s.write("pkg/core.py", &module(true));
+    s.write(
+        "tests/test_core.py",
+        "from pkg import core\n\n\ndef test_import():\n    assert core.spin(2) < 0\n\n\n\
+         def test_ab():\n    assert core.a() + core.b() == 4\n",
+    );
+    s.commit("Fix a and b returning one");
+    s
+}
+
+#[test]
+fn necessary_hunks_by_ablation_and_the_rule_that_selects_on_them() {
+    let repo = neutral_history();
+    let work = tempfile::tempdir().expect("tempdir");
+    let (out, _) = build(&repo.dir, "", work.path());
+    let first = rows(&out);
+    assert_eq!(first.len(), 1, "{first:?}");
+    let hunks = first[0]["hunks"].as_array().expect("hunks");
+    let necessary: Vec<(u64, &serde_json::Value)> = hunks
+        .iter()
+        .filter(|h| h["counted"] == true)
+        .map(|h| (h["buggy"]["start"].as_u64().unwrap_or(0), &h["necessary"]))
+        .collect();
+    assert_eq!(necessary.len(), 3, "{hunks:?}");
+    // a() and b() are needed; the loop spelling is not.
+    assert_eq!(necessary[0].1, true, "{hunks:?}");
+    assert_eq!(necessary[1].1, false, "{hunks:?}");
+    assert_eq!(necessary[2].1, true, "{hunks:?}");
+    let tables = fs::read_to_string(out.join("report/tables.md")).expect("tables");
+    assert!(tables.contains("## Necessary hunks"), "{tables}");
+    assert!(tables.contains("| hunks | 3 | 2 | 1 | 0 |"), "{tables}");
+    // Asking for three necessary hunks rejects it, naming the one that is not; two keep it.
+    let (out, stdout) = build(&repo.dir, "  min_necessary_hunks: 3\n", work.path());
+    let strict = rows(&out);
+    assert_eq!(strict[0]["reason"], "few_necessary_hunks", "{strict:?}");
+    let detail = strict[0]["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.starts_with("2 of 3 counted hunks necessary")
+            && detail.contains("not necessary (the golden tests pass without it)"),
+        "{detail}"
+    );
+    assert!(
+        stdout.contains("1 rejected (1 few necessary hunks)"),
+        "{stdout}"
+    );
+    let (out, _) = build(&repo.dir, "  min_necessary_hunks: 2\n", work.path());
+    assert!(rows_kept(&out) == 1);
+}
+
+fn rows_kept(out: &std::path::Path) -> usize {
+    fs::read_to_string(out.join("instances.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .count()
 }

@@ -575,9 +575,12 @@ fn demo_round_trips_through_export_and_import_with_states() {
             ),
             "{id}: the given lists are kept (no validate: in the recipe)"
         );
+        // `necessary` comes from ablation by running, which this recipe does not do.
+        let mut hunks = a.hunks.clone();
+        hunks.iter_mut().for_each(|h| h.necessary = None);
         assert_eq!(
             (&b.hunks, &b.files, &b.stats),
-            (&a.hunks, &a.files, &a.stats),
+            (&hunks, &a.files, &a.stats),
             "{id}"
         );
         assert_eq!(

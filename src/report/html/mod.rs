@@ -282,6 +282,14 @@ fn tables_section(out: &mut String, t: &Tables) {
     out.push_str(&table2_table(&t.table2, false, columns(true)).to_html());
     out.push_str("<h3>Files per bug, counting every file of the patch</h3>");
     out.push_str(&table2_table(&t.table2_all_files, false, columns(false)).to_html());
+    if let Some(n) = &t.necessary {
+        let _ = write!(
+            out,
+            "<h3>Necessary hunks (by ablation)</h3><p class=\"muted\">{}</p>",
+            esc(&n.summary())
+        );
+        out.push_str(&n.table().to_html());
+    }
     out.push_str("<h3>Hunks not counted</h3>");
     if t.not_counted.is_empty() {
         out.push_str("<p>Every <code>@@</code> hunk of every instance is counted.</p>");

@@ -100,6 +100,8 @@ pub struct ValidatePlan {
     pub network_for_setup: bool,
     /// Defects4J bugs are built and tested by Defects4J itself (`validate.defects4j`).
     pub defects4j: Option<D4jValidate>,
+    /// Ablate each counted hunk of a confirmed instance (`hunks[].necessary`).
+    pub necessary_hunks: bool,
 }
 
 /// What validating one instance gave.
