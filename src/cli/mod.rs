@@ -8,6 +8,7 @@ pub mod compare;
 pub mod d4j_tool;
 pub mod evaluate;
 pub mod export;
+pub mod init;
 pub mod mcp;
 pub mod merge;
 pub mod report;
@@ -38,6 +39,19 @@ pub struct Cli {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Write a recipe for a repository, inferred from what it holds.
+    ///
+    /// Reads the repository at HEAD — its languages, test directories, build and
+    /// dependency files (pyproject.toml, setup.cfg, setup.py, requirements files,
+    /// tox.ini, pom.xml) — and writes a commented recipe that builds as is: the git
+    /// source with the Python or Java precision preset's rules, file roles, and a
+    /// `validate:` section whose suites run the tests in the sandbox (pytest, or javac
+    /// and the JUnit console launcher). It prints what it inferred and what it could not
+    /// (the recipe's header says the same). Then `hunkgen build <recipe>`.
+    #[command(
+        after_help = "Examples:\n  hunkgen init ../click                 # writes click.yaml\n  hunkgen init ../click -o recipes/click.yaml && hunkgen build recipes/click.yaml\n  hunkgen init ../commons-cli --json"
+    )]
+    Init(init::InitArgs),
     /// Build a dataset directory from a recipe (YAML).
     ///
     /// Writes <output>/instances.jsonl (one instance per line, sorted by id, same bytes
@@ -228,6 +242,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         _ => crate::scratch::Scratch::enter(),
     };
     match cli.command {
+        Command::Init(args) => init::run(args),
         Command::Build(args) => build::run(args),
         Command::Annotate(args) => annotate::run(args),
         Command::Validate(args) => validate::run(args),

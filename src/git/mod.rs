@@ -34,7 +34,9 @@ pub use edits::{export_edits, tree_edits, BaseTree};
 pub use error::{GitError, Libgit2};
 pub use gate::{check_state, history_touches, GateCheck, GateError, GateReport, GateSpec};
 pub use pull::{pull_diff, PullDiff};
-pub use repo::{blob_by_prefix, dir_at_head, is_repository, read_blob, tree_id};
+pub use repo::{
+    blob_by_prefix, dir_at_head, is_repository, origin_url, read_blob, tree_id, tree_paths,
+};
 pub use walk::{FixCommit, WalkTotals};
 pub use write::{
     build_state_repo, commit_meta, commit_time, export_tree, is_ancestor, link_state_repo,

@@ -135,3 +135,39 @@ pub fn blob_by_prefix(repo: &Path, prefix: &str) -> Option<Vec<u8>> {
     })
     .ok()
 }
+
+/// Every file path (blobs and links) in the tree of `rev`, for `hunkgen init` to infer a
+/// recipe from what the repository holds.
+pub fn tree_paths(repo: &Path, rev: &str) -> Result<Vec<String>, GitError> {
+    with_repo(repo, |r| {
+        let tree = r
+            .revparse_single(rev)
+            .and_then(|o| o.peel_to_tree())
+            .map_err(|e| GitError::UnknownRevision {
+                path: repo.to_path_buf(),
+                rev: rev.to_string(),
+                source: e.into(),
+            })?;
+        let mut paths = Vec::new();
+        let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+            if entry.kind() == Some(git2::ObjectType::Blob) {
+                if let Ok(name) = entry.name() {
+                    paths.push(format!("{dir}{name}"));
+                }
+            }
+            git2::TreeWalkResult::Ok
+        });
+        Ok(paths)
+    })
+}
+
+/// The URL of the remote `origin`, when the repository has one.
+pub fn origin_url(repo: &Path) -> Option<String> {
+    with_repo(repo, |r| {
+        Ok(r.find_remote("origin")
+            .ok()
+            .and_then(|o| o.url().ok().map(str::to_string)))
+    })
+    .ok()
+    .flatten()
+}

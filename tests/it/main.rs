@@ -30,6 +30,7 @@ mod golden;
 mod hostile;
 mod hostile_fuzz_corpus;
 mod hunk4j;
+mod init;
 mod mcp;
 mod report;
 mod roles;

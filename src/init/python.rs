@@ -1,0 +1,526 @@
+//! The Python part of `hunkgen init`: where the package is (src layout or flat), which
+//! dependencies the tests need (declared in pyproject.toml, setup.cfg, setup.py,
+//! requirements files, tox.ini), and which runner (pytest; `pytest<8` for nose-era
+//! suites, which pytest 8 no longer runs).
+
+use serde::Serialize;
+
+/// The Python suite `hunkgen init` writes.
+#[derive(Debug, Clone, Serialize)]
+pub struct PythonInference {
+    /// The project's root in the repository (the suite's workdir; empty: the root).
+    pub root: String,
+    /// The directory put on `PYTHONPATH` (`src` for a src layout), if any.
+    pub pythonpath: Option<String>,
+    /// Directories holding the test files (for `paths:` when Java is there too).
+    pub test_dirs: Vec<String>,
+    /// Requirements installed into the environment, runner included, in order.
+    pub requirements: Vec<String>,
+    /// The suite uses nose idioms: run by `pytest<8`.
+    pub nose: bool,
+    /// `requires-python`, when declared.
+    pub requires_python: Option<String>,
+}
+
+/// Optional-dependency and dependency-group names that hold test dependencies.
+const TEST_EXTRAS: [&str; 4] = ["test", "tests", "testing", "dev"];
+
+/// Requirements files whose lines are installed, when present.
+const REQUIREMENT_FILES: [&str; 11] = [
+    "requirements.txt",
+    "requirements-test.txt",
+    "requirements_test.txt",
+    "requirements-tests.txt",
+    "test-requirements.txt",
+    "test_requirements.txt",
+    "requirements-dev.txt",
+    "dev-requirements.txt",
+    "requirements/test.txt",
+    "requirements/tests.txt",
+    "requirements/dev.txt",
+];
+
+/// The Python project's root: the shallowest directory holding pyproject.toml,
+/// setup.py or setup.cfg; else the directory above the top-level packages (a `src/`
+/// directory's parent). Empty for the repository root.
+fn project_root(paths: &[String]) -> String {
+    let dir = |p: &str| {
+        p.rsplit_once('/')
+            .map(|(d, _)| d.to_string())
+            .unwrap_or_default()
+    };
+    let depth = |d: &String| {
+        if d.is_empty() {
+            0
+        } else {
+            d.matches('/').count() + 1
+        }
+    };
+    let mut roots: Vec<String> = paths
+        .iter()
+        .filter(|p| {
+            let name = p.rsplit('/').next().unwrap_or(p);
+            matches!(name, "pyproject.toml" | "setup.py" | "setup.cfg")
+        })
+        .map(|p| dir(p))
+        .collect();
+    if roots.is_empty() {
+        let inits: std::collections::BTreeSet<String> = paths
+            .iter()
+            .filter(|p| p.ends_with("__init__.py") && !super::is_test_path(p))
+            .map(|p| dir(p))
+            .collect();
+        roots = inits
+            .iter()
+            .filter(|pkg| !inits.contains(&dir(pkg)))
+            .map(|pkg| {
+                let parent = dir(pkg);
+                match parent.strip_suffix("src") {
+                    Some(up) if up.is_empty() || up.ends_with('/') => {
+                        up.trim_end_matches('/').to_string()
+                    }
+                    _ => parent,
+                }
+            })
+            .collect();
+    }
+    roots
+        .into_iter()
+        .min_by_key(|d| (depth(d), d.clone()))
+        .unwrap_or_default()
+}
+
+pub(super) fn infer(
+    all_paths: &[String],
+    read_repo: &dyn Fn(&str) -> Option<String>,
+    inferred: &mut Vec<String>,
+    not_inferred: &mut Vec<String>,
+) -> PythonInference {
+    let root = project_root(all_paths);
+    let prefix = if root.is_empty() {
+        String::new()
+    } else {
+        format!("{root}/")
+    };
+    // Below, paths are relative to the project's root.
+    let paths: Vec<String> = all_paths
+        .iter()
+        .filter_map(|p| p.strip_prefix(&prefix).map(str::to_string))
+        .collect();
+    let read = |p: &str| read_repo(&format!("{prefix}{p}"));
+    let paths = &paths[..];
+    let has = |p: &str| paths.iter().any(|x| x == p);
+    let src_layout = paths.iter().any(|p| {
+        p.starts_with("src/") && p.ends_with("/__init__.py") && p.matches('/').count() == 2
+    });
+    let pythonpath = src_layout.then(|| "src".to_string());
+    let mut test_dirs: Vec<String> = paths
+        .iter()
+        .filter(|p| {
+            let name = p.rsplit('/').next().unwrap_or(p);
+            p.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
+        })
+        .filter_map(|p| p.split('/').next().filter(|d| *d != p.as_str()))
+        .map(str::to_string)
+        .collect();
+    test_dirs.sort();
+    test_dirs.dedup();
+    if !root.is_empty() {
+        inferred.push(format!(
+            "Python project root: {root}/ (the suite's workdir)"
+        ));
+    }
+    inferred.push(format!(
+        "Python: {} layout{}, test files under {}",
+        if src_layout { "src" } else { "flat" },
+        if src_layout {
+            " (src/ on PYTHONPATH)"
+        } else {
+            ""
+        },
+        if test_dirs.is_empty() {
+            "(none found)".to_string()
+        } else {
+            test_dirs.join(", ")
+        }
+    ));
+    let mut reqs: Vec<(String, &'static str)> = Vec::new();
+    let mut project_name = None;
+    let mut requires_python = None;
+    if let Some(text) = read("pyproject.toml") {
+        if let Ok(doc) = text.parse::<toml::Table>() {
+            let project = doc.get("project");
+            project_name = project
+                .and_then(|p| p.get("name"))
+                .and_then(|n| n.as_str())
+                .map(normalize);
+            requires_python = project
+                .and_then(|p| p.get("requires-python"))
+                .and_then(|n| n.as_str())
+                .map(str::to_string);
+            let strings = |v: Option<&toml::Value>| -> Vec<String> {
+                v.and_then(|v| v.as_array())
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|x| x.as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            for d in strings(project.and_then(|p| p.get("dependencies"))) {
+                reqs.push((d, "pyproject.toml"));
+            }
+            for extra in TEST_EXTRAS {
+                let opt = project
+                    .and_then(|p| p.get("optional-dependencies"))
+                    .and_then(|o| o.get(extra));
+                for d in strings(opt) {
+                    reqs.push((d, "pyproject.toml"));
+                }
+                for d in strings(doc.get("dependency-groups").and_then(|g| g.get(extra))) {
+                    reqs.push((d, "pyproject.toml"));
+                }
+            }
+        }
+    }
+    if let Some(text) = read("setup.cfg") {
+        for key in ["install_requires", "tests_require"] {
+            for d in ini_list(&text, "options", key) {
+                reqs.push((d, "setup.cfg"));
+            }
+        }
+        for extra in TEST_EXTRAS {
+            for d in ini_list(&text, "options.extras_require", extra) {
+                reqs.push((d, "setup.cfg"));
+            }
+        }
+    }
+    let setup_py = read("setup.py");
+    if let Some(text) = &setup_py {
+        for key in ["install_requires", "tests_require"] {
+            for d in py_list(text, key) {
+                reqs.push((d, "setup.py"));
+            }
+        }
+    }
+    for f in REQUIREMENT_FILES {
+        if let Some(text) = read(f) {
+            for line in text.lines() {
+                let l = line.split(" #").next().unwrap_or(line).trim();
+                if l.is_empty() || l.starts_with('#') || l.starts_with('-') {
+                    continue;
+                }
+                reqs.push((l.to_string(), "requirements"));
+            }
+        }
+    }
+    if let Some(text) = read("tox.ini") {
+        for d in ini_list(&text, "testenv", "deps") {
+            if !d.starts_with('-') && !d.contains('{') {
+                reqs.push((d, "tox.ini"));
+            }
+        }
+    }
+    // One requirement per distribution, the first seen; never the project itself.
+    let mut seen = std::collections::BTreeSet::new();
+    let mut requirements = Vec::new();
+    let mut sources = std::collections::BTreeSet::new();
+    for (r, from) in reqs {
+        let name = normalize(requirement_name(&r));
+        if name.is_empty() || Some(&name) == project_name.as_ref() || !seen.insert(name) {
+            continue;
+        }
+        sources.insert(from);
+        requirements.push(r);
+    }
+    let nose = seen.contains("nose")
+        || read("setup.cfg").is_some_and(|t| t.contains("[nosetests]"))
+        || has(".noserc");
+    if nose {
+        requirements.retain(|r| normalize(requirement_name(r)) != "nose");
+    }
+    let has_pytest = seen.contains("pytest");
+    if nose {
+        requirements.retain(|r| normalize(requirement_name(r)) != "pytest");
+        requirements.insert(0, "pytest<8".into());
+        inferred.push("runner: pytest<8 (the suite uses nose, which pytest 8 dropped)".into());
+    } else if !has_pytest {
+        requirements.insert(0, "pytest".into());
+        inferred.push("runner: pytest (it also runs unittest and plain test functions)".into());
+    } else {
+        inferred.push("runner: pytest, as the project declares it".into());
+    }
+    if sources.is_empty() {
+        not_inferred.push(
+            "the project's dependencies: no pyproject.toml, setup.cfg, setup.py or \
+             requirements file declares any; add them to the suite's install line"
+                .into(),
+        );
+    } else {
+        inferred.push(format!(
+            "dependencies from {}: {}",
+            sources.into_iter().collect::<Vec<_>>().join(", "),
+            requirements.join(", ")
+        ));
+    }
+    if let Some(rp) = &requires_python {
+        inferred.push(format!(
+            "requires-python {rp} (the machine's python3 is used)"
+        ));
+    }
+    not_inferred.push(
+        "dependency versions of each commit's date: the install line takes today's \
+         releases, which an old commit may not run with"
+            .into(),
+    );
+    if setup_py
+        .as_deref()
+        .is_some_and(|t| t.contains("ext_modules") || t.contains("Extension("))
+    {
+        not_inferred.push(
+            "C extensions (setup.py builds some): the tests import the package from the \
+             working copy without building them"
+                .into(),
+        );
+    }
+    PythonInference {
+        root,
+        pythonpath,
+        test_dirs,
+        requirements,
+        nose,
+        requires_python,
+    }
+}
+
+impl PythonInference {
+    /// The suite's YAML (`paths:` only when another language's suite is there too).
+    pub(super) fn suite(&self, with_paths: bool) -> String {
+        let mut s = String::from("    - name: python\n");
+        if with_paths {
+            let dirs: Vec<String> = if !self.root.is_empty() {
+                vec![super::yq(&format!("{}/", self.root))]
+            } else {
+                self.test_dirs
+                    .iter()
+                    .map(|d| super::yq(&format!("{d}/")))
+                    .collect()
+            };
+            if !dirs.is_empty() {
+                s.push_str(&format!("      paths: [{}]\n", dirs.join(", ")));
+            }
+        }
+        let workdir = if self.root.is_empty() {
+            "."
+        } else {
+            &self.root
+        };
+        let quoted: Vec<String> = self.requirements.iter().map(|r| sh_single(r)).collect();
+        let install = format!("\"$HUNKGEN_UV\" pip install --quiet {}", quoted.join(" "));
+        s.push_str(&format!(
+            "      workdir: {}\n      env:\n        python:\n          install: {}\n",
+            super::yq(workdir),
+            super::yq(&install)
+        ));
+        let env = self
+            .pythonpath
+            .as_ref()
+            .map(|p| format!("PYTHONPATH={p} "))
+            .unwrap_or_default();
+        s.push_str(&format!(
+            "      command: {env}python -m pytest -rA -p no:cacheprovider -o junit_family=xunit1 --junitxml={{report_dir}}/pytest.xml {{tests}}\n      report: pytest\n"
+        ));
+        s
+    }
+}
+
+/// Single-quoted for `/bin/sh`.
+fn sh_single(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The distribution name of a requirement (`attrs>=19; python_version<'3'` → `attrs`).
+fn requirement_name(r: &str) -> &str {
+    let end = r
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+        .unwrap_or(r.len());
+    &r[..end]
+}
+
+/// PEP 503's normalized name.
+fn normalize(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if matches!(c, '-' | '_' | '.') {
+            if !out.ends_with('-') {
+                out.push('-');
+            }
+        } else {
+            out.push(c.to_ascii_lowercase());
+        }
+    }
+    out
+}
+
+/// A list-valued key of an ini-style section (one item per line, or `;`/`,`-separated
+/// on the first line).
+fn ini_list(text: &str, section: &str, key: &str) -> Vec<String> {
+    let mut in_section = false;
+    let mut collecting = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with('[') && t.ends_with(']') {
+            in_section = t[1..t.len() - 1].trim() == section;
+            collecting = false;
+            continue;
+        }
+        if !in_section || t.starts_with('#') || t.starts_with(';') {
+            continue;
+        }
+        let indented = line.starts_with(' ') || line.starts_with('\t');
+        if collecting && indented && !t.is_empty() {
+            out.push(t.to_string());
+            continue;
+        }
+        collecting = false;
+        if let Some((k, v)) = t.split_once('=') {
+            if k.trim() == key {
+                collecting = true;
+                out.extend(
+                    v.split([';', ','])
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The string items of `key=[...]` in a setup.py (literal lists only).
+fn py_list(text: &str, key: &str) -> Vec<String> {
+    let Some(at) = text
+        .find(&format!("{key}="))
+        .or_else(|| text.find(&format!("{key} =")))
+    else {
+        return Vec::new();
+    };
+    let rest = &text[at..];
+    let (Some(open), Some(close)) = (rest.find('['), rest.find(']')) else {
+        return Vec::new();
+    };
+    if close < open || rest[..open].contains('\n') {
+        return Vec::new();
+    }
+    rest[open + 1..close]
+        .split(',')
+        .map(|s| s.trim().trim_matches(|c| c == '"' || c == '\''))
+        .filter(|s| !s.is_empty() && !s.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn run(files: &[(&str, &str)]) -> (PythonInference, Vec<String>, Vec<String>) {
+        let map: HashMap<String, String> = files
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let paths: Vec<String> = map.keys().cloned().collect();
+        let read = |p: &str| map.get(p).cloned();
+        let (mut i, mut n) = (Vec::new(), Vec::new());
+        let inf = infer(&paths, &read, &mut i, &mut n);
+        (inf, i, n)
+    }
+
+    #[test]
+    fn pyproject_dependencies_and_test_extras_the_project_itself_left_out() {
+        let (inf, inferred, _) = run(&[
+            ("src/pkg/__init__.py", ""),
+            ("tests/test_a.py", ""),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"My_Pkg\"\nrequires-python = \">=3.8\"\ndependencies = [\"attrs>=19\"]\n\
+                 [project.optional-dependencies]\ntest = [\"pytest==9.2.0\", \"my-pkg[extra]\"]\n\
+                 docs = [\"sphinx\"]\n[dependency-groups]\ndev = [\"hypothesis\"]\n",
+            ),
+        ]);
+        assert_eq!(inf.pythonpath.as_deref(), Some("src"));
+        assert_eq!(inf.test_dirs, vec!["tests"]);
+        assert_eq!(
+            inf.requirements,
+            vec!["attrs>=19", "pytest==9.2.0", "hypothesis"]
+        );
+        assert_eq!(inf.requires_python.as_deref(), Some(">=3.8"));
+        assert!(inferred
+            .iter()
+            .any(|l| l.contains("as the project declares it")));
+    }
+
+    #[test]
+    fn a_nose_era_suite_gets_pytest_before_8_and_setup_files_are_read() {
+        let (inf, _, not) = run(&[
+            ("pkg/__init__.py", ""),
+            ("pkg/tests/test_a.py", ""),
+            (
+                "setup.py",
+                "setup(name='pkg',\n      install_requires=['six', \"simplejson>=2\"],\n      tests_require=['nose'],\n      ext_modules=[])\n",
+            ),
+            ("requirements-test.txt", "# testing\nmock==1.0  # old\n-r requirements.txt\n"),
+            ("tox.ini", "[tox]\nenvlist = py27\n[testenv]\ndeps =\n    coverage\n    {env:X}\n"),
+        ]);
+        assert_eq!(inf.pythonpath, None);
+        assert!(inf.nose);
+        assert_eq!(
+            inf.requirements,
+            vec!["pytest<8", "six", "simplejson>=2", "mock==1.0", "coverage"]
+        );
+        assert!(not.iter().any(|l| l.contains("C extensions")), "{not:?}");
+        let suite = inf.suite(false);
+        assert!(
+            suite.contains(r#"--quiet ''pytest<8'' ''six'' ''simplejson>=2'' ''mock==1.0''"#),
+            "{suite}"
+        );
+        assert!(suite.contains("command: python -m pytest -rA"), "{suite}");
+    }
+
+    #[test]
+    fn a_project_in_a_subdirectory_is_its_own_root() {
+        let (inf, _, _) = run(&[
+            ("README.md", ""),
+            ("python/acme_x/__init__.py", ""),
+            ("python/tests/__init__.py", ""),
+            ("python/tests/test_stats.py", ""),
+            ("java/src/main/java/org/A.java", ""),
+        ]);
+        assert_eq!(inf.root, "python");
+        assert_eq!(inf.test_dirs, vec!["tests"]);
+        let suite = inf.suite(true);
+        assert!(
+            suite.contains("paths: ['python/']\n      workdir: 'python'"),
+            "{suite}"
+        );
+        // A src layout's root is above src/.
+        assert_eq!(
+            project_root(&["src/pkg/__init__.py".into(), "tests/test_a.py".into()]),
+            ""
+        );
+        assert_eq!(
+            project_root(&["lib/src/pkg/__init__.py".into(), "lib/setup.py".into()]),
+            "lib"
+        );
+    }
+
+    #[test]
+    fn names_normalize_as_pep_503_says() {
+        assert_eq!(normalize("My_Pkg.Name"), "my-pkg-name");
+        assert_eq!(requirement_name("attrs>=19; python_version<'3'"), "attrs");
+        assert_eq!(requirement_name("zope.interface"), "zope.interface");
+    }
+}

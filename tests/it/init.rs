@@ -1,0 +1,120 @@
+//! `hunkgen init` as a new user meets it: a clone in, a recipe out that builds as is
+//! (real pytest in the sandbox), what was and was not inferred said, bad input refused
+//! in one line, an existing recipe never replaced without --force.
+
+use crate::common::{hunkgen, validation_env, Script};
+use std::fs;
+
+/// A src-layout library with a pyproject.toml declaring its test runner (pinned, so the
+/// seeded package cache serves it offline) and one two-hunk fix with its test.
+fn library() -> Script {
+    let mut s = Script::new();
+    let core = |v: u32| {
+        format!(
+            "def low():\n    return {v}\n{pad}\ndef high():\n    return {v}\n",
+            pad = "\n# padding\n".repeat(5)
+        )
+    };
+    s.write("src/lib_x/__init__.py", "");
+    s.write("src/lib_x/core.py", &core(1));
+    s.write(
+        "pyproject.toml",
+        "[project]\nname = \"lib-x\"\nversion = \"1.0\"\nrequires-python = \">=3.9\"\n\
+         dependencies = []\n\n[project.optional-dependencies]\ntest = [\"pytest==9.2.0\"]\n",
+    );
+    s.write(
+        "tests/test_core.py",
+        "from lib_x import core\n\n\ndef test_low():\n    assert core.low() >= 1\n",
+    );
+    s.commit("Initial import");
+    s.write("src/lib_x/core.py", &core(2));
+    s.write(
+        "tests/test_core.py",
+        "from lib_x import core\n\n\ndef test_low():\n    assert core.low() >= 1\n\n\n\
+         def test_both():\n    assert core.low() + core.high() == 4\n",
+    );
+    s.commit("Fix low and high returning one");
+    s
+}
+
+#[test]
+fn init_writes_a_recipe_that_builds_as_is() {
+    let repo = library();
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = work.path().join("recipes/lib.yaml");
+    let o = hunkgen()
+        .arg("init")
+        .arg(&repo.dir)
+        .arg("-o")
+        .arg(&recipe)
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for line in [
+        "inferred: languages at HEAD: py (2 source files)",
+        "inferred: Python: src layout (src/ on PYTHONPATH), test files under tests",
+        "inferred: runner: pytest, as the project declares it",
+        "inferred: requires-python >=3.9",
+        "not inferred: the forge address",
+        "not inferred: dependency versions of each commit's date",
+    ] {
+        assert!(stdout.contains(line), "{line:?} in {stdout}");
+    }
+    assert!(stdout.contains("next: hunkgen build"), "{stdout}");
+    let text = fs::read_to_string(&recipe).expect("recipe");
+    assert!(text.contains("# Not inferred (check these):"), "{text}");
+    assert!(
+        text.contains("repo: '../"),
+        "relative to the recipe: {text}"
+    );
+    assert!(
+        text.contains("command: PYTHONPATH=src python -m pytest"),
+        "{text}"
+    );
+    // It builds as written: the fix is confirmed by running its test.
+    let out = work.path().join("out");
+    let o = hunkgen()
+        .args(["build", "-q"])
+        .arg(&recipe)
+        .arg("-o")
+        .arg(&out)
+        .envs(validation_env())
+        .env_remove("HUNKGEN_SHARD")
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .env("HUNKGEN_CACHE_DIR", work.path().join("cache"))
+        .output()
+        .expect("builds");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = fs::read_to_string(out.join("instances.jsonl")).expect("rows");
+    let row: serde_json::Value =
+        serde_json::from_str(rows.lines().next().expect("one instance")).expect("json");
+    assert_eq!(
+        row["FAIL_TO_PASS"],
+        serde_json::json!(["tests/test_core.py::test_both"]),
+        "{row}"
+    );
+    // Run again: the recipe is not replaced without --force; a non-repository is one line.
+    let again = hunkgen()
+        .arg("init")
+        .arg(&repo.dir)
+        .arg("-o")
+        .arg(&recipe)
+        .output()
+        .expect("runs");
+    assert_eq!(again.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(err.contains("exists; pass --force"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert_eq!(fs::read_to_string(&recipe).expect("kept"), text);
+    let nowhere = hunkgen()
+        .arg("init")
+        .arg(work.path().join("no-such-repo"))
+        .output()
+        .expect("runs");
+    assert_eq!(nowhere.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&nowhere.stderr);
+    assert!(err.contains("no-such-repo"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
