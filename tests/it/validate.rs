@@ -559,7 +559,7 @@ fn a_second_interpreter_is_found_and_its_venv_runs_in_the_sandbox() {
     let mut run = RunSpec::shell(
         format!(
             "{} -c 'import sys; print(sys.version_info[:2])'",
-            python.display()
+            hunkgen::validate::env::sh_quote(&python)
         ),
         &w,
         &log,
