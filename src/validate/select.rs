@@ -8,6 +8,9 @@
 //!   (`pytest.ini`, `.pytest.ini`, `pyproject.toml`, `tox.ini`, `setup.cfg`, nearest the
 //!   test files first), `test_*.py` and `*_test.py` by default. Samples, fixtures and data
 //!   under `tests/` are not named: pytest imports every file it is given as a test module.
+//! - A test patch that changes only a test package's `__init__.py` or a `conftest.py`
+//!   (a mixin of test methods, a fixture) runs the test files pytest collects below it,
+//!   which are what the change reaches.
 //! - A collection error that names a file neither selected nor a `conftest.py` above a
 //!   selected file does not make the run an infrastructure failure.
 
@@ -115,6 +118,36 @@ pub fn python_files(test_files: &[&str], read: impl Fn(&str) -> Option<String>) 
 
 fn default_patterns() -> Vec<String> {
     DEFAULT_PYTHON_FILES.iter().map(|s| s.to_string()).collect()
+}
+
+/// The files pytest collects below each `__init__.py` or `conftest.py` of `touched`
+/// (repository paths), from `tree` (every file of the base tree), sorted: what a change
+/// to a test package's shared code reaches when no test file itself changed.
+pub fn reached_by_support_files(
+    touched: &[&str],
+    pf: &PythonFiles,
+    tree: &[String],
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in touched {
+        let (dir, name) = t.rsplit_once('/').unwrap_or(("", t));
+        if name != "__init__.py" && name != "conftest.py" {
+            continue;
+        }
+        let under = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        out.extend(
+            tree.iter()
+                .filter(|p| p.starts_with(&under) && pf.collects(p))
+                .cloned(),
+        );
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The longest directory all of `files` are under (empty: the root).
@@ -399,6 +432,30 @@ mod tests {
             "[tool.pytest]\npython_files = \"it_*.py\"\n",
         )]);
         assert_eq!(python_files(&["it_a.py"], &read).patterns, vec!["it_*.py"]);
+    }
+
+    #[test]
+    fn a_test_packages_shared_code_reaches_the_test_files_below_it() {
+        let pf = python_files(&["tests/__init__.py"], files(&[]));
+        let tree: Vec<String> = [
+            "tests/__init__.py",
+            "tests/test_lru.py",
+            "tests/sub/test_ttl.py",
+            "tests/helpers.py",
+            "other/test_x.py",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            reached_by_support_files(&["tests/__init__.py"], &pf, &tree),
+            vec!["tests/sub/test_ttl.py", "tests/test_lru.py"]
+        );
+        assert_eq!(
+            reached_by_support_files(&["tests/sub/conftest.py"], &pf, &tree),
+            vec!["tests/sub/test_ttl.py"]
+        );
+        assert!(reached_by_support_files(&["tests/helpers.py"], &pf, &tree).is_empty());
     }
 
     #[test]

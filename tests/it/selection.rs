@@ -12,7 +12,7 @@ use std::fs;
 /// far apart so that it is two hunks.
 fn core(fixed: &[&str]) -> String {
     let mut t = String::new();
-    for name in ["a", "b", "c", "d", "e", "f"] {
+    for name in ["a", "b", "c", "d", "e", "f", "g", "h"] {
         let v = if fixed.contains(&name) { 2 } else { 1 };
         t.push_str(&format!("def {name}():\n    return {v}\n"));
         t.push_str(&"\n# padding\n".repeat(4));
@@ -40,6 +40,15 @@ fn history() -> (Script, BTreeMap<&'static str, String>) {
         "tests/typing/sample.py",
         "import a_module_nobody_installed  # a type-checking sample, never run\n",
     );
+    // A mixin of test methods in the test package, run through its subclass.
+    s.write(
+        "tests/__init__.py",
+        "from pkg import core\n\n\nclass Mixin:\n    def test_g(self):\n        assert core.g() >= 1\n",
+    );
+    s.write(
+        "tests/test_mix.py",
+        "from tests import Mixin\n\n\nclass TestMix(Mixin):\n    pass\n",
+    );
     s.commit("Initial import");
     let mut fixes = BTreeMap::new();
     // Its test patch adds a test and edits the sample: only the test is named.
@@ -65,6 +74,14 @@ fn history() -> (Script, BTreeMap<&'static str, String>) {
     s.write("pkg/core.py", &core(&["a", "b", "c", "d", "e", "f"]));
     s.write("tests/data/expected.txt", "2\n");
     fixes.insert("data", s.commit("Fix e and f returning one"));
+    // Its test patch changes only the test package's mixin: the files below it run.
+    s.write("pkg/core.py", &core(&["a", "b", "c", "d", "e", "f", "g", "h"]));
+    s.write(
+        "tests/__init__.py",
+        "from pkg import core\n\n\nclass Mixin:\n    def test_g(self):\n        assert core.g() >= 1\n\n\
+         \n    def test_gh(self):\n        assert core.g() + core.h() == 4\n",
+    );
+    fixes.insert("mixin", s.commit("Fix g and h returning one"));
     (s, fixes)
 }
 
@@ -162,6 +179,13 @@ fn workdir_dot_selects_only_what_pytest_collects_and_never_everything() {
         pattern["FAIL_TO_PASS"],
         serde_json::json!(["tests/check_cd.py::test_cd"]),
         "{pattern}"
+    );
+    // The mixin's change runs the test file below it that pytest collects.
+    let mixin = row("mixin");
+    assert_eq!(
+        mixin["FAIL_TO_PASS"],
+        serde_json::json!(["tests/test_mix.py::TestMix::test_gh"]),
+        "{mixin}"
     );
     // Nothing to run: rejected as such; the whole suite never ran for it.
     let data = row("data");

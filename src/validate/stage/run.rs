@@ -10,7 +10,9 @@ use crate::validate::apply::{apply_fuzzy, apply_to_dir};
 use crate::validate::env::{java_test_command, sh_quote, BuiltEnv, EnvSpec};
 use crate::validate::parse::{self, IdStyle, InfraFailure, InfraKind, RunResult};
 use crate::validate::runner::{Command, RunSpec};
-use crate::validate::select::{python_files, relevant_collection_errors, workdir_prefix};
+use crate::validate::select::{
+    python_files, reached_by_support_files, relevant_collection_errors, workdir_prefix,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -280,27 +282,40 @@ impl Validator<'_> {
             return Selection::default();
         }
         let prefix = workdir_prefix(suite.workdir.as_deref().unwrap_or_default());
-        let touched: Vec<&str> = c
+        let in_suite = |path: &str| {
+            (suite.paths.is_empty() || suite.paths.iter().any(|p| path.starts_with(p.as_str())))
+                && path.starts_with(&prefix)
+        };
+        let mut touched: Vec<String> = c
             .test_patch
             .files
             .iter()
             .filter(|fp| fp.new_path.is_some()) // deleted test files are not run
-            .map(|fp| fp.path())
-            .filter(|path| {
-                suite.paths.is_empty() || suite.paths.iter().any(|p| path.starts_with(p.as_str()))
-            })
-            .filter(|path| path.starts_with(&prefix))
+            .map(|fp| fp.path().to_string())
+            .filter(|path| in_suite(path))
             .collect();
         let collected = (suite.report == ReportKind::Pytest && !touched.is_empty()).then(|| {
-            python_files(&touched, |p| {
+            let names: Vec<&str> = touched.iter().map(String::as_str).collect();
+            python_files(&names, |p| {
                 crate::git::read_blob(repo, rev, p, &[])
                     .ok()
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
             })
         });
+        // Only a test package's shared code changed: run what it reaches.
+        if let Some(pf) = &collected {
+            if !touched.iter().any(|t| pf.collects(t)) {
+                let names: Vec<&str> = touched.iter().map(String::as_str).collect();
+                let tree = crate::git::tree_paths(repo, rev).unwrap_or_default();
+                touched = reached_by_support_files(&names, pf, &tree)
+                    .into_iter()
+                    .filter(|p| in_suite(p))
+                    .collect();
+            }
+        }
         let mut sel = Selection::default();
         for path in touched {
-            if collected.as_ref().is_some_and(|pf| !pf.collects(path)) {
+            if collected.as_ref().is_some_and(|pf| !pf.collects(&path)) {
                 continue;
             }
             let rel = &path[prefix.len()..];
