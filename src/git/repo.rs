@@ -140,14 +140,7 @@ pub fn blob_by_prefix(repo: &Path, prefix: &str) -> Option<Vec<u8>> {
 /// recipe from what the repository holds.
 pub fn tree_paths(repo: &Path, rev: &str) -> Result<Vec<String>, GitError> {
     with_repo(repo, |r| {
-        let tree = r
-            .revparse_single(rev)
-            .and_then(|o| o.peel_to_tree())
-            .map_err(|e| GitError::UnknownRevision {
-                path: repo.to_path_buf(),
-                rev: rev.to_string(),
-                source: e.into(),
-            })?;
+        let tree = tree_at(r, repo, rev)?;
         let mut paths = Vec::new();
         let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
             if entry.kind() == Some(git2::ObjectType::Blob) {
@@ -170,4 +163,19 @@ pub fn origin_url(repo: &Path) -> Option<String> {
     })
     .ok()
     .flatten()
+}
+
+/// The tree of `rev` in the open repository `r` (at `repo`, for the error).
+pub(crate) fn tree_at<'r>(
+    r: &'r git2::Repository,
+    repo: &Path,
+    rev: &str,
+) -> Result<git2::Tree<'r>, GitError> {
+    r.revparse_single(rev)
+        .and_then(|o| o.peel_to_tree())
+        .map_err(|e| GitError::UnknownRevision {
+            path: repo.to_path_buf(),
+            rev: rev.to_string(),
+            source: e.into(),
+        })
 }

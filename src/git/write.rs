@@ -172,14 +172,7 @@ pub fn patched_tree_files(
     patch: &Patch,
 ) -> Result<Vec<AppliedFile>, GitError> {
     with_repo(repo, |r| {
-        let tree = r
-            .revparse_single(rev)
-            .and_then(|o| o.peel_to_tree())
-            .map_err(|e| GitError::UnknownRevision {
-                path: repo.to_path_buf(),
-                rev: rev.to_string(),
-                source: e.into(),
-            })?;
+        let tree = super::repo::tree_at(r, repo, rev)?;
         apply_to_tree(r, repo, &tree, rev, patch)
     })
 }

@@ -362,41 +362,19 @@ fn normalize(name: &str) -> String {
     out
 }
 
-/// A list-valued key of an ini-style section (one item per line, or `;`/`,`-separated
-/// on the first line).
+/// A list-valued key of an ini-style section: one item per continuation line, or
+/// `;`/`,`-separated on the first line.
 fn ini_list(text: &str, section: &str, key: &str) -> Vec<String> {
-    let mut in_section = false;
-    let mut collecting = false;
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let t = line.trim();
-        if t.starts_with('[') && t.ends_with(']') {
-            in_section = t[1..t.len() - 1].trim() == section;
-            collecting = false;
-            continue;
-        }
-        if !in_section || t.starts_with('#') || t.starts_with(';') {
-            continue;
-        }
-        let indented = line.starts_with(' ') || line.starts_with('\t');
-        if collecting && indented && !t.is_empty() {
-            out.push(t.to_string());
-            continue;
-        }
-        collecting = false;
-        if let Some((k, v)) = t.split_once('=') {
-            if k.trim() == key {
-                collecting = true;
-                out.extend(
-                    v.split([';', ','])
-                        .map(str::trim)
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_string),
-                );
-            }
-        }
-    }
-    out
+    let Some((first, rest)) = crate::validate::select::ini_value(text, section, key) else {
+        return Vec::new();
+    };
+    first
+        .split([';', ','])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .chain(rest)
+        .collect()
 }
 
 /// The string items of `key=[...]` in a setup.py (literal lists only).

@@ -170,12 +170,14 @@ fn common_dir(files: &[&str]) -> String {
     first[..n].join("/")
 }
 
-/// `python_files` from an ini-style file's `[section]`: `Some` when the section exists
-/// (an empty list when it sets no patterns), `None` when it does not.
-fn ini_python_files(text: &str, section: &str) -> Option<Vec<String>> {
+/// `key` of an ini-style file's `[section]` (pytest.ini, tox.ini, setup.cfg): `None`
+/// when the section is absent; else the value's first line (after `=` or `:`, may be
+/// empty) and its indented continuation lines, trimmed; `("", [])` when the section
+/// does not set the key.
+pub fn ini_value(text: &str, section: &str, key: &str) -> Option<(String, Vec<String>)> {
     let mut in_section = false;
     let mut seen = false;
-    let mut value: Option<String> = None;
+    let mut value: Option<(String, Vec<String>)> = None;
     let mut continuing = false;
     for line in text.lines() {
         let trimmed = line.trim();
@@ -190,25 +192,33 @@ fn ini_python_files(text: &str, section: &str) -> Option<Vec<String>> {
         }
         let indented = line.starts_with(' ') || line.starts_with('\t');
         if continuing && indented && !trimmed.is_empty() {
-            if let Some(v) = value.as_mut() {
-                v.push(' ');
-                v.push_str(trimmed);
+            if let Some((_, rest)) = value.as_mut() {
+                rest.push(trimmed.to_string());
             }
             continue;
         }
         continuing = false;
-        if let Some((key, v)) = trimmed.split_once('=').or_else(|| trimmed.split_once(':')) {
-            if key.trim() == "python_files" {
-                value = Some(v.trim().to_string());
+        if let Some((k, v)) = trimmed.split_once('=').or_else(|| trimmed.split_once(':')) {
+            if k.trim() == key {
+                value = Some((v.trim().to_string(), Vec::new()));
                 continuing = true;
             }
         }
     }
-    seen.then(|| {
-        value
-            .map(|v| v.split_whitespace().map(str::to_string).collect())
-            .unwrap_or_default()
-    })
+    seen.then(|| value.unwrap_or_default())
+}
+
+/// `python_files` from an ini-style file's `[section]`: `Some` when the section exists
+/// (an empty list when it sets no patterns), `None` when it does not.
+fn ini_python_files(text: &str, section: &str) -> Option<Vec<String>> {
+    let (first, rest) = ini_value(text, section, "python_files")?;
+    Some(
+        std::iter::once(first.as_str())
+            .chain(rest.iter().map(String::as_str))
+            .flat_map(str::split_whitespace)
+            .map(str::to_string)
+            .collect(),
+    )
 }
 
 /// `python_files` from `pyproject.toml`: `[tool.pytest.ini_options]` (a string of

@@ -75,7 +75,10 @@ fn history() -> (Script, BTreeMap<&'static str, String>) {
     s.write("tests/data/expected.txt", "2\n");
     fixes.insert("data", s.commit("Fix e and f returning one"));
     // Its test patch changes only the test package's mixin: the files below it run.
-    s.write("pkg/core.py", &core(&["a", "b", "c", "d", "e", "f", "g", "h"]));
+    s.write(
+        "pkg/core.py",
+        &core(&["a", "b", "c", "d", "e", "f", "g", "h"]),
+    );
     s.write(
         "tests/__init__.py",
         "from pkg import core\n\n\nclass Mixin:\n    def test_g(self):\n        assert core.g() >= 1\n\n\
