@@ -234,12 +234,10 @@ fn funnel_section(out: &mut String, f: &Funnel) {
             kept + total
         );
         let mut table = Table::new(["question", "items", "share of candidates"]).right([1, 2]);
+        let share = |n: usize| format!("{:.1}%", 100.0 * n as f64 / (kept + total).max(1) as f64);
+        table.push(["kept".to_string(), kept.to_string(), share(kept)]);
         for (class, n) in &f.yields {
-            table.push([
-                class.label().to_string(),
-                n.to_string(),
-                format!("{:.1}%", 100.0 * *n as f64 / (kept + total).max(1) as f64),
-            ]);
+            table.push([class.label().to_string(), n.to_string(), share(*n)]);
         }
         out.push_str(&table.to_html());
         let _ = write!(
@@ -367,4 +365,31 @@ fn annotation_section(out: &mut String, a: &AnnotationTables, instances: usize) 
         out.push_str(&notes_table(&a.notes).to_html());
     }
     out.push_str("</section>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{RejectReason, Rejected, Stage};
+
+    #[test]
+    fn the_yield_table_has_the_kept_and_each_question_with_its_share() {
+        let rejected = [
+            Rejected::new("a", Stage::Validate, RejectReason::NoFailToPass, "x".into()),
+            Rejected::new("b", Stage::Validate, RejectReason::Timeout, "y".into()),
+        ];
+        let f = Funnel::compute(None, &[], &rejected);
+        let mut out = String::new();
+        funnel_section(&mut out, &f);
+        assert!(out.contains("Yield: why candidates were not kept"), "{out}");
+        // No instance kept: 0 of 2, each rejection half of the candidates.
+        assert!(out.contains("0 kept of 2 candidates"), "{out}");
+        for row in ["kept", "not a fix (no fail-to-pass test)", "timeout"] {
+            assert!(
+                out.contains(&format!("<td>{}</td>", esc(row))),
+                "{row}: {out}"
+            );
+        }
+        assert_eq!(out.matches("50.0%").count(), 2, "{out}");
+    }
 }
