@@ -36,20 +36,6 @@ impl BaseTree {
 /// A file's content and mode, or `None` when absent.
 type Entry = Option<(Vec<u8>, u32)>;
 
-fn peel_tree<'r>(
-    r: &'r git2::Repository,
-    repo: &Path,
-    rev: &str,
-) -> Result<git2::Tree<'r>, GitError> {
-    r.revparse_single(rev)
-        .and_then(|o| o.peel_to_tree())
-        .map_err(|e| GitError::UnknownRevision {
-            path: repo.to_path_buf(),
-            rev: rev.to_string(),
-            source: e.into(),
-        })
-}
-
 /// The blob at `path` in `tree` with its mode; `None` when absent or not a blob (a
 /// directory or a submodule has no content to write).
 fn blob_entry(r: &git2::Repository, tree: &git2::Tree<'_>, path: &str) -> Entry {
@@ -72,7 +58,7 @@ pub fn tree_edits(
     onto: &str,
 ) -> Result<Vec<FileEdit>, GitError> {
     with_repo(repo, |r| {
-        let tree = peel_tree(r, repo, &base.rev)?;
+        let tree = super::repo::tree_at(r, repo, &base.rev)?;
         let mut overlay: BTreeMap<String, Entry> = BTreeMap::new();
         // A tree made by patches (Defects4J's, applied by `git apply`) places hunks as
         // `git apply` does, and so does the change made against it; a commit's own
@@ -115,7 +101,7 @@ pub fn tree_edits(
                 overlay.insert(file, content.map(|c| (c, mode)));
             }
         }
-        let onto_tree = peel_tree(r, repo, onto)?;
+        let onto_tree = super::repo::tree_at(r, repo, onto)?;
         let edit = |path: String, e: Entry| match e {
             Some((content, mode)) => FileEdit {
                 path,
@@ -165,7 +151,7 @@ pub fn export_edits(
     dir: &Path,
 ) -> Result<(), GitError> {
     with_repo(repo, |r| {
-        let tree = peel_tree(r, repo, onto)?;
+        let tree = super::repo::tree_at(r, repo, onto)?;
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;
         write_tree_dir(r, repo, &tree, dir, "")?;
         Ok(())
