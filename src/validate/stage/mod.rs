@@ -147,8 +147,9 @@ struct GitBase<'c> {
 /// the three entry points (validate, partial check, evaluation run).
 struct Setup<'c, 'p> {
     base: GitBase<'c>,
-    /// The suites covering the test patch, each with its environment.
-    suites: Vec<(&'p Suite, BuiltEnv)>,
+    /// The suites covering the test patch, each with its environment and the tests it
+    /// runs (chosen once here, not again per run).
+    suites: Vec<(&'p Suite, BuiltEnv, run::Selection)>,
 }
 
 /// Why a candidate cannot be set up, in the order the checks run.
@@ -273,16 +274,17 @@ impl<'a> Validator<'a> {
         }
         // A suite that runs only the selected tests and has none selected runs nothing
         // (never the whole suite).
-        let suites: Vec<&Suite> = suites
+        let suites: Vec<(&Suite, run::Selection)> = suites
             .into_iter()
-            .filter(|s| !self.selection(c, s, repo, rev).nothing_for(s))
+            .map(|s| (s, self.selection(c, s, repo, rev)))
+            .filter(|(s, sel)| !sel.nothing_for(s))
             .collect();
         if suites.is_empty() {
             return Err(SetupError::NothingSelected);
         }
         let suites = suites
             .into_iter()
-            .map(|s| self.env(&c.repo, s).map(|e| (s, e)))
+            .map(|(s, sel)| self.env(&c.repo, s).map(|e| (s, e, sel)))
             .collect::<Result<Vec<_>, _>>()
             .map_err(SetupError::Env)?;
         let tree_id = crate::git::tree_id(repo, rev).map_err(|e| SetupError::Tree {
@@ -372,7 +374,7 @@ impl<'a> Validator<'a> {
                 return out;
             }
         };
-        for (s, env) in &setup.suites {
+        for (s, env, _) in &setup.suites {
             out.record.environments.push(env.key.clone());
             out.record.suites.push(s.name.clone());
         }
@@ -389,7 +391,7 @@ impl<'a> Validator<'a> {
             };
             for k in 0..reruns {
                 let mut merged: Option<RunResult> = None;
-                for (s, env) in &setup.suites {
+                for (s, env, selected) in &setup.suites {
                     let run = self.run(RunArgs {
                         c,
                         base: &setup.base,
@@ -397,6 +399,7 @@ impl<'a> Validator<'a> {
                         rerun: k,
                         suite: s,
                         env,
+                        selected,
                         logs,
                         use_cache,
                         model: None,
@@ -545,7 +548,7 @@ impl<'a> Validator<'a> {
         let mut still_failing_each_run = Vec::new();
         for k in 0..self.plan.reruns.max(1) {
             let mut merged: Option<RunResult> = None;
-            for (s, env) in &setup.suites {
+            for (s, env, selected) in &setup.suites {
                 match self.run(RunArgs {
                     c: &partial,
                     base: &setup.base,
@@ -553,6 +556,7 @@ impl<'a> Validator<'a> {
                     rerun: k,
                     suite: s,
                     env,
+                    selected,
                     logs,
                     use_cache: true,
                     model: None,
@@ -665,7 +669,7 @@ impl<'a> Validator<'a> {
             None => TreeKind::Before,
         };
         let mut merged: Option<RunResult> = None;
-        for (s, env) in &setup.suites {
+        for (s, env, selected) in &setup.suites {
             match self.run(RunArgs {
                 c: &cand,
                 base: &setup.base,
@@ -673,6 +677,7 @@ impl<'a> Validator<'a> {
                 rerun: 0,
                 suite: s,
                 env,
+                selected,
                 logs,
                 use_cache: true,
                 model,

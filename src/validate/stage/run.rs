@@ -45,6 +45,8 @@ pub(super) struct RunArgs<'r> {
     pub(super) rerun: usize,
     pub(super) suite: &'r Suite,
     pub(super) env: &'r BuiltEnv,
+    /// The tests the suite runs, chosen by [`Validator::selection`] at setup.
+    pub(super) selected: &'r Selection,
     pub(super) logs: &'r Path,
     pub(super) use_cache: bool,
     /// A system's patch applied last (exactly, else with offset and fuzz), for evaluation.
@@ -80,7 +82,7 @@ impl Validator<'_> {
     pub(super) fn run(&self, a: RunArgs<'_>) -> Result<Ran, StageError> {
         let suite = a.suite;
         let workdir = suite.workdir.clone().unwrap_or_default();
-        let selected = self.selection(a.c, suite, a.base.repo, a.base.rev);
+        let selected = a.selected;
         let report_dir = ".hunkgen-reports";
         let command = match (&suite.command, &suite.env) {
             (Some(cmd), _) => Command::Shell(
