@@ -75,18 +75,12 @@ pub enum InitError {
     },
 }
 
-/// Whether a repository path is a test file or under a test directory.
+/// Whether a repository path is a test file or under a test directory, by the default
+/// file roles the written recipe keeps (`files:` of the presets).
 pub(crate) fn is_test_path(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    path.split('/').any(|seg| {
-        matches!(
-            seg,
-            "test" | "tests" | "testing" | "src/test" | "unittests" | "unit_tests"
-        )
-    }) || name.starts_with("test_")
-        || name.ends_with("_test.py")
-        || name.ends_with("Test.java")
-        || name.ends_with("Tests.java")
+    static ROLES: std::sync::LazyLock<crate::classify::Classifier> =
+        std::sync::LazyLock::new(crate::classify::Classifier::default);
+    ROLES.classify(path) == crate::classify::FileClass::Test
 }
 
 /// Read the repository at `HEAD` and infer a recipe's parts.
