@@ -86,8 +86,9 @@ impl OutputLock {
             .truncate(false)
             .open(&path)
             .map_err(io)?;
-        if !try_exclusive(&file).map_err(io)? {
+        if !take_or_outwait_the_dead(&mut file).map_err(io)? {
             let mut holder = String::new();
+            let _ = file.rewind();
             let _ = file.read_to_string(&mut holder);
             let holder = holder.trim();
             return Err(LockError::Held(Held {
@@ -118,6 +119,52 @@ impl OutputLock {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// How long a lock whose recorded holder is dead may stay held before it counts as
+/// another writer's: a SIGKILLed command's child caught between fork and exec still
+/// shares the lock's file description until it has finished dying.
+const DEAD_HOLDER_GRACE: Duration = Duration::from_secs(5);
+
+/// Take the lock on `file`; while it is held and the holder it records (`pid N on
+/// HOST`) is this host's and no longer alive, wait for the holder's last process to
+/// let go (up to [`DEAD_HOLDER_GRACE`]) instead of refusing a re-run started at once.
+fn take_or_outwait_the_dead(file: &mut File) -> std::io::Result<bool> {
+    let deadline = std::time::Instant::now() + DEAD_HOLDER_GRACE;
+    loop {
+        if try_exclusive(file)? {
+            return Ok(true);
+        }
+        let mut note = String::new();
+        file.rewind()?;
+        // A note that cannot be read says nothing of its holder: treat it as alive.
+        let _ = file.read_to_string(&mut note);
+        if !recorded_holder_is_dead(&note) || std::time::Instant::now() >= deadline {
+            return Ok(false);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether a lock note (`pid N on HOST (…)`) names a process of this host that has
+/// exited. Anything else (another host, an unreadable note, a live pid) is `false`.
+fn recorded_holder_is_dead(note: &str) -> bool {
+    let Some(rest) = note.trim().strip_prefix("pid ") else {
+        return false;
+    };
+    let Some((pid, rest)) = rest.split_once(" on ") else {
+        return false;
+    };
+    let Ok(pid) = pid.parse::<libc::pid_t>() else {
+        return false;
+    };
+    let host = rest.split(" (").next().unwrap_or_default();
+    if pid <= 0 || host != host_name() {
+        return false;
+    }
+    // SAFETY: signal 0 only checks whether the process exists.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
 }
 
 /// `<parent>/.<name>.lock` for output directory `<parent>/<name>`.
@@ -298,6 +345,54 @@ mod tests {
         drop(first);
         assert!(!held_elsewhere(&dir.path().join(".out.lock")));
         OutputLock::acquire(&out).expect("free again");
+    }
+
+    #[test]
+    fn a_lock_whose_recorded_holder_is_dead_is_waited_for_not_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("out");
+        // A process that has exited: its pid, as a killed command's note names it.
+        let mut gone = std::process::Command::new("true").spawn().expect("true");
+        let dead = gone.id();
+        gone.wait().expect("wait");
+        // The lock held by another file description (the killed command's forked child
+        // that has not finished dying), its note naming the dead command.
+        let lock = lock_path(&out);
+        let mut held = File::create(&lock).expect("lock file");
+        assert!(try_exclusive(&held).expect("flock"));
+        writeln!(held, "pid {dead} on {} (hunkgen validate)", host_name()).expect("note");
+        let letgo = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            drop(held);
+        });
+        let start = std::time::Instant::now();
+        let got = OutputLock::acquire(&out);
+        letgo.join().expect("thread");
+        assert!(got.is_ok(), "{got:?}");
+        assert!(start.elapsed() >= Duration::from_millis(250));
+        // A note naming a live process (this one) is refused at once.
+        drop(got);
+        let mut live = File::options().write(true).open(&lock).expect("open");
+        assert!(try_exclusive(&live).expect("flock"));
+        live.set_len(0).expect("truncate");
+        writeln!(
+            live,
+            "pid {} on {} (hunkgen build)",
+            std::process::id(),
+            host_name()
+        )
+        .expect("note");
+        let start = std::time::Instant::now();
+        assert!(matches!(OutputLock::acquire(&out), Err(LockError::Held(_))));
+        assert!(start.elapsed() < DEAD_HOLDER_GRACE);
+        // Another host's dead-looking pid is never judged from here.
+        assert!(!recorded_holder_is_dead(&format!(
+            "pid {dead} on another-host (hunkgen build)"
+        )));
+        assert!(recorded_holder_is_dead(&format!(
+            "pid {dead} on {} (hunkgen build)",
+            host_name()
+        )));
     }
 
     #[test]

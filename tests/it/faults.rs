@@ -244,7 +244,8 @@ fn kill_job(root: i32) {
         }
     }
     let last = descendants(root);
-    for p in tree.into_iter().chain(last) {
+    let killed: Vec<i32> = tree.into_iter().chain(last).collect();
+    for &p in &killed {
         // SAFETY: as above; a process already gone makes kill fail harmlessly.
         unsafe {
             libc::kill(p, libc::SIGKILL);
@@ -254,6 +255,21 @@ fn kill_job(root: i32) {
     unsafe {
         libc::kill(-root, libc::SIGKILL);
     }
+    // A scheduler's kill ends when the job's cgroup is empty: wait until every killed
+    // process has died (gone, or a zombie, which holds no files or locks any more).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while killed.iter().any(|&p| p != root && alive(p)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Whether process `pid` exists and is not a zombie.
+fn alive(pid: i32) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X")
+    })
 }
 
 /// `root` and the processes descended from it, read from `/proc/*/stat`.
