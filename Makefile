@@ -23,7 +23,7 @@ VALIDATE_VENV := target/venv-validate
 export HUNKGEN_UV ?= $(CURDIR)/$(VALIDATE_VENV)/bin/uv
 # uv's shared package cache; seeded once here so the tests build venvs offline.
 export HUNKGEN_UV_CACHE ?= $(CURDIR)/target/uv-cache
-UV_SEEDED := $(call esc,$(HUNKGEN_UV_CACHE))/.seeded
+UV_SEEDED := $(call esc,$(HUNKGEN_UV_CACHE))/.seeded-2
 # Defects4J itself for the `defects4j` environment kind (src/validate/defects4j): its Perl
 # framework with Debian's Perl modules and Ant, JDK 11 from Debian bullseye, and a working
 # copy of the framework (trimmed to Cli and Codec in ../shared) with those projects'
@@ -36,6 +36,8 @@ export HUNKGEN_D4J_JAVA_HOME ?= /usr/lib/jvm/java-11-openjdk-amd64
 # pythons.rs): Debian bullseye's python3.9 under a low apt pin (python3.9-venv conflicts
 # with bookworm's and uv does not need it).
 PYTHON_OLD ?= /usr/bin/python3.9
+# uv uses an interpreter older than 3.10 only with its distutils.
+PYTHON_OLD_DISTUTILS := /usr/lib/python3.9/distutils/sysconfig.py
 # Headless Chromium (Debian) renders report/index.html in the browser check.
 CHROMIUM ?= /usr/bin/chromium
 
@@ -101,7 +103,7 @@ lint:
 ## interpreter; Defects4J (d4j-deps).
 deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR) $(BWRAP) $(JUNIT_CONSOLE_JAR) \
       $(UV_SEEDED) target/venv-swebench/.installed target/venv-k8s/.installed \
-      target/venv-mcp/.installed $(CHROMIUM) $(PYTHON_OLD) \
+      target/venv-mcp/.installed $(CHROMIUM) $(PYTHON_OLD) $(PYTHON_OLD_DISTUTILS) \
       d4j-deps
 
 ## Defects4J, offline: Ant, its Perl modules and JDK 11 (bullseye, pinned low) with apt
@@ -124,6 +126,9 @@ $(JAVAPARSER_JAR):
 $(PYTHON_OLD):
 	bash scripts/apt-bullseye.sh python3.9
 
+$(PYTHON_OLD_DISTUTILS): $(PYTHON_OLD)
+	bash scripts/python39-distutils.sh
+
 $(BWRAP):
 	apt-get update -qq && apt-get install -y -qq bubblewrap
 
@@ -142,6 +147,10 @@ $(UV_SEEDED): $(VALIDATE_VENV)/bin/uv
 	rm -rf target/uv-seed
 	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" venv --quiet --python $(VALIDATE_VENV)/bin/python target/uv-seed
 	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" pip install --quiet --python target/uv-seed/bin/python pytest==9.2.0
+	rm -rf target/uv-seed
+	# tests/it/python_auto.rs: pytest as of its fixture's commit dates, for Python 3.9.
+	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" pip install --quiet --target target/uv-seed \
+	  --python-version 3.9 --python-platform linux --exclude-newer 2020-11-20T12:13:20Z pytest
 	rm -rf target/uv-seed
 	touch "$@"
 
