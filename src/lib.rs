@@ -16,6 +16,7 @@ pub mod mcp;
 pub mod model;
 pub mod pipeline;
 pub mod progress;
+pub mod pyconfig;
 pub mod recipe;
 pub mod report;
 pub mod run;

@@ -83,8 +83,15 @@ pub(crate) fn is_test_path(path: &str) -> bool {
     ROLES.classify(path) == crate::classify::FileClass::Test
 }
 
-/// Read the repository at `HEAD` and infer a recipe's parts.
-pub fn infer(repo: &Path) -> Result<Inference, InitError> {
+/// What a Python tree declares (layout, dependencies, runner, requires-python), from its
+/// paths and a reader of its files: what `init` writes and `python: auto` installs.
+pub fn python_project(paths: &[String], read: &dyn Fn(&str) -> Option<String>) -> PythonInference {
+    python::infer(paths, read, true, &mut Vec::new(), &mut Vec::new())
+}
+
+/// Read the repository at `HEAD` and infer a recipe's parts; `python_auto` writes
+/// `python: auto` (each commit's own environment) rather than one install line.
+pub fn infer(repo: &Path, python_auto: bool) -> Result<Inference, InitError> {
     let git_err = |source| InitError::Git {
         path: repo.to_path_buf(),
         source,
@@ -144,6 +151,7 @@ pub fn infer(repo: &Path) -> Result<Inference, InitError> {
         inf.python = Some(python::infer(
             &paths,
             &read,
+            python_auto,
             &mut inf.inferred,
             &mut inf.not_inferred,
         ));

@@ -20,6 +20,8 @@ pub struct PythonInference {
     pub nose: bool,
     /// `requires-python`, when declared.
     pub requires_python: Option<String>,
+    /// The suite's environment is `python: auto` (per commit), not one install line.
+    pub auto: bool,
 }
 
 /// Optional-dependency and dependency-group names that hold test dependencies.
@@ -93,6 +95,7 @@ fn project_root(paths: &[String]) -> String {
 pub(super) fn infer(
     all_paths: &[String],
     read_repo: &dyn Fn(&str) -> Option<String>,
+    auto: bool,
     inferred: &mut Vec<String>,
     not_inferred: &mut Vec<String>,
 ) -> PythonInference {
@@ -236,7 +239,9 @@ pub(super) fn infer(
     let nose = seen.contains("nose")
         || read("setup.cfg").is_some_and(|t| t.contains("[nosetests]"))
         || has(".noserc");
-    if nose {
+    // Pinned to its date (`python: auto`), nose itself installs and runs on the era's
+    // interpreter, and the suite may import it (`nose.tools`); today's does not.
+    if nose && !auto {
         requirements.retain(|r| normalize(requirement_name(r)) != "nose");
     }
     let has_pytest = seen.contains("pytest");
@@ -263,16 +268,25 @@ pub(super) fn infer(
             requirements.join(", ")
         ));
     }
-    if let Some(rp) = &requires_python {
-        inferred.push(format!(
-            "requires-python {rp} (the machine's python3 is used)"
-        ));
+    if auto {
+        inferred.push(
+            "environment: `python: auto`, per commit from its own tree: the interpreter \
+             (requires-python, classifiers, tox, the commit's date), these dependencies \
+             as that commit declares them pinned to its date, PYTHONPATH for its layout"
+                .into(),
+        );
+    } else {
+        if let Some(rp) = &requires_python {
+            inferred.push(format!(
+                "requires-python {rp} (the machine's python3 is used)"
+            ));
+        }
+        not_inferred.push(
+            "dependency versions of each commit's date: the install line takes today's \
+             releases, which an old commit may not run with (`--env auto` pins them)"
+                .into(),
+        );
     }
-    not_inferred.push(
-        "dependency versions of each commit's date: the install line takes today's \
-         releases, which an old commit may not run with"
-            .into(),
-    );
     if setup_py
         .as_deref()
         .is_some_and(|t| t.contains("ext_modules") || t.contains("Extension("))
@@ -290,6 +304,7 @@ pub(super) fn infer(
         requirements,
         nose,
         requires_python,
+        auto,
     }
 }
 
@@ -315,20 +330,33 @@ impl PythonInference {
         } else {
             &self.root
         };
-        let quoted: Vec<String> = self.requirements.iter().map(|r| sh_single(r)).collect();
-        let install = format!("\"$HUNKGEN_UV\" pip install --quiet {}", quoted.join(" "));
+        let env = if self.auto {
+            s.push_str(&format!(
+                "      workdir: {}\n      env:\n        # Per instance, from its base commit (docs/validate.md, `python: auto`): the\n        # interpreter, the dependencies it declares pinned to its date, PYTHONPATH for\n        # its layout. `python: {{python: \"3.11\", install: …}}` fixes one for all.\n        python: auto\n",
+                super::yq(workdir),
+            ));
+            String::new()
+        } else {
+            let quoted: Vec<String> = self.requirements.iter().map(|r| sh_single(r)).collect();
+            let install = format!("\"$HUNKGEN_UV\" pip install --quiet {}", quoted.join(" "));
+            s.push_str(&format!(
+                "      workdir: {}\n      env:\n        python:\n          install: {}\n",
+                super::yq(workdir),
+                super::yq(&install)
+            ));
+            self.pythonpath
+                .as_ref()
+                .map(|p| format!("PYTHONPATH={p} "))
+                .unwrap_or_default()
+        };
+        // `python: auto` gives `-o junit_family=xunit1` to the pytests that have it.
+        let junit_family = if self.auto {
+            ""
+        } else {
+            "-o junit_family=xunit1 "
+        };
         s.push_str(&format!(
-            "      workdir: {}\n      env:\n        python:\n          install: {}\n",
-            super::yq(workdir),
-            super::yq(&install)
-        ));
-        let env = self
-            .pythonpath
-            .as_ref()
-            .map(|p| format!("PYTHONPATH={p} "))
-            .unwrap_or_default();
-        s.push_str(&format!(
-            "      command: {env}python -m pytest -rA -p no:cacheprovider -o junit_family=xunit1 --junitxml={{report_dir}}/pytest.xml {{tests}}\n      report: pytest\n"
+            "      command: {env}python -m pytest -rA -p no:cacheprovider {junit_family}--junitxml={{report_dir}}/pytest.xml {{tests}}\n      report: pytest\n"
         ));
         s
     }
@@ -365,7 +393,7 @@ fn normalize(name: &str) -> String {
 /// A list-valued key of an ini-style section: one item per continuation line, or
 /// `;`/`,`-separated on the first line.
 fn ini_list(text: &str, section: &str, key: &str) -> Vec<String> {
-    let Some((first, rest)) = crate::validate::select::ini_value(text, section, key) else {
+    let Some((first, rest)) = crate::pyconfig::ini_value(text, section, key) else {
         return Vec::new();
     };
     first
@@ -406,6 +434,10 @@ mod tests {
     use std::collections::HashMap;
 
     fn run(files: &[(&str, &str)]) -> (PythonInference, Vec<String>, Vec<String>) {
+        run_in(files, false)
+    }
+
+    fn run_in(files: &[(&str, &str)], auto: bool) -> (PythonInference, Vec<String>, Vec<String>) {
         let map: HashMap<String, String> = files
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -413,7 +445,7 @@ mod tests {
         let paths: Vec<String> = map.keys().cloned().collect();
         let read = |p: &str| map.get(p).cloned();
         let (mut i, mut n) = (Vec::new(), Vec::new());
-        let inf = infer(&paths, &read, &mut i, &mut n);
+        let inf = infer(&paths, &read, auto, &mut i, &mut n);
         (inf, i, n)
     }
 
@@ -466,6 +498,18 @@ mod tests {
             "{suite}"
         );
         assert!(suite.contains("command: python -m pytest -rA"), "{suite}");
+        // Pinned to its date (`python: auto`), nose itself is installed: tests import it.
+        let (auto, _, _) = run_in(
+            &[
+                ("pkg/__init__.py", ""),
+                ("setup.py", "setup(name='pkg', tests_require=['nose'])\n"),
+            ],
+            true,
+        );
+        assert_eq!(auto.requirements, vec!["pytest<8", "nose"]);
+        let suite = auto.suite(false);
+        assert!(suite.contains("        python: auto\n"), "{suite}");
+        assert!(!suite.contains("pip install"), "{suite}");
     }
 
     #[test]

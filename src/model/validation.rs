@@ -36,6 +36,30 @@ pub struct ValidationRecord {
     /// the fixed version, left out of the labels.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub d4j_excluded: Vec<String>,
+    /// `python: auto`: the interpreter and dependency pin chosen for this instance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python: Option<PythonRecord>,
+}
+
+/// What `python: auto` chose for an instance, and the rung of its dependency ladder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PythonRecord {
+    /// The interpreter's version (`3.6.15`).
+    pub version: String,
+    /// Why that interpreter (requires-python, declared versions, the commit's era).
+    pub chosen: String,
+    /// `pinned` (dependencies of the commit's date), `exempt` (pinned, with `exempt`
+    /// at their newest) or `unpinned` (today's).
+    pub step: String,
+    /// The cut-off of the pin (the commit's committer date), unless unpinned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinned_to: Option<String>,
+    /// Packages taken at their newest because their release of the date did not build.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exempt: Vec<String>,
+    /// The rungs that failed before this one (`pinned failed on zope-interface`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tried: Vec<String>,
 }
 
 /// A count per tree.

@@ -192,6 +192,7 @@ fn validate_plan(
                     *f = absolute(cx.resolve(f));
                 }
             }
+            EnvSpec::PythonAuto => {}
         }
     }
     let cache_dir = absolute(match &v.cache {

@@ -55,9 +55,8 @@ fn init_writes_a_recipe_that_builds_as_is() {
         "inferred: languages at HEAD: py (2 source files)",
         "inferred: Python: src layout (src/ on PYTHONPATH), test files under tests",
         "inferred: runner: pytest, as the project declares it",
-        "inferred: requires-python >=3.9",
+        "inferred: environment: `python: auto`",
         "not inferred: the forge address",
-        "not inferred: dependency versions of each commit's date",
     ] {
         assert!(stdout.contains(line), "{line:?} in {stdout}");
     }
@@ -68,11 +67,55 @@ fn init_writes_a_recipe_that_builds_as_is() {
         text.contains("repo: '../"),
         "relative to the recipe: {text}"
     );
+    // `python: auto` puts src/ on PYTHONPATH per commit, so the command does not.
+    assert!(text.contains("        python: auto\n"), "{text}");
+    assert!(text.contains("command: python -m pytest"), "{text}");
+    // `--env fixed`: one install line of today's dependencies, said to be so.
+    let fixed = work.path().join("recipes/fixed.yaml");
+    let o = hunkgen()
+        .args(["init", "--env", "fixed"])
+        .arg(&repo.dir)
+        .arg("-o")
+        .arg(&fixed)
+        .output()
+        .expect("runs");
+    let fixed_out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for line in [
+        "inferred: requires-python >=3.9",
+        "not inferred: dependency versions of each commit's date",
+    ] {
+        assert!(fixed_out.contains(line), "{line:?} in {fixed_out}");
+    }
+    let fixed_text = fs::read_to_string(&fixed).expect("recipe");
     assert!(
-        text.contains("command: PYTHONPATH=src python -m pytest"),
-        "{text}"
+        fixed_text.contains("command: PYTHONPATH=src python -m pytest"),
+        "{fixed_text}"
     );
-    // It builds as written: the fix is confirmed by running its test.
+    assert!(
+        fixed_text.contains("pip install --quiet ''pytest==9.2.0''"),
+        "{fixed_text}"
+    );
+    // `-o -`: the recipe on standard output, the inference on standard error.
+    let o = hunkgen()
+        .arg("init")
+        .arg(&repo.dir)
+        .args(["-o", "-"])
+        .current_dir(work.path())
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("python: auto"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("inferred: runner: pytest"));
+    assert!(!work.path().join("-").exists());
+    // It builds as written (but for `network_for_setup: false`, which keeps the test off
+    // the package index: uv resolves from the cache `make deps` seeded): the fix is
+    // confirmed by running its test.
+    fs::write(
+        &recipe,
+        text.replace("validate:\n", "validate:\n  network_for_setup: false\n"),
+    )
+    .expect("offline");
     let out = work.path().join("out");
     let o = hunkgen()
         .args(["build", "-q"])
@@ -95,6 +138,12 @@ fn init_writes_a_recipe_that_builds_as_is() {
         serde_json::json!(["tests/test_core.py::test_both"]),
         "{row}"
     );
+    // The project pins pytest 9.2.0, released after this 2023 commit: pinned to the
+    // commit's date it does not resolve, and the ladder falls to unpinned, saying so.
+    let py = &row["validation"]["python"];
+    assert_eq!(py["step"], "unpinned", "{py}");
+    assert_eq!(py["tried"], serde_json::json!(["pinned failed"]), "{py}");
+    assert!(py.get("pinned_to").is_none(), "{py}");
     // Run again: the recipe is not replaced without --force; a non-repository is one line.
     let again = hunkgen()
         .arg("init")
@@ -107,7 +156,9 @@ fn init_writes_a_recipe_that_builds_as_is() {
     let err = String::from_utf8_lossy(&again.stderr);
     assert!(err.contains("exists; pass --force"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    assert_eq!(fs::read_to_string(&recipe).expect("kept"), text);
+    assert!(fs::read_to_string(&recipe)
+        .expect("kept")
+        .contains("network_for_setup: false"));
     let nowhere = hunkgen()
         .arg("init")
         .arg(work.path().join("no-such-repo"))

@@ -32,6 +32,7 @@ mod hostile_fuzz_corpus;
 mod hunk4j;
 mod init;
 mod mcp;
+mod python_auto;
 mod report;
 mod roles;
 mod rough_edges;

@@ -22,7 +22,9 @@ use sha2::{Digest, Sha256};
 
 use super::runner::{find_in_path, ExitKind, RunError, RunSpec, Runner};
 
+pub mod auto;
 mod java;
+pub use auto::AutoEnv;
 pub mod pythons;
 pub use java::java_test_command;
 pub use pythons::python_matches;
@@ -56,12 +58,15 @@ pub struct JavaSpec {
 /// What a repository's tests need.
 ///
 /// Written as a map with one key (`python:`, `java:` or `command:`), in YAML recipes and
-/// JSON manifests alike.
+/// JSON manifests alike; `python: auto` infers each instance's environment (`auto`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "EnvChoice", into = "EnvChoice")]
 pub enum EnvSpec {
     /// A uv venv.
     Python(PythonSpec),
+    /// A uv venv per instance, inferred from its base commit: interpreter, dependencies
+    /// pinned to the commit's date, layout (`auto`).
+    PythonAuto,
     /// javac + jars.
     Java(JavaSpec),
     /// Any setup command, run in the environment directory (`HUNKGEN_ENV_DIR`); it
@@ -79,15 +84,25 @@ pub enum EnvSpec {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EnvChoice {
-    /// A uv venv.
+    /// A uv venv, or `auto`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub python: Option<PythonSpec>,
+    pub python: Option<PythonEntry>,
     /// javac + jars.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub java: Option<JavaSpec>,
     /// A setup command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<CommandEnv>,
+}
+
+/// `python:` as written: `auto`, or the environment spelled out.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PythonEntry {
+    /// A word: only `auto` is one.
+    Word(String),
+    /// Interpreter, requirements, install command.
+    Spec(PythonSpec),
 }
 
 /// A setup-command environment as written.
@@ -101,22 +116,31 @@ pub struct CommandEnv {
     pub inputs: Vec<PathBuf>,
 }
 
-/// An `env:` section that names none, or more than one, of its kinds.
+/// An `env:` section that names none, or more than one, of its kinds, or a `python:`
+/// word other than `auto`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("expected exactly one of `python`, `java`, `command`")]
-pub struct NotOneEnv;
+pub enum NotOneEnv {
+    /// None or several kinds.
+    #[error("expected exactly one of `python`, `java`, `command`")]
+    Kinds,
+    /// `python: <word>`.
+    #[error("`python: {0}`: expected `auto` or a map (python, requirements, install)")]
+    Word(String),
+}
 
 impl TryFrom<EnvChoice> for EnvSpec {
     type Error = NotOneEnv;
     fn try_from(c: EnvChoice) -> Result<Self, NotOneEnv> {
         match (c.python, c.java, c.command) {
-            (Some(p), None, None) => Ok(EnvSpec::Python(p)),
+            (Some(PythonEntry::Word(w)), None, None) if w == "auto" => Ok(EnvSpec::PythonAuto),
+            (Some(PythonEntry::Word(w)), None, None) => Err(NotOneEnv::Word(w)),
+            (Some(PythonEntry::Spec(p)), None, None) => Ok(EnvSpec::Python(p)),
             (None, Some(j), None) => Ok(EnvSpec::Java(j)),
             (None, None, Some(c)) => Ok(EnvSpec::Command {
                 setup: c.setup,
                 inputs: c.inputs,
             }),
-            _ => Err(NotOneEnv),
+            _ => Err(NotOneEnv::Kinds),
         }
     }
 }
@@ -125,7 +149,11 @@ impl From<EnvSpec> for EnvChoice {
     fn from(s: EnvSpec) -> Self {
         match s {
             EnvSpec::Python(p) => EnvChoice {
-                python: Some(p),
+                python: Some(PythonEntry::Spec(p)),
+                ..Default::default()
+            },
+            EnvSpec::PythonAuto => EnvChoice {
+                python: Some(PythonEntry::Word("auto".into())),
                 ..Default::default()
             },
             EnvSpec::Java(j) => EnvChoice {
@@ -196,6 +224,15 @@ pub enum EnvError {
     /// The runner could not run a step.
     #[error(transparent)]
     Run(#[from] RunError),
+    /// `python: auto` could not read what the base commit declares, or was asked to
+    /// build without an instance.
+    #[error("python: auto for {repo}: {why}")]
+    Auto {
+        /// The repository.
+        repo: String,
+        /// Why.
+        why: String,
+    },
 }
 
 /// A ready environment in the cache.
@@ -276,7 +313,7 @@ impl BuiltEnv {
                 let cp = std::env::join_paths(self.class_path()).unwrap_or_default();
                 v.push(("CLASSPATH".into(), cp));
             }
-            EnvSpec::Command { .. } => {}
+            EnvSpec::Command { .. } | EnvSpec::PythonAuto => {}
         }
         v
     }
@@ -369,6 +406,7 @@ impl EnvCache {
             }
             EnvSpec::Java(j) => j.jars.iter().collect(),
             EnvSpec::Command { inputs, .. } => inputs.iter().collect(),
+            EnvSpec::PythonAuto => return Err(per_instance(repo)),
         };
         for f in files {
             let bytes = fs::read(f).map_err(|source| EnvError::Read {
@@ -389,13 +427,7 @@ impl EnvCache {
                 }
             })
             .collect();
-        let hex: String = h
-            .finalize()
-            .iter()
-            .take(8)
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        Ok(format!("{slug}-{hex}"))
+        Ok(format!("{slug}-{}", hex8(h)))
     }
 
     /// The environment for `repo` and `spec`: reused from the cache, or built into a
@@ -459,6 +491,51 @@ impl EnvCache {
         Ok(env)
     }
 
+    /// Runs one build step (`script` in `dir`) through the runner, logged as
+    /// `logs/<log>.log`: the environment cache and uv's cache writable, `readable`
+    /// readable, the network only when `network`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn step(
+        &self,
+        runner: &Runner,
+        repo: &str,
+        log: &str,
+        script: String,
+        dir: &Path,
+        network: bool,
+        extra: &[(OsString, OsString)],
+        readable: &[PathBuf],
+    ) -> Result<(), EnvError> {
+        let log = self.root.join("logs").join(format!("{log}.log"));
+        let mut rs = RunSpec::shell(script.clone(), dir, &log)
+            .with_timeout(self.timeout, Duration::from_secs(10));
+        // One writable mount holding both the environment and uv's cache, when they
+        // share a directory below `/`: link(2) fails across mounts, and uv's
+        // hardlinks would silently become copies.
+        rs.writable = match common_ancestor(&self.root, &self.uv_cache) {
+            Some(dir) => vec![dir],
+            None => vec![self.uv_cache.clone()],
+        };
+        rs.readable = readable.to_vec();
+        rs.network = network;
+        rs.env.extend(extra.iter().cloned());
+        let o = runner.run(&rs)?;
+        match o.exit {
+            ExitKind::Code(0) if !o.timed_out => Ok(()),
+            exit => Err(EnvError::Step {
+                repo: repo.to_string(),
+                step: script,
+                exit: if o.timed_out {
+                    "timed out".into()
+                } else {
+                    format!("{exit:?}")
+                },
+                tail: super::parse::log_tail(&log, 5),
+                log,
+            }),
+        }
+    }
+
     /// Builds into `tmp`; returns whether it was done offline.
     fn build(
         &self,
@@ -469,7 +546,6 @@ impl EnvCache {
         tmp: &Path,
         python: Option<&Path>,
     ) -> Result<bool, EnvError> {
-        let logs = self.root.join("logs");
         // What the steps read besides the environment being built: uv, the interpreter's
         // installation, the setup's input files (under the private /tmp too).
         let mut readable: Vec<PathBuf> = self.uv.iter().cloned().collect();
@@ -487,34 +563,16 @@ impl EnvCache {
                     network: bool,
                     extra: &[(OsString, OsString)]|
          -> Result<(), EnvError> {
-            let log = logs.join(format!("{key}-{name}.log"));
-            let mut rs = RunSpec::shell(script.clone(), tmp, &log)
-                .with_timeout(self.timeout, Duration::from_secs(10));
-            // One writable mount holding both the environment and uv's cache, when they
-            // share a directory below `/`: link(2) fails across mounts, and uv's
-            // hardlinks would silently become copies.
-            rs.writable = match common_ancestor(&self.root, &self.uv_cache) {
-                Some(dir) => vec![dir],
-                None => vec![self.uv_cache.clone()],
-            };
-            rs.readable = readable.clone();
-            rs.network = network;
-            rs.env.extend(extra.iter().cloned());
-            let o = runner.run(&rs)?;
-            match o.exit {
-                ExitKind::Code(0) if !o.timed_out => Ok(()),
-                exit => Err(EnvError::Step {
-                    repo: repo.to_string(),
-                    step: script,
-                    exit: if o.timed_out {
-                        "timed out".into()
-                    } else {
-                        format!("{exit:?}")
-                    },
-                    tail: super::parse::log_tail(&log, 5),
-                    log,
-                }),
-            }
+            self.step(
+                runner,
+                repo,
+                &format!("{key}-{name}"),
+                script,
+                tmp,
+                network,
+                extra,
+                &readable,
+            )
         };
         let fresh = || -> Result<(), EnvError> {
             let _ = fs::remove_dir_all(tmp);
@@ -609,6 +667,7 @@ impl EnvCache {
                 }
                 Ok(true)
             }
+            EnvSpec::PythonAuto => Err(per_instance(repo)),
             EnvSpec::Command { setup, .. } => {
                 fresh()?;
                 let vars = [("HUNKGEN_ENV_DIR".into(), tmp.as_os_str().to_owned())];
@@ -631,6 +690,43 @@ fn common_ancestor(a: &Path, b: &Path) -> Option<PathBuf> {
         .map(|(x, _)| x)
         .collect();
     (!Path::new("/tmp").starts_with(&common)).then_some(common)
+}
+
+/// `python: auto` asked of [`EnvCache::ensure`], which builds what is spelled out.
+fn per_instance(repo: &str) -> EnvError {
+    EnvError::Auto {
+        repo: repo.to_string(),
+        why: "resolved per instance from its base commit (EnvCache::ensure_auto)".into(),
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary sibling unique to this process and
+/// call, renamed into place: a concurrent writer of the same content-addressed file
+/// never sees it half-written.
+pub(super) fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}-{n}",
+        file_name(path),
+        std::process::id()
+    ));
+    let r = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
+    if r.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    r
+}
+
+/// The first 8 bytes of a digest, in hex: the short content keys of the cache.
+pub(super) fn hex8(h: Sha256) -> String {
+    h.finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Reads a finished environment's manifest (None when absent or unreadable).

@@ -18,7 +18,7 @@ pub use d4j::{
 };
 pub use error::StageError;
 
-use super::env::{BuiltEnv, EnvCache, EnvError, EnvSpec};
+use super::env::{AutoEnv, BuiltEnv, EnvCache, EnvError, EnvSpec};
 use super::golden::{self, Label, Rejection};
 use super::parse::{InfraFailure, InfraKind, RunResult};
 use super::runner::Runner;
@@ -130,6 +130,8 @@ pub struct Validator<'a> {
     envs: EnvCache,
     results: Cache,
     built: Mutex<HashMap<String, Result<BuiltEnv, Arc<EnvError>>>>,
+    /// `python: auto` environments, per repository, suite and base revision.
+    auto_built: Mutex<HashMap<String, Result<AutoEnv, Arc<EnvError>>>>,
     /// Content hashes of Defects4J projects and JDKs, once per pass.
     d4j_fingerprints: Mutex<HashMap<String, String>>,
 }
@@ -150,6 +152,8 @@ struct Setup<'c, 'p> {
     /// The suites covering the test patch, each with its environment and the tests it
     /// runs (chosen once here, not again per run).
     suites: Vec<(&'p Suite, BuiltEnv, run::Selection)>,
+    /// What `python: auto` chose (the first auto suite's), for `validation.python`.
+    python: Option<crate::model::PythonRecord>,
 }
 
 /// Why a candidate cannot be set up, in the order the checks run.
@@ -206,6 +210,7 @@ impl<'a> Validator<'a> {
             envs,
             results: Cache::new(plan.cache_dir.join("runs")),
             built: Mutex::new(HashMap::new()),
+            auto_built: Mutex::new(HashMap::new()),
             d4j_fingerprints: Mutex::new(HashMap::new()),
         }
     }
@@ -239,6 +244,43 @@ impl<'a> Validator<'a> {
             map.insert(id, r.clone());
         }
         r.map_err(named)
+    }
+
+    /// The environment of `suite` for a candidate whose base is `rev` of `repo_path`:
+    /// the suite's own, or (`python: auto`) the one inferred from the base commit, with
+    /// its record and the `PYTHONPATH` its runs need.
+    fn env_for(
+        &self,
+        repo: &str,
+        suite: &Suite,
+        repo_path: &Path,
+        rev: &str,
+    ) -> Result<(BuiltEnv, Option<AutoEnv>), StageError> {
+        if suite.env != EnvSpec::PythonAuto {
+            return self.env(repo, suite).map(|e| (e, None));
+        }
+        let id = format!("{repo}\0{}\0{rev}", suite.name);
+        let named = |source| StageError::Env {
+            suite: suite.name.clone(),
+            source,
+        };
+        if let Ok(map) = self.auto_built.lock() {
+            if let Some(r) = map.get(&id) {
+                return r.clone().map(|a| (a.env.clone(), Some(a))).map_err(named);
+            }
+        }
+        let workdir = suite.workdir.as_deref().unwrap_or_default();
+        let r = super::env::auto::declared_at(repo_path, rev, workdir)
+            .map_err(|why| EnvError::Auto {
+                repo: repo.to_string(),
+                why,
+            })
+            .and_then(|d| self.envs.ensure_auto(&self.runner, repo, &d))
+            .map_err(Arc::new);
+        if let Ok(mut map) = self.auto_built.lock() {
+            map.insert(id, r.clone());
+        }
+        r.map(|a| (a.env.clone(), Some(a))).map_err(named)
     }
 
     /// The suites that run a candidate's tests: those whose `paths` its test patch touches.
@@ -282,9 +324,17 @@ impl<'a> Validator<'a> {
         if suites.is_empty() {
             return Err(SetupError::NothingSelected);
         }
+        let mut python = None;
         let suites = suites
             .into_iter()
-            .map(|(s, sel)| self.env(&c.repo, s).map(|e| (s, e, sel)))
+            .map(|(s, mut sel)| {
+                let (env, auto) = self.env_for(&c.repo, s, repo, rev)?;
+                if let Some(a) = auto {
+                    sel.prefix = a.command_prefix();
+                    python.get_or_insert(a.record);
+                }
+                Ok((s, env, sel))
+            })
             .collect::<Result<Vec<_>, _>>()
             .map_err(SetupError::Env)?;
         let tree_id = crate::git::tree_id(repo, rev).map_err(|e| SetupError::Tree {
@@ -299,6 +349,7 @@ impl<'a> Validator<'a> {
                 tree_id,
             },
             suites,
+            python,
         })
     }
 
@@ -323,6 +374,7 @@ impl<'a> Validator<'a> {
                 before_unbuilt: None,
                 d4j_agrees: None,
                 d4j_excluded: Vec::new(),
+                python: None,
             },
             rejection: None,
             cached_runs: 0,
@@ -374,6 +426,7 @@ impl<'a> Validator<'a> {
                 return out;
             }
         };
+        out.record.python = setup.python.clone();
         for (s, env, _) in &setup.suites {
             out.record.environments.push(env.key.clone());
             out.record.suites.push(s.name.clone());

@@ -63,6 +63,9 @@ pub(super) struct Selection {
     /// The selected files as paths relative to the suite's workdir, unquoted.
     paths: Vec<String>,
     classes: Vec<String>,
+    /// Variables set in front of the suite's command (`python: auto`: `PYTHONPATH` for
+    /// the layout, the runner's options; [`crate::validate::env::AutoEnv::command_prefix`]).
+    pub(super) prefix: String,
 }
 
 impl Selection {
@@ -85,10 +88,12 @@ impl Validator<'_> {
         let selected = a.selected;
         let report_dir = ".hunkgen-reports";
         let command = match (&suite.command, &suite.env) {
-            (Some(cmd), _) => Command::Shell(
+            (Some(cmd), _) => Command::Shell(format!(
+                "{}{}",
+                selected.prefix,
                 cmd.replace("{tests}", &selected.files)
-                    .replace("{report_dir}", report_dir),
-            ),
+                    .replace("{report_dir}", report_dir)
+            )),
             (None, EnvSpec::Java(_)) => java_test_command(a.env, report_dir, &selected.classes)
                 .map_err(StageError::JavaCommand)?,
             (None, _) => {

@@ -1,0 +1,179 @@
+//! `python: auto` on histories of the shapes it is for: a `setup.py`-only project of
+//! 2020 whose commits get the era's interpreter and pytest pinned to their dates (one
+//! environment shared by the commits that resolve alike), a commit whose tree requires
+//! a Python no machine has (`unsupported_python`), and the ladder's fall to unpinned when
+//! a declared pin is newer than the commit. `hunkgen init` writes the recipe; the only
+//! edit is `network_for_setup: false`, so everything comes from the uv cache `make deps`
+//! seeded for these dates.
+
+use crate::common::{hunkgen, validation_env, Script};
+use serde_json::Value;
+use std::fs;
+use std::path::Path;
+
+/// `core.py` with two functions far apart (two hunks when both change).
+fn core(v: u32) -> String {
+    format!(
+        "def low():\n    return {v}\n{pad}\ndef high():\n    return {v}\n",
+        pad = "\n# padding\n".repeat(5)
+    )
+}
+
+fn setup_py(requires: &str) -> String {
+    format!(
+        "from setuptools import setup\n\nsetup(\n    name=\"oldlib\",\n    version=\"1.0\",\n    \
+         packages=[\"oldlib\"],\n    python_requires=\"{requires}\",\n    classifiers=[\n        \
+         \"Programming Language :: Python :: 3.8\",\n        \
+         \"Programming Language :: Python :: 3.9\",\n    ],\n    tests_require=[\"pytest\"],\n)\n"
+    )
+}
+
+/// The tests of version `v` of `core.py`: the sum test the fix to `v` adds.
+fn test_file(v: u32) -> String {
+    let mut t =
+        String::from("from oldlib import core\n\n\ndef test_low():\n    assert core.low() >= 1\n");
+    if v > 1 {
+        t.push_str(&format!(
+            "\n\ndef test_sum_{v}():\n    assert core.low() + core.high() == {}\n",
+            2 * v
+        ));
+    }
+    t
+}
+
+/// Commits at `tick` hours after the fixture epoch (2023-11-14T22:13:20Z); -26170 is
+/// 2020-11-19T12:13:20Z, the cut-offs `make deps` seeded pytest for end at -26146.
+fn commit_at(s: &mut Script, tick: i64, msg: &str) -> String {
+    s.tick = tick - 1;
+    s.commit(msg)
+}
+
+/// A flat `setup.py` project of November 2020: two fixes a day apart (both bases resolve
+/// to the same pins) and a third whose base requires Python >= 3.99.
+fn history_2020() -> Script {
+    let mut s = Script::new();
+    s.write("setup.py", &setup_py(">=3.6"));
+    s.write("oldlib/__init__.py", "");
+    s.write("oldlib/core.py", &core(1));
+    s.write("tests/test_core.py", &test_file(1));
+    commit_at(&mut s, -26170, "Initial import");
+    s.write("oldlib/core.py", &core(2));
+    s.write("tests/test_core.py", &test_file(2));
+    commit_at(&mut s, -26169, "Fix low and high returning one");
+    s.write("README.txt", "oldlib\n");
+    commit_at(&mut s, -26146, "Add a readme");
+    s.write("oldlib/core.py", &core(3));
+    s.write("tests/test_core.py", &test_file(3));
+    commit_at(&mut s, -26145, "Fix low and high returning two");
+    s.write("setup.py", &setup_py(">=3.99"));
+    commit_at(&mut s, -26120, "Require the newest Python");
+    s.write("oldlib/core.py", &core(4));
+    s.write("tests/test_core.py", &test_file(4));
+    commit_at(&mut s, -26119, "Fix low and high returning three");
+    s
+}
+
+/// `hunkgen init` then `hunkgen build` with the setup network off; the dataset's rows
+/// and rejections.
+fn init_and_build(repo: &Path, work: &Path) -> (Vec<Value>, Vec<Value>, String) {
+    let recipe = work.join("recipe.yaml");
+    let o = hunkgen()
+        .arg("init")
+        .arg(repo)
+        .arg("-o")
+        .arg(&recipe)
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let text = fs::read_to_string(&recipe).expect("recipe");
+    assert!(text.contains("        python: auto\n"), "{text}");
+    fs::write(
+        &recipe,
+        text.replace("validate:\n", "validate:\n  network_for_setup: false\n"),
+    )
+    .expect("offline");
+    let out = work.join("out");
+    let o = hunkgen()
+        .args(["build", "-q"])
+        .arg(&recipe)
+        .arg("-o")
+        .arg(&out)
+        .envs(validation_env())
+        .env_remove("HUNKGEN_SHARD")
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .env("HUNKGEN_CACHE_DIR", work.join("cache"))
+        .output()
+        .expect("builds");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = |f: &str| -> Vec<Value> {
+        fs::read_to_string(out.join(f))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect()
+    };
+    (rows("instances.jsonl"), rows("rejected.jsonl"), stdout)
+}
+
+#[test]
+fn each_commit_gets_its_eras_interpreter_and_dependencies_pinned_to_its_date() {
+    let repo = history_2020();
+    let work = tempfile::tempdir().expect("tempdir");
+    let (kept, rejected, stdout) = init_and_build(&repo.dir, work.path());
+    assert!(stdout.contains("environment: `python: auto`"), "{stdout}");
+    assert_eq!(kept.len(), 2, "kept {kept:?}\nrejected {rejected:?}");
+    for row in &kept {
+        let py = &row["validation"]["python"];
+        // 3.9 was out by November 2020 and is declared; 3.11 (the machine's) was not out.
+        assert!(
+            py["version"]
+                .as_str()
+                .is_some_and(|v| v.starts_with("3.9.")),
+            "{row}"
+        );
+        assert_eq!(py["step"], "pinned", "{py}");
+        assert!(
+            py["pinned_to"]
+                .as_str()
+                .is_some_and(|d| d.starts_with("2020-11-")),
+            "{py}"
+        );
+        assert!(
+            py["chosen"]
+                .as_str()
+                .is_some_and(|c| c.contains("declared")),
+            "{py}"
+        );
+    }
+    // The two bases, a day apart, resolve alike: one environment for both.
+    assert_eq!(
+        kept[0]["validation"]["environments"], kept[1]["validation"]["environments"],
+        "{kept:?}"
+    );
+    let resolved = work.path().join("cache/envs/resolved");
+    let requirements: Vec<String> = fs::read_dir(&resolved)
+        .expect("resolved")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("requirements-"))
+        .collect();
+    assert_eq!(requirements.len(), 1, "{requirements:?}");
+    let pins = fs::read_to_string(resolved.join(&requirements[0])).expect("pins");
+    // pytest of the date, not today's.
+    assert!(pins.contains("pytest==6.1.2"), "{pins}");
+    // The base that requires Python >= 3.99 is refused, naming what it needs.
+    let unsupported: Vec<&Value> = rejected
+        .iter()
+        .filter(|r| r["reason"] == "unsupported_python")
+        .collect();
+    assert_eq!(unsupported.len(), 1, "{rejected:?}");
+    assert!(
+        unsupported[0]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("Python >=3.99 requested")),
+        "{:?}",
+        unsupported[0]
+    );
+}
