@@ -6,14 +6,17 @@ Three subcommands (Python 3.11, standard library only):
     label_sample.py sample <instances.jsonl> --n 30 --seed 10 --out sample.csv
         Draw a reproducible random sample of kept instances (ids sorted first, so the
         draw does not depend on file order) and write a CSV with empty labels:
-        instance_id, real_fix, multi_hunk_in_code, split_right, note.
+        instance_id, real_fix, multi_hunk_in_code, split_right, note, and the
+        instance's counted_hunks and necessary_hunks (hunks[].necessary: the hunks
+        whose ablation makes a FAIL_TO_PASS test fail; empty when not measured).
     label_sample.py show <instances.jsonl> <instance_id> [--test-patch] [--repo DIR]
         Print what a labeller reads: the commit, its subject and message, every file
         with its role, the code patch and the counted hunks; with --repo, also the
         files of the fix commit that are in neither patch nor test_patch.
-    label_sample.py score <sample.csv>
+    label_sample.py score <sample.csv> [--min-necessary K]
         Print precision (share of labelled rows whose three labels are all `y`) and
-        each label's `y` rate, with n.
+        each label's `y` rate, with n; and the same among the rows with at least K
+        necessary hunks (default 2: what `select.min_necessary_hunks: 2` keeps).
 
 Labelling rubric (each label is `y` or `n`; explain every `n` in `note`):
 
@@ -44,7 +47,8 @@ import signal
 import subprocess
 import sys
 
-COLUMNS = ["instance_id", "real_fix", "multi_hunk_in_code", "split_right", "note"]
+COLUMNS = ["instance_id", "real_fix", "multi_hunk_in_code", "split_right", "note",
+           "counted_hunks", "necessary_hunks"]
 LABELS = COLUMNS[1:4]
 
 
@@ -58,8 +62,17 @@ def diff_files(patch):
     return [m.groups() for m in re.finditer(r"^diff --git a/(.*) b/(.*)$", patch or "", re.M)]
 
 
+def hunk_counts(row):
+    """(counted hunks, necessary hunks or "" when not measured) of an instance row."""
+    counted = [h for h in row.get("hunks") or [] if h.get("counted")]
+    measured = [h for h in counted if h.get("necessary") is not None]
+    necessary = sum(1 for h in measured if h["necessary"]) if measured else ""
+    return len(counted), necessary
+
+
 def cmd_sample(args):
-    ids = sorted(r["instance_id"] for r in load(args.instances))
+    rows = {r["instance_id"]: r for r in load(args.instances)}
+    ids = sorted(rows)
     picked = sorted(random.Random(args.seed).sample(ids, min(args.n, len(ids))))
     if len(ids) < args.n:
         print(f"only {len(ids)} kept instances: taking all of them", file=sys.stderr)
@@ -67,7 +80,7 @@ def cmd_sample(args):
         w = csv.writer(f)
         w.writerow(COLUMNS)
         for i in picked:
-            w.writerow([i, "", "", "", ""])
+            w.writerow([i, "", "", "", "", *hunk_counts(rows[i])])
     print(f"{len(picked)} of {len(ids)} instances → {args.out}")
 
 
@@ -132,12 +145,24 @@ def cmd_score(args):
     def yes(r, k):
         return r[k].strip().lower() == "y"
 
-    good = sum(all(yes(r, k) for k in LABELS) for r in done)
-    print(f"n = {n}")
-    print(f"precision (all three y) = {good}/{n} = {good / n:.0%}")
-    for k in LABELS:
-        y = sum(yes(r, k) for r in done)
-        print(f"  {k:<20} {y}/{n} = {y / n:.0%}")
+    def report(rows, title):
+        n = len(rows)
+        good = sum(all(yes(r, k) for k in LABELS) for r in rows)
+        print(title)
+        print(f"n = {n}")
+        if not n:
+            return
+        print(f"precision (all three y) = {good}/{n} = {good / n:.0%}")
+        for k in LABELS:
+            y = sum(yes(r, k) for r in rows)
+            print(f"  {k:<20} {y}/{n} = {y / n:.0%}")
+
+    report(done, "all labelled rows")
+    measured = [r for r in done if (r.get("necessary_hunks") or "").strip()]
+    if measured:
+        kept = [r for r in measured if int(r["necessary_hunks"]) >= args.min_necessary]
+        report(kept, f"\nwith min_necessary_hunks: {args.min_necessary} "
+                     f"({len(measured) - len(kept)} of {len(measured)} measured rows left out)")
 
 
 def main():
@@ -157,6 +182,8 @@ def main():
     s.set_defaults(func=cmd_show)
     s = sub.add_parser("score", help="precision and per-label rates of a labelled CSV")
     s.add_argument("sample")
+    s.add_argument("--min-necessary", type=int, default=2,
+                   help="also score the rows with at least this many necessary hunks")
     s.set_defaults(func=cmd_score)
     args = p.parse_args()
     if hasattr(signal, "SIGPIPE"):

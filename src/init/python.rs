@@ -224,15 +224,26 @@ pub(super) fn infer(
             }
         }
     }
-    // One requirement per distribution, the first seen; never the project itself.
+    // One requirement per distribution and environment marker, the first seen (a
+    // project may ask for one pytest on old Pythons and another on new ones); never the
+    // project itself.
     let mut seen = std::collections::BTreeSet::new();
+    let mut seen_with_marker = std::collections::BTreeSet::new();
     let mut requirements = Vec::new();
     let mut sources = std::collections::BTreeSet::new();
     for (r, from) in reqs {
         let name = normalize(requirement_name(&r));
-        if name.is_empty() || Some(&name) == project_name.as_ref() || !seen.insert(name) {
+        let marker = r
+            .split_once(';')
+            .map(|(_, m)| m.split_whitespace().collect::<String>())
+            .unwrap_or_default();
+        if name.is_empty()
+            || Some(&name) == project_name.as_ref()
+            || !seen_with_marker.insert((name.clone(), marker))
+        {
             continue;
         }
+        seen.insert(name);
         sources.insert(from);
         requirements.push(r);
     }
@@ -468,6 +479,23 @@ mod tests {
             vec!["attrs>=19", "pytest==9.2.0", "hypothesis"]
         );
         assert_eq!(inf.requires_python.as_deref(), Some(">=3.8"));
+        // One requirement per name and marker: both of a split pin are kept.
+        let (split, _, _) = run(&[
+            ("pkg/__init__.py", ""),
+            (
+                "pyproject.toml",
+                "[dependency-groups]\ndev = [\"pytest>=7,<8; python_version < '3.8'\", \
+                 \"pytest>=8; python_version >= '3.8'\", \"pytest>=9\"]\n",
+            ),
+        ]);
+        assert_eq!(
+            split.requirements,
+            vec![
+                "pytest>=7,<8; python_version < '3.8'",
+                "pytest>=8; python_version >= '3.8'",
+                "pytest>=9"
+            ]
+        );
         assert!(inferred
             .iter()
             .any(|l| l.contains("as the project declares it")));
