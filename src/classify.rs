@@ -68,6 +68,67 @@ pub trait TreeView {
     fn exists(&self, path: &str) -> bool;
     /// The content of the changed file itself (`None` when unreadable).
     fn content(&self) -> Option<&[u8]>;
+    /// Another file of the tree (a build file that names single-module code); `None`
+    /// when absent, unreadable, or the view cannot read others.
+    fn read(&self, _path: &str) -> Option<Vec<u8>> {
+        None
+    }
+}
+
+/// Whether a single-file module at the root (or under `src/`), `name` without `.py`, is
+/// declared as the distribution's code: setup.py's `py_modules=[…]`, setup.cfg's
+/// `py_modules =`, pyproject's `py-modules = […]`, flit's `[tool.flit.module] name`.
+fn declared_module(name: &str, tree: &dyn TreeView) -> bool {
+    let quoted =
+        |list: &str| list.contains(&format!("'{name}'")) || list.contains(&format!("\"{name}\""));
+    let text = |f: &str| {
+        tree.read(f)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    let after = |t: &str, key: &str, len: usize| -> Vec<String> {
+        t.match_indices(key)
+            .map(|(i, _)| t[i..].chars().take(len).collect())
+            .collect()
+    };
+    if let Some(t) = text("setup.py") {
+        if after(&t, "py_modules", 300).iter().any(|a| {
+            let list = a.split(']').next().unwrap_or_default();
+            quoted(list)
+        }) {
+            return true;
+        }
+    }
+    if let Some(t) = text("setup.cfg") {
+        if let Some((first, rest)) = crate::pyconfig::ini_value(&t, "options", "py_modules") {
+            if std::iter::once(first)
+                .chain(rest)
+                .flat_map(|l| {
+                    l.split([',', ' '])
+                        .map(|m| m.trim().to_string())
+                        .collect::<Vec<_>>()
+                })
+                .any(|m| m == name)
+            {
+                return true;
+            }
+        }
+    }
+    if let Some(t) = text("pyproject.toml") {
+        if after(&t, "py-modules", 300).iter().any(|a| {
+            let list = a.split(']').next().unwrap_or_default();
+            quoted(list)
+        }) {
+            return true;
+        }
+        if t.contains("[tool.flit.module]")
+            && after(&t, "[tool.flit.module]", 200)
+                .iter()
+                .any(|a| quoted(a))
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// Top-level directories whose code-language files are not library code.
@@ -118,10 +179,13 @@ impl Classifier {
         let in_test_dir = segments
             .iter()
             .any(|s| self.test_dirs.iter().any(|t| t == s));
-        let test_name = self
-            .test_name_prefixes
-            .iter()
-            .any(|p| stem.starts_with(p.as_str()))
+        // A single-file suite (`tests.py`, `test.py`); not `testing.py`, often the
+        // testing helpers a library ships (numpy.testing).
+        let test_name = matches!(stem, "test" | "tests")
+            || self
+                .test_name_prefixes
+                .iter()
+                .any(|p| stem.starts_with(p.as_str()))
             || self
                 .test_name_suffixes
                 .iter()
@@ -204,6 +268,8 @@ impl Classifier {
                 format!("{dir}/__init__.py")
             };
             tree.exists(&init)
+                || ((dir.is_empty() || dir == "src")
+                    && declared_module(file.trim_end_matches(".py"), tree))
         } else if file.ends_with(".java") {
             path.starts_with("src/main/java/")
                 || path.contains("/src/main/java/")
@@ -279,6 +345,10 @@ mod tests {
         assert_eq!(c.classify("pkg/util.py"), FileClass::Code);
         assert_eq!(c.classify("pkg/test_util.py"), FileClass::Test);
         assert_eq!(c.classify("tests/helpers.py"), FileClass::Test);
+        assert_eq!(c.classify("tests.py"), FileClass::Test);
+        assert_eq!(c.classify("pkg/test.py"), FileClass::Test);
+        assert_eq!(c.classify("pkg/testing.py"), FileClass::Code);
+        assert_eq!(c.classify("pkg/testsuite.py"), FileClass::Code);
         assert_eq!(c.classify("README.md"), FileClass::Other);
         assert_eq!(
             c.classify("src/main/resources/x.properties"),
@@ -299,6 +369,59 @@ mod tests {
         fn content(&self) -> Option<&[u8]> {
             Some(self.content.as_bytes())
         }
+    }
+
+    /// A tree whose build files can be read.
+    struct Built<'a> {
+        files: &'a [(&'a str, &'a str)],
+    }
+
+    impl TreeView for Built<'_> {
+        fn exists(&self, path: &str) -> bool {
+            self.files.iter().any(|(p, _)| *p == path)
+        }
+        fn content(&self) -> Option<&[u8]> {
+            Some(b"")
+        }
+        fn read(&self, path: &str) -> Option<Vec<u8>> {
+            self.files
+                .iter()
+                .find(|(p, _)| *p == path)
+                .map(|(_, t)| t.as_bytes().to_vec())
+        }
+    }
+
+    #[test]
+    fn a_single_module_the_build_declares_is_code() {
+        let c = Classifier {
+            roles: Some(true),
+            ..Classifier::default()
+        };
+        let code = |files: &[(&str, &str)], path: &str| c.role(path, &Built { files });
+        let setup = [(
+            "setup.py",
+            "setup(name='itsdangerous',\n      py_modules=['itsdangerous'],\n)",
+        )];
+        assert_eq!(code(&setup, "itsdangerous.py"), Role::Code);
+        assert_eq!(
+            code(&setup, "tools.py"),
+            Role::Other(SkipReason::OutsideSourceRoot)
+        );
+        let cfg = [("setup.cfg", "[options]\npy_modules =\n    six\n    other\n")];
+        assert_eq!(code(&cfg, "six.py"), Role::Code);
+        assert_eq!(code(&cfg, "src/other.py"), Role::Code);
+        let toml = [(
+            "pyproject.toml",
+            "[tool.setuptools]\npy-modules = [\"attr_x\"]\n",
+        )];
+        assert_eq!(code(&toml, "attr_x.py"), Role::Code);
+        let flit = [("pyproject.toml", "[tool.flit.module]\nname = \"mod_y\"\n")];
+        assert_eq!(code(&flit, "mod_y.py"), Role::Code);
+        // Deeper single files are not single-module distributions.
+        assert_eq!(
+            code(&setup, "lib/itsdangerous.py"),
+            Role::Other(SkipReason::OutsideSourceRoot)
+        );
     }
 
     #[test]

@@ -204,7 +204,12 @@ impl<'r> ChangeDiff<'r> {
                 (Some(t), true) => t,
                 _ => new,
             };
-            if let Role::Other(why) = classifier.role(&f.path, &GitView { tree, content }) {
+            let view = GitView {
+                repo,
+                tree,
+                content,
+            };
+            if let Role::Other(why) = classifier.role(&f.path, &view) {
                 f.reason = Some(why);
             }
         }
@@ -339,6 +344,7 @@ pub fn formatting_detail(files: &[String]) -> String {
 
 /// A changed file as role detection sees it: the tree it lives in and its content.
 struct GitView<'r> {
+    repo: &'r Repository,
     tree: &'r Tree<'r>,
     content: Option<Vec<u8>>,
 }
@@ -349,6 +355,11 @@ impl TreeView for GitView<'_> {
     }
     fn content(&self) -> Option<&[u8]> {
         self.content.as_deref()
+    }
+    fn read(&self, path: &str) -> Option<Vec<u8>> {
+        let entry = self.tree.get_path(Path::new(path)).ok()?;
+        let blob = entry.to_object(self.repo).ok()?.into_blob().ok()?;
+        Some(blob.content().to_vec())
     }
 }
 
