@@ -23,7 +23,7 @@ VALIDATE_VENV := target/venv-validate
 export HUNKGEN_UV ?= $(CURDIR)/$(VALIDATE_VENV)/bin/uv
 # uv's shared package cache; seeded once here so the tests build venvs offline.
 export HUNKGEN_UV_CACHE ?= $(CURDIR)/target/uv-cache
-UV_SEEDED := $(call esc,$(HUNKGEN_UV_CACHE))/.seeded-2
+UV_SEEDED := $(call esc,$(HUNKGEN_UV_CACHE))/.seeded-3
 # Defects4J itself for the `defects4j` environment kind (src/validate/defects4j): its Perl
 # framework with Debian's Perl modules and Ant, JDK 11 from Debian bullseye, and a working
 # copy of the framework (trimmed to Cli and Codec in ../shared) with those projects'
@@ -146,11 +146,12 @@ $(VALIDATE_VENV)/bin/uv:
 $(UV_SEEDED): $(VALIDATE_VENV)/bin/uv
 	rm -rf target/uv-seed
 	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" venv --quiet --python $(VALIDATE_VENV)/bin/python target/uv-seed
-	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" pip install --quiet --python target/uv-seed/bin/python pytest==9.2.0
+	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" pip install --quiet --python target/uv-seed/bin/python pytest==9.2.0 setuptools
 	rm -rf target/uv-seed
-	# tests/it/python_auto.rs: pytest as of its fixture's commit dates, for Python 3.9.
+	# tests/it/python_auto.rs: pytest and setuptools as of its fixture's commit dates, for
+	# Python 3.9 (python: auto pins both to a commit's date).
 	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" pip install --quiet --target target/uv-seed \
-	  --python-version 3.9 --python-platform linux --exclude-newer 2020-11-20T12:13:20Z pytest
+	  --python-version 3.9 --python-platform linux --exclude-newer 2020-11-20T12:13:20Z pytest setuptools
 	rm -rf target/uv-seed
 	touch "$@"
 

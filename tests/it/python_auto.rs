@@ -163,6 +163,8 @@ fn each_commit_gets_its_eras_interpreter_and_dependencies_pinned_to_its_date() {
     let pins = fs::read_to_string(resolved.join(&requirements[0])).expect("pins");
     // pytest of the date, not today's.
     assert!(pins.contains("pytest==6.1.2"), "{pins}");
+    // setuptools too, as every virtualenv of the era had it (pkg_resources).
+    assert!(pins.contains("setuptools=="), "{pins}");
     // The base that requires Python >= 3.99 is refused, naming what it needs.
     let unsupported: Vec<&Value> = rejected
         .iter()

@@ -344,7 +344,7 @@ fn uv_cache() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/uv-cache"));
     assert!(
-        p.join(".seeded-2").exists(),
+        p.join(".seeded-3").exists(),
         "{} is not seeded: run `make deps`",
         p.display()
     );

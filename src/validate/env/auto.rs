@@ -12,12 +12,14 @@
 //!   is taken and the record says so. With none allowed at all, the instance is
 //!   `unsupported_python`, naming what it needs.
 //! - **Dependencies pinned to the commit's date** (the ladder, [`Step`]): resolved by uv
-//!   for that interpreter with `--exclude-newer <committer date>`, build tools
-//!   (setuptools, wheel, pip) exempt — an old setuptools cannot build today's sdists and
-//!   vice versa. When the pinned set does not install, the package uv names as failing
-//!   to build is exempt too (its newest release, with wheels, is taken), up to
-//!   [`MAX_EXEMPT`] times; then, as a last step, the dependencies are resolved unpinned.
-//!   The step that worked is recorded in `validation.python`.
+//!   for that interpreter with `--exclude-newer <committer date>`, setuptools among them
+//!   as every virtualenv of the era had it (old pytest and old projects import
+//!   `pkg_resources`). The exact pins install without the cut-off, so an sdist builds
+//!   with today's build tools (an old setuptools cannot build today's sdists and vice
+//!   versa). When the pinned set does not install, the package uv names as failing to
+//!   build is exempt (its newest release, with wheels, is taken), up to [`MAX_EXEMPT`]
+//!   times; then, as a last step, the dependencies are resolved unpinned. The step that
+//!   worked is recorded in `validation.python`.
 //!
 //! The resolved requirements (exact versions) are what the environment is keyed by, so
 //! commits that resolve alike share one environment: a history of hundreds of commits
@@ -37,9 +39,6 @@ use crate::validate::runner::Runner;
 /// How many failing packages the ladder exempts from the date pin before it resolves
 /// unpinned.
 pub const MAX_EXEMPT: usize = 2;
-
-/// Build tools always taken at their newest (see the module doc).
-pub const BUILD_TOOLS: [&str; 3] = ["setuptools", "wheel", "pip"];
 
 /// The cut-off given to exempt packages: later than any release, so their newest is
 /// taken (fixed, so a resolution does not depend on the day it ran).
@@ -290,7 +289,7 @@ pub fn declared_at(repo: &std::path::Path, rev: &str, workdir: &str) -> Result<D
     let date = crate::git::commit_time(repo, rev).map_err(|e| e.to_string())?;
     // Local paths and editable installs name the project itself: it runs from the
     // working copy (PYTHONPATH), not installed.
-    let requirements = project
+    let mut requirements: Vec<String> = project
         .requirements
         .into_iter()
         .filter(|r| {
@@ -298,6 +297,17 @@ pub fn declared_at(repo: &std::path::Path, rev: &str, workdir: &str) -> Result<D
             !(r.starts_with('.') || r.starts_with('/') || r.starts_with("file:"))
         })
         .collect();
+    // Every virtualenv of the era had setuptools (pkg_resources): pinned with the rest.
+    let named = |r: &String| {
+        let name: String = r
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            .collect();
+        normalize(&name) == "setuptools"
+    };
+    if !requirements.iter().any(named) {
+        requirements.push("setuptools".into());
+    }
     Ok(Declared {
         requires_python: project
             .requires_python
@@ -360,7 +370,7 @@ pub fn python_requires(setup_py: Option<&str>, setup_cfg: Option<&str>) -> Optio
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Step {
-    /// Every dependency at its release of the commit's date (build tools exempt).
+    /// Every dependency at its release of the commit's date (setuptools too).
     Pinned,
     /// Pinned, with the packages named in `exempt` at their newest.
     Exempt,
@@ -408,9 +418,7 @@ pub fn next_rung(step: Step, exempt: &[String], failing: &[String]) -> Option<(S
     match step {
         Step::Unpinned => None,
         _ => {
-            let new = failing
-                .iter()
-                .find(|f| !exempt.contains(f) && !BUILD_TOOLS.contains(&f.as_str()));
+            let new = failing.iter().find(|f| !exempt.contains(f));
             match new {
                 Some(f) if exempt.len() < MAX_EXEMPT => {
                     let mut e = exempt.to_vec();
@@ -626,7 +634,7 @@ impl EnvCache {
     }
 
     /// `uv pip compile` of `requirements` for Python `version` on Linux: pinned to
-    /// `cutoff` (build tools and `exempt` at their newest) or unpinned; against the
+    /// `cutoff` (`exempt` at their newest) or unpinned; against the
     /// index when the network is allowed, else from uv's cache. The exact requirements.
     #[allow(clippy::too_many_arguments)]
     fn compile(
@@ -667,11 +675,7 @@ impl EnvCache {
         );
         if let Some(cutoff) = cutoff {
             script.push_str(&format!(" --exclude-newer {}", sh_quote(cutoff)));
-            for p in BUILD_TOOLS
-                .iter()
-                .copied()
-                .chain(exempt.iter().map(String::as_str))
-            {
+            for p in exempt {
                 script.push_str(&format!(
                     " --exclude-newer-package {}",
                     sh_quote(format!("{p}={}", NEWEST))

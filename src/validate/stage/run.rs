@@ -177,6 +177,9 @@ impl Validator<'_> {
             apply_fuzzy(&m, &root, Some(a.base.repo)).map_err(StageError::Predicted)?;
         }
         let dir = root.join(&workdir);
+        // Made for the runner: pytest before 3.x does not create the directory of its
+        // --junitxml file.
+        let _ = std::fs::create_dir_all(dir.join(report_dir));
         let mut spec = RunSpec::new(command, &dir, &log)
             .with_timeout(self.plan.timeout, Duration::from_secs(10));
         spec.memory_limit = self.plan.memory_limit;
