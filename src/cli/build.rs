@@ -117,11 +117,19 @@ pub fn run(args: BuildArgs) -> anyhow::Result<()> {
     match &summary.funnel {
         Some(f) => writeln!(
             out,
-            "built {}: {} instances ({} hunks) from {} commits walked: {} non-merge, {} message matched, {} touching code and tests, {} multi-hunk, {} past the commit rules, {} with fewer counted hunks once non-code hunks are skipped; {}",
+            "built {}: {} instances ({} hunks) from {} commits walked{}: {} non-merge, {} message matched, {} touching code and tests, {} multi-hunk, {} past the commit rules, {} with fewer counted hunks once non-code hunks are skipped; {}",
             shown.display(),
             summary.instances.len(),
             hunks,
             f.walked,
+            if f.unshipped > 0 {
+                format!(
+                    " ({} more only on branches that never shipped, left out)",
+                    f.unshipped
+                )
+            } else {
+                String::new()
+            },
             f.non_merge,
             f.message_matched,
             f.code_and_tests,

@@ -132,7 +132,25 @@ pub enum Outcome<R> {
 /// be read (one corrupt object never hides the rest).
 pub type Examined<R> = (String, Result<Outcome<R>, GitError>);
 
-/// Walk the commits of `repo` selected by `revs` (every branch when `None`) and examine
+/// How many commits are on some branch but reached neither from the default branch nor
+/// from a tag: what the default walk (what shipped) leaves out, for the funnel.
+pub fn count_unshipped(repo: &Path) -> Result<usize, GitError> {
+    let r = open(repo)?;
+    let walk_err = |e: git2::Error| GitError::Walk {
+        path: repo.to_path_buf(),
+        source: e.into(),
+    };
+    let mut walk = r.revwalk().map_err(walk_err)?;
+    walk.push_glob("refs/heads/*").map_err(walk_err)?;
+    walk.push_glob("refs/remotes/*").map_err(walk_err)?;
+    if r.head().ok().and_then(|h| h.target()).is_some() {
+        walk.hide_head().map_err(walk_err)?;
+    }
+    walk.hide_glob("refs/tags/*").map_err(walk_err)?;
+    Ok(walk.filter(Result::is_ok).count())
+}
+
+/// Walk the commits of `repo` selected by `revs` (what shipped when `None`) and examine
 /// each under `policy`; the result lists every visited commit in walk order (newest
 /// first, parents after their children).
 ///
@@ -288,6 +306,12 @@ impl<'p> RepoPool<'p> {
 
 /// The commits to visit, newest first in topological order, merges included (they are
 /// skipped per commit, where the parent count is known anyway).
+/// `revs` meaning every branch, local and remote-tracking (`all_branches: true`); not a
+/// revision git could parse (a ref name never starts with `-`).
+pub const ALL_BRANCHES: &str = "--branches";
+
+/// The commits `revs` selects: `None`, what shipped (the default branch, `HEAD`, and
+/// every tag: releases); [`ALL_BRANCHES`]; else a ref or a range.
 fn commit_ids(repo: &Repository, path: &Path, revs: Option<&str>) -> Result<Vec<Oid>, GitError> {
     let walk_err = |e: git2::Error| GitError::Walk {
         path: path.to_path_buf(),
@@ -297,9 +321,16 @@ fn commit_ids(repo: &Repository, path: &Path, revs: Option<&str>) -> Result<Vec<
     walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME)
         .map_err(walk_err)?;
     match revs {
-        None => {
+        Some(ALL_BRANCHES) => {
             walk.push_glob("refs/heads/*").map_err(walk_err)?;
             walk.push_glob("refs/remotes/*").map_err(walk_err)?;
+        }
+        None => {
+            // An unborn or missing HEAD leaves the tags (and an empty walk).
+            if repo.head().ok().and_then(|h| h.target()).is_some() {
+                walk.push_head().map_err(walk_err)?;
+            }
+            walk.push_glob("refs/tags/*").map_err(walk_err)?;
         }
         Some(rev) => {
             let unknown = |e: git2::Error| GitError::UnknownRevision {

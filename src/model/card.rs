@@ -67,6 +67,10 @@ pub struct Counts {
 pub struct MineFunnel {
     /// Commits visited, merges included.
     pub walked: usize,
+    /// Commits left out because they are only on branches that never shipped (neither
+    /// the default branch nor a tag reaches them; `all_branches: true` walks them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unshipped: usize,
     /// Commits with at most one parent (merges are skipped, never rejected).
     pub non_merge: usize,
     /// Non-merge commits whose message passed the message rules.

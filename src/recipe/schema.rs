@@ -364,9 +364,14 @@ pub struct GitSpec {
     /// (`https://issues.apache.org/jira/browse/{id}`).
     #[serde(default)]
     pub issue_url: Option<String>,
-    /// `A..B` range or a single ref; all branches when omitted.
+    /// `A..B` range or a single ref; what shipped when omitted (the default branch and
+    /// every tag).
     #[serde(default)]
     pub revs: Option<String>,
+    /// Walk every branch, local and remote-tracking, not only what shipped (development
+    /// branches, fix-ups on unmerged branches).
+    #[serde(default)]
+    pub all_branches: bool,
     /// Regex a fix commit's whole message must match (case-insensitive unless `(?-i)`);
     /// a fix/bug word rule when omitted.
     #[serde(default)]

@@ -294,8 +294,17 @@ pub(super) fn git_plan(
         ));
     }
     source_roots_exist(cx, &repo, files)?;
+    if spec.all_branches && spec.revs.is_some() {
+        return Err(cx.err(
+            "source.git.all_branches",
+            "expected either `revs` or `all_branches: true`, not both",
+        ));
+    }
     let mut walk = GitSourceConfig {
-        revs: spec.revs.clone(),
+        revs: spec.revs.clone().or_else(|| {
+            spec.all_branches
+                .then(|| crate::git::walk::ALL_BRANCHES.into())
+        }),
         require_tests: spec.require_tests,
         max_changed_lines: spec.max_changed_lines,
         max_files: spec.max_files,

@@ -102,9 +102,11 @@ pub fn candidates(
         warnings.push(format!(
             "{}: no commits to walk ({}); the dataset is empty",
             cfg.repo.display(),
-            match &cfg.walk.revs {
+            match cfg.walk.revs.as_deref() {
+                None => "the repository has no commits on its default branch or tags".to_string(),
+                Some(walk::ALL_BRANCHES) =>
+                    "the repository has no commits on any branch".to_string(),
                 Some(revs) => format!("range `{revs}` is empty"),
-                None => "the repository has no commits on any branch".to_string(),
             }
         ));
     }
@@ -121,7 +123,11 @@ pub fn candidates(
         described: vec![format!(
             "git: {} ({})",
             cfg.repo.display(),
-            cfg.walk.revs.as_deref().unwrap_or("all branches")
+            match cfg.walk.revs.as_deref() {
+                None => "the default branch and tags",
+                Some(walk::ALL_BRANCHES) => "all branches",
+                Some(revs) => revs,
+            }
         )],
         walked: mined.walked,
         warnings,
@@ -207,6 +213,10 @@ pub fn mine_with_rules(
         walked: examined.len(),
         ..Mined::default()
     };
+    if cfg.revs.is_none() {
+        // What the default left out: commits only on branches that never shipped.
+        mined.funnel.unshipped = walk::count_unshipped(repo).unwrap_or(0);
+    }
     // Walk position of each fix: the walk lists parents after their children.
     let mut rank: HashMap<String, usize> = HashMap::new();
     for (i, (id, outcome)) in examined.into_iter().enumerate() {

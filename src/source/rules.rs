@@ -17,8 +17,9 @@ pub const DEFAULT_MESSAGE_REGEX: &str =
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GitSourceConfig {
-    /// `A..B` (or `A...B`) range or a single ref; `None` walks every branch
-    /// (`refs/heads/*` and `refs/remotes/*`).
+    /// `A..B` (or `A...B`) range or a single ref; `None` walks what shipped (`HEAD`
+    /// and every tag); [`crate::git::walk::ALL_BRANCHES`] every branch (`refs/heads/*`
+    /// and `refs/remotes/*`).
     pub revs: Option<String>,
     /// Commit-message rule (Rust regex syntax, case-insensitive unless the pattern says
     /// `(?-i)`), matched against the whole message; an empty string accepts every message.

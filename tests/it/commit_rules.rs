@@ -4,6 +4,7 @@
 
 use crate::common::Script;
 use hunkgen::classify::Classifier;
+use hunkgen::git::walk::ALL_BRANCHES;
 use hunkgen::model::MineFunnel;
 use hunkgen::progress::Progress;
 use hunkgen::source::git_history::{mine, Mined};
@@ -159,7 +160,15 @@ fn history() -> Fixture {
     f
 }
 
+/// Mine every branch (the fixture's cherry-picked fix lives on `topic`), unless `cfg`
+/// names its revisions.
 fn run(repo: &Path, cfg: &GitSourceConfig) -> Mined {
+    let mut cfg = cfg.clone();
+    cfg.revs.get_or_insert_with(|| ALL_BRANCHES.to_string());
+    mine_as_is(repo, &cfg)
+}
+
+fn mine_as_is(repo: &Path, cfg: &GitSourceConfig) -> Mined {
     let mined = mine(repo, cfg, &Classifier::default(), &Progress::hidden()).expect("mine");
     assert!(mined.failed.is_empty(), "{:?}", mined.failed);
     mined
@@ -356,8 +365,50 @@ fn funnel_numbers_on_the_fixture() {
         few_counted_hunks: 0,
         missing_parent: 0,
         unreadable: 0,
+        // Every branch was walked.
+        unshipped: 0,
     };
     assert_eq!(mined.funnel, want);
+}
+
+/// By default the walk takes what shipped: the default branch and every tag. The fix on
+/// `topic` (cherry-picked to main) and the notes on `side` are reached by `main`'s merge
+/// or not at all; a maintenance fix reached only by its release tag is walked.
+#[test]
+fn the_default_walks_the_default_branch_and_tags() {
+    let mut f = history();
+    // A maintenance release: a fix on a branch that is tagged and then deleted.
+    f.s.git(&["checkout", "-q", "-b", "maint"]);
+    let main_vals = f.vals;
+    f.change(&[13, 29], true, 0, "Fix f13 and f29 for 1.0.1");
+    f.s.git(&["tag", "v1.0.1"]);
+    f.s.git(&["checkout", "-q", "main"]);
+    f.s.git(&["branch", "-q", "-D", "maint"]);
+    f.vals = main_vals;
+    // A development branch that never shipped.
+    f.s.git(&["checkout", "-q", "-b", "wip"]);
+    f.change(&[7, 23], true, 0, "Fix f7 and f23 on wip");
+    f.s.git(&["checkout", "-q", "main"]);
+    f.vals = main_vals;
+    let shipped = mine_as_is(&f.s.dir, &GitSourceConfig::default());
+    let subjects = |m: &Mined| -> Vec<String> {
+        m.fixes
+            .iter()
+            .map(|x| x.message.lines().next().unwrap_or_default().to_string())
+            .collect()
+    };
+    let got = subjects(&shipped);
+    assert!(
+        got.contains(&"Fix f13 and f29 for 1.0.1".to_string()),
+        "{got:?}"
+    );
+    assert!(!got.iter().any(|s| s.contains("on wip")), "{got:?}");
+    // Left out, and counted: `topic`'s fix and `wip`'s.
+    assert_eq!(shipped.funnel.unshipped, 2, "{:?}", shipped.funnel);
+    let all = run(&f.s.dir, &GitSourceConfig::default());
+    assert!(subjects(&all).iter().any(|s| s.contains("on wip")));
+    assert_eq!(all.funnel.walked, shipped.funnel.walked + 2 - 1);
+    assert_eq!(all.funnel.unshipped, 0);
 }
 
 #[test]
@@ -461,7 +512,7 @@ fn build_writes_rows_links_and_the_funnel() {
             "name: widgets\nsource:\n  git:\n    repo: {}\n    name: acme/widgets\n    \
              url: https://github.com/acme/widgets\n    issue_regex: 'LANG-\\d+'\n    \
              issue_url: 'https://issues.example.org/browse/{{id}}'\n    max_files: 5\n    \
-             max_code_hunks: 3\n    max_changed_lines: 10\n",
+             max_code_hunks: 3\n    max_changed_lines: 10\n    all_branches: true\n",
             f.s.dir.display()
         ),
     )

@@ -491,6 +491,10 @@ fn recipe_errors_surface_before_any_work_with_place_and_key() {
             "name: t\noutput: out\nsource:\n  git:\n    repo: repo\nselect:\n  min_necessary_hunks: 2\n",
             "r.yaml:7:3: `select.min_necessary_hunks`: needs a `validate:` section",
         ),
+        (
+            "name: t\noutput: out\nsource:\n  git:\n    repo: repo\n    revs: main\n    all_branches: true\n",
+            "r.yaml:7:5: `source.git.all_branches`: expected either `revs` or `all_branches: true`, not both",
+        ),
     ];
     for (text, expected) in cases {
         fs::write(dir.path().join("r.yaml"), text).expect("recipe");
