@@ -269,6 +269,12 @@ impl Tables {
 pub fn funnel_markdown(f: &crate::model::MineFunnel) -> String {
     let mut table = Table::new(["step", "commits"]).right([1]);
     let mut row = |step: &str, n: usize| table.push([step.to_string(), n.to_string()]);
+    if f.unshipped > 0 {
+        row(
+            "only on branches that never shipped, not walked",
+            f.unshipped,
+        );
+    }
     row("walked", f.walked);
     row("non-merge", f.non_merge);
     row("message matched", f.message_matched);
