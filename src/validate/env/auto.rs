@@ -9,7 +9,8 @@
 //!   `requires-python` allows; of them, those already released on the commit's date (a
 //!   2017 commit never ran on 3.9); of them, the newest the project declares
 //!   (classifiers, tox), else the newest. With none of the era, the oldest allowed one
-//!   is taken and the record says so. With none allowed at all, the instance is
+//!   is taken, its dependencies pinned to its release date (the first day any ran on
+//!   it), and the record says so. With none allowed at all, the instance is
 //!   `unsupported_python`, naming what it needs.
 //! - **Dependencies pinned to the commit's date** (the ladder, [`Step`]): resolved by uv
 //!   for that interpreter with `--exclude-newer <committer date>`, setuptools among them
@@ -68,6 +69,10 @@ pub struct Choice {
     pub interpreter: Interpreter,
     /// One line: what decided it.
     pub why: String,
+    /// The cut-off of the dependency pin: the commit's date, or, for an interpreter
+    /// released after the commit (none of its era was found), that interpreter's
+    /// release date, the first day dependencies could have run on it.
+    pub pin_date: i64,
 }
 
 /// No interpreter found satisfies what the tree requires.
@@ -93,6 +98,12 @@ const RELEASED: [(&str, i64); 12] = [
     ("3.13", 1_728_259_200), // 2024-10-07
     ("3.14", 1_759_795_200), // 2025-10-07
 ];
+
+/// The release date of `version`'s minor (`3.6.15` → 2016-12-23), when listed.
+fn release_date(version: &str) -> Option<i64> {
+    let minor = minor_of(version);
+    RELEASED.iter().find(|(m, _)| *m == minor).map(|(_, t)| *t)
+}
 
 fn minor_of(version: &str) -> String {
     version.split('.').take(2).collect::<Vec<_>>().join(".")
@@ -194,13 +205,7 @@ pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpret
         };
         return Err(NoInterpreter { needs });
     }
-    let released = |i: &Interpreter| {
-        let minor = minor_of(&i.version);
-        RELEASED
-            .iter()
-            .find(|(m, _)| *m == minor)
-            .is_none_or(|(_, t)| *t <= d.date)
-    };
+    let released = |i: &Interpreter| release_date(&i.version).is_none_or(|t| t <= d.date);
     let newest = |v: &[&Interpreter]| -> Option<Interpreter> {
         v.iter()
             .max_by(|a, b| cmp_versions(&parts(&a.version), &parts(&b.version)))
@@ -220,12 +225,16 @@ pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpret
             .min_by(|a, b| cmp_versions(&parts(&a.version), &parts(&b.version)))
             .map(|i| (*i).clone());
         if let Some(i) = oldest {
+            let released = release_date(&i.version).unwrap_or(d.date).max(d.date);
+            let moved = crate::dataset::rfc3339(released);
             return Ok(Choice {
                 why: format!(
                     "{req}no interpreter found was released by the commit's date ({day}): \
-                     the oldest allowed one"
+                     the oldest allowed one, dependencies pinned to its release ({})",
+                    moved.get(..10).unwrap_or(&moved)
                 ),
                 interpreter: i,
+                pin_date: released,
             });
         }
     }
@@ -241,12 +250,14 @@ pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpret
                 d.versions.join(", ")
             ),
             interpreter: i,
+            pin_date: d.date,
         });
     }
     match newest(&era) {
         Some(i) => Ok(Choice {
             why: format!("{req}the newest interpreter found released by {day}"),
             interpreter: i,
+            pin_date: d.date,
         }),
         None => Err(NoInterpreter { needs: "3".into() }),
     }
@@ -509,7 +520,7 @@ impl EnvCache {
                 .join(", "),
         })?;
         let version = choice.interpreter.version.clone();
-        let date = d.date.to_le_bytes();
+        let date = choice.pin_date.to_le_bytes();
         let mut parts: Vec<&[u8]> = vec![
             b"hunkgen-auto-v1",
             repo.as_bytes(),
@@ -566,7 +577,7 @@ impl EnvCache {
             None => {}
         }
         fs::create_dir_all(&resolved_dir).map_err(write_err(&resolved_dir))?;
-        let cutoff = crate::dataset::rfc3339(d.date);
+        let cutoff = crate::dataset::rfc3339(choice.pin_date);
         let (mut rung, mut exempt) = (Step::Pinned, Vec::<String>::new());
         let mut tried = Vec::new();
         let outcome = loop {
@@ -786,6 +797,13 @@ mod tests {
         .expect("c");
         assert_eq!(c.interpreter.version, "3.6.15");
         assert!(c.why.contains("oldest"), "{}", c.why);
+        // Its dependencies are those of its release: none of 2015 ran on 3.6.
+        assert_eq!(c.pin_date, at("2016-12-23"));
+        assert_eq!(
+            choose(&d, &found).expect("c").pin_date,
+            d.date,
+            "an interpreter of the era pins to the commit's date"
+        );
         // Python 2 only when the project declares only Python 2.
         let py2 = Declared {
             date: at("2015-01-01"),
