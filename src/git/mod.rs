@@ -12,10 +12,12 @@
 //! Files by job, each importing only those listed before it: `error` (typed errors),
 //! `repo` (the handle cache and plain reads), `command` (the `git` program), `render`
 //! (libgit2 diffs rendered byte-equal to `git diff`), `decode` (commit messages),
-//! `verify` (object hashes), `change` (one change split by file class), `walk` (the
+//! `verify` (object hashes), `change` (one change split by file class), `changelog`
+//! (the changelog entries a commit adds), `walk` (the
 //! history walk), `pull` (a pull request's change), `gate`, `write` and `edits` (states).
 
 mod change;
+pub mod changelog;
 mod command;
 mod decode;
 pub mod edits;

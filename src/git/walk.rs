@@ -103,6 +103,8 @@ pub struct ChangeSize<'a> {
     pub code_hunks: usize,
     /// Code lines added plus removed.
     pub changed_lines: usize,
+    /// The changelog entries the commit adds (its own account of what it is).
+    pub changelog: &'a [super::changelog::ChangelogEntry],
 }
 
 /// What examining one commit found, in the order the walk looks.
@@ -131,6 +133,31 @@ pub enum Outcome<R> {
 /// One visited commit: its full hex id and what examining it found, or why it could not
 /// be read (one corrupt object never hides the rest).
 pub type Examined<R> = (String, Result<Outcome<R>, GitError>);
+
+/// The commits that later commits of the walk revert, by the line `git revert` writes
+/// (`This reverts commit <id>`): each reverted id (as written, 7 to 40 hex digits) with
+/// the first reverting commit's id. Messages only; no diff is made.
+pub fn reverted(repo: &Path, revs: Option<&str>) -> Result<Vec<(String, String)>, GitError> {
+    let r = open(repo)?;
+    let ids = commit_ids(&r, repo, revs)?;
+    let mut out = Vec::new();
+    for oid in ids {
+        let Ok(commit) = r.find_commit(oid) else {
+            continue;
+        };
+        let message = String::from_utf8_lossy(commit.message_bytes());
+        for line in message.lines() {
+            let Some(rest) = line.trim().strip_prefix("This reverts commit ") else {
+                continue;
+            };
+            let id: String = rest.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+            if (7..=40).contains(&id.len()) {
+                out.push((id.to_ascii_lowercase(), oid.to_string()));
+            }
+        }
+    }
+    Ok(out)
+}
 
 /// How many commits are on some branch but reached neither from the default branch nor
 /// from a tag: what the default walk (what shipped) leaves out, for the funnel.
@@ -540,11 +567,30 @@ fn examine<P: Policy>(
     if hunks < policy.min_code_hunks() {
         return Ok(Outcome::FewHunks);
     }
+    // The commit's changelog entries: read only for files named like changelogs.
+    let mut changelog = Vec::new();
+    for f in nontest
+        .iter()
+        .filter(|f| f.reason.is_some() && super::changelog::is_changelog(&f.path))
+    {
+        verifier.verify_blobs(repo, change.source(f.plain), f.index)?;
+        let Some(p) = git2::Patch::from_diff(change.source(f.plain), f.index)? else {
+            continue;
+        };
+        let id = p.delta().new_file().id();
+        let content = if id.is_zero() {
+            Vec::new()
+        } else {
+            repo.find_blob(id)?.content().to_vec()
+        };
+        changelog.extend(super::changelog::entries(&f.path, &p, &content));
+    }
     let size = ChangeSize {
         message: &message,
         files,
         code_hunks: hunks,
         changed_lines: changed,
+        changelog: &changelog,
     };
     if let Some((rule, detail)) = policy.judge(&size) {
         return Ok(Outcome::Rejected(rule, detail));

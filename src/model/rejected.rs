@@ -65,6 +65,12 @@ pub enum RejectReason {
     /// The commit's code is unchanged once whitespace, comments and docstrings are
     /// stripped (hunk rule `formatting_only` of the git source).
     FormattingOnly,
+    /// The commit's own changelog entries file it under features (or another category),
+    /// not as a bug fix (the detail quotes the entry and its section).
+    ChangelogNotFix,
+    /// A later commit reverts the commit (`This reverts commit <id>`): the fix did not
+    /// stand (the detail names the reverting commit).
+    RevertedLater,
     /// A Defects4J version does not compile with the JDK in use (the detail quotes the
     /// compiler's first errors).
     CompileError,
@@ -171,7 +177,9 @@ impl RejectReason {
             | R::TooManyFiles
             | R::TooManyHunks
             | R::TooManyChangedLines
-            | R::FormattingOnly => YieldClass::CommitRule,
+            | R::FormattingOnly
+            | R::ChangelogNotFix
+            | R::RevertedLater => YieldClass::CommitRule,
             R::PatchParse
             | R::Read
             | R::GitObjects

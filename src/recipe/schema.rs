@@ -400,6 +400,10 @@ pub struct GitSpec {
     /// Reject reverts (`Revert "…"` subject, `This reverts commit <id>` body).
     #[serde(default = "yes")]
     pub reject_reverts: bool,
+    /// Reject a commit whose own changelog entries (lines added to CHANGES/HISTORY/NEWS
+    /// files, towncrier fragments) file it under a category other than bug fixes.
+    #[serde(default = "yes")]
+    pub reject_changelog_non_fixes: bool,
     /// Reject a commit whose git patch-id an earlier commit has (cherry-picks); the
     /// earliest is kept.
     #[serde(default = "yes")]

@@ -310,6 +310,7 @@ pub(super) fn git_plan(
         max_files: spec.max_files,
         max_code_hunks: spec.max_code_hunks,
         reject_reverts: spec.reject_reverts,
+        reject_changelog_non_fixes: spec.reject_changelog_non_fixes,
         reject_duplicates: spec.reject_duplicates,
         min_code_hunks: select.min_code_hunks,
         verify_objects: spec.verify_objects,

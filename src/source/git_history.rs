@@ -234,6 +234,31 @@ pub fn mine_with_rules(
     // patch-id the older one is kept.
     let order = |f: &FixCommit| (f.time, usize::MAX - rank.get(&f.id).copied().unwrap_or(0));
     mined.fixes.sort_by_key(order);
+    if cfg.reject_reverts {
+        // A fix that a later commit reverts did not stand.
+        let reverted = walk::reverted(repo, cfg.revs.as_deref())?;
+        if !reverted.is_empty() {
+            let mut kept = Vec::with_capacity(mined.fixes.len());
+            for fix in std::mem::take(&mut mined.fixes) {
+                match reverted
+                    .iter()
+                    .find(|(id, _)| fix.id.starts_with(id.as_str()))
+                {
+                    Some((_, by)) => mined.rejected.push(MineRejection {
+                        commit: fix.id.clone(),
+                        rule: CommitRule::RevertedLater,
+                        detail: format!(
+                            "reverted later by {by} (`This reverts commit {}`)",
+                            fix.id
+                        ),
+                        kept: None,
+                    }),
+                    None => kept.push(fix),
+                }
+            }
+            mined.fixes = kept;
+        }
+    }
     if cfg.reject_duplicates {
         let mut first: HashMap<String, String> = HashMap::new();
         let mut kept = Vec::with_capacity(mined.fixes.len());
@@ -347,6 +372,8 @@ fn reject_reason(rule: CommitRule) -> RejectReason {
         CommitRule::MaxChangedLines => RejectReason::TooManyChangedLines,
         CommitRule::MissingParent => RejectReason::MissingParent,
         CommitRule::FormattingOnly => RejectReason::FormattingOnly,
+        CommitRule::ChangelogNotFix => RejectReason::ChangelogNotFix,
+        CommitRule::RevertedLater => RejectReason::RevertedLater,
     }
 }
 

@@ -38,8 +38,12 @@ pub struct GitSourceConfig {
     pub max_files: Option<usize>,
     /// Upper bound on code hunks ("Drop Python 2.7", 57 hunks, is no bug fix).
     pub max_code_hunks: Option<usize>,
-    /// Reject reverts: a `Revert "…"` subject or a `This reverts commit <id>` body.
+    /// Reject reverts: a `Revert "…"` subject or a `This reverts commit <id>` body; and
+    /// the commits a later commit reverts.
     pub reject_reverts: bool,
+    /// Reject a commit whose own changelog entries all file it under something other than
+    /// a bug fix (a `Features` section, a `feature` fragment).
+    pub reject_changelog_non_fixes: bool,
     /// Reject a commit whose git patch-id (`git patch-id --stable`) an earlier selected
     /// commit already has (cherry-picks, backports); the earliest is kept.
     pub reject_duplicates: bool,
@@ -66,6 +70,7 @@ impl Default for GitSourceConfig {
             max_files: None,
             max_code_hunks: None,
             reject_reverts: true,
+            reject_changelog_non_fixes: true,
             reject_duplicates: true,
             min_code_hunks: 2,
             verify_objects: true,
@@ -92,6 +97,11 @@ pub enum CommitRule {
     /// Its code is unchanged once whitespace, comments and docstrings are stripped
     /// (`select.reject_formatting_only`).
     FormattingOnly,
+    /// Its own changelog entries file it under features, not bug fixes
+    /// (`reject_changelog_non_fixes`).
+    ChangelogNotFix,
+    /// A later commit of the walk reverts it (`reject_reverts`): the fix did not stand.
+    RevertedLater,
 }
 
 impl CommitRule {
@@ -105,6 +115,8 @@ impl CommitRule {
             CommitRule::MaxChangedLines => "too_many_changed_lines",
             CommitRule::MissingParent => "missing_parent",
             CommitRule::FormattingOnly => "formatting_only",
+            CommitRule::ChangelogNotFix => "changelog_not_fix",
+            CommitRule::RevertedLater => "reverted_later",
         }
     }
 }
@@ -179,6 +191,11 @@ impl Policy for Selection<'_> {
                 return Some((CommitRule::Revert, why));
             }
         }
+        if cfg.reject_changelog_non_fixes {
+            if let Some(why) = changelog_not_fix(change.changelog) {
+                return Some((CommitRule::ChangelogNotFix, why));
+            }
+        }
         if let Some(max) = cfg.max_files.filter(|&max| files > max) {
             return Some((
                 CommitRule::MaxFiles,
@@ -207,6 +224,62 @@ impl Policy for Selection<'_> {
     fn hunk_rules(&self) -> HunkRules {
         self.cfg.hunk_rules
     }
+}
+
+/// What a changelog section or fragment type says a change is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangelogKind {
+    /// A bug fix (`Bug fixes`, `Fixed`, `bugfix`).
+    Fix,
+    /// Something else the changelog files separately: features, changes, removals,
+    /// deprecations, documentation, performance.
+    NotFix,
+}
+
+/// The kind a changelog heading or fragment type names; `None` for a heading that is no
+/// category (a version, a date, `Changelog`), which says nothing.
+pub fn changelog_kind(section: &str) -> Option<ChangelogKind> {
+    static FIX: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+        Regex::new(r"(?i)^\W*(bug\s*-?fix(es)?|bugs?|fix(es|ed)?|bug\s+fixes)\W*$")
+            .expect("fixed regex")
+    });
+    static NOT_FIX: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+        Regex::new(
+            r"(?i)^\W*(new\s+)?(features?|feat|enhancements?|improvements?|added|additions?|new|changed|api\s+changes|behaviou?r\s+changes?|deprecat\w*|remov\w*|breaking(\s+changes?)?|backwards?\s+incompatible(\s+changes?)?|performance|perf|doc|docs|documentation|misc\w*|trivial|internal|packaging|security)\W*$",
+        )
+        .expect("fixed regex")
+    });
+    let s = section.trim();
+    if FIX.is_match(s) {
+        Some(ChangelogKind::Fix)
+    } else if NOT_FIX.is_match(s) {
+        Some(ChangelogKind::NotFix)
+    } else {
+        None
+    }
+}
+
+/// Why a commit's changelog entries say it is not a bug fix: some entry is filed under a
+/// category and none under bug fixes. `None` when an entry is a fix or none is filed.
+pub fn changelog_not_fix(entries: &[crate::git::changelog::ChangelogEntry]) -> Option<String> {
+    let mut not_fix = None;
+    for e in entries {
+        match e.section.as_deref().and_then(changelog_kind) {
+            Some(ChangelogKind::Fix) => return None,
+            Some(ChangelogKind::NotFix) => {
+                not_fix.get_or_insert(e);
+            }
+            None => {}
+        }
+    }
+    not_fix.map(|e| {
+        format!(
+            "its changelog entry is filed under `{}` in {}, not as a bug fix: `{}`",
+            e.section.as_deref().unwrap_or_default(),
+            e.file,
+            one_line(&e.line)
+        )
+    })
 }
 
 /// Why `message` is a revert, when it is one: a `Revert "…"` subject or a
@@ -267,6 +340,33 @@ fn compile_rule(key: &'static str, pattern: &str) -> Result<Regex, BadRegex> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn changelog_sections_and_fragment_types_name_their_kind() {
+        use ChangelogKind::*;
+        for (section, kind) in [
+            ("Bug fixes", Some(Fix)),
+            ("Bugfixes", Some(Fix)),
+            ("Bug Fixes:", Some(Fix)),
+            ("Fixed", Some(Fix)),
+            ("bugfix", Some(Fix)),
+            ("Features", Some(NotFix)),
+            ("New features", Some(NotFix)),
+            ("Added", Some(NotFix)),
+            ("feature", Some(NotFix)),
+            ("Backwards incompatible changes", Some(NotFix)),
+            ("Deprecations", Some(NotFix)),
+            ("removal", Some(NotFix)),
+            ("2.0 (unreleased)", None),
+            ("Changelog", None),
+            // A file titled "Changes" with entries right under it: no category.
+            ("Changes", None),
+            ("Version 1.2.3", None),
+            ("Fixes and features", None),
+        ] {
+            assert_eq!(changelog_kind(section), kind, "{section}");
+        }
+    }
 
     #[test]
     fn default_regex_matches_fix_words_only() {

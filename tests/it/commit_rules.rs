@@ -206,12 +206,8 @@ fn each_rule_rejects_its_commit() {
         reject_duplicates: false,
         ..GitSourceConfig::default()
     };
-    let base_kept = [
-        "Fix f5 and f30",
-        "Fix f10 and f20",
-        "Fix f2 and f36",
-        REFS_SUBJECT,
-    ];
+    // "Fix f5 and f30" is reverted later ("Undo the broken fix of f8" reverts it).
+    let base_kept = ["Fix f10 and f20", "Fix f2 and f36", REFS_SUBJECT];
     let sized = [
         "Fix f12 and f28 with notes",
         "Fix four methods",
@@ -220,6 +216,7 @@ fn each_rule_rejects_its_commit() {
     let reverts = [
         ("Revert \"Fix the f6 thing\"", CommitRule::Revert),
         ("Undo the broken fix of f8", CommitRule::Revert),
+        ("Fix f5 and f30", CommitRule::RevertedLater),
     ];
     type Case<'a> = (
         &'a str,
@@ -356,11 +353,13 @@ fn funnel_numbers_on_the_fixture() {
         rejected: BTreeMap::from([
             ("duplicate_patch".to_string(), 1),
             ("revert".to_string(), 2),
+            // "Fix f5 and f30", which "Undo the broken fix of f8" reverts.
+            ("reverted_later".to_string(), 1),
             ("too_many_changed_lines".to_string(), 1),
             ("too_many_files".to_string(), 1),
             ("too_many_hunks".to_string(), 1),
         ]),
-        kept: 4,
+        kept: 3,
         // Set by the build, not the walk.
         few_counted_hunks: 0,
         missing_parent: 0,
@@ -527,8 +526,8 @@ fn build_writes_rows_links_and_the_funnel() {
         .success();
     let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
     assert!(
-        stdout.contains("4 instances")
-            && stdout.contains("from 16 commits walked: 15 non-merge, 12 message matched, 11 touching code and tests, 10 multi-hunk, 4 past the commit rules, 0 with fewer counted hunks once non-code hunks are skipped; 6 rejected"),
+        stdout.contains("3 instances")
+            && stdout.contains("from 16 commits walked: 15 non-merge, 12 message matched, 11 touching code and tests, 10 multi-hunk, 3 past the commit rules, 0 with fewer counted hunks once non-code hunks are skipped; 7 rejected"),
         "{stdout}"
     );
     let short = |subject: &str| format!("acme__widgets-{}", &f.id(subject)[..12]);
@@ -551,6 +550,7 @@ fn build_writes_rows_links_and_the_funnel() {
     let mut want: Vec<(String, String)> = [
         ("Revert \"Fix the f6 thing\"", "revert"),
         ("Undo the broken fix of f8", "revert"),
+        ("Fix f5 and f30", "reverted_later"),
         ("cherry-pick", "duplicate_patch"),
         ("Fix f12 and f28 with notes", "too_many_files"),
         ("Fix four methods", "too_many_hunks"),
@@ -578,7 +578,7 @@ fn build_writes_rows_links_and_the_funnel() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("row"))
         .collect();
-    assert_eq!(instances.len(), 4);
+    assert_eq!(instances.len(), 3);
     for i in &instances {
         let id = i["instance_id"].as_str().unwrap_or("");
         assert!(
@@ -611,7 +611,7 @@ fn build_writes_rows_links_and_the_funnel() {
     );
     let plain = instances
         .iter()
-        .find(|i| i["instance_id"] == short("Fix f5 and f30"))
+        .find(|i| i["instance_id"] == short("Fix f2 and f36"))
         .expect("a plain instance");
     assert!(plain.get("report").is_none() && plain.get("references").is_none());
 
@@ -622,7 +622,8 @@ fn build_writes_rows_links_and_the_funnel() {
     assert_eq!(funnel["walked"], 16);
     assert_eq!(funnel["multi_hunk"], 10);
     assert_eq!(funnel["rejected"]["revert"], 2);
-    assert_eq!(funnel["kept"], 4);
+    assert_eq!(funnel["rejected"]["reverted_later"], 1);
+    assert_eq!(funnel["kept"], 3);
     let tables = std::fs::read_to_string(out.join("report/tables.md")).expect("tables");
     assert!(tables.contains("## Funnel"), "{tables}");
     assert!(tables.contains("| walked | 16 |"), "{tables}");
@@ -632,8 +633,8 @@ fn build_writes_rows_links_and_the_funnel() {
     );
     // The yield table: the kept ones and every rejection under the question it answers.
     assert!(tables.contains("## Yield"), "{tables}");
-    assert!(tables.contains("| kept | 4 |"), "{tables}");
-    assert!(tables.contains("| commit rules | 6 |"), "{tables}");
+    assert!(tables.contains("| kept | 3 |"), "{tables}");
+    assert!(tables.contains("| commit rules | 7 |"), "{tables}");
 }
 
 /// An empty repository and a shallow clone build (with a warning), never fail.
@@ -818,4 +819,86 @@ fn bad_link_and_limit_keys_are_one_clear_line() {
             "{line}: {stderr}"
         );
     }
+}
+
+/// A commit's own changelog entry decides what it is: filed under features (a CHANGES
+/// section or a towncrier fragment type) it is rejected as `changelog_not_fix`, filed
+/// under bug fixes it is kept; a heading that names no category says nothing.
+#[test]
+fn a_changelog_entry_filed_as_a_feature_rejects_the_commit() {
+    let mut f = Fixture::new();
+    let changes = |fix: &str, feature: &str| {
+        format!(
+            "Changelog\n=========\n\n2.0 (unreleased)\n----------------\n\nBug fixes\n~~~~~~~~~\n\n{fix}\nFeatures\n~~~~~~~~\n\n{feature}\n1.0\n---\n\n- First release.\n"
+        )
+    };
+    f.s.write("CHANGES.rst", &changes("", ""));
+    f.s.commit("Add a changelog");
+    f.s.write("CHANGES.rst", &changes("", "- Add an option to f5.\n"));
+    f.change(&[5, 30], true, 0, "Fix f5 and f30 and add an option");
+    f.s.write(
+        "CHANGES.rst",
+        &changes("- Fix a crash in f6.\n", "- Add an option to f5.\n"),
+    );
+    f.change(&[6, 31], true, 0, "Fix f6 and f31");
+    f.s.write("changes/12.feature.rst", "Support f8 in bulk.\n");
+    f.change(&[8, 25], true, 0, "Fix f8 and f25 for bulk use");
+    f.s.write("changes/13.bugfix.rst", "f9 no longer crashes.\n");
+    f.change(&[9, 26], true, 0, "Fix f9 and f26");
+    // Under a version heading only: no category, no signal.
+    f.s.write("HISTORY.md", "# 1.1\n\n- Fixed f10.\n");
+    f.change(&[10, 27], true, 0, "Fix f10 and f27");
+    let mined = run(&f.s.dir, &GitSourceConfig::default());
+    let kept: Vec<&str> = mined
+        .fixes
+        .iter()
+        .map(|x| x.message.lines().next().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        kept,
+        vec!["Fix f6 and f31", "Fix f9 and f26", "Fix f10 and f27"],
+        "{:?}",
+        mined.rejected
+    );
+    let rejected: Vec<(&str, &str)> = mined
+        .rejected
+        .iter()
+        .map(|r| (r.commit.as_str(), r.detail.as_str()))
+        .collect();
+    assert_eq!(
+        mined.funnel.rejected.get("changelog_not_fix"),
+        Some(&2),
+        "{rejected:?}"
+    );
+    let feature = mined
+        .rejected
+        .iter()
+        .find(|r| r.commit == f.id("Fix f5 and f30 and add an option"))
+        .expect("rejected");
+    assert_eq!(feature.rule, CommitRule::ChangelogNotFix);
+    assert_eq!(
+        feature.detail,
+        "its changelog entry is filed under `Features` in CHANGES.rst, not as a bug fix: `- Add an option to f5.`"
+    );
+    let fragment = mined
+        .rejected
+        .iter()
+        .find(|r| r.commit == f.id("Fix f8 and f25 for bulk use"))
+        .expect("rejected");
+    assert!(
+        fragment
+            .detail
+            .contains("`feature` in changes/12.feature.rst"),
+        "{}",
+        fragment.detail
+    );
+    // Off, both are kept.
+    let off = run(
+        &f.s.dir,
+        &GitSourceConfig {
+            reject_changelog_non_fixes: false,
+            ..GitSourceConfig::default()
+        },
+    );
+    assert_eq!(off.fixes.len(), 5);
 }

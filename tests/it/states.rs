@@ -1013,6 +1013,8 @@ fn layered_packs_share_history_across_instances() {
     );
     src.write(MANY_TEST, "tests side\n");
     src.commit("Fix overflow in m6 and m7 on the side branch");
+    // Released from the side branch (tags are walked, as what shipped).
+    src.git(&["tag", "v0.9.1"]);
     src.git(&["checkout", "-q", "main"]);
 
     let (_tmp, dataset, instances) = build_dataset(&src.dir);
