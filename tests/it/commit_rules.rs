@@ -870,21 +870,20 @@ fn a_changelog_entry_filed_as_a_feature_rejects_the_commit() {
         Some(&2),
         "{rejected:?}"
     );
-    let feature = mined
-        .rejected
-        .iter()
-        .find(|r| r.commit == f.id("Fix f5 and f30 and add an option"))
-        .expect("rejected");
+    let rejection = |subject: &str| {
+        mined
+            .rejected
+            .iter()
+            .find(|r| r.commit == f.id(subject))
+            .expect("rejected")
+    };
+    let feature = rejection("Fix f5 and f30 and add an option");
     assert_eq!(feature.rule, CommitRule::ChangelogNotFix);
     assert_eq!(
         feature.detail,
         "its changelog entry is filed under `Features` in CHANGES.rst, not as a bug fix: `- Add an option to f5.`"
     );
-    let fragment = mined
-        .rejected
-        .iter()
-        .find(|r| r.commit == f.id("Fix f8 and f25 for bulk use"))
-        .expect("rejected");
+    let fragment = rejection("Fix f8 and f25 for bulk use");
     assert!(
         fragment
             .detail

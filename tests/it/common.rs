@@ -216,3 +216,20 @@ pub fn validation_env() -> Vec<(&'static str, PathBuf)> {
         ),
     ]
 }
+
+/// `hunkgen build -q RECIPE -o OUT` as the validation tests run it: uv and its seeded
+/// cache from `make deps`, hunkgen's cache at `cache`, no shard from the environment.
+pub fn build_validated(recipe: &Path, out: &Path, cache: &Path) -> std::process::Output {
+    hunkgen()
+        .args(["build", "-q"])
+        .arg(recipe)
+        .arg("-o")
+        .arg(out)
+        .envs(validation_env())
+        .env_remove("HUNKGEN_SHARD")
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .env("HUNKGEN_CACHE_DIR", cache)
+        .output()
+        .expect("builds")
+}

@@ -2,7 +2,7 @@
 //! (real pytest in the sandbox), what was and was not inferred said, bad input refused
 //! in one line, an existing recipe never replaced without --force.
 
-use crate::common::{hunkgen, validation_env, Script};
+use crate::common::{build_validated, hunkgen, Script};
 use std::fs;
 
 /// A src-layout library with a pyproject.toml declaring its test runner (pinned, so the
@@ -117,18 +117,7 @@ fn init_writes_a_recipe_that_builds_as_is() {
     )
     .expect("offline");
     let out = work.path().join("out");
-    let o = hunkgen()
-        .args(["build", "-q"])
-        .arg(&recipe)
-        .arg("-o")
-        .arg(&out)
-        .envs(validation_env())
-        .env_remove("HUNKGEN_SHARD")
-        .env_remove("SLURM_ARRAY_TASK_ID")
-        .env_remove("JOB_COMPLETION_INDEX")
-        .env("HUNKGEN_CACHE_DIR", work.path().join("cache"))
-        .output()
-        .expect("builds");
+    let o = build_validated(&recipe, &out, &work.path().join("cache"));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let rows = fs::read_to_string(out.join("instances.jsonl")).expect("rows");
     let row: serde_json::Value =

@@ -6,7 +6,7 @@
 //! edit is `network_for_setup: false`, so everything comes from the uv cache `make deps`
 //! seeded for these dates.
 
-use crate::common::{hunkgen, validation_env, Script};
+use crate::common::{build_validated, hunkgen, Script};
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
@@ -94,18 +94,7 @@ fn init_and_build(repo: &Path, work: &Path) -> (Vec<Value>, Vec<Value>, String) 
     )
     .expect("offline");
     let out = work.join("out");
-    let o = hunkgen()
-        .args(["build", "-q"])
-        .arg(&recipe)
-        .arg("-o")
-        .arg(&out)
-        .envs(validation_env())
-        .env_remove("HUNKGEN_SHARD")
-        .env_remove("SLURM_ARRAY_TASK_ID")
-        .env_remove("JOB_COMPLETION_INDEX")
-        .env("HUNKGEN_CACHE_DIR", work.join("cache"))
-        .output()
-        .expect("builds");
+    let o = build_validated(&recipe, &out, &work.join("cache"));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let rows = |f: &str| -> Vec<Value> {
         fs::read_to_string(out.join(f))

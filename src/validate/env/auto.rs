@@ -725,10 +725,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn i(v: &str) -> Interpreter {
-        Interpreter {
-            exe: PathBuf::from(format!("/py/{v}/bin/python")),
-            version: v.into(),
-        }
+        pythons::made_up(v)
     }
 
     fn at(day: &str) -> i64 {

@@ -178,15 +178,21 @@ pub fn for_request(repo: &str, requested: Option<&str>) -> Result<Interpreter, E
         })
 }
 
+/// An interpreter of `version` at a made-up path, for tests of choosing among them.
+#[cfg(test)]
+pub(super) fn made_up(version: &str) -> Interpreter {
+    Interpreter {
+        exe: PathBuf::from(format!("/py/{version}/bin/python")),
+        version: version.into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn i(v: &str) -> Interpreter {
-        Interpreter {
-            exe: PathBuf::from(format!("/py/{v}/bin/python")),
-            version: v.into(),
-        }
+        made_up(v)
     }
 
     #[test]
