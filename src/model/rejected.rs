@@ -71,6 +71,9 @@ pub enum RejectReason {
     /// A later commit reverts the commit (`This reverts commit <id>`): the fix did not
     /// stand (the detail names the reverting commit).
     RevertedLater,
+    /// The subject's fix words only close an issue (`Fix #43: Save hash value`); what the
+    /// issue is, a bug or a feature, the subject does not say.
+    ClosingKeywordOnly,
     /// A Defects4J version does not compile with the JDK in use (the detail quotes the
     /// compiler's first errors).
     CompileError,
@@ -179,7 +182,8 @@ impl RejectReason {
             | R::TooManyChangedLines
             | R::FormattingOnly
             | R::ChangelogNotFix
-            | R::RevertedLater => YieldClass::CommitRule,
+            | R::RevertedLater
+            | R::ClosingKeywordOnly => YieldClass::CommitRule,
             R::PatchParse
             | R::Read
             | R::GitObjects

@@ -404,6 +404,10 @@ pub struct GitSpec {
     /// files, towncrier fragments) file it under a category other than bug fixes.
     #[serde(default = "yes")]
     pub reject_changelog_non_fixes: bool,
+    /// Reject a commit whose subject's fix words only close an issue (`Fix #43: Save
+    /// hash value`), which may be a bug or a feature.
+    #[serde(default = "yes")]
+    pub reject_closing_keyword_only: bool,
     /// Reject a commit whose git patch-id an earlier commit has (cherry-picks); the
     /// earliest is kept.
     #[serde(default = "yes")]

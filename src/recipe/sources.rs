@@ -311,6 +311,7 @@ pub(super) fn git_plan(
         max_code_hunks: spec.max_code_hunks,
         reject_reverts: spec.reject_reverts,
         reject_changelog_non_fixes: spec.reject_changelog_non_fixes,
+        reject_closing_keyword_only: spec.reject_closing_keyword_only,
         reject_duplicates: spec.reject_duplicates,
         min_code_hunks: select.min_code_hunks,
         verify_objects: spec.verify_objects,

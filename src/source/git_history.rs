@@ -374,6 +374,7 @@ fn reject_reason(rule: CommitRule) -> RejectReason {
         CommitRule::FormattingOnly => RejectReason::FormattingOnly,
         CommitRule::ChangelogNotFix => RejectReason::ChangelogNotFix,
         CommitRule::RevertedLater => RejectReason::RevertedLater,
+        CommitRule::ClosingKeywordOnly => RejectReason::ClosingKeywordOnly,
     }
 }
 

@@ -44,6 +44,9 @@ pub struct GitSourceConfig {
     /// Reject a commit whose own changelog entries all file it under something other than
     /// a bug fix (a `Features` section, a `feature` fragment).
     pub reject_changelog_non_fixes: bool,
+    /// Reject a commit whose subject's fix words only close an issue (`Fix #43: Save
+    /// hash value`): the issue may be a bug or a feature, and the subject does not say.
+    pub reject_closing_keyword_only: bool,
     /// Reject a commit whose git patch-id (`git patch-id --stable`) an earlier selected
     /// commit already has (cherry-picks, backports); the earliest is kept.
     pub reject_duplicates: bool,
@@ -71,6 +74,7 @@ impl Default for GitSourceConfig {
             max_code_hunks: None,
             reject_reverts: true,
             reject_changelog_non_fixes: true,
+            reject_closing_keyword_only: true,
             reject_duplicates: true,
             min_code_hunks: 2,
             verify_objects: true,
@@ -102,6 +106,8 @@ pub enum CommitRule {
     ChangelogNotFix,
     /// A later commit of the walk reverts it (`reject_reverts`): the fix did not stand.
     RevertedLater,
+    /// Its subject's fix words only close an issue (`reject_closing_keyword_only`).
+    ClosingKeywordOnly,
 }
 
 impl CommitRule {
@@ -117,6 +123,7 @@ impl CommitRule {
             CommitRule::FormattingOnly => "formatting_only",
             CommitRule::ChangelogNotFix => "changelog_not_fix",
             CommitRule::RevertedLater => "reverted_later",
+            CommitRule::ClosingKeywordOnly => "closing_keyword_only",
         }
     }
 }
@@ -151,6 +158,35 @@ impl MessageRules {
     }
 
     /// Whether a commit message passes every rule.
+    /// Why a subject's fix words only close an issue, when they do: with every closing
+    /// keyword and its reference (`Fix #43:`, `Fixes GH-7`, `fixed issue #9`) taken
+    /// out, the subject no longer passes the subject rule (the message rule when there
+    /// is none).
+    pub fn closing_keyword_only(&self, message: &str) -> Option<String> {
+        static CLOSING: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+            Regex::new(r"(?i)\b(fix(e[sd])?|close[sd]?|resolve[sd]?)\s*:?\s*(issue\s*)?(#|gh-)\d+\s*[:,.]?")
+                .expect("fixed regex")
+        });
+        let subject = message.lines().next().unwrap_or("");
+        let rule = self.subject.as_ref().unwrap_or(&self.message);
+        if !CLOSING.is_match(subject) || !rule.is_match(subject) {
+            return None;
+        }
+        let rest = CLOSING.replace_all(subject, " ");
+        (!rule.is_match(&rest)).then(|| {
+            format!(
+                "the subject's fix word only closes an issue (`{}`), which may be a bug or a feature: `{}`",
+                CLOSING
+                    .find(subject)
+                    .map(|m| m.as_str().trim().trim_end_matches([':', ',', '.']))
+                    .unwrap_or_default(),
+                one_line(subject)
+            )
+        })
+    }
+
+    /// Whether `message` passes the rules: the message rule, the subject rule, and no
+    /// exclusion.
     pub fn accepts(&self, message: &str) -> bool {
         let subject = message.lines().next().unwrap_or("");
         self.message.is_match(message)
@@ -189,6 +225,11 @@ impl Policy for Selection<'_> {
         if cfg.reject_reverts {
             if let Some(why) = revert_reason(change.message) {
                 return Some((CommitRule::Revert, why));
+            }
+        }
+        if cfg.reject_closing_keyword_only {
+            if let Some(why) = self.rules.closing_keyword_only(change.message) {
+                return Some((CommitRule::ClosingKeywordOnly, why));
             }
         }
         if cfg.reject_changelog_non_fixes {
@@ -340,6 +381,41 @@ fn compile_rule(key: &'static str, pattern: &str) -> Result<Regex, BadRegex> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_subject_whose_fix_word_only_closes_an_issue_says_nothing() {
+        let cfg = GitSourceConfig {
+            subject_regex: Some(r"\b(fix(e[sd]|ing)?|bugs?|crash(es|ed)?)\b".into()),
+            ..GitSourceConfig::default()
+        };
+        let rules = MessageRules::compile(&cfg).expect("rules");
+        for (subject, only) in [
+            ("Fix #43: Save hash value for decorator keys.", true),
+            ("Fixes GH-7, add an option", true),
+            ("fixed issue #9", true),
+            (
+                "Fix #218: Fix and properly document cache_key handling.",
+                false,
+            ),
+            ("Fix #12: crash on empty input", false),
+            ("Fix pickling of large caches", false),
+            ("Add an option (fixes #3)", true),
+            ("Fix the bug in #3's handler", false),
+        ] {
+            assert_eq!(
+                rules.closing_keyword_only(subject).is_some(),
+                only,
+                "{subject}"
+            );
+        }
+        let why = rules
+            .closing_keyword_only("Fix #43: Save hash value for decorator keys.")
+            .expect("why");
+        assert_eq!(
+            why,
+            "the subject's fix word only closes an issue (`Fix #43`), which may be a bug or a feature: `Fix #43: Save hash value for decorator keys.`"
+        );
+    }
 
     #[test]
     fn changelog_sections_and_fragment_types_name_their_kind() {

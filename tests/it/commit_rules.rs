@@ -848,6 +848,8 @@ fn a_changelog_entry_filed_as_a_feature_rejects_the_commit() {
     // Under a version heading only: no category, no signal.
     f.s.write("HISTORY.md", "# 1.1\n\n- Fixed f10.\n");
     f.change(&[10, 27], true, 0, "Fix f10 and f27");
+    // The subject's fix word only closes an issue.
+    f.change(&[11, 24], true, 0, "Fix #77: Add an option to f11");
     let mined = run(&f.s.dir, &GitSourceConfig::default());
     let kept: Vec<&str> = mined
         .fixes
@@ -868,6 +870,11 @@ fn a_changelog_entry_filed_as_a_feature_rejects_the_commit() {
     assert_eq!(
         mined.funnel.rejected.get("changelog_not_fix"),
         Some(&2),
+        "{rejected:?}"
+    );
+    assert_eq!(
+        mined.funnel.rejected.get("closing_keyword_only"),
+        Some(&1),
         "{rejected:?}"
     );
     let rejection = |subject: &str| {
@@ -896,8 +903,9 @@ fn a_changelog_entry_filed_as_a_feature_rejects_the_commit() {
         &f.s.dir,
         &GitSourceConfig {
             reject_changelog_non_fixes: false,
+            reject_closing_keyword_only: false,
             ..GitSourceConfig::default()
         },
     );
-    assert_eq!(off.fixes.len(), 5);
+    assert_eq!(off.fixes.len(), 6);
 }
