@@ -6,7 +6,9 @@
 //! classifiers and tox's envlist. From that and the commit's date:
 //!
 //! - **Interpreter** ([`choose`]): among the interpreters found on the machine, those
-//!   `requires-python` allows; of them, those already released on the commit's date (a
+//!   `requires-python` allows (Python 3 only: uv builds no Python 2 environments, so a
+//!   project that declares only Python 2 is `unsupported_python`); of them, those
+//!   already released on the commit's date (a
 //!   2017 commit never ran on 3.9); of them, the newest the project declares
 //!   (classifiers, tox), else the newest. With none of the era, the oldest allowed one
 //!   is taken, its dependencies pinned to its release date (the first day any ran on
@@ -181,17 +183,10 @@ pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpret
     let declares_only_2 = !d.versions.is_empty() && !declares_3;
     let allowed: Vec<&Interpreter> = found
         .iter()
+        // uv, which resolves and builds the environments, targets Python 3 only.
         .filter(|i| {
-            let major_ok = if declares_only_2 {
-                i.version.starts_with("2.")
-            } else {
-                i.version.starts_with("3.")
-                    || (i.version.starts_with("2.")
-                        && d.requires_python
-                            .as_deref()
-                            .is_some_and(|r| satisfies(&i.version, r)))
-            };
-            major_ok
+            !declares_only_2
+                && i.version.starts_with("3.")
                 && d.requires_python
                     .as_deref()
                     .is_none_or(|r| satisfies(&i.version, r))
@@ -199,8 +194,11 @@ pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpret
         .collect();
     if allowed.is_empty() {
         let needs = match (&d.requires_python, declares_only_2) {
-            (Some(r), _) => r.clone(),
-            (None, true) => d.versions.join(" or "),
+            (_, true) => format!(
+                "{} (a Python 2 project: python: auto builds Python 3 environments only)",
+                d.versions.join(" or ")
+            ),
+            (Some(r), false) => r.clone(),
             (None, false) => "3".into(),
         };
         return Err(NoInterpreter { needs });
@@ -801,16 +799,17 @@ mod tests {
             d.date,
             "an interpreter of the era pins to the commit's date"
         );
-        // Python 2 only when the project declares only Python 2.
+        // A project that declares only Python 2 is unsupported (uv builds Python 3
+        // environments only), whatever interpreters are found.
         let py2 = Declared {
             date: at("2015-01-01"),
             versions: vec!["2.6".into(), "2.7".into()],
             ..Default::default()
         };
-        assert_eq!(
-            choose(&py2, &found).expect("c").interpreter.version,
-            "2.7.18"
-        );
+        assert!(choose(&py2, &found)
+            .expect_err("python 2")
+            .needs
+            .starts_with("2.6 or 2.7 (a Python 2 project"));
         // Nothing allowed: what it needs.
         let new = Declared {
             requires_python: Some(">=3.14".into()),
