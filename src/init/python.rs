@@ -218,7 +218,11 @@ pub(super) fn infer(
         }
     }
     if let Some(text) = read("tox.ini") {
+        // `trio: trio` is a dependency of the environments with factor `trio`: the
+        // dependency, without its factor condition.
+        let factor = regex::Regex::new(r"^[A-Za-z0-9_.,!-]+:\s+(\S.*)$").expect("fixed regex");
         for d in ini_list(&text, "testenv", "deps") {
+            let d = factor.captures(&d).map(|c| c[1].to_string()).unwrap_or(d);
             if !d.starts_with('-') && !d.contains('{') {
                 reqs.push((d, "tox.ini"));
             }
@@ -511,13 +515,20 @@ mod tests {
                 "setup(name='pkg',\n      install_requires=['six', \"simplejson>=2\"],\n      tests_require=['nose'],\n      ext_modules=[])\n",
             ),
             ("requirements-test.txt", "# testing\nmock==1.0  # old\n-r requirements.txt\n"),
-            ("tox.ini", "[tox]\nenvlist = py27\n[testenv]\ndeps =\n    coverage\n    {env:X}\n"),
+            ("tox.ini", "[tox]\nenvlist = py27\n[testenv]\ndeps =\n    coverage\n    {env:X}\n    trio: trio>=0.11\n"),
         ]);
         assert_eq!(inf.pythonpath, None);
         assert!(inf.nose);
         assert_eq!(
             inf.requirements,
-            vec!["pytest<8", "six", "simplejson>=2", "mock==1.0", "coverage"]
+            vec![
+                "pytest<8",
+                "six",
+                "simplejson>=2",
+                "mock==1.0",
+                "coverage",
+                "trio>=0.11"
+            ]
         );
         assert!(not.iter().any(|l| l.contains("C extensions")), "{not:?}");
         let suite = inf.suite(false);
