@@ -357,10 +357,13 @@ mod tests {
     fn a_lock_whose_recorded_holder_is_dead_is_waited_for_not_refused() {
         let dir = tempfile::tempdir().expect("tempdir");
         let out = dir.path().join("out");
-        // A process that has exited: its pid, as a killed command's note names it.
-        let mut gone = std::process::Command::new("true").spawn().expect("true");
-        let dead = gone.id();
-        gone.wait().expect("wait");
+        // A pid no process has (above the kernel's pid_max), as a killed command's note
+        // names it: no process is started here.
+        let pid_max: u64 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(4_194_304);
+        let dead = pid_max + 1;
         // The lock held by another file description (the killed command's forked child
         // that has not finished dying), its note naming the dead command.
         let lock = lock_path(&out);

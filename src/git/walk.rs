@@ -134,29 +134,20 @@ pub enum Outcome<R> {
 /// be read (one corrupt object never hides the rest).
 pub type Examined<R> = (String, Result<Outcome<R>, GitError>);
 
-/// The commits that later commits of the walk revert, by the line `git revert` writes
-/// (`This reverts commit <id>`): each reverted id (as written, 7 to 40 hex digits) with
-/// the first reverting commit's id. Messages only; no diff is made.
-pub fn reverted(repo: &Path, revs: Option<&str>) -> Result<Vec<(String, String)>, GitError> {
+/// Every commit `revs` selects with its message (lossily decoded), in walk order: for
+/// rules that read what one commit says of another (a revert names the reverted one).
+/// Messages only; no diff is made.
+pub fn messages(repo: &Path, revs: Option<&str>) -> Result<Vec<(String, String)>, GitError> {
     let r = open(repo)?;
     let ids = commit_ids(&r, repo, revs)?;
-    let mut out = Vec::new();
-    for oid in ids {
-        let Ok(commit) = r.find_commit(oid) else {
-            continue;
-        };
-        let message = String::from_utf8_lossy(commit.message_bytes());
-        for line in message.lines() {
-            let Some(rest) = line.trim().strip_prefix("This reverts commit ") else {
-                continue;
-            };
-            let id: String = rest.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
-            if (7..=40).contains(&id.len()) {
-                out.push((id.to_ascii_lowercase(), oid.to_string()));
-            }
-        }
-    }
-    Ok(out)
+    Ok(ids
+        .into_iter()
+        .filter_map(|oid| {
+            let commit = r.find_commit(oid).ok()?;
+            let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
+            Some((oid.to_string(), message))
+        })
+        .collect())
 }
 
 /// How many commits are on some branch but reached neither from the default branch nor
@@ -331,14 +322,14 @@ impl<'p> RepoPool<'p> {
     }
 }
 
-/// The commits to visit, newest first in topological order, merges included (they are
-/// skipped per commit, where the parent count is known anyway).
 /// `revs` meaning every branch, local and remote-tracking (`all_branches: true`); not a
 /// revision git could parse (a ref name never starts with `-`).
 pub const ALL_BRANCHES: &str = "--branches";
 
-/// The commits `revs` selects: `None`, what shipped (the default branch, `HEAD`, and
-/// every tag: releases); [`ALL_BRANCHES`]; else a ref or a range.
+/// The commits `revs` selects — `None`: what shipped (the default branch, `HEAD`, and
+/// every tag: releases); [`ALL_BRANCHES`]; else a ref or a range — newest first in
+/// topological order, merges included (they are skipped per commit, where the parent
+/// count is known anyway).
 fn commit_ids(repo: &Repository, path: &Path, revs: Option<&str>) -> Result<Vec<Oid>, GitError> {
     let walk_err = |e: git2::Error| GitError::Walk {
         path: path.to_path_buf(),

@@ -13,6 +13,8 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 pub use python::PythonInference;
+/// Requirement names as pip compares them, shared with `python: auto`.
+pub(crate) use python::{normalize as normalize_distribution, requirement_name};
 
 /// What `hunkgen init` found in a repository.
 #[derive(Debug, Clone, Serialize)]

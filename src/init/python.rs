@@ -383,7 +383,7 @@ fn sh_single(s: &str) -> String {
 }
 
 /// The distribution name of a requirement (`attrs>=19; python_version<'3'` → `attrs`).
-fn requirement_name(r: &str) -> &str {
+pub(crate) fn requirement_name(r: &str) -> &str {
     let end = r
         .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
         .unwrap_or(r.len());
@@ -391,7 +391,7 @@ fn requirement_name(r: &str) -> &str {
 }
 
 /// PEP 503's normalized name.
-fn normalize(name: &str) -> String {
+pub(crate) fn normalize(name: &str) -> String {
     let mut out = String::new();
     for c in name.chars() {
         if matches!(c, '-' | '_' | '.') {

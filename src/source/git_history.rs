@@ -236,7 +236,10 @@ pub fn mine_with_rules(
     mined.fixes.sort_by_key(order);
     if cfg.reject_reverts {
         // A fix that a later commit reverts did not stand.
-        let reverted = walk::reverted(repo, cfg.revs.as_deref())?;
+        let reverted: Vec<(String, String)> = walk::messages(repo, cfg.revs.as_deref())?
+            .into_iter()
+            .filter_map(|(by, message)| Some((super::rules::reverted_commit(&message)?, by)))
+            .collect();
         if !reverted.is_empty() {
             let mut kept = Vec::with_capacity(mined.fixes.len());
             for fix in std::mem::take(&mut mined.fixes) {

@@ -330,10 +330,18 @@ pub fn revert_reason(message: &str) -> Option<String> {
     if subject.starts_with("Revert \"") || subject.starts_with("Revert '") {
         return Some(format!("revert: subject `{}`", one_line(subject)));
     }
+    reverted_commit(message).map(|id| format!("revert: body says `This reverts commit {id}`"))
+}
+
+/// The commit `message` says it reverts (`This reverts commit <id>`, what `git revert`
+/// writes): the id as written (7 to 40 hex digits), lowercase.
+pub fn reverted_commit(message: &str) -> Option<String> {
     message.lines().find_map(|l| {
         let rest = l.trim().strip_prefix("This reverts commit ")?;
         let id: String = rest.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
-        (id.len() >= 7).then(|| format!("revert: body says `This reverts commit {id}`"))
+        (7..=40)
+            .contains(&id.len())
+            .then(|| id.to_ascii_lowercase())
     })
 }
 

@@ -37,6 +37,7 @@ use sha2::{Digest, Sha256};
 
 use super::pythons::{self, Interpreter};
 use super::{hex8, sh_quote, write_new, BuiltEnv, EnvCache, EnvError, EnvSpec, PythonSpec};
+use crate::init::{normalize_distribution as normalize, requirement_name};
 use crate::validate::runner::Runner;
 
 /// How many failing packages the ladder exempts from the date pin before it resolves
@@ -307,14 +308,10 @@ pub fn declared_at(repo: &std::path::Path, rev: &str, workdir: &str) -> Result<D
         })
         .collect();
     // Every virtualenv of the era had setuptools (pkg_resources): pinned with the rest.
-    let named = |r: &String| {
-        let name: String = r
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-            .collect();
-        normalize(&name) == "setuptools"
-    };
-    if !requirements.iter().any(named) {
+    if !requirements
+        .iter()
+        .any(|r| normalize(requirement_name(r.trim())) == "setuptools")
+    {
         requirements.push("setuptools".into());
     }
     Ok(Declared {
@@ -394,30 +391,12 @@ pub fn failing_packages(log: &str) -> Vec<String> {
         .expect("fixed regex");
     let mut out: Vec<String> = Vec::new();
     for c in re.captures_iter(log) {
-        let name = normalize(&c[1]);
+        let name = normalize(c[1].trim());
         if !out.contains(&name) {
             out.push(name);
         }
     }
     out
-}
-
-/// A distribution name as PEP 503 compares them.
-pub fn normalize(name: &str) -> String {
-    let mut s = String::new();
-    let mut sep = false;
-    for ch in name.trim().chars() {
-        if ch == '-' || ch == '_' || ch == '.' {
-            sep = true;
-        } else {
-            if sep && !s.is_empty() {
-                s.push('-');
-            }
-            sep = false;
-            s.push(ch.to_ascii_lowercase());
-        }
-    }
-    s
 }
 
 /// The next rung after a failure at (`step`, `exempt`), given the packages the failure
@@ -479,7 +458,7 @@ impl AutoEnv {
 pub fn pinned_version(requirements: &str, package: &str) -> Option<String> {
     requirements.lines().find_map(|l| {
         let (name, version) = l.split(';').next()?.split_once("==")?;
-        (normalize(name) == normalize(package)).then(|| version.trim().to_string())
+        (normalize(name.trim()) == normalize(package)).then(|| version.trim().to_string())
     })
 }
 
