@@ -367,6 +367,29 @@ pub fn copy_tree(
     Ok(())
 }
 
+/// Recreate the tree `from` at `to` (which must not exist) with every file hardlinked
+/// (copied where a link is refused), symlinks as symlinks: a rebuild's unchanged states
+/// taken from the dataset it replaces without copying their bytes.
+pub fn link_tree(from: &Path, to: &Path) -> Result<(), DatasetError> {
+    std::fs::create_dir_all(to.parent().unwrap_or(Path::new("."))).map_err(io_err(to))?;
+    std::fs::create_dir(to).map_err(io_err(to))?;
+    for entry in std::fs::read_dir(from).map_err(io_err(from))? {
+        let entry = entry.map_err(io_err(from))?;
+        let src = entry.path();
+        let dst = to.join(entry.file_name());
+        let kind = entry.file_type().map_err(io_err(&src))?;
+        if kind.is_dir() {
+            link_tree(&src, &dst)?;
+        } else if kind.is_symlink() {
+            let target = std::fs::read_link(&src).map_err(io_err(&src))?;
+            std::os::unix::fs::symlink(&target, &dst).map_err(io_err(&dst))?;
+        } else if std::fs::hard_link(&src, &dst).is_err() {
+            std::fs::copy(&src, &dst).map_err(io_err(&dst))?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::{natural_key, percent_encode};

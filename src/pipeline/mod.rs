@@ -194,7 +194,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
             spec,
             validator.as_ref(),
             &mut items,
-            writer.dir(),
+            (writer.dir(), &output),
             opts,
         );
     }

@@ -10,15 +10,18 @@ use std::path::Path;
 
 /// Partial changes first (test runs, in parallel), then the states (git writing, one
 /// instance at a time); each item's `states` records what was written and what is missing.
+/// States of `previous` (the dataset being replaced) whose inputs are unchanged are
+/// reused, unless `--no-cache`.
 pub(super) fn states(
     plan: &Plan,
     spec: &StatesSpec,
     validator: Option<&Validator<'_>>,
     items: &mut [Item],
-    dataset: &Path,
+    (dataset, previous): (&Path, &Path),
     opts: &BuildOptions,
 ) {
-    let writer = StatesWriter::new(plan, spec, validator, dataset);
+    let previous = (!opts.no_cache && previous.is_dir()).then_some(previous);
+    let writer = StatesWriter::new(plan, spec, validator, dataset).reusing(previous);
     let progress = opts.progress_bar("states", items.len() as u64);
     let partials: Vec<_> = items
         .par_iter()

@@ -39,6 +39,13 @@ pub enum NoPartial {
     States(#[from] super::StatesError),
 }
 
+/// Bump when the bytes of a written state change for the same inputs, so a rebuild does
+/// not reuse states an older hunkgen wrote ([`StatesWriter::reusing`]).
+const STATES_FORMAT: &str = "hunkgen-states-v1";
+
+/// The file in `states/<id>/` naming what the instance's states were written from.
+const KEY_FILE: &str = ".hunkgen-key";
+
 /// What writing a dataset's states needs: the recipe's `states:`, the validator (if the
 /// recipe validates) and the dataset directory being written.
 pub struct StatesWriter<'a> {
@@ -48,6 +55,7 @@ pub struct StatesWriter<'a> {
     dataset: &'a Path,
     strategy: PartialStrategy,
     logs: PathBuf,
+    previous: Option<PathBuf>,
 }
 
 impl<'a> StatesWriter<'a> {
@@ -72,7 +80,71 @@ impl<'a> StatesWriter<'a> {
             dataset,
             strategy,
             logs: dataset.join("logs"),
+            previous: None,
         }
+    }
+
+    /// Reuse the states of `previous` (the dataset this build replaces) whose inputs are
+    /// unchanged: an instance whose `states/<id>/.hunkgen-key` there equals its key now
+    /// (the instance without its validation, the states asked for, the Partial change,
+    /// this hunkgen's version and [`STATES_FORMAT`]) has its state directories hardlinked
+    /// instead of written and gated again; their manifests are written anew. Git objects
+    /// are named by their content and the old dataset is removed once the new one is in
+    /// place, so the links share nothing that changes.
+    pub fn reusing(mut self, previous: Option<&Path>) -> Self {
+        self.previous = previous.map(Path::to_path_buf);
+        self
+    }
+
+    /// What an instance's states are written from (see [`StatesWriter::reusing`]).
+    fn key(&self, inst: &Instance, partial: Option<&super::PartialChange>) -> String {
+        let mut bare = inst.clone();
+        bare.validation = None;
+        bare.states = None;
+        let row = serde_json::to_vec(&bare).unwrap_or_default();
+        let change = format!("{partial:?}");
+        let spec = format!(
+            "{:?} {:?} {:?} {:?}",
+            self.spec.kinds,
+            self.spec.scenarios,
+            self.spec.test_variants(),
+            self.strategy
+        );
+        crate::cache::Key::of(&[
+            STATES_FORMAT.as_bytes(),
+            env!("CARGO_PKG_VERSION").as_bytes(),
+            &row,
+            change.as_bytes(),
+            spec.as_bytes(),
+        ])
+        .as_str()
+        .to_string()
+    }
+
+    /// Link the previous dataset's `states/<id>/` into this one when its key is `key` and
+    /// every state directory in `dirs` is there with its manifest; false (and nothing
+    /// left behind) otherwise.
+    fn reuse(&self, inst: &Instance, key: &str, dirs: &[PathBuf]) -> bool {
+        let Some(previous) = &self.previous else {
+            return false;
+        };
+        let rel = Path::new("states").join(&inst.instance_id);
+        let old = previous.join(&rel);
+        let same = std::fs::read_to_string(old.join(KEY_FILE)).is_ok_and(|k| k.trim() == key);
+        let complete = dirs.iter().all(|d| {
+            d.file_name().is_some_and(|n| {
+                old.join(n).join("manifest.yaml").is_file() && old.join(n).join("repo").is_dir()
+            })
+        });
+        if !same || !complete {
+            return false;
+        }
+        let new = self.dataset.join(&rel);
+        if crate::dataset::link_tree(&old, &new).is_err() {
+            let _ = std::fs::remove_dir_all(&new);
+            return false;
+        }
+        true
     }
 
     /// The instance's Partial change (test runs; safe to call in parallel), when the
@@ -158,13 +230,37 @@ impl<'a> StatesWriter<'a> {
             }
         };
         let dataset = self.dataset;
+        let key = self.key(inst, partial.as_ref().ok());
+        let dirs: Vec<PathBuf> = self
+            .spec
+            .test_variants()
+            .iter()
+            .flat_map(|&tests| {
+                which
+                    .iter()
+                    .map(move |&(k, sc)| super::state_dir(dataset, &inst.instance_id, k, sc, tests))
+            })
+            .collect();
+        let reused = self.reuse(inst, &key, &dirs);
         for &tests in self.spec.test_variants() {
-            let result = super::materialize_layered(dataset, repo, &[inst], &which, tests, &|_| {
-                partial.as_ref().ok().cloned()
-            });
-            let outcome = match result {
-                Ok(mut v) => v.pop().map(|(_, r)| r),
-                Err(e) => Some(Err(e)),
+            let outcome = if reused {
+                let read: Result<Vec<_>, _> = which
+                    .iter()
+                    .map(|&(k, sc)| {
+                        let dir = super::state_dir(dataset, &inst.instance_id, k, sc, tests);
+                        super::read_manifest(&dir.join("manifest.yaml"))
+                    })
+                    .collect();
+                Some(read)
+            } else {
+                let result =
+                    super::materialize_layered(dataset, repo, &[inst], &which, tests, &|_| {
+                        partial.as_ref().ok().cloned()
+                    });
+                match result {
+                    Ok(mut v) => v.pop().map(|(_, r)| r),
+                    Err(e) => Some(Err(e)),
+                }
             };
             match outcome {
                 Some(Ok(manifests)) => {
@@ -188,6 +284,15 @@ impl<'a> StatesWriter<'a> {
                 Some(Err(e)) => record.missing.push(format!("states: {e}")),
                 None => {}
             }
+        }
+        // Only a complete set of states may be reused by the next build.
+        let all = record.written.len() == dirs.len();
+        if !reused && all {
+            let file = dataset
+                .join("states")
+                .join(&inst.instance_id)
+                .join(KEY_FILE);
+            let _ = crate::dataset::write_atomic(&file, format!("{key}\n").as_bytes());
         }
         record
     }

@@ -1363,3 +1363,64 @@ fn a_line_the_history_once_held_is_no_leak_probe() {
         GateCheck::Pickaxe
     );
 }
+
+#[test]
+fn a_rebuild_reuses_unchanged_states_and_rewrites_changed_ones() {
+    let fx = Fixture::new();
+    let recipe = fx._tmp.path().join("r.yaml");
+    let body = std::fs::read_to_string(&recipe).expect("recipe");
+    let with_states = |kinds: &str| {
+        let states = format!("states:\n  kinds: [{kinds}]\n  scenarios: [best]\n");
+        std::fs::write(&recipe, format!("{body}{states}")).expect("recipe");
+    };
+    with_states("novel, partial, resolved");
+    let id = &fx.inst.instance_id;
+    let state = |name: &str| fx.dataset.join("states").join(id).join(name).join("repo");
+    let rebuild = |extra: &[&str]| {
+        hunkgen()
+            .args(["build", "-q"])
+            .args(extra)
+            .arg(&recipe)
+            .assert()
+            .success();
+    };
+    rebuild(&[]);
+    let before = inode(&history_pack(&state("novel-best")));
+    let head = text(&state("resolved-best"), &["rev-parse", "HEAD"]);
+
+    // Unchanged inputs: the same files, linked from the dataset replaced, and a
+    // repository that is the same and clean.
+    rebuild(&[]);
+    assert_eq!(inode(&history_pack(&state("novel-best"))), before, "reused");
+    assert_eq!(text(&state("resolved-best"), &["rev-parse", "HEAD"]), head);
+    assert_eq!(text(&state("partial-best"), &["status", "--porcelain"]), "");
+    let manifest = states::read_manifest(
+        &fx.dataset
+            .join("states")
+            .join(id)
+            .join("novel-best/manifest.yaml"),
+    )
+    .expect("manifest");
+    assert_eq!(manifest.instance_id, *id);
+
+    // --no-cache writes every state again.
+    rebuild(&["--no-cache"]);
+    let fresh = inode(&history_pack(&state("novel-best")));
+    assert_ne!(fresh, before, "--no-cache rewrites");
+
+    // Other states asked for: the key changes, the states are written anew.
+    with_states("novel, resolved");
+    rebuild(&[]);
+    assert_ne!(
+        inode(&history_pack(&state("novel-best"))),
+        fresh,
+        "rewritten"
+    );
+    assert!(!fx
+        .dataset
+        .join("states")
+        .join(id)
+        .join("partial-best")
+        .exists());
+    assert_eq!(text(&state("resolved-best"), &["rev-parse", "HEAD"]), head);
+}
