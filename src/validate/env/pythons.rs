@@ -88,10 +88,17 @@ fn candidates() -> Vec<PathBuf> {
             }
         }
     }
-    for minor in (0..=20).rev() {
-        out.extend(find_in_path(&format!("python3.{minor}")));
-    }
-    out.extend(find_in_path("python2.7"));
+    // pyenv's shims stand for the versions found below; probing one runs pyenv's shell
+    // scripts (a tenth of a second each) and answers only for its global version.
+    let versioned = (0..=20)
+        .rev()
+        .map(|minor| format!("python3.{minor}"))
+        .chain(["python2.7".to_string()]);
+    out.extend(
+        versioned
+            .filter_map(|name| find_in_path(&name))
+            .filter(|p| !is_pyenv_shim(p)),
+    );
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let pyenv = std::env::var_os("PYENV_ROOT")
         .map(PathBuf::from)
@@ -113,14 +120,35 @@ fn candidates() -> Vec<PathBuf> {
     out
 }
 
+/// True for pyenv's shim of a command (`<root>/shims/python3.9` beside
+/// `<root>/versions`).
+fn is_pyenv_shim(p: &Path) -> bool {
+    let dir = p.parent();
+    dir.is_some_and(|d| d.file_name().is_some_and(|n| n == "shims"))
+        && dir
+            .and_then(Path::parent)
+            .is_some_and(|root| root.join("versions").is_dir())
+}
+
 /// Every interpreter found, the machine's `python3` first, one per version (probed
-/// once per process).
+/// once per process, all candidates at once).
 pub fn discover() -> &'static [Interpreter] {
     static FOUND: OnceLock<Vec<Interpreter>> = OnceLock::new();
     FOUND.get_or_init(|| {
+        let mut seen = std::collections::HashSet::new();
+        let unique: Vec<PathBuf> = candidates()
+            .into_iter()
+            .filter(|c| seen.insert(fs::canonicalize(c).unwrap_or_else(|_| c.clone())))
+            .collect();
+        let probed: Vec<Option<Interpreter>> = std::thread::scope(|s| {
+            let handles: Vec<_> = unique.iter().map(|c| s.spawn(|| probe(c))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().ok().flatten())
+                .collect()
+        });
         let mut found: Vec<Interpreter> = Vec::new();
-        for c in candidates() {
-            let Some(i) = probe(&c) else { continue };
+        for i in probed.into_iter().flatten() {
             if !found.iter().any(|f| f.version == i.version) {
                 found.push(i);
             }
