@@ -892,3 +892,49 @@ fn a_sandboxed_run_is_not_root_and_respects_read_only_files() {
         "uid 0 inside: {text}"
     );
 }
+
+/// A build whose golden tests hang: the runs time out, the instance is rejected as
+/// `timeout`, and a rebuild answers the timeouts from the cache instead of waiting the
+/// limit again; a longer limit runs them again.
+#[test]
+fn a_timed_out_run_is_cached_with_its_limit() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let recipe = crate::faults::fixture(root.path(), 1);
+    let counter = root.path().join("runs.txt");
+    let text = fs::read_to_string(&recipe).expect("recipe");
+    let hanging = |timeout: u32| {
+        let t = text
+            .replace("timeout: 60", &format!("timeout: {timeout}"))
+            .replace(
+                "command: sh run-tests.sh {report_dir} {tests}",
+                &format!("command: echo run >> {}; sleep 30", counter.display()),
+            );
+        assert_ne!(t, text);
+        fs::write(&recipe, t).expect("recipe");
+    };
+    let runs = || {
+        fs::read_to_string(&counter)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let build = || {
+        crate::common::hunkgen()
+            .args(["build", "-q"])
+            .arg(&recipe)
+            .assert()
+            .success();
+        let rejected =
+            fs::read_to_string(root.path().join("out/rejected.jsonl")).expect("rejected");
+        assert!(rejected.contains("\"timeout\""), "{rejected}");
+    };
+    hanging(1);
+    build();
+    let first = runs();
+    assert!(first >= 1, "the tests ran");
+    build();
+    assert_eq!(runs(), first, "the timeouts came from the cache");
+    hanging(2);
+    build();
+    assert!(runs() > first, "a longer limit runs them again");
+}

@@ -34,6 +34,19 @@ struct CachedRun {
     log: String,
     #[serde(default)]
     failures: BTreeMap<String, crate::model::Failure>,
+    /// The limit a timed-out run had: its timeout answers only runs with a limit no
+    /// longer than this (`None`, from before timeouts were cached: never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    timeout_limit: Option<f64>,
+}
+
+impl CachedRun {
+    /// Whether this entry answers a run limited to `limit`: any finished run does; a
+    /// timeout only when it had at least that long.
+    fn answers(&self, limit: Duration) -> bool {
+        let timed_out = matches!(&self.result, RunResult::Infra(f) if f.kind == InfraKind::Timeout);
+        !timed_out || self.timeout_limit.is_some_and(|l| l >= limit.as_secs_f64())
+    }
 }
 
 /// What one run is: the candidate, its base, which tree, which rerun, which suite in
@@ -141,6 +154,7 @@ impl Validator<'_> {
                 .results
                 .get(&key)
                 .and_then(|b| serde_json::from_slice::<CachedRun>(&b).ok())
+                .filter(|hit| hit.answers(self.plan.timeout))
             {
                 if let Some(dir) = log.parent() {
                     let _ = std::fs::create_dir_all(dir);
@@ -261,18 +275,19 @@ impl Validator<'_> {
         if reports.join("pytest.xml").is_file() {
             files.push(reports.join("pytest.xml"));
         }
+        let timed_out = matches!(&result.1, RunResult::Infra(f) if f.kind == InfraKind::Timeout);
         let entry = CachedRun {
             result: result.1.clone(),
             seconds: result.0,
             log: log_text,
             failures: parse::junit_failures(&files, style),
+            // A timeout is cached too (a rebuild would otherwise wait the whole limit
+            // again for every runaway test), with its limit: a longer timeout, or
+            // `--no-cache`, runs it again.
+            timeout_limit: timed_out.then(|| self.plan.timeout.as_secs_f64()),
         };
-        // A timeout may be the machine's load, not the test: do not cache it.
-        let timed_out = matches!(&result.1, RunResult::Infra(f) if f.kind == InfraKind::Timeout);
-        if !timed_out {
-            if let Ok(bytes) = serde_json::to_vec(&entry) {
-                let _ = self.results.put(&key, &bytes);
-            }
+        if let Ok(bytes) = serde_json::to_vec(&entry) {
+            let _ = self.results.put(&key, &bytes);
         }
         Ok((false, result.0, result.1, entry.failures))
     }
