@@ -284,7 +284,7 @@ impl Validator<'_> {
             // A timeout is cached too (a rebuild would otherwise wait the whole limit
             // again for every runaway test), with its limit: a longer timeout, or
             // `--no-cache`, runs it again.
-            timeout_limit: timed_out.then(|| self.plan.timeout.as_secs_f64()),
+            timeout_limit: timed_out.then_some(self.plan.timeout.as_secs_f64()),
         };
         if let Ok(bytes) = serde_json::to_vec(&entry) {
             let _ = self.results.put(&key, &bytes);
