@@ -87,6 +87,9 @@ pub struct Plan {
     pub min_code_hunks: usize,
     /// Keep validated instances with at least this many necessary hunks (`select.min_necessary_hunks`).
     pub min_necessary_hunks: Option<usize>,
+    /// Reject validated instances whose tests only call what the patch adds
+    /// (`select.reject_new_api_only`).
+    pub reject_new_api_only: bool,
     /// The annotate stage; `None` when `annotate.enabled` is false.
     pub annotate: Option<AnnotatePlan>,
     /// Report options.

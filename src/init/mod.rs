@@ -356,6 +356,12 @@ pub fn render(inf: &Inference, repo_in_recipe: &str) -> String {
         };
         body.push_str(&replaced);
         body.push('\n');
+        // A rule the validation below makes possible: a preset alone has no failures.
+        if t.starts_with("skip_import_only_hunks:") && inf.python.is_some() {
+            body.push_str(&format!(
+                "{indent}reject_new_api_only: true     # its tests fail only on a name it adds: a feature\n"
+            ));
+        }
     }
     out.push_str(&body);
     out.push_str(&validate_section(inf));

@@ -89,6 +89,9 @@ pub enum RejectReason {
     /// Fewer necessary hunks than `select.min_necessary_hunks` (the detail lists each
     /// counted hunk and whether its removal still passes the golden tests).
     FewNecessaryHunks,
+    /// Every FAIL_TO_PASS test failed before the fix only because a name the patch adds
+    /// was missing (`select.reject_new_api_only`): the tests show what the commit adds.
+    NewApiOnly,
 }
 
 /// The maintainer's question a rejection answers: why a candidate did not become a
@@ -133,7 +136,7 @@ impl YieldClass {
     /// The row's words.
     pub fn label(self) -> &'static str {
         match self {
-            YieldClass::NotAFix => "not a fix (no fail-to-pass test)",
+            YieldClass::NotAFix => "not a fix (no fail-to-pass test, or only new API)",
             YieldClass::BrokenFix => "broken fix (a pass-to-fail test)",
             YieldClass::Environment => "environment could not be built",
             YieldClass::TestInfrastructure => "test infrastructure (collection, compile, no suite)",
@@ -166,7 +169,7 @@ impl RejectReason {
     pub fn yield_class(self) -> YieldClass {
         use RejectReason as R;
         match self {
-            R::NoFailToPass => YieldClass::NotAFix,
+            R::NoFailToPass | R::NewApiOnly => YieldClass::NotAFix,
             R::PassToFail => YieldClass::BrokenFix,
             R::Environment | R::UnsupportedPython => YieldClass::Environment,
             R::Infrastructure | R::NoTestSuite | R::CompileError => YieldClass::TestInfrastructure,

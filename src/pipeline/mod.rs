@@ -181,6 +181,9 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
             validate::necessary_hunks(v, &mut items, writer.dir(), opts);
         }
         validated = items.len();
+        if plan.reject_new_api_only {
+            rejected.extend(validate::select_new_api(&mut items));
+        }
         if let Some(min) = plan.min_necessary_hunks {
             rejected.extend(validate::select_necessary(&mut items, min));
         }

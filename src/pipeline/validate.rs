@@ -145,3 +145,29 @@ pub(super) fn select_necessary(items: &mut Vec<Item>, min: usize) -> Vec<Rejecte
     });
     rejected
 }
+
+/// `select.reject_new_api_only`: drop the instances whose every FAIL_TO_PASS test failed
+/// before the fix only because a name the patch adds was missing.
+pub(super) fn select_new_api(items: &mut Vec<Item>) -> Vec<Rejected> {
+    let mut rejected = Vec::new();
+    items.retain(|it| {
+        let Some(missing) = crate::validate::new_api::only_new_api(&it.instance) else {
+            return true;
+        };
+        let each: Vec<String> = missing
+            .iter()
+            .map(|(test, name)| format!("{test}: `{name}`"))
+            .collect();
+        rejected.push(Rejected::new(
+            it.instance.instance_id.clone(),
+            crate::model::Stage::Validate,
+            crate::model::RejectReason::NewApiOnly,
+            format!(
+                "every FAIL_TO_PASS test failed before the fix only because a name the patch adds was missing (new API, not a wrong behaviour): {}",
+                each.join("; ")
+            ),
+        ));
+        false
+    });
+    rejected
+}

@@ -111,6 +111,15 @@ pub(super) fn plan(
             }
             (n, _) => n,
         },
+        reject_new_api_only: match (recipe.select.reject_new_api_only, &recipe.validate) {
+            (true, None) => {
+                return Err(cx.err(
+                    "select.reject_new_api_only",
+                    "needs a `validate:` section: the failures it reads come from running the golden tests",
+                ))
+            }
+            (on, _) => on,
+        },
         annotate,
         report: recipe.report.clone(),
         sandbox: recipe

@@ -497,6 +497,12 @@ pub struct SelectSpec {
     /// `rejected.jsonl` as `few_necessary_hunks`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_necessary_hunks: Option<usize>,
+    /// Reject validated instances whose every FAIL_TO_PASS test failed before the fix only
+    /// because a name the patch adds was missing (a new function, class, attribute or
+    /// keyword argument: a feature); needs `validate:`. To `rejected.jsonl` as
+    /// `new_api_only`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub reject_new_api_only: bool,
 }
 
 impl Default for SelectSpec {
@@ -510,6 +516,7 @@ impl Default for SelectSpec {
             skip_docstring_only_hunks: None,
             reject_formatting_only: None,
             min_necessary_hunks: None,
+            reject_new_api_only: false,
         }
     }
 }

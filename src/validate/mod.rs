@@ -14,6 +14,7 @@ pub mod apply;
 pub mod defects4j;
 pub mod env;
 pub mod golden;
+pub mod new_api;
 pub mod parse;
 pub mod runner;
 pub mod select;

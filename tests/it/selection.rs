@@ -279,3 +279,69 @@ fn rows_kept(out: &std::path::Path) -> usize {
         .lines()
         .count()
 }
+
+/// A history with a feature whose message says "fix" (it adds `nth()` and lists it in
+/// `NAMES`; its test only calls the new function) and a real fix (wrong results of a
+/// function that existed).
+fn feature_history() -> Script {
+    let mut s = Script::new();
+    let module = |first: &str, last: &str, nth: bool| {
+        let names = if nth {
+            "[\"first\", \"last\", \"nth\"]"
+        } else {
+            "[\"first\", \"last\"]"
+        };
+        let mut t = format!("NAMES = {names}\n\n\ndef first(xs):\n    return xs[{first}]\n");
+        t.push_str(&"\n# padding\n".repeat(5));
+        t.push_str(&format!("\n\ndef last(xs):\n    return xs[{last}]\n"));
+        if nth {
+            t.push_str("\n\ndef nth(xs, i):\n    return xs[i]\n");
+        }
+        t
+    };
+    s.write("pkg/__init__.py", "");
+    s.write("pkg/core.py", &module("1", "0", false));
+    s.write(
+        "tests/test_core.py",
+        "from pkg import core\n\n\ndef test_names():\n    assert \"first\" in core.NAMES\n",
+    );
+    s.commit("Initial import");
+    s.write("pkg/core.py", &module("1", "0", true));
+    s.write(
+        "tests/test_nth.py",
+        "from pkg import core\n\n\ndef test_nth():\n    assert core.nth([1, 2, 3], 1) == 2\n",
+    );
+    s.commit("Fix nth() so it gives any element");
+    s.write("pkg/core.py", &module("0", "-1", true));
+    s.write(
+        "tests/test_ends.py",
+        "from pkg import core\n\n\ndef test_ends():\n    assert (core.first([1, 2]), core.last([1, 2])) == (1, 2)\n",
+    );
+    s.commit("Fix first() and last() returning the wrong ends");
+    s
+}
+
+#[test]
+fn a_fix_whose_tests_only_call_what_it_adds_is_new_api_only() {
+    let repo = feature_history();
+    let work = tempfile::tempdir().expect("tempdir");
+    let (out, _) = build(&repo.dir, "", work.path());
+    assert_eq!(rows_kept(&out), 2, "{:?}", rows(&out));
+    let (out, stdout) = build(&repo.dir, "  reject_new_api_only: true\n", work.path());
+    let all = rows(&out);
+    assert_eq!(rows_kept(&out), 1, "{all:?}");
+    assert!(
+        all[0]["problem_statement"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("wrong ends"),
+        "{all:?}"
+    );
+    assert_eq!(all[1]["reason"], "new_api_only", "{all:?}");
+    let detail = all[1]["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("tests/test_nth.py::test_nth: `nth`"),
+        "{detail}"
+    );
+    assert!(stdout.contains("1 not a fix"), "{stdout}");
+}

@@ -384,7 +384,11 @@ mod tests {
         assert!(out.contains("Yield: why candidates were not kept"), "{out}");
         // No instance kept: 0 of 2, each rejection half of the candidates.
         assert!(out.contains("0 kept of 2 candidates"), "{out}");
-        for row in ["kept", "not a fix (no fail-to-pass test)", "timeout"] {
+        for row in [
+            "kept",
+            "not a fix (no fail-to-pass test, or only new API)",
+            "timeout",
+        ] {
             assert!(
                 out.contains(&format!("<td>{}</td>", esc(row))),
                 "{row}: {out}"
