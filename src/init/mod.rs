@@ -372,8 +372,15 @@ fn validate_section(inf: &Inference) -> String {
     let mut s = String::from(
         "# Golden tests, proven by running them in the sandbox (docs/validate.md): each\n\
          # instance runs the test files its test patch touches, before and after the fix.\n\
-         validate:\n  reruns: 2\n  timeout: 600\n  suites:\n",
+         validate:\n  reruns: 2\n  timeout: 600\n",
     );
+    if inf.java.is_none() {
+        // A JVM reserves more address space than it uses: no limit for Java suites.
+        s.push_str(
+            "  memory_mb: 8192           # address space per run: a runaway test fails, the machine stays up\n",
+        );
+    }
+    s.push_str("  suites:\n");
     let both = inf.python.is_some() && inf.java.is_some();
     if let Some(p) = &inf.python {
         s.push_str(&p.suite(both));
