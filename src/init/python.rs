@@ -148,6 +148,17 @@ pub(super) fn infer(
         }
     ));
     let mut reqs: Vec<(String, &'static str)> = Vec::new();
+    // The extras a test run installs: the usual test names, and those tox's test
+    // environment asks for (`extras = tests,reco`).
+    let tox = read("tox.ini");
+    let mut extras: Vec<String> = TEST_EXTRAS.iter().map(|e| e.to_string()).collect();
+    if let Some(text) = &tox {
+        for e in ini_list(text, "testenv", "extras") {
+            if !e.contains('{') && !extras.contains(&e) {
+                extras.push(e);
+            }
+        }
+    }
     let mut project_name = None;
     let mut requires_python = None;
     if let Some(text) = read("pyproject.toml") {
@@ -173,7 +184,7 @@ pub(super) fn infer(
             for d in strings(project.and_then(|p| p.get("dependencies"))) {
                 reqs.push((d, "pyproject.toml"));
             }
-            for extra in TEST_EXTRAS {
+            for extra in extras.iter().map(String::as_str) {
                 let opt = project
                     .and_then(|p| p.get("optional-dependencies"))
                     .and_then(|o| o.get(extra));
@@ -192,7 +203,7 @@ pub(super) fn infer(
                 reqs.push((d, "setup.cfg"));
             }
         }
-        for extra in TEST_EXTRAS {
+        for extra in &extras {
             for d in ini_list(&text, "options.extras_require", extra) {
                 reqs.push((d, "setup.cfg"));
             }
@@ -203,6 +214,15 @@ pub(super) fn infer(
         for key in ["install_requires", "tests_require"] {
             for d in py_list(text, key) {
                 reqs.push((d, "setup.py"));
+            }
+        }
+        // `extras_require={"tests": [...]}`, or a dict named elsewhere
+        // (`EXTRAS_REQUIRE = {"tests": [...]}`): the literal list under each extra.
+        for extra in &extras {
+            for quote in ['"', '\''] {
+                for d in py_list(text, &format!("{quote}{extra}{quote}:")) {
+                    reqs.push((d, "setup.py"));
+                }
             }
         }
     }
@@ -217,11 +237,11 @@ pub(super) fn infer(
             }
         }
     }
-    if let Some(text) = read("tox.ini") {
+    if let Some(text) = &tox {
         // `trio: trio` is a dependency of the environments with factor `trio`: the
         // dependency, without its factor condition.
         let factor = regex::Regex::new(r"^[A-Za-z0-9_.,!-]+:\s+(\S.*)$").expect("fixed regex");
-        for d in ini_list(&text, "testenv", "deps") {
+        for d in ini_list(text, "testenv", "deps") {
             let d = factor.captures(&d).map(|c| c[1].to_string()).unwrap_or(d);
             if !d.starts_with('-') && !d.contains('{') {
                 reqs.push((d, "tox.ini"));
@@ -420,12 +440,17 @@ fn ini_list(text: &str, section: &str, key: &str) -> Vec<String> {
         .collect()
 }
 
-/// The string items of `key=[...]` in a setup.py (literal lists only).
+/// The string items of `key=[...]` (or of `"key": [...]` when `key` ends with its colon)
+/// in a setup.py (literal lists only).
 fn py_list(text: &str, key: &str) -> Vec<String> {
-    let Some(at) = text
-        .find(&format!("{key}="))
-        .or_else(|| text.find(&format!("{key} =")))
-    else {
+    // `key=[` and `key = [`; a dict key given with its colon (`"tests":`) as is.
+    let found = if key.ends_with(':') {
+        text.find(key)
+    } else {
+        text.find(&format!("{key}="))
+            .or_else(|| text.find(&format!("{key} =")))
+    };
+    let Some(at) = found else {
         return Vec::new();
     };
     let rest = &text[at..];
@@ -503,6 +528,37 @@ mod tests {
         assert!(inferred
             .iter()
             .any(|l| l.contains("as the project declares it")));
+    }
+
+    #[test]
+    fn setup_py_extras_in_a_named_dict_and_the_extras_tox_installs() {
+        let (inf, _, _) = run(&[
+            ("src/pkg/__init__.py", ""),
+            ("tests/test_a.py", ""),
+            (
+                "setup.py",
+                "EXTRAS_REQUIRE = {\n    'reco': ['python-dateutil>=2.7.0', 'simplejson'],\n    \
+                 \"tests\": [\"pytest\", \"pytz\"],\n    'lint': ['flake8'],\n}\n\
+                 setup(name='pkg', extras_require=EXTRAS_REQUIRE)\n",
+            ),
+            (
+                "tox.ini",
+                "[tox]\nenvlist = py37\n[testenv]\nextras = tests,reco\n",
+            ),
+        ]);
+        assert_eq!(
+            inf.requirements,
+            vec!["pytest", "pytz", "python-dateutil>=2.7.0", "simplejson"]
+        );
+        // Without tox naming it, an extra of another name is not a test dependency.
+        let (plain, _, _) = run(&[
+            ("pkg/__init__.py", ""),
+            (
+                "setup.py",
+                "setup(extras_require={'reco': ['simplejson'], 'test': ['mock']})\n",
+            ),
+        ]);
+        assert_eq!(plain.requirements, vec!["pytest", "mock"]);
     }
 
     #[test]

@@ -384,14 +384,20 @@ pub enum Step {
     Unpinned,
 }
 
-/// The packages uv says failed to build (`Failed to build `zope-interface==4.4.3``),
-/// normalized, in order of appearance.
+/// The packages uv says failed to build (`Failed to build `zope-interface==4.4.3``), or
+/// has no release of before the cutoff (`` `atomicwrites` was filtered by `exclude-newer` ``:
+/// a project that deleted its old releases), normalized, in order of appearance.
 pub fn failing_packages(log: &str) -> Vec<String> {
-    let re = regex::Regex::new(r"(?i)failed to (?:download and )?build[^`]*`([A-Za-z0-9._-]+)")
-        .expect("fixed regex");
+    let re = regex::Regex::new(
+        r"(?i)(?:failed to (?:download and )?build[^`]*`([A-Za-z0-9._-]+))|(?:`([A-Za-z0-9._-]+)` was filtered by `exclude-newer`)",
+    )
+    .expect("fixed regex");
     let mut out: Vec<String> = Vec::new();
     for c in re.captures_iter(log) {
-        let name = normalize(c[1].trim());
+        let Some(m) = c.get(1).or_else(|| c.get(2)) else {
+            continue;
+        };
+        let name = normalize(m.as_str().trim());
         if !out.contains(&name) {
             out.push(name);
         }
@@ -499,7 +505,8 @@ impl EnvCache {
         let version = choice.interpreter.version.clone();
         let date = choice.pin_date.to_le_bytes();
         let mut parts: Vec<&[u8]> = vec![
-            b"hunkgen-auto-v1",
+            // v2: the ladder also exempts a package with no release before the cutoff.
+            b"hunkgen-auto-v2",
             repo.as_bytes(),
             version.as_bytes(),
             &date,
@@ -884,6 +891,8 @@ mod tests {
         assert_eq!(
             failing_packages("error: Failed to download and build `PyYAML==3.12`"),
             vec!["pyyaml"]
-        );
+        ); // A project that deleted its old releases (uv's words, 0.9).
+        let gone = "error: No solution found when resolving dependencies\n  cause: Because there are no versions of atomicwrites and pytest>=3.6.2 depends on atomicwrites>=1.0, we can conclude that pytest>=3.6.2 cannot be used.\n\nhint: `atomicwrites` was filtered by `exclude-newer` to only include packages uploaded before 2018-07-01T21:39:51Z.";
+        assert_eq!(failing_packages(gone), vec!["atomicwrites"]);
     }
 }
