@@ -602,7 +602,10 @@ impl EnvCache {
                 e => e.to_string(),
             };
             let failing = failing_packages(&log);
-            tried.push(match failing.first() {
+            // Named: the package this failure adds to the exempt ones (an exempt one may
+            // fail again, and uv names it first).
+            let new = failing.iter().find(|f| !exempt.contains(f));
+            tried.push(match new.or(failing.first()) {
                 Some(f) => format!("{rung:?} failed on {f}").to_lowercase(),
                 None => format!("{rung:?} failed").to_lowercase(),
             });
