@@ -86,7 +86,7 @@ impl<'a> StatesWriter<'a> {
 
     /// Reuse the states of `previous` (the dataset this build replaces) whose inputs are
     /// unchanged: an instance whose `states/<id>/.hunkgen-key` there equals its key now
-    /// (the instance without what its validation recorded, the states asked for, the Partial change,
+    /// (the instance's commits, patches and golden tests, the states asked for, the Partial change,
     /// this hunkgen's version and [`STATES_FORMAT`]) has its state directories hardlinked
     /// instead of written and gated again; their manifests are written anew. Git objects
     /// are named by their content and the old dataset is removed once the new one is in
@@ -98,12 +98,21 @@ impl<'a> StatesWriter<'a> {
 
     /// What an instance's states are written from (see [`StatesWriter::reusing`]).
     fn key(&self, inst: &Instance, partial: Option<&super::PartialChange>) -> String {
-        let mut bare = inst.clone();
-        // What running the tests recorded (durations, failure traces) shapes no state.
-        bare.validation = None;
-        bare.states = None;
-        bare.failures = Vec::new();
-        let row = serde_json::to_vec(&bare).unwrap_or_default();
+        // Only what shapes a state and its manifest: not the annotations (a shard's
+        // proximity is finished at merge) nor what running the tests recorded.
+        let row = serde_json::to_vec(&(
+            inst.schema_version,
+            &inst.instance_id,
+            &inst.repo,
+            inst.source,
+            &inst.base_commit,
+            &inst.fix_commit,
+            &inst.patch,
+            &inst.test_patch,
+            &inst.FAIL_TO_PASS,
+            &inst.PASS_TO_PASS,
+        ))
+        .unwrap_or_default();
         let change = format!("{partial:?}");
         let spec = format!(
             "{:?} {:?} {:?} {:?}",
