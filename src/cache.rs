@@ -114,8 +114,9 @@ impl Cache {
     }
 
     /// Store `payload` under `key` atomically (temporary file, fsync, rename). The
-    /// temporary file is locked (`flock`) while it is written, so the first write of a
-    /// process can remove those of writers that were killed (their lock is free).
+    /// temporary file is locked (`flock`) from before it has its name until it is renamed,
+    /// so the first write of a process can remove those of writers that were killed
+    /// (their lock is free) and never one a live writer has just made.
     pub fn put(&self, key: &Key, payload: &[u8]) -> std::io::Result<()> {
         let path = self.path(key);
         let dir = path.parent().unwrap_or(&self.dir);
@@ -129,8 +130,7 @@ impl Cache {
             thread_tag()
         ));
         let result = (|| {
-            let mut f = std::fs::File::create(&tmp)?;
-            crate::lock::try_exclusive(&f)?;
+            let mut f = crate::lock::create_locked(&tmp)?;
             f.write_all(MAGIC)?;
             f.write_all(hex(&Sha256::digest(payload)).as_bytes())?;
             f.write_all(b"\n")?;
@@ -165,7 +165,7 @@ impl Cache {
             };
             for f in files.flatten() {
                 let temporary = f.file_name().to_string_lossy().starts_with('.');
-                if temporary && !crate::lock::held_elsewhere(&f.path()) {
+                if temporary && crate::lock::dead_temporary(&f.path()) {
                     let _ = std::fs::remove_file(f.path());
                 }
             }
@@ -268,8 +268,18 @@ mod tests {
         let live = sub.join(".4567cdef.1-0-1");
         let held = std::fs::File::create(&live).expect("create");
         assert!(crate::lock::try_exclusive(&held).expect("flock"));
+        // Staging names: one a writer is locking now (young, unlocked), one a writer
+        // killed in that window left long ago.
+        let locking = sub.join(".89abcdef.2-0-1.new");
+        std::fs::write(&locking, "").expect("write");
+        let stale = sub.join(".fedcba98.3-0-1.new");
+        let old = std::fs::File::create(&stale).expect("create");
+        let long_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(600);
+        old.set_modified(long_ago).expect("mtime");
         cache.put(&key, b"x").expect("put");
         assert!(!dead.exists(), "the dead writer's file is gone");
         assert!(live.exists(), "the live writer's file is kept");
+        assert!(locking.exists(), "a writer's fresh staging file is kept");
+        assert!(!stale.exists(), "an old staging file is gone");
     }
 }

@@ -4,8 +4,9 @@
 //!
 //! [`OutputLock`] keeps two commands from writing one output directory at once (a
 //! second `build` into the same dataset is refused, not interleaved);
-//! [`held_elsewhere`] tells a sweeper whether the process that made a temporary file is
-//! still at work on it; [`WorkDir`] is a directory filled and then renamed into a cache
+//! [`create_locked`] makes a temporary file that is never seen unlocked and
+//! [`dead_temporary`] tells a sweeper whether the process that made it is still at work
+//! on it; [`WorkDir`] is a directory filled and then renamed into a cache
 //! (an environment, a Defects4J checkout) whose leftovers the next writer sweeps.
 
 use std::collections::HashSet;
@@ -41,6 +42,40 @@ pub fn held_elsewhere(path: &Path) -> bool {
         Ok(f) => !matches!(try_exclusive(&f), Ok(true)),
         Err(_) => true,
     }
+}
+
+/// How old a staging file (`<temporary>.new`) must be before a sweeper removes it: its
+/// writer was killed between creating and renaming it, a window of microseconds.
+const STAGING_GRACE: Duration = Duration::from_secs(60);
+
+/// Create the temporary file `path` already locked by this process: it is made and
+/// locked as `<path>.new` and then renamed, so a sweeper in another thread, process or
+/// host ([`dead_temporary`]) never finds it between its creation and its lock.
+pub fn create_locked(path: &Path) -> std::io::Result<File> {
+    let mut staging = path.as_os_str().to_owned();
+    staging.push(".new");
+    let staging = PathBuf::from(staging);
+    let file = File::create(&staging)?;
+    let renamed = try_exclusive(&file).and_then(|_| std::fs::rename(&staging, path));
+    if let Err(e) = renamed {
+        let _ = std::fs::remove_file(&staging);
+        return Err(e);
+    }
+    Ok(file)
+}
+
+/// Whether a sweeper may remove the temporary file `path` made by [`create_locked`]: its
+/// writer is gone (the lock is free), or it is a staging file older than a minute.
+pub fn dead_temporary(path: &Path) -> bool {
+    if path.as_os_str().to_string_lossy().ends_with(".new") {
+        return std::fs::symlink_metadata(path)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STAGING_GRACE)
+            && !held_elsewhere(path);
+    }
+    !held_elsewhere(path)
 }
 
 /// An exclusive lock on an output directory, held while a command writes it: the file

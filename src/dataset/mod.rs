@@ -98,8 +98,7 @@ pub fn write_all_atomic(files: &[(&Path, &[u8])]) -> Result<(), DatasetError> {
         remove_dead_temporaries(dir, &format!(".{name}.tmp-"));
         let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
         let r = (|| {
-            let mut f = std::fs::File::create(&tmp)?;
-            crate::lock::try_exclusive(&f)?;
+            let mut f = crate::lock::create_locked(&tmp)?;
             f.write_all(bytes)?;
             f.sync_all()
         })();
@@ -132,7 +131,7 @@ fn remove_dead_temporaries(dir: &Path, prefix: &str) {
     };
     for e in entries.flatten() {
         if e.file_name().to_string_lossy().starts_with(prefix)
-            && !crate::lock::held_elsewhere(&e.path())
+            && crate::lock::dead_temporary(&e.path())
         {
             let _ = std::fs::remove_file(e.path());
         }
