@@ -59,7 +59,8 @@ pub enum Command {
     /// reason), pairs.csv, dataset.yaml (the card: recipe, counts, checksums) and
     /// report/tables.md + tables.json. The dataset changes as a whole: the build writes a
     /// hidden sibling directory and swaps it in at the end, so an interrupted build
-    /// (Ctrl-C exits 130) leaves the previous dataset intact.
+    /// (Ctrl-C exits 130) leaves the previous dataset intact. A rebuild that would write
+    /// the same dataset (all but the card's built_at) keeps the old one as it is.
     ///
     /// The output directory is the recipe's `output`, else datasets/<name> in the
     /// directory above the recipe file (recipes/demo.yaml → datasets/demo).

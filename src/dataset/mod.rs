@@ -389,6 +389,49 @@ pub fn link_tree(from: &Path, to: &Path) -> Result<(), DatasetError> {
     Ok(())
 }
 
+/// Whether dataset directory `new` holds the same files as `old`, `states/` aside: the
+/// same paths with the same bytes, but for the `built_at:` line of `dataset.yaml`. A
+/// rebuild that would change nothing but the time keeps the old dataset.
+pub fn same_but_built_at(new: &Path, old: &Path) -> bool {
+    fn files(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        for e in std::fs::read_dir(dir)? {
+            let e = e?;
+            let path = e.path();
+            if dir == root && e.file_name() == "states" {
+                continue;
+            }
+            if e.file_type()?.is_dir() {
+                files(root, &path, out)?;
+            } else {
+                out.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
+            }
+        }
+        Ok(())
+    }
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    if files(new, new, &mut a).is_err() || files(old, old, &mut b).is_err() {
+        return false;
+    }
+    a.sort();
+    b.sort();
+    let timeless = |bytes: Vec<u8>| -> Vec<u8> {
+        bytes
+            .split_inclusive(|&c| c == b'\n')
+            .filter(|l| !l.starts_with(b"built_at:"))
+            .flatten()
+            .copied()
+            .collect()
+    };
+    a == b
+        && a.iter().all(
+            |rel| match (std::fs::read(new.join(rel)), std::fs::read(old.join(rel))) {
+                (Ok(x), Ok(y)) if rel.as_os_str() == "dataset.yaml" => timeless(x) == timeless(y),
+                (Ok(x), Ok(y)) => x == y,
+                _ => false,
+            },
+        )
+}
+
 #[cfg(test)]
 mod tests {
     use super::{natural_key, percent_encode};

@@ -95,6 +95,11 @@ impl DatasetWriter {
         })
     }
 
+    /// The output directory (holding the previous dataset, if any, until the commit).
+    pub fn output(&self) -> &Path {
+        &self.output
+    }
+
     /// The directory being written (not yet visible at the output path).
     pub fn dir(&self) -> &Path {
         &self.tmp

@@ -191,8 +191,9 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         warnings.extend(validator_warning.clone());
         warnings.extend(crate::recipe::validator::env_failure_warnings(&rejected));
     }
+    let mut reused = crate::states::write::Reused::default();
     if let Some(spec) = &plan.states {
-        states::states(
+        reused = states::states(
             plan,
             spec,
             validator.as_ref(),
@@ -221,7 +222,18 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         warnings: early_warnings,
         validator_warning,
     });
-    let (kept, rejected) = write::write(assembled, &examined, shard, writer, opts.strict)?;
+    let write::Written {
+        kept,
+        rejected,
+        unchanged,
+    } = write::write(assembled, &examined, shard, (writer, reused), opts.strict)?;
+    let mut notes = mined.notes;
+    if let Some(built_at) = unchanged {
+        notes.push(format!(
+            "nothing changed: {} already holds this build (built at {built_at}) and is kept as it was",
+            output.display()
+        ));
+    }
     Ok(BuildSummary {
         output,
         walked: mined.walked,
@@ -231,7 +243,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         instances: kept,
         rejected,
         warnings: mined.warnings.into_iter().chain(summary_warnings).collect(),
-        notes: mined.notes,
+        notes,
     })
 }
 

@@ -3,7 +3,7 @@
 
 use super::{BuildOptions, Item};
 use crate::recipe::{Plan, StatesSpec};
-use crate::states::write::StatesWriter;
+use crate::states::write::{Reused, StatesWriter};
 use crate::validate::stage::Validator;
 use rayon::prelude::*;
 use std::path::Path;
@@ -11,7 +11,7 @@ use std::path::Path;
 /// Partial changes first (test runs, in parallel), then the states (git writing, one
 /// instance at a time); each item's `states` records what was written and what is missing.
 /// States of `previous` (the dataset being replaced) whose inputs are unchanged are
-/// reused, unless `--no-cache`.
+/// reused, unless `--no-cache`: returned to be linked in only if the dataset changed.
 pub(super) fn states(
     plan: &Plan,
     spec: &StatesSpec,
@@ -19,7 +19,7 @@ pub(super) fn states(
     items: &mut [Item],
     (dataset, previous): (&Path, &Path),
     opts: &BuildOptions,
-) {
+) -> Reused {
     let previous = (!opts.no_cache && previous.is_dir()).then_some(previous);
     let writer = StatesWriter::new(plan, spec, validator, dataset).reusing(previous);
     let progress = opts.progress_bar("states", items.len() as u64);
@@ -32,4 +32,5 @@ pub(super) fn states(
         progress.inc(1);
     }
     progress.finish();
+    writer.finish()
 }

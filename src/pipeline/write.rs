@@ -8,6 +8,7 @@ use crate::dataset::{self, DatasetWriter};
 use crate::model::{Instance, Rejected};
 use crate::recipe::{Plan, SourcePlan};
 use crate::source::SourceOutput;
+use crate::states::write::Reused;
 use std::collections::BTreeMap;
 
 /// What the dataset's files are made from.
@@ -42,15 +43,26 @@ pub(super) fn assemble<'a>(
     }
 }
 
+/// What the write stage published.
+pub(super) struct Written {
+    /// The kept instances, sorted.
+    pub kept: Vec<Instance>,
+    /// The rejections, sorted.
+    pub rejected: Vec<Rejected>,
+    /// The previous dataset's `built_at` when it already held exactly this build and
+    /// was kept as it was (its states untouched, nothing swapped).
+    pub unchanged: Option<String>,
+}
+
 /// Render and write the dataset (refused, with nothing written, under `--strict` when
-/// anything was rejected); the sorted kept instances and rejections.
+/// anything was rejected).
 pub(super) fn write(
     assembled: Assembled<'_>,
     examined: &[Instance],
     shard: Option<BuildShard>,
-    writer: DatasetWriter,
+    (writer, reused): (DatasetWriter, Reused),
     strict: bool,
-) -> Result<(Vec<Instance>, Vec<Rejected>), BuildError> {
+) -> Result<Written, BuildError> {
     let (card, mut files, kept, rejected) = assembled.render();
     if strict && !rejected.is_empty() {
         // Nothing is published: the previous dataset stays as it was.
@@ -65,8 +77,27 @@ pub(super) fn write(
     for (name, bytes) in &files {
         writer.write(name, bytes)?;
     }
+    let previous = writer.output();
+    if reused.same_as(previous) && dataset::same_but_built_at(writer.dir(), previous) {
+        let built_at = dataset::read_card(previous)
+            .ok()
+            .flatten()
+            .map(|c| c.built_at)
+            .unwrap_or_default();
+        // Dropping the writer removes what this build wrote; the dataset stays.
+        return Ok(Written {
+            kept,
+            rejected,
+            unchanged: Some(built_at),
+        });
+    }
+    reused.link()?;
     writer.commit()?;
-    Ok((kept, rejected))
+    Ok(Written {
+        kept,
+        rejected,
+        unchanged: None,
+    })
 }
 
 fn now_secs() -> i64 {

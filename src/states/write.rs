@@ -43,6 +43,9 @@ pub enum NoPartial {
 /// not reuse states an older hunkgen wrote ([`StatesWriter::reusing`]).
 const STATES_FORMAT: &str = "hunkgen-states-v1";
 
+/// The directory in `states/` of the layered history packs ([`super::layers_dir`]).
+const PACKS: &str = ".packs";
+
 /// The file in `states/<id>/` naming what the instance's states were written from.
 const KEY_FILE: &str = ".hunkgen-key";
 
@@ -56,6 +59,103 @@ pub struct StatesWriter<'a> {
     strategy: PartialStrategy,
     logs: PathBuf,
     previous: Option<PathBuf>,
+    pending: std::sync::Mutex<Reused>,
+}
+
+/// The states a build takes over from the dataset it replaces, not yet linked in: they
+/// are linked only when the new dataset differs from the old one, so a rebuild that
+/// changes nothing keeps the old dataset without touching its states.
+#[derive(Debug, Default)]
+pub struct Reused {
+    /// The reused instances.
+    instances: Vec<ReusedInstance>,
+    /// Whether this build wrote any state itself (then the datasets differ anyway).
+    wrote: bool,
+}
+
+/// One instance whose states a build takes over.
+#[derive(Debug)]
+struct ReusedInstance {
+    /// Its `states/<id>/` in the previous dataset.
+    old: PathBuf,
+    /// The same in the new one.
+    new: PathBuf,
+    /// Each state's manifest as this build writes it (path in the new dataset, text).
+    manifests: Vec<(PathBuf, String)>,
+}
+
+impl Reused {
+    /// Whether the previous dataset's `states/` holds exactly these reused instances with
+    /// these manifests, and this build wrote no state of its own.
+    pub fn same_as(&self, previous: &Path) -> bool {
+        if self.wrote {
+            return false;
+        }
+        let Ok(entries) = std::fs::read_dir(previous.join("states")) else {
+            return self.instances.is_empty();
+        };
+        // The layered packs (`states/.packs`) come along with the states that use them.
+        let there = entries.flatten().filter(|e| e.file_name() != PACKS).count();
+        there == self.instances.len()
+            && self.instances.iter().all(
+                |ReusedInstance {
+                     old,
+                     new,
+                     manifests,
+                 }| {
+                    manifests.iter().all(|(path, text)| {
+                        let Ok(rel) = path.strip_prefix(new) else {
+                            return false;
+                        };
+                        std::fs::read_to_string(old.join(rel)).is_ok_and(|t| &t == text)
+                    })
+                },
+            )
+    }
+
+    /// Hardlink the reused states into the new dataset and write their manifests, with
+    /// the previous dataset's layered history packs the new one lacks (a segment's name,
+    /// `<tip>-<exclude>`, says what it holds, so old and new segments mix; `checkout`
+    /// recreates a Best state from them).
+    pub fn link(self) -> Result<(), crate::dataset::DatasetError> {
+        let mut states = None;
+        for ReusedInstance {
+            old,
+            new,
+            manifests,
+        } in self.instances
+        {
+            crate::dataset::link_tree(&old, &new)?;
+            for (path, text) in manifests {
+                // A new file, not a write through the link into the old dataset.
+                crate::dataset::write_atomic(&path, text.as_bytes())?;
+            }
+            states = old
+                .parent()
+                .zip(new.parent())
+                .map(|(o, n)| (o.to_path_buf(), n.to_path_buf()));
+        }
+        let Some((old, new)) = states else {
+            return Ok(());
+        };
+        let Ok(repos) = std::fs::read_dir(old.join(PACKS)) else {
+            return Ok(());
+        };
+        for repo in repos.flatten() {
+            let Ok(segments) = std::fs::read_dir(repo.path()) else {
+                continue;
+            };
+            for seg in segments.flatten() {
+                let name = seg.file_name();
+                let to = new.join(PACKS).join(repo.file_name()).join(&name);
+                // Only complete segments (a writer's temporary ones start with a dot).
+                if !name.to_string_lossy().starts_with('.') && !to.exists() {
+                    crate::dataset::link_tree(&seg.path(), &to)?;
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 impl<'a> StatesWriter<'a> {
@@ -81,19 +181,27 @@ impl<'a> StatesWriter<'a> {
             strategy,
             logs: dataset.join("logs"),
             previous: None,
+            pending: std::sync::Mutex::new(Reused::default()),
         }
     }
 
     /// Reuse the states of `previous` (the dataset this build replaces) whose inputs are
     /// unchanged: an instance whose `states/<id>/.hunkgen-key` there equals its key now
     /// (the instance's commits, patches and golden tests, the states asked for, the Partial change,
-    /// this hunkgen's version and [`STATES_FORMAT`]) has its state directories hardlinked
-    /// instead of written and gated again; their manifests are written anew. Git objects
-    /// are named by their content and the old dataset is removed once the new one is in
-    /// place, so the links share nothing that changes.
+    /// this hunkgen's version and [`STATES_FORMAT`]) takes its state directories from
+    /// there instead of writing and gating them again; their manifests are written anew.
+    /// They are hardlinked in by [`Reused::link`] ([`StatesWriter::finish`] hands them
+    /// over) only if the new dataset differs from the old one. Git objects are named by
+    /// their content and the old dataset is removed once the new one is in place, so the
+    /// links share nothing that changes.
     pub fn reusing(mut self, previous: Option<&Path>) -> Self {
         self.previous = previous.map(Path::to_path_buf);
         self
+    }
+
+    /// The states taken over from the previous dataset, still to be linked in.
+    pub fn finish(self) -> Reused {
+        self.pending.into_inner().unwrap_or_default()
     }
 
     /// What an instance's states are written from (see [`StatesWriter::reusing`]).
@@ -132,30 +240,18 @@ impl<'a> StatesWriter<'a> {
         .to_string()
     }
 
-    /// Link the previous dataset's `states/<id>/` into this one when its key is `key` and
-    /// every state directory in `dirs` is there with its manifest; false (and nothing
-    /// left behind) otherwise.
-    fn reuse(&self, inst: &Instance, key: &str, dirs: &[PathBuf]) -> bool {
-        let Some(previous) = &self.previous else {
-            return false;
-        };
-        let rel = Path::new("states").join(&inst.instance_id);
-        let old = previous.join(&rel);
+    /// The previous dataset's `states/<id>/` when its key is `key` and every state
+    /// directory in `dirs` is there with its manifest.
+    fn reusable(&self, inst: &Instance, key: &str, dirs: &[PathBuf]) -> Option<PathBuf> {
+        let previous = self.previous.as_ref()?;
+        let old = previous.join("states").join(&inst.instance_id);
         let same = std::fs::read_to_string(old.join(KEY_FILE)).is_ok_and(|k| k.trim() == key);
         let complete = dirs.iter().all(|d| {
             d.file_name().is_some_and(|n| {
                 old.join(n).join("manifest.yaml").is_file() && old.join(n).join("repo").is_dir()
             })
         });
-        if !same || !complete {
-            return false;
-        }
-        let new = self.dataset.join(&rel);
-        if crate::dataset::link_tree(&old, &new).is_err() {
-            let _ = std::fs::remove_dir_all(&new);
-            return false;
-        }
-        true
+        (same && complete).then_some(old)
     }
 
     /// The instance's Partial change (test runs; safe to call in parallel), when the
@@ -252,13 +348,15 @@ impl<'a> StatesWriter<'a> {
                     .map(move |&(k, sc)| super::state_dir(dataset, &inst.instance_id, k, sc, tests))
             })
             .collect();
-        let reused = self.reuse(inst, &key, &dirs);
+        let reused = self.reusable(inst, &key, &dirs);
+        let mut manifests_now = Vec::new();
         for &tests in self.spec.test_variants() {
-            let outcome = if reused {
+            let outcome = if let Some(old) = &reused {
+                let previous = old.parent().and_then(Path::parent).unwrap_or(old);
                 let read: Result<Vec<_>, _> = which
                     .iter()
                     .map(|&(k, sc)| {
-                        let dir = super::state_dir(dataset, &inst.instance_id, k, sc, tests);
+                        let dir = super::state_dir(previous, &inst.instance_id, k, sc, tests);
                         super::read_manifest(&dir.join("manifest.yaml"))
                     })
                     .collect();
@@ -284,7 +382,12 @@ impl<'a> StatesWriter<'a> {
                             tests,
                         );
                         m.verification = verification(m.state);
-                        let _ = super::write_manifest(&dir.join("manifest.yaml"), &m);
+                        if reused.is_some() {
+                            manifests_now
+                                .push((dir.join("manifest.yaml"), super::manifest_yaml(&m)));
+                        } else {
+                            let _ = super::write_manifest(&dir.join("manifest.yaml"), &m);
+                        }
                         record.written.push(
                             dir.file_name()
                                 .map(|n| n.to_string_lossy().into_owned())
@@ -296,9 +399,23 @@ impl<'a> StatesWriter<'a> {
                 None => {}
             }
         }
+        let wrote_here = reused.is_none();
+        if let Ok(mut pending) = self.pending.lock() {
+            match reused {
+                Some(old) => {
+                    let new = dataset.join("states").join(&inst.instance_id);
+                    pending.instances.push(ReusedInstance {
+                        old,
+                        new,
+                        manifests: manifests_now,
+                    });
+                }
+                None => pending.wrote = true,
+            }
+        }
         // Only a complete set of states may be reused by the next build.
         let all = record.written.len() == dirs.len();
-        if !reused && all {
+        if wrote_here && all {
             let file = dataset
                 .join("states")
                 .join(&inst.instance_id)

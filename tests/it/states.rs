@@ -1376,22 +1376,48 @@ fn a_rebuild_reuses_unchanged_states_and_rewrites_changed_ones() {
     with_states("novel, partial, resolved");
     let id = &fx.inst.instance_id;
     let state = |name: &str| fx.dataset.join("states").join(id).join(name).join("repo");
-    let rebuild = |extra: &[&str]| {
-        hunkgen()
+    let rebuild = |extra: &[&str]| -> String {
+        let out = hunkgen()
             .args(["build", "-q"])
             .args(extra)
             .arg(&recipe)
             .assert()
             .success();
+        String::from_utf8_lossy(&out.get_output().stderr).into_owned()
     };
     rebuild(&[]);
     let before = inode(&history_pack(&state("novel-best")));
     let head = text(&state("resolved-best"), &["rev-parse", "HEAD"]);
+    let dataset = inode(&fx.dataset);
 
-    // Unchanged inputs: the same files, linked from the dataset replaced, and a
-    // repository that is the same and clean.
-    rebuild(&[]);
+    // Nothing changed: the dataset on disk is kept as it was, not swapped for a copy.
+    let err = rebuild(&[]);
+    assert!(err.contains("nothing changed"), "{err}");
+    assert_eq!(inode(&fx.dataset), dataset, "kept");
+    assert_eq!(inode(&history_pack(&state("novel-best"))), before, "kept");
+
+    // A change to the dataset but not to the states (the recipe's bytes, which the card
+    // records): a new dataset, its states linked from the one it replaces, and each
+    // repository the same and clean.
+    std::fs::write(
+        &recipe,
+        format!(
+            "{}# a comment\n",
+            std::fs::read_to_string(&recipe).expect("recipe")
+        ),
+    )
+    .expect("recipe");
+    let err = rebuild(&[]);
+    assert!(!err.contains("nothing changed"), "{err}");
+    assert_ne!(inode(&fx.dataset), dataset, "replaced");
     assert_eq!(inode(&history_pack(&state("novel-best"))), before, "reused");
+    // The layered packs `checkout` recreates Best states from come along.
+    let packs = fx.dataset.join("states/.packs");
+    assert!(
+        std::fs::read_dir(&packs).is_ok_and(|mut d| d.next().is_some()),
+        "{} kept",
+        packs.display()
+    );
     assert_eq!(text(&state("resolved-best"), &["rev-parse", "HEAD"]), head);
     assert_eq!(text(&state("partial-best"), &["status", "--porcelain"]), "");
     let manifest = states::read_manifest(
