@@ -216,11 +216,16 @@ pub(super) fn infer(
                 reqs.push((d, "setup.py"));
             }
         }
-        // `extras_require={"tests": [...]}`, or a dict named elsewhere
-        // (`EXTRAS_REQUIRE = {"tests": [...]}`): the literal list under each extra.
+        // `extras_require={"tests": [...]}`, a dict named elsewhere (`EXTRAS_REQUIRE =
+        // {"tests": [...]}`) or `extras_require=dict(test=[...])`: the list under each
+        // extra.
         for extra in &extras {
-            for quote in ['"', '\''] {
-                for d in py_list(text, &format!("{quote}{extra}{quote}:")) {
+            for key in [
+                format!("\"{extra}\":"),
+                format!("'{extra}':"),
+                extra.clone(),
+            ] {
+                for d in py_list(text, &key) {
                     reqs.push((d, "setup.py"));
                 }
             }
@@ -248,28 +253,43 @@ pub(super) fn infer(
             }
         }
     }
-    // One requirement per distribution and environment marker, the first seen (a
-    // project may ask for one pytest on old Pythons and another on new ones); never the
+    // One requirement per distribution and environment marker (a project may ask for
+    // one pytest on old Pythons and another on new ones): the first seen that says
+    // which versions, so a bare `attrs` in setup.py gives way to the `attrs==19.1.0` the
+    // requirements file pins (glom's 2020 pytest 4.1 breaks on a newer attrs); never the
     // project itself.
     let mut seen = std::collections::BTreeSet::new();
-    let mut seen_with_marker = std::collections::BTreeSet::new();
-    let mut requirements = Vec::new();
+    let mut seen_with_marker: std::collections::BTreeMap<(String, String), usize> =
+        std::collections::BTreeMap::new();
+    let mut requirements: Vec<String> = Vec::new();
     let mut sources = std::collections::BTreeSet::new();
+    let bare = |r: &str| {
+        let spec = r.split(';').next().unwrap_or(r);
+        !spec[requirement_name(spec).len()..].contains(['=', '<', '>', '!', '~', '@'])
+    };
     for (r, from) in reqs {
         let name = normalize(requirement_name(&r));
         let marker = r
             .split_once(';')
             .map(|(_, m)| m.split_whitespace().collect::<String>())
             .unwrap_or_default();
-        if name.is_empty()
-            || Some(&name) == project_name.as_ref()
-            || !seen_with_marker.insert((name.clone(), marker))
-        {
+        if name.is_empty() || Some(&name) == project_name.as_ref() {
             continue;
         }
-        seen.insert(name);
-        sources.insert(from);
-        requirements.push(r);
+        match seen_with_marker.get(&(name.clone(), marker.clone())) {
+            Some(&i) => {
+                if bare(&requirements[i]) && !bare(&r) {
+                    requirements[i] = r;
+                    sources.insert(from);
+                }
+            }
+            None => {
+                seen_with_marker.insert((name.clone(), marker), requirements.len());
+                seen.insert(name);
+                sources.insert(from);
+                requirements.push(r);
+            }
+        }
     }
     let nose = seen.contains("nose")
         || read("setup.cfg").is_some_and(|t| t.contains("[nosetests]"))
@@ -440,32 +460,56 @@ fn ini_list(text: &str, section: &str, key: &str) -> Vec<String> {
         .collect()
 }
 
-/// The string items of `key=[...]` (or of `"key": [...]` when `key` ends with its colon)
-/// in a setup.py (literal lists only).
+/// The strings of the list literal setup.py gives `key`: `key=[…]` or `key = […]` (a
+/// keyword argument or an assignment), `"tests": […]` when `key` is a dict key with its
+/// colon; a bare name in place of the list (`tests_require=tests_require`, `dict(test=
+/// TESTS)`) is followed to the module-level list it is assigned. Items are the quoted
+/// strings, so a specifier's comma (`'pytest >3,<4'`) stays inside its item.
 fn py_list(text: &str, key: &str) -> Vec<String> {
-    // `key=[` and `key = [`; a dict key given with its colon (`"tests":`) as is.
-    let found = if key.ends_with(':') {
-        text.find(key)
-    } else {
-        text.find(&format!("{key}="))
-            .or_else(|| text.find(&format!("{key} =")))
+    let before = match key.strip_suffix(':') {
+        Some(k) => format!(r"{}\s*:", regex::escape(k)),
+        None => format!(r"(?:^|[^\w.]){}\s*=", regex::escape(key)),
     };
-    let Some(at) = found else {
+    let Ok(at) = regex::Regex::new(&format!(r"{before}\s*(\[|[A-Za-z_]\w*)")) else {
         return Vec::new();
     };
-    let rest = &text[at..];
-    let (Some(open), Some(close)) = (rest.find('['), rest.find(']')) else {
-        return Vec::new();
-    };
-    if close < open || rest[..open].contains('\n') {
-        return Vec::new();
+    for caps in at.captures_iter(text) {
+        let Some(value) = caps.get(1) else { continue };
+        let open = if value.as_str() == "[" {
+            Some(value.start())
+        } else {
+            let assigned = format!(r"(?m)^{}\s*=\s*\[", regex::escape(value.as_str()));
+            regex::Regex::new(&assigned)
+                .ok()
+                .and_then(|re| re.find(text))
+                .map(|m| m.end() - 1)
+        };
+        if let Some(items) = open.and_then(|o| list_items(&text[o..])) {
+            return items;
+        }
     }
-    rest[open + 1..close]
-        .split(',')
-        .map(|s| s.trim().trim_matches(|c| c == '"' || c == '\''))
-        .filter(|s| !s.is_empty() && !s.starts_with('#'))
-        .map(str::to_string)
-        .collect()
+    Vec::new()
+}
+
+/// The quoted strings of the list literal `text` starts with (`[` … `]`), comments
+/// left out; `None` when it does not close.
+fn list_items(text: &str) -> Option<Vec<String>> {
+    static QUOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#""([^"\\\n]*)"|'([^'\\\n]*)'|(#[^\n]*)|(\])"#).expect("fixed regex")
+    });
+    let mut items = Vec::new();
+    for c in QUOTED.captures_iter(text) {
+        if c.get(4).is_some() {
+            return Some(items);
+        }
+        if let Some(s) = c.get(1).or_else(|| c.get(2)) {
+            let s = s.as_str().trim();
+            if !s.is_empty() {
+                items.push(s.to_string());
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -559,6 +603,62 @@ mod tests {
             ),
         ]);
         assert_eq!(plain.requirements, vec!["pytest", "mock"]);
+    }
+
+    #[test]
+    fn setup_py_lists_by_name_and_dict_keywords_keep_their_commas() {
+        // PyJWT's setup.py of 2017: the list assigned to a name, passed by that name
+        // and by `dict(test=...)`; a specifier with a comma; a comment in the list.
+        let (inf, _, _) = run(&[
+            ("jwt/__init__.py", ""),
+            ("tests/test_a.py", ""),
+            (
+                "setup.py",
+                "tests_require = [\n    'pytest >3,<4',  # the era's\n    'pytest-cov',\n    \"pytest-runner\",\n]\n\
+                 needs_pytest = set(('pytest', 'test')).intersection(sys.argv)\n\
+                 setup(\n    name='PyJWT',\n    tests_require=tests_require,\n    extras_require=dict(\n        \
+                 test=tests_require,\n        crypto=['cryptography >= 1.4'],\n    ),\n)\n",
+            ),
+        ]);
+        assert_eq!(
+            inf.requirements,
+            vec!["pytest >3,<4", "pytest-cov", "pytest-runner"]
+        );
+        assert_eq!(
+            py_list("x = compute()\nsetup(tests_require=x)\n", "tests_require"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            py_list("setup(latest=['a'])\n", "test"),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn a_pin_in_a_requirements_file_wins_over_a_bare_name_in_setup_py() {
+        // glom in 2020: setup.py asks for `attrs`, requirements.txt pins the attrs its
+        // pytest 4.1 runs with; a later bare name or a second pin changes nothing.
+        let (inf, _, _) = run(&[
+            ("glom/__init__.py", ""),
+            ("glom/test/test_a.py", ""),
+            (
+                "setup.py",
+                "setup(name='glom', install_requires=['face>=20.1.1', 'attrs', 'boltons'])\n",
+            ),
+            (
+                "requirements.txt",
+                "attrs==19.1.0\nboltons>=20.2.0\npytest==4.1.1\nattrs==20.0\nface\n",
+            ),
+        ]);
+        assert_eq!(
+            inf.requirements,
+            vec![
+                "face>=20.1.1",
+                "attrs==19.1.0",
+                "boltons>=20.2.0",
+                "pytest==4.1.1"
+            ]
+        );
     }
 
     #[test]
