@@ -422,6 +422,25 @@ pub fn commit_time(repo: &Path, rev: &str) -> Result<i64, GitError> {
     })
 }
 
+/// The nearest tag reachable from a commit (`git describe --tags --abbrev=0`), the
+/// version a build of that commit would give itself from its history (setuptools_scm).
+pub fn nearest_tag(repo: &Path, rev: &str) -> Result<Option<String>, GitError> {
+    with_repo(repo, |r| {
+        let id = resolve_commit(r, repo, rev)?;
+        let Ok(object) = r.find_object(id, None) else {
+            return Ok(None);
+        };
+        let mut opts = git2::DescribeOptions::new();
+        opts.describe_tags();
+        let mut format = git2::DescribeFormatOptions::new();
+        format.abbreviated_size(0);
+        Ok(object
+            .describe(&opts)
+            .ok()
+            .and_then(|d| d.format(Some(&format)).ok()))
+    })
+}
+
 /// Hardlink `from` to `to`, copying when the two are on different file systems.
 fn link_or_copy(from: &Path, to: &Path) -> Result<(), GitError> {
     match std::fs::hard_link(from, to) {

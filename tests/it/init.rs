@@ -129,8 +129,9 @@ fn init_writes_a_recipe_that_builds_as_is() {
     );
     // The project pins pytest 9.2.0, released after this 2023 commit: pinned to the
     // commit's date it does not resolve (uv: pytest "was filtered by exclude-newer"), so
-    // the ladder exempts pytest, then what pytest 9.2.0 needs newer, then goes unpinned,
-    // saying so at each step.
+    // the ladder exempts pytest, then what pytest 9.2.0 needs newer (iniconfig,
+    // packaging, pluggy: up to 4 packages in all), then goes unpinned, saying so at each
+    // step.
     let py = &row["validation"]["python"];
     assert_eq!(py["step"], "unpinned", "{py}");
     let tried: Vec<&str> = py["tried"]
@@ -138,11 +139,9 @@ fn init_writes_a_recipe_that_builds_as_is() {
         .map(|a| a.iter().filter_map(|t| t.as_str()).collect())
         .unwrap_or_default();
     assert_eq!(tried.first(), Some(&"pinned failed on pytest"), "{py}");
-    assert_eq!(tried.len(), 3, "{py}");
+    assert!((3..=5).contains(&tried.len()), "{py}");
     assert!(
-        tried[1..]
-            .iter()
-            .all(|t| t.starts_with("exempt failed on ")),
+        tried[1..].iter().all(|t| t.starts_with("exempt failed")),
         "{py}"
     );
     assert!(py.get("pinned_to").is_none(), "{py}");

@@ -168,3 +168,49 @@ fn each_commit_gets_its_eras_interpreter_and_dependencies_pinned_to_its_date() {
         unsupported[0]
     );
 }
+
+/// A src-layout project of November 2020 whose package imports the version file
+/// setuptools_scm writes at build time and asks for its own installed version: what
+/// an install adds, a run from the working copy needs.
+#[test]
+fn a_package_that_needs_its_build_outputs_runs_from_the_working_copy() {
+    let mut s = Script::new();
+    s.write(
+        "setup.py",
+        "from setuptools import setup, find_packages\n\nsetup(\n    name=\"ver-lib\",\n    \
+         use_scm_version={\"write_to\": \"src/verlib/_version.py\"},\n    \
+         setup_requires=[\"setuptools_scm\"],\n    package_dir={\"\": \"src\"},\n    \
+         packages=find_packages(\"src\"),\n    python_requires=\">=3.6\",\n    classifiers=[\n        \
+         \"Programming Language :: Python :: 3.9\",\n    ],\n    tests_require=[\"pytest\"],\n)\n",
+    );
+    s.write(
+        "src/verlib/__init__.py",
+        "from importlib.metadata import version\n\nfrom ._version import __version__\n\n\
+         assert version(\"ver-lib\") == __version__ == \"1.4.0\", __version__\n",
+    );
+    s.write("src/verlib/core.py", &core(1));
+    s.write(
+        "tests/test_core.py",
+        &test_file(1).replace("from oldlib", "from verlib"),
+    );
+    s.write(".gitignore", "src/verlib/_version.py\n");
+    commit_at(&mut s, -26170, "Initial import");
+    s.git(&["tag", "v1.4.0"]);
+    s.write("src/verlib/core.py", &core(2));
+    s.write(
+        "tests/test_core.py",
+        &test_file(2).replace("from oldlib", "from verlib"),
+    );
+    commit_at(&mut s, -26169, "Fix low and high returning one");
+    let work = tempfile::tempdir().expect("tempdir");
+    let (kept, rejected, _) = init_and_build(&s.dir, work.path());
+    assert_eq!(kept.len(), 1, "kept {kept:?}\nrejected {rejected:?}");
+    assert_eq!(
+        kept[0]["FAIL_TO_PASS"],
+        serde_json::json!(["tests/test_core.py::test_sum_2"]),
+        "{}",
+        kept[0]
+    );
+    // Nothing was written into the repository itself.
+    assert_eq!(s.git(&["status", "--porcelain", "--ignored"]), "");
+}

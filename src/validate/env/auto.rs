@@ -41,8 +41,11 @@ use crate::init::{normalize_distribution as normalize, requirement_name};
 use crate::validate::runner::Runner;
 
 /// How many failing packages the ladder exempts from the date pin before it resolves
-/// unpinned.
-pub const MAX_EXEMPT: usize = 2;
+/// unpinned. Failures come in chains: pyjwt's 2015 tree on Python 3.6 failed on
+/// cryptography, then cffi, then pycparser (its 2016 tree on cryptography, pycrypto,
+/// setuptools); with 2 both went unpinned, to today's pytest, which refuses their
+/// `[pytest]` section.
+pub const MAX_EXEMPT: usize = 4;
 
 /// The cut-off given to exempt packages: later than any release, so their newest is
 /// taken (fixed, so a resolution does not depend on the day it ran).
@@ -63,6 +66,9 @@ pub struct Declared {
     pub pythonpath: Option<String>,
     /// The commit's committer time (Unix seconds), the cut-off of the pin.
     pub date: i64,
+    /// What installing the project would add that a run from the working copy lacks
+    /// ([`build_outputs`]): (path relative to the workdir, contents).
+    pub generated: Vec<(String, String)>,
 }
 
 /// The interpreter chosen for an instance, and why.
@@ -314,20 +320,162 @@ pub fn declared_at(repo: &std::path::Path, rev: &str, workdir: &str) -> Result<D
     {
         requirements.push("setuptools".into());
     }
+    let pythonpath = match (project.root.as_str(), project.pythonpath) {
+        (_, None) if project.root.is_empty() => None,
+        ("", Some(p)) => Some(p),
+        (r, Some(p)) => Some(format!("{r}/{p}")),
+        (r, None) => Some(r.to_string()),
+    };
+    let version = crate::git::nearest_tag(repo, rev)
+        .ok()
+        .flatten()
+        .and_then(|t| release_of(&t))
+        .unwrap_or_else(|| "0.0.0".into());
+    let generated = build_outputs(
+        project_name(
+            pyproject.as_deref(),
+            setup_cfg.as_deref(),
+            setup_py.as_deref(),
+        )
+        .as_deref(),
+        &version,
+        pythonpath.as_deref().unwrap_or_default(),
+        &version_files(pyproject.as_deref(), setup_py.as_deref())
+            .into_iter()
+            .map(|f| format!("{root}{f}"))
+            .collect::<Vec<_>>(),
+    );
     Ok(Declared {
         requires_python: project
             .requires_python
             .or_else(|| python_requires(setup_py.as_deref(), setup_cfg.as_deref())),
         versions: declared_versions(&texts, tox.as_deref()),
         requirements,
-        pythonpath: match (project.root.as_str(), project.pythonpath) {
-            (_, None) if project.root.is_empty() => None,
-            ("", Some(p)) => Some(p),
-            (r, Some(p)) => Some(format!("{r}/{p}")),
-            (r, None) => Some(r.to_string()),
-        },
+        pythonpath,
         date,
+        generated,
     })
+}
+
+/// The release a tag names (`v4.12.0` → `4.12.0`), if it names one.
+fn release_of(tag: &str) -> Option<String> {
+    static RELEASE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^\D{0,12}?(\d+(?:\.\d+)*)").expect("fixed regex")
+    });
+    let name = tag.rsplit('/').next().unwrap_or(tag);
+    RELEASE.captures(name).map(|c| c[1].to_string())
+}
+
+/// The distribution's name: `[project] name`, setup.cfg's `[metadata] name`, or a
+/// literal `name=` in setup.py.
+fn project_name(
+    pyproject: Option<&str>,
+    setup_cfg: Option<&str>,
+    setup_py: Option<&str>,
+) -> Option<String> {
+    let from_toml = pyproject
+        .and_then(|t| t.parse::<toml::Table>().ok())
+        .and_then(|doc| {
+            doc.get("project")
+                .and_then(|p| p.get("name"))
+                .and_then(|n| n.as_str())
+                .map(str::to_string)
+        });
+    let from_cfg = || {
+        let re =
+            regex::Regex::new(r"(?m)^\[metadata\][^\[]*?^name\s*=\s*([A-Za-z0-9._-]+)\s*$").ok()?;
+        Some(re.captures(setup_cfg?)?[1].to_string())
+    };
+    let from_py = || {
+        let re = regex::Regex::new(r#"(?:^|[^\w.])name\s*=\s*["']([A-Za-z0-9._-]+)["']"#).ok()?;
+        Some(re.captures(setup_py?)?[1].to_string())
+    };
+    from_toml.or_else(from_cfg).or_else(from_py)
+}
+
+/// The version files a build writes from the history, relative to the project root:
+/// setuptools_scm's `write_to`/`version_file` (pyproject or setup.py's
+/// `use_scm_version`) and hatch-vcs's `version-file`.
+fn version_files(pyproject: Option<&str>, setup_py: Option<&str>) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(doc) = pyproject.and_then(|t| t.parse::<toml::Table>().ok()) {
+        let tool = doc.get("tool");
+        let scm = tool.and_then(|t| t.get("setuptools_scm"));
+        for key in ["write_to", "version_file"] {
+            if let Some(f) = scm.and_then(|s| s.get(key)).and_then(|v| v.as_str()) {
+                out.push(f.to_string());
+            }
+        }
+        let vcs = tool
+            .and_then(|t| t.get("hatch"))
+            .and_then(|h| h.get("build"))
+            .and_then(|b| b.get("hooks"))
+            .and_then(|h| h.get("vcs"))
+            .and_then(|v| v.get("version-file"))
+            .and_then(|v| v.as_str());
+        out.extend(vcs.map(str::to_string));
+    }
+    if let Some(text) = setup_py {
+        let re = regex::Regex::new(r#"["']?write_to["']?\s*[:=]\s*["']([^"']+)["']"#)
+            .expect("fixed regex");
+        out.extend(re.captures_iter(text).map(|c| c[1].to_string()));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// What installing the project (as `pip install -e .` does) would add that a run from
+/// the working copy on `PYTHONPATH` lacks, as (path relative to the workdir, contents):
+/// the distribution's metadata in `site` (the `PYTHONPATH` directory, or the workdir),
+/// which `importlib.metadata.version(…)` and `pkg_resources.get_distribution(…)` read
+/// (humanize's `__init__`), and the version files its build writes from the history
+/// (setuptools_scm's template), which the package imports. `version` is the nearest
+/// tag's. A path leaving the working copy (absolute, `..`) is never written.
+pub fn build_outputs(
+    name: Option<&str>,
+    version: &str,
+    site: &str,
+    version_files: &[String],
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let inside = |p: &str| {
+        let path = std::path::Path::new(p);
+        !p.is_empty()
+            && path
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+    };
+    if let Some(name) = name {
+        let dir = format!("{}-{version}.dist-info", name.replace(['-', '.'], "_"));
+        let path = match site.trim_matches('/') {
+            "" => format!("{dir}/METADATA"),
+            s => format!("{s}/{dir}/METADATA"),
+        };
+        if inside(&path) {
+            out.push((
+                path,
+                format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"),
+            ));
+        }
+    }
+    let parts: Vec<&str> = version.split('.').collect();
+    let tuple = if parts.iter().all(|p| p.parse::<u64>().is_ok()) {
+        parts.join(", ")
+    } else {
+        format!("{version:?}")
+    };
+    for f in version_files.iter().filter(|f| inside(f)) {
+        out.push((
+            f.clone(),
+            format!(
+                "# file generated by setuptools_scm (written by hunkgen: the build is not run)\n\
+                 __version__ = version = '{version}'\n\
+                 __version_tuple__ = version_tuple = ({tuple},)\n"
+            ),
+        ));
+    }
+    out
 }
 
 /// Versions a file declares: `Programming Language :: Python :: 3.6` classifiers, and
@@ -436,6 +584,10 @@ pub struct AutoEnv {
     pub pythonpath: Option<String>,
     /// The pinned pytest's version, when the requirements hold one.
     pub pytest: Option<String>,
+    /// Files written into the working copy before each run, where absent
+    /// ([`build_outputs`]).
+    #[serde(default)]
+    pub generated: Vec<(String, String)>,
 }
 
 impl AutoEnv {
@@ -505,8 +657,9 @@ impl EnvCache {
         let version = choice.interpreter.version.clone();
         let date = choice.pin_date.to_le_bytes();
         let mut parts: Vec<&[u8]> = vec![
-            // v2: the ladder also exempts a package with no release before the cutoff.
-            b"hunkgen-auto-v2",
+            // v2: the ladder also exempts a package with no release before the cutoff;
+            // v3: up to 4 packages, not 2.
+            b"hunkgen-auto-v3",
             repo.as_bytes(),
             version.as_bytes(),
             &date,
@@ -546,6 +699,7 @@ impl EnvCache {
                 record,
                 pythonpath: d.pythonpath.clone(),
                 pytest: pinned_version(requirements, "pytest"),
+                generated: d.generated.clone(),
             };
         match cached {
             Some(Resolved::Ok {
@@ -814,6 +968,58 @@ mod tests {
     }
 
     #[test]
+    fn what_an_install_would_add_is_named_from_the_build_config() {
+        // humanize, 2024: hatch-vcs writes src/humanize/_version.py; the package on
+        // PYTHONPATH=src also needs its metadata (2020's __init__ asks pkg_resources).
+        let pyproject = "[project]\nname = \"humanize\"\n[tool.hatch.build.hooks.vcs]\nversion-file = \"src/humanize/_version.py\"\n";
+        assert_eq!(
+            project_name(Some(pyproject), None, None).as_deref(),
+            Some("humanize")
+        );
+        assert_eq!(
+            version_files(Some(pyproject), None),
+            vec!["src/humanize/_version.py"]
+        );
+        let setup_py = "setup(\n    name='humanize',\n    use_scm_version={'write_to': 'src/humanize/_v.py'},\n)\n";
+        assert_eq!(
+            project_name(None, None, Some(setup_py)).as_deref(),
+            Some("humanize")
+        );
+        assert_eq!(
+            version_files(None, Some(setup_py)),
+            vec!["src/humanize/_v.py"]
+        );
+        let cfg = "[metadata]\nversion = 1\nname = my.pkg\n[options]\nname = no\n";
+        assert_eq!(
+            project_name(None, Some(cfg), None).as_deref(),
+            Some("my.pkg")
+        );
+        assert_eq!(release_of("v4.12.0").as_deref(), Some("4.12.0"));
+        assert_eq!(release_of("release-2.0").as_deref(), Some("2.0"));
+        assert_eq!(release_of("nightly"), None);
+        let out = build_outputs(
+            Some("my.pkg"),
+            "4.12.0",
+            "src",
+            &[
+                "src/pkg/_version.py".into(),
+                "../outside.py".into(),
+                "/etc/x".into(),
+            ],
+        );
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert_eq!(out[0].0, "src/my_pkg-4.12.0.dist-info/METADATA");
+        assert!(out[0].1.contains("Name: my.pkg\nVersion: 4.12.0\n"));
+        assert_eq!(out[1].0, "src/pkg/_version.py");
+        assert!(out[1].1.contains("__version__ = version = '4.12.0'"));
+        assert!(out[1].1.contains("version_tuple = (4, 12, 0,)"));
+        assert_eq!(
+            build_outputs(Some("a"), "1", "", &[])[0].0,
+            "a-1.dist-info/METADATA"
+        );
+    }
+
+    #[test]
     fn classifiers_tox_and_python_requires_are_read() {
         let setup = r#"setup(
     python_requires=">=3.5",
@@ -856,6 +1062,7 @@ mod tests {
             },
             pythonpath: pythonpath.map(str::to_string),
             pytest: pytest.map(str::to_string),
+            generated: Vec::new(),
         };
         assert_eq!(
             env(Some("2.9.2"), Some("src")).command_prefix(),
@@ -878,8 +1085,13 @@ mod tests {
             (s, e.clone()),
             (Step::Exempt, vec!["zope-interface".to_string()])
         );
-        let (s, e) = next_rung(s, &e, &["cffi".into()]).expect("rung");
-        assert_eq!(s, Step::Exempt);
+        // Each failure names the next package of a chain (cryptography → cffi →
+        // pycparser on a 2015 tree); each is exempt in turn, up to the bound.
+        let (mut s, mut e) = (s, e);
+        for next in ["cffi", "pycparser", "six"].iter().take(MAX_EXEMPT - 1) {
+            (s, e) = next_rung(s, &e, &[next.to_string()]).expect("rung");
+            assert_eq!(s, Step::Exempt);
+        }
         assert_eq!(e.len(), MAX_EXEMPT);
         assert_eq!(
             next_rung(s, &e, &["lxml".into()]).map(|r| r.0),

@@ -331,6 +331,7 @@ impl<'a> Validator<'a> {
                 let (env, auto) = self.env_for(&c.repo, s, repo, rev)?;
                 if let Some(a) = auto {
                     sel.prefix = a.command_prefix();
+                    sel.generated = a.generated.clone();
                     python.get_or_insert(a.record);
                 }
                 Ok((s, env, sel))

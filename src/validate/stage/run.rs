@@ -79,6 +79,9 @@ pub(super) struct Selection {
     /// Variables set in front of the suite's command (`python: auto`: `PYTHONPATH` for
     /// the layout, the runner's options; [`crate::validate::env::AutoEnv::command_prefix`]).
     pub(super) prefix: String,
+    /// Files written into the working copy before the run where absent (`python: auto`:
+    /// what installing the project would add; [`crate::validate::env::AutoEnv`]).
+    pub(super) generated: Vec<(String, String)>,
 }
 
 impl Selection {
@@ -117,6 +120,16 @@ impl Validator<'_> {
         };
         let test_patch = matches!(a.kind, TreeKind::Before | TreeKind::After);
         let patch = a.kind == TreeKind::After;
+        // What is written into the working copy is part of the run, like its command
+        // (and adds nothing to the key of a run that writes nothing).
+        let command_key = match selected.generated.is_empty() {
+            true => command.display(),
+            false => format!(
+                "{}\n{}",
+                command.display(),
+                serde_json::to_string(&selected.generated).unwrap_or_default()
+            ),
+        };
         let key = Key::of(&[
             b"hunkgen-run-v3",
             a.base.tree_id.as_bytes(),
@@ -138,7 +151,7 @@ impl Validator<'_> {
             }
             .as_slice(),
             a.env.key.as_bytes(),
-            command.display().as_bytes(),
+            command_key.as_bytes(),
             workdir.as_bytes(),
             &(a.rerun as u64).to_le_bytes(),
             a.model.map(|m| m.to_bytes()).unwrap_or_default().as_slice(),
@@ -191,6 +204,15 @@ impl Validator<'_> {
             apply_fuzzy(&m, &root, Some(a.base.repo)).map_err(StageError::Predicted)?;
         }
         let dir = root.join(&workdir);
+        for (path, text) in &selected.generated {
+            let file = dir.join(path);
+            if !file.exists() {
+                if let Some(parent) = file.parent() {
+                    let _ = std::fs::create_dir_all(parent);
+                }
+                let _ = std::fs::write(&file, text);
+            }
+        }
         // Made for the runner: pytest before 3.x does not create the directory of its
         // --junitxml file.
         let _ = std::fs::create_dir_all(dir.join(report_dir));
