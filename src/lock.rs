@@ -56,7 +56,13 @@ pub fn create_locked(path: &Path) -> std::io::Result<File> {
     staging.push(".new");
     let staging = PathBuf::from(staging);
     let file = File::create(&staging)?;
-    let renamed = try_exclusive(&file).and_then(|_| std::fs::rename(&staging, path));
+    let renamed = try_exclusive(&file).and_then(|locked| match locked {
+        true => std::fs::rename(&staging, path),
+        false => Err(std::io::Error::other(format!(
+            "{} is locked by another process",
+            staging.display()
+        ))),
+    });
     if let Err(e) = renamed {
         let _ = std::fs::remove_file(&staging);
         return Err(e);
@@ -278,15 +284,7 @@ impl WorkDir {
         let lock = parent.join(format!("{name}.lock"));
         // Locked under a staging name first and then renamed: a sweeper never sees the
         // lock file of a live writer unlocked.
-        let staging = parent.join(format!("{name}.lock.new"));
-        let file = File::create(&staging)?;
-        if !try_exclusive(&file)? {
-            return Err(std::io::Error::other(format!(
-                "{} is locked by another process",
-                staging.display()
-            )));
-        }
-        std::fs::rename(&staging, &lock)?;
+        let file = create_locked(&lock)?;
         Ok(WorkDir {
             path,
             lock,
@@ -340,7 +338,10 @@ pub fn sweep_dead_work(parent: &Path) {
         let path = e.path();
         if name.ends_with(".lock") || name.ends_with(".lock.new") {
             let dir = parent.join(name.trim_end_matches(".new").trim_end_matches(".lock"));
-            if !dir.exists() && !held_elsewhere(&path) {
+            // A `.lock.new` is unlocked for a moment after its writer creates it (before
+            // `flock`): only an old one is a dead writer's (another thread of this
+            // process, or another process, may be reserving right now).
+            if !dir.exists() && dead_temporary(&path) {
                 let _ = std::fs::remove_file(&path);
             }
             continue;
@@ -458,6 +459,12 @@ mod tests {
         // An older hunkgen's directory, no lock file, just made: kept.
         let young = p.join(".tmp-c-3-0");
         std::fs::create_dir(&young).expect("mkdir");
+        // A staging lock file another thread has just created and not yet locked: kept;
+        // one a writer killed in that moment left long ago: removed.
+        std::fs::write(p.join(".tmp-d-4-0-00000000.lock.new"), "").expect("staging");
+        let stale = std::fs::File::create(p.join(".tmp-e-5-0-00000000.lock.new")).expect("old");
+        let long_ago = std::time::SystemTime::now() - Duration::from_secs(600);
+        stale.set_modified(long_ago).expect("mtime");
         // A live writer, and something else.
         let live = WorkDir::reserve(p, "live").expect("reserve");
         std::fs::create_dir(live.path()).expect("mkdir");
@@ -479,6 +486,7 @@ mod tests {
             left,
             [
                 ".tmp-c-3-0".to_string(),
+                ".tmp-d-4-0-00000000.lock.new".to_string(),
                 live_name.clone(),
                 format!("{live_name}.lock"),
                 "finished".into()
@@ -486,6 +494,6 @@ mod tests {
         );
         drop(live);
         let left = std::fs::read_dir(p).expect("read").count();
-        assert_eq!(left, 2, "the guard removes its directory and lock");
+        assert_eq!(left, 3, "the guard removes its directory and lock");
     }
 }

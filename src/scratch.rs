@@ -37,9 +37,9 @@ impl Scratch {
             .tempdir_in(&base)
             .ok()?
             .keep();
-        let lock = std::fs::File::create(dir.join(".lock"))
-            .ok()
-            .filter(|f| matches!(crate::lock::try_exclusive(f), Ok(true)));
+        // Made and locked under another name, then renamed: a sweep by another command
+        // starting now never sees this root's lock file unlocked.
+        let lock = crate::lock::create_locked(&dir.join(".lock")).ok();
         let Some(lock) = lock else {
             let _ = std::fs::remove_dir_all(&dir);
             return None;
