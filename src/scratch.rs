@@ -78,18 +78,29 @@ pub fn abandon() {
     }
 }
 
-/// Remove the scratch roots in `base` whose process is gone (lock free), and those
-/// without a lock file that are older than [`BEING_MADE`].
+/// Remove the scratch roots in `base` whose process is gone: its lock free, or the
+/// process its name records (`hunkgen-scratch-<pid>-…`) no longer on this host with no
+/// lock held in the root (killed before it had locked it); and those without a lock
+/// file that are older than [`BEING_MADE`].
 fn sweep(base: &Path) {
     let Ok(entries) = std::fs::read_dir(base) else {
         return;
     };
     for e in entries.flatten() {
-        if !e.file_name().to_string_lossy().starts_with(PREFIX) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(PREFIX) else {
             continue;
-        }
+        };
         let dir = e.path();
-        if crate::lock::abandoned(&dir, &dir.join(".lock"), BEING_MADE) {
+        let lock = dir.join(".lock");
+        let gone = rest
+            .split('-')
+            .next()
+            .and_then(|p| p.parse::<u32>().ok())
+            .is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists());
+        let unlocked = |p: &Path| !p.exists() || !crate::lock::held_elsewhere(p);
+        let killed_early = gone && unlocked(&lock) && unlocked(&dir.join(".lock.new"));
+        if killed_early || crate::lock::abandoned(&dir, &lock, BEING_MADE) {
             let _ = std::fs::remove_dir_all(&dir);
         }
     }
@@ -110,12 +121,24 @@ mod tests {
         std::fs::create_dir(&live).expect("mkdir");
         let held = std::fs::File::create(live.join(".lock")).expect("lock file");
         assert!(crate::lock::try_exclusive(&held).expect("flock"));
-        let young = base.path().join(format!("{PREFIX}3-young"));
+        // A live process's root still being made (no lock file yet, or only the staging
+        // one): kept.
+        let young = base
+            .path()
+            .join(format!("{PREFIX}{}-young", std::process::id()));
         std::fs::create_dir(&young).expect("mkdir");
+        std::fs::write(young.join(".lock.new"), "").expect("staging");
+        // A process killed before it had locked its root: its pid is gone.
+        let mut child = std::process::Command::new("true").spawn().expect("spawn");
+        let gone = child.id();
+        child.wait().expect("wait");
+        let early = base.path().join(format!("{PREFIX}{gone}-early"));
+        std::fs::create_dir(&early).expect("mkdir");
+        std::fs::write(early.join(".lock.new"), "").expect("staging");
         let other = base.path().join("someone-else");
         std::fs::create_dir(&other).expect("mkdir");
         sweep(base.path());
-        assert!(!dead.exists());
+        assert!(!dead.exists() && !early.exists());
         assert!(live.exists() && young.exists() && other.exists());
     }
 }
