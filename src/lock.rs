@@ -74,14 +74,19 @@ pub fn create_locked(path: &Path) -> std::io::Result<File> {
 /// writer is gone (the lock is free), or it is a staging file older than a minute.
 pub fn dead_temporary(path: &Path) -> bool {
     if path.as_os_str().to_string_lossy().ends_with(".new") {
-        return std::fs::symlink_metadata(path)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age > STAGING_GRACE)
-            && !held_elsewhere(path);
+        return older_than(path, STAGING_GRACE) && !held_elsewhere(path);
     }
     !held_elsewhere(path)
+}
+
+/// Whether `path` was last modified more than `grace` ago (false when it cannot be
+/// told).
+fn older_than(path: &Path, grace: Duration) -> bool {
+    std::fs::symlink_metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age > grace)
 }
 
 /// An exclusive lock on an output directory, held while a command writes it: the file
@@ -315,11 +320,7 @@ pub fn abandoned(path: &Path, lock: &Path, grace: Duration) -> bool {
     if lock.exists() {
         return !held_elsewhere(lock);
     }
-    std::fs::symlink_metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.elapsed().ok())
-        .is_some_and(|age| age > grace)
+    older_than(path, grace)
 }
 
 /// Remove the work directories `<parent>/.tmp-…` of writers that are gone: a lock file

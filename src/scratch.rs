@@ -128,10 +128,13 @@ mod tests {
             .join(format!("{PREFIX}{}-young", std::process::id()));
         std::fs::create_dir(&young).expect("mkdir");
         std::fs::write(young.join(".lock.new"), "").expect("staging");
-        // A process killed before it had locked its root: its pid is gone.
-        let mut child = std::process::Command::new("true").spawn().expect("spawn");
-        let gone = child.id();
-        child.wait().expect("wait");
+        // A process killed before it had locked its root: its pid is gone (pids stay
+        // below the kernel's pid_max, so that one never names a process).
+        let gone: u32 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+            .expect("pid_max")
+            .trim()
+            .parse()
+            .expect("a number");
         let early = base.path().join(format!("{PREFIX}{gone}-early"));
         std::fs::create_dir(&early).expect("mkdir");
         std::fs::write(early.join(".lock.new"), "").expect("staging");

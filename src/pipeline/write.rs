@@ -91,7 +91,7 @@ pub(super) fn write(
             unchanged: Some(built_at),
         });
     }
-    reused.link()?;
+    reused.link(previous, writer.dir())?;
     writer.commit()?;
     Ok(Written {
         kept,

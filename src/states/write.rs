@@ -73,71 +73,53 @@ pub struct Reused {
     wrote: bool,
 }
 
-/// One instance whose states a build takes over.
+/// One instance whose states a build takes over: its id, and each state's manifest as
+/// this build writes it (the state directory's name, `novel-best`, and the text).
 #[derive(Debug)]
 struct ReusedInstance {
-    /// Its `states/<id>/` in the previous dataset.
-    old: PathBuf,
-    /// The same in the new one.
-    new: PathBuf,
-    /// Each state's manifest as this build writes it (path in the new dataset, text).
-    manifests: Vec<(PathBuf, String)>,
+    id: String,
+    manifests: Vec<(String, String)>,
 }
 
 impl Reused {
-    /// Whether the previous dataset's `states/` holds exactly these reused instances with
-    /// these manifests, and this build wrote no state of its own.
+    /// Whether the `previous` dataset's `states/` holds exactly these reused instances
+    /// with these manifests, and this build wrote no state of its own.
     pub fn same_as(&self, previous: &Path) -> bool {
         if self.wrote {
             return false;
         }
-        let Ok(entries) = std::fs::read_dir(previous.join("states")) else {
+        let states = previous.join("states");
+        let Ok(entries) = std::fs::read_dir(&states) else {
             return self.instances.is_empty();
         };
         // The layered packs (`states/.packs`) come along with the states that use them.
         let there = entries.flatten().filter(|e| e.file_name() != PACKS).count();
         there == self.instances.len()
-            && self.instances.iter().all(
-                |ReusedInstance {
-                     old,
-                     new,
-                     manifests,
-                 }| {
-                    manifests.iter().all(|(path, text)| {
-                        let Ok(rel) = path.strip_prefix(new) else {
-                            return false;
-                        };
-                        std::fs::read_to_string(old.join(rel)).is_ok_and(|t| &t == text)
-                    })
-                },
-            )
+            && self.instances.iter().all(|r| {
+                r.manifests.iter().all(|(dir, text)| {
+                    let old = states.join(&r.id).join(dir).join("manifest.yaml");
+                    std::fs::read_to_string(old).is_ok_and(|t| &t == text)
+                })
+            })
     }
 
-    /// Hardlink the reused states into the new dataset and write their manifests, with
-    /// the previous dataset's layered history packs the new one lacks (a segment's name,
-    /// `<tip>-<exclude>`, says what it holds, so old and new segments mix; `checkout`
-    /// recreates a Best state from them).
-    pub fn link(self) -> Result<(), crate::dataset::DatasetError> {
-        let mut states = None;
-        for ReusedInstance {
-            old,
-            new,
-            manifests,
-        } in self.instances
-        {
-            crate::dataset::link_tree(&old, &new)?;
-            for (path, text) in manifests {
+    /// Hardlink the reused states of `previous` into `dataset` and write their
+    /// manifests, with the previous dataset's layered history packs the new one lacks
+    /// (a segment's name, `<tip>-<exclude>`, says what it holds, so old and new segments
+    /// mix; `checkout` recreates a Best state from them).
+    pub fn link(self, previous: &Path, dataset: &Path) -> Result<(), crate::dataset::DatasetError> {
+        let (old, new) = (previous.join("states"), dataset.join("states"));
+        if self.instances.is_empty() {
+            return Ok(());
+        }
+        for r in self.instances {
+            crate::dataset::link_tree(&old.join(&r.id), &new.join(&r.id))?;
+            for (dir, text) in r.manifests {
                 // A new file, not a write through the link into the old dataset.
+                let path = new.join(&r.id).join(dir).join("manifest.yaml");
                 crate::dataset::write_atomic(&path, text.as_bytes())?;
             }
-            states = old
-                .parent()
-                .zip(new.parent())
-                .map(|(o, n)| (o.to_path_buf(), n.to_path_buf()));
         }
-        let Some((old, new)) = states else {
-            return Ok(());
-        };
         let Ok(repos) = std::fs::read_dir(old.join(PACKS)) else {
             return Ok(());
         };
@@ -240,10 +222,10 @@ impl<'a> StatesWriter<'a> {
         .to_string()
     }
 
-    /// The previous dataset's `states/<id>/` when its key is `key` and every state
-    /// directory in `dirs` is there with its manifest.
-    fn reusable(&self, inst: &Instance, key: &str, dirs: &[PathBuf]) -> Option<PathBuf> {
-        let previous = self.previous.as_ref()?;
+    /// The previous dataset, when its `states/<id>/` has key `key` and every state
+    /// directory in `dirs` with its manifest.
+    fn reusable(&self, inst: &Instance, key: &str, dirs: &[PathBuf]) -> Option<&Path> {
+        let previous = self.previous.as_deref()?;
         let old = previous.join("states").join(&inst.instance_id);
         let same = std::fs::read_to_string(old.join(KEY_FILE)).is_ok_and(|k| k.trim() == key);
         let complete = dirs.iter().all(|d| {
@@ -251,7 +233,7 @@ impl<'a> StatesWriter<'a> {
                 old.join(n).join("manifest.yaml").is_file() && old.join(n).join("repo").is_dir()
             })
         });
-        (same && complete).then_some(old)
+        (same && complete).then_some(previous)
     }
 
     /// The instance's Partial change (test runs; safe to call in parallel), when the
@@ -351,8 +333,7 @@ impl<'a> StatesWriter<'a> {
         let reused = self.reusable(inst, &key, &dirs);
         let mut manifests_now = Vec::new();
         for &tests in self.spec.test_variants() {
-            let outcome = if let Some(old) = &reused {
-                let previous = old.parent().and_then(Path::parent).unwrap_or(old);
+            let outcome = if let Some(previous) = reused {
                 let read: Result<Vec<_>, _> = which
                     .iter()
                     .map(|&(k, sc)| {
@@ -382,17 +363,16 @@ impl<'a> StatesWriter<'a> {
                             tests,
                         );
                         m.verification = verification(m.state);
+                        let name = dir
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default();
                         if reused.is_some() {
-                            manifests_now
-                                .push((dir.join("manifest.yaml"), super::manifest_yaml(&m)));
+                            manifests_now.push((name.clone(), super::manifest_yaml(&m)));
                         } else {
                             let _ = super::write_manifest(&dir.join("manifest.yaml"), &m);
                         }
-                        record.written.push(
-                            dir.file_name()
-                                .map(|n| n.to_string_lossy().into_owned())
-                                .unwrap_or_default(),
-                        );
+                        record.written.push(name);
                     }
                 }
                 Some(Err(e)) => record.missing.push(format!("states: {e}")),
@@ -402,14 +382,10 @@ impl<'a> StatesWriter<'a> {
         let wrote_here = reused.is_none();
         if let Ok(mut pending) = self.pending.lock() {
             match reused {
-                Some(old) => {
-                    let new = dataset.join("states").join(&inst.instance_id);
-                    pending.instances.push(ReusedInstance {
-                        old,
-                        new,
-                        manifests: manifests_now,
-                    });
-                }
+                Some(_) => pending.instances.push(ReusedInstance {
+                    id: inst.instance_id.clone(),
+                    manifests: manifests_now,
+                }),
                 None => pending.wrote = true,
             }
         }

@@ -331,16 +331,19 @@ pub fn declared_at(repo: &std::path::Path, rev: &str, workdir: &str) -> Result<D
         .flatten()
         .and_then(|t| release_of(&t))
         .unwrap_or_else(|| "0.0.0".into());
+    let pyproject_doc = pyproject
+        .as_deref()
+        .and_then(|t| t.parse::<toml::Table>().ok());
     let generated = build_outputs(
         project_name(
-            pyproject.as_deref(),
+            pyproject_doc.as_ref(),
             setup_cfg.as_deref(),
             setup_py.as_deref(),
         )
         .as_deref(),
         &version,
         pythonpath.as_deref().unwrap_or_default(),
-        &version_files(pyproject.as_deref(), setup_py.as_deref())
+        &version_files(pyproject_doc.as_ref(), setup_py.as_deref())
             .into_iter()
             .map(|f| format!("{root}{f}"))
             .collect::<Vec<_>>(),
@@ -369,36 +372,37 @@ fn release_of(tag: &str) -> Option<String> {
 /// The distribution's name: `[project] name`, setup.cfg's `[metadata] name`, or a
 /// literal `name=` in setup.py.
 fn project_name(
-    pyproject: Option<&str>,
+    pyproject: Option<&toml::Table>,
     setup_cfg: Option<&str>,
     setup_py: Option<&str>,
 ) -> Option<String> {
+    static CFG: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?m)^\[metadata\][^\[]*?^name\s*=\s*([A-Za-z0-9._-]+)\s*$")
+            .expect("fixed regex")
+    });
+    static PY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"(?:^|[^\w.])name\s*=\s*["']([A-Za-z0-9._-]+)["']"#)
+            .expect("fixed regex")
+    });
     let from_toml = pyproject
-        .and_then(|t| t.parse::<toml::Table>().ok())
-        .and_then(|doc| {
-            doc.get("project")
-                .and_then(|p| p.get("name"))
-                .and_then(|n| n.as_str())
-                .map(str::to_string)
-        });
-    let from_cfg = || {
-        let re =
-            regex::Regex::new(r"(?m)^\[metadata\][^\[]*?^name\s*=\s*([A-Za-z0-9._-]+)\s*$").ok()?;
-        Some(re.captures(setup_cfg?)?[1].to_string())
-    };
-    let from_py = || {
-        let re = regex::Regex::new(r#"(?:^|[^\w.])name\s*=\s*["']([A-Za-z0-9._-]+)["']"#).ok()?;
-        Some(re.captures(setup_py?)?[1].to_string())
-    };
+        .and_then(|doc| doc.get("project"))
+        .and_then(|p| p.get("name"))
+        .and_then(|n| n.as_str())
+        .map(str::to_string);
+    let from_cfg = || Some(CFG.captures(setup_cfg?)?[1].to_string());
+    let from_py = || Some(PY.captures(setup_py?)?[1].to_string());
     from_toml.or_else(from_cfg).or_else(from_py)
 }
 
 /// The version files a build writes from the history, relative to the project root:
 /// setuptools_scm's `write_to`/`version_file` (pyproject or setup.py's
 /// `use_scm_version`) and hatch-vcs's `version-file`.
-fn version_files(pyproject: Option<&str>, setup_py: Option<&str>) -> Vec<String> {
+fn version_files(pyproject: Option<&toml::Table>, setup_py: Option<&str>) -> Vec<String> {
+    static WRITE_TO: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"["']?write_to["']?\s*[:=]\s*["']([^"']+)["']"#).expect("fixed regex")
+    });
     let mut out = Vec::new();
-    if let Some(doc) = pyproject.and_then(|t| t.parse::<toml::Table>().ok()) {
+    if let Some(doc) = pyproject {
         let tool = doc.get("tool");
         let scm = tool.and_then(|t| t.get("setuptools_scm"));
         for key in ["write_to", "version_file"] {
@@ -416,9 +420,7 @@ fn version_files(pyproject: Option<&str>, setup_py: Option<&str>) -> Vec<String>
         out.extend(vcs.map(str::to_string));
     }
     if let Some(text) = setup_py {
-        let re = regex::Regex::new(r#"["']?write_to["']?\s*[:=]\s*["']([^"']+)["']"#)
-            .expect("fixed regex");
-        out.extend(re.captures_iter(text).map(|c| c[1].to_string()));
+        out.extend(WRITE_TO.captures_iter(text).map(|c| c[1].to_string()));
     }
     out.sort();
     out.dedup();
@@ -972,12 +974,13 @@ mod tests {
         // humanize, 2024: hatch-vcs writes src/humanize/_version.py; the package on
         // PYTHONPATH=src also needs its metadata (2020's __init__ asks pkg_resources).
         let pyproject = "[project]\nname = \"humanize\"\n[tool.hatch.build.hooks.vcs]\nversion-file = \"src/humanize/_version.py\"\n";
+        let pyproject: toml::Table = pyproject.parse().expect("toml");
         assert_eq!(
-            project_name(Some(pyproject), None, None).as_deref(),
+            project_name(Some(&pyproject), None, None).as_deref(),
             Some("humanize")
         );
         assert_eq!(
-            version_files(Some(pyproject), None),
+            version_files(Some(&pyproject), None),
             vec!["src/humanize/_version.py"]
         );
         let setup_py = "setup(\n    name='humanize',\n    use_scm_version={'write_to': 'src/humanize/_v.py'},\n)\n";
