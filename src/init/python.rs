@@ -245,9 +245,11 @@ pub(super) fn infer(
     if let Some(text) = &tox {
         // `trio: trio` is a dependency of the environments with factor `trio`: the
         // dependency, without its factor condition.
-        let factor = regex::Regex::new(r"^[A-Za-z0-9_.,!-]+:\s+(\S.*)$").expect("fixed regex");
+        static FACTOR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"^[A-Za-z0-9_.,!-]+:\s+(\S.*)$").expect("fixed regex")
+        });
         for d in ini_list(text, "testenv", "deps") {
-            let d = factor.captures(&d).map(|c| c[1].to_string()).unwrap_or(d);
+            let d = FACTOR.captures(&d).map(|c| c[1].to_string()).unwrap_or(d);
             if !d.starts_with('-') && !d.contains('{') {
                 reqs.push((d, "tox.ini"));
             }
@@ -470,7 +472,7 @@ fn py_list(text: &str, key: &str) -> Vec<String> {
         Some(k) => format!(r"{}\s*:", regex::escape(k)),
         None => format!(r"(?:^|[^\w.]){}\s*=", regex::escape(key)),
     };
-    let Ok(at) = regex::Regex::new(&format!(r"{before}\s*(\[|[A-Za-z_]\w*)")) else {
+    let Some(at) = memo_regex(&format!(r"{before}\s*(\[|[A-Za-z_]\w*)")) else {
         return Vec::new();
     };
     for caps in at.captures_iter(text) {
@@ -479,8 +481,7 @@ fn py_list(text: &str, key: &str) -> Vec<String> {
             Some(value.start())
         } else {
             let assigned = format!(r"(?m)^{}\s*=\s*\[", regex::escape(value.as_str()));
-            regex::Regex::new(&assigned)
-                .ok()
+            memo_regex(&assigned)
                 .and_then(|re| re.find(text))
                 .map(|m| m.end() - 1)
         };
@@ -489,6 +490,20 @@ fn py_list(text: &str, key: &str) -> Vec<String> {
         }
     }
     Vec::new()
+}
+
+/// `pattern` compiled once per process: `py_list` asks for the same few patterns (one
+/// per key and list name) for every commit of a history, and compiling them dominated a
+/// warm rebuild. `None` for a pattern that does not compile.
+fn memo_regex(pattern: &str) -> Option<regex::Regex> {
+    type Memo = std::sync::Mutex<std::collections::HashMap<String, Option<regex::Regex>>>;
+    static MEMO: std::sync::LazyLock<Memo> = std::sync::LazyLock::new(Default::default);
+    let mut memo = MEMO
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    memo.entry(pattern.to_string())
+        .or_insert_with(|| regex::Regex::new(pattern).ok())
+        .clone()
 }
 
 /// The quoted strings of the list literal `text` starts with (`[` … `]`), comments

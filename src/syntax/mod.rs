@@ -263,9 +263,45 @@ pub fn parse_file(lang: Lang, src: &[u8], shape: TreeShape) -> ParsedFile {
     out
 }
 
-/// One tree-sitter parse with this thread's parser for `lang`; `None` only when
-/// tree-sitter produces no tree at all.
+/// The trees parsed so far in this process, per language, keyed by the whole source:
+/// a build parses one file in mining (hunk verdicts), annotation and the Partial state,
+/// and a warm rebuild spent most of its time parsing the same bytes again. A tree is
+/// a reference-counted copy, and the memo is cleared once it holds [`MEMO_BYTES`] of
+/// source, so memory stays bounded on histories of any size.
+type TreeMemo = std::sync::Mutex<(
+    usize,
+    [std::collections::HashMap<Box<[u8]>, tree_sitter::Tree>; 2],
+)>;
+static TREES: LazyLock<TreeMemo> = LazyLock::new(Default::default);
+
+/// Source bytes the tree memo holds at most (trees take some ten times as much).
+const MEMO_BYTES: usize = 32 << 20;
+
+/// The tree-sitter tree of `src`: from the memo, or parsed with this thread's parser
+/// for `lang`; `None` only when tree-sitter produces no tree at all.
 fn ts_parse(lang: Lang, src: &[u8]) -> Option<tree_sitter::Tree> {
+    let memo = || {
+        TREES
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    if let Some(t) = memo().1[lang as usize].get(src) {
+        return Some(t.clone());
+    }
+    let tree = ts_parse_fresh(lang, src)?;
+    let mut m = memo();
+    if m.0 + src.len() > MEMO_BYTES {
+        *m = Default::default();
+    }
+    if src.len() <= MEMO_BYTES {
+        m.0 += src.len();
+        m.1[lang as usize].insert(src.into(), tree.clone());
+    }
+    Some(tree)
+}
+
+/// One tree-sitter parse with this thread's parser for `lang`.
+fn ts_parse_fresh(lang: Lang, src: &[u8]) -> Option<tree_sitter::Tree> {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let slot = &mut parsers[lang as usize];
