@@ -441,6 +441,47 @@ pub fn nearest_tag(repo: &Path, rev: &str) -> Result<Option<String>, GitError> {
     })
 }
 
+/// [`nearest_tag`], remembered in `memo` under the commit and every tag's name and
+/// target: libgit2's describe looks up each tag again on every call, which made it a
+/// tenth of a warm rebuild; a new or moved tag changes the key.
+pub fn nearest_tag_memo(
+    repo: &Path,
+    rev: &str,
+    memo: &crate::cache::Cache,
+) -> Result<Option<String>, GitError> {
+    let key = with_repo(repo, |r| {
+        let id = resolve_commit(r, repo, rev)?;
+        let mut tags: Vec<(String, git2::Oid)> = Vec::new();
+        let refs = r
+            .references_glob("refs/tags/*")
+            .map_err(object_err(repo, "the tags"))?;
+        for reference in refs.flatten() {
+            if let (Ok(name), Some(target)) = (reference.name(), reference.target()) {
+                tags.push((name.to_string(), target));
+            }
+        }
+        tags.sort();
+        let listed: Vec<String> = tags.iter().map(|(n, t)| format!("{n} {t}")).collect();
+        Ok(crate::cache::Key::of(&[
+            b"hunkgen-describe-v1",
+            id.as_bytes(),
+            listed.join("\n").as_bytes(),
+        ]))
+    })?;
+    if let Some(hit) = memo
+        .get(&key)
+        .and_then(|b| serde_json::from_slice::<Option<String>>(&b).ok())
+    {
+        return Ok(hit);
+    }
+    let tag = nearest_tag(repo, rev)?;
+    if let Ok(bytes) = serde_json::to_vec(&tag) {
+        // A memo that cannot be written is only a slower next build.
+        let _ = memo.put(&key, &bytes);
+    }
+    Ok(tag)
+}
+
 /// Hardlink `from` to `to`, copying when the two are on different file systems.
 fn link_or_copy(from: &Path, to: &Path) -> Result<(), GitError> {
     match std::fs::hard_link(from, to) {

@@ -643,3 +643,54 @@ fn message_rules_subject_case_and_exclude() {
         assert_eq!(subjects(cfg.clone()), want, "{cfg:?}");
     }
 }
+
+/// The nearest tag `python: auto` versions a build with: remembered per commit, and
+/// asked again when the tags change.
+#[test]
+fn the_nearest_tag_is_remembered_until_the_tags_change() {
+    let mut s = Script::new();
+    s.write("a.txt", "a\n");
+    let a = s.commit("first");
+    s.git(&["tag", "v1.0"]);
+    s.write("a.txt", "b\n");
+    let b = s.commit("second");
+    let memo_dir = tempfile::tempdir().expect("tmp");
+    let memo = hunkgen::cache::Cache::new(memo_dir.path());
+    let entries = || {
+        walk_files(memo_dir.path())
+            .into_iter()
+            .filter(|p| {
+                !p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            })
+            .count()
+    };
+    let tag = |rev: &str| hunkgen::git::nearest_tag_memo(&s.dir, rev, &memo).expect("describe");
+    assert_eq!(tag(&b), Some("v1.0".into()));
+    assert_eq!(entries(), 1, "remembered");
+    assert_eq!(tag(&b), Some("v1.0".into()), "from the memo");
+    assert_eq!(entries(), 1, "no second entry");
+    assert_eq!(
+        tag(&b),
+        hunkgen::git::nearest_tag(&s.dir, &b).expect("describe"),
+        "the memo answers what describe answers"
+    );
+    // A new tag changes the key: asked again, with the new answer.
+    s.git(&["tag", "-a", "-m", "release 2.0", "v2.0", &b]);
+    assert_eq!(tag(&b), Some("v2.0".into()));
+    assert_eq!(tag(&a), Some("v1.0".into()));
+    assert_eq!(entries(), 3);
+}
+
+fn walk_files(d: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk_files(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

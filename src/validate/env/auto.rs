@@ -269,8 +269,14 @@ pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpret
 }
 
 /// What the tree of `rev` declares below `workdir` (the suite's; `.` or empty for the
-/// root), and the commit's date.
-pub fn declared_at(repo: &std::path::Path, rev: &str, workdir: &str) -> Result<Declared, String> {
+/// root), and the commit's date; `memo`, when given, remembers the commit's nearest tag
+/// between builds.
+pub fn declared_at(
+    repo: &std::path::Path,
+    rev: &str,
+    workdir: &str,
+    memo: Option<&crate::cache::Cache>,
+) -> Result<Declared, String> {
     let all = crate::git::tree_paths(repo, rev).map_err(|e| e.to_string())?;
     let prefix = match workdir.trim_matches('/') {
         "" | "." => String::new(),
@@ -326,11 +332,14 @@ pub fn declared_at(repo: &std::path::Path, rev: &str, workdir: &str) -> Result<D
         (r, Some(p)) => Some(format!("{r}/{p}")),
         (r, None) => Some(r.to_string()),
     };
-    let version = crate::git::nearest_tag(repo, rev)
-        .ok()
-        .flatten()
-        .and_then(|t| release_of(&t))
-        .unwrap_or_else(|| "0.0.0".into());
+    let version = match memo {
+        Some(m) => crate::git::nearest_tag_memo(repo, rev, m),
+        None => crate::git::nearest_tag(repo, rev),
+    }
+    .ok()
+    .flatten()
+    .and_then(|t| release_of(&t))
+    .unwrap_or_else(|| "0.0.0".into());
     let pyproject_doc = pyproject
         .as_deref()
         .and_then(|t| t.parse::<toml::Table>().ok());
@@ -538,12 +547,14 @@ pub enum Step {
 /// has no release of before the cutoff (`` `atomicwrites` was filtered by `exclude-newer` ``:
 /// a project that deleted its old releases), normalized, in order of appearance.
 pub fn failing_packages(log: &str) -> Vec<String> {
-    let re = regex::Regex::new(
-        r"(?i)(?:failed to (?:download and )?build[^`]*`([A-Za-z0-9._-]+))|(?:`([A-Za-z0-9._-]+)` was filtered by `exclude-newer`)",
-    )
-    .expect("fixed regex");
+    static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)(?:failed to (?:download and )?build[^`]*`([A-Za-z0-9._-]+))|(?:`([A-Za-z0-9._-]+)` was filtered by `exclude-newer`)",
+        )
+        .expect("fixed regex")
+    });
     let mut out: Vec<String> = Vec::new();
-    for c in re.captures_iter(log) {
+    for c in RE.captures_iter(log) {
         let Some(m) = c.get(1).or_else(|| c.get(2)) else {
             continue;
         };
@@ -647,10 +658,11 @@ impl EnvCache {
         repo: &str,
         d: &Declared,
     ) -> Result<AutoEnv, EnvError> {
-        let choice = choose(d, pythons::discover()).map_err(|n| EnvError::UnsupportedPython {
+        let found = pythons::discover_in(Some(&self.root.join("pythons")));
+        let choice = choose(d, found).map_err(|n| EnvError::UnsupportedPython {
             repo: repo.to_string(),
             requested: n.needs,
-            available: pythons::discover()
+            available: found
                 .iter()
                 .map(|f| f.version.as_str())
                 .collect::<Vec<_>>()

@@ -373,6 +373,12 @@ impl EnvCache {
         }
     }
 
+    /// Facts about commits that `python: auto` remembers between builds (their nearest
+    /// tag), beside the environments.
+    pub fn commit_memo(&self) -> crate::cache::Cache {
+        crate::cache::Cache::new(self.root.join("commits"))
+    }
+
     /// Uses this uv binary.
     pub fn with_uv(mut self, uv: impl Into<PathBuf>) -> Self {
         self.uv = Some(uv.into());

@@ -70,9 +70,66 @@ pub fn probe(program: &Path) -> Option<Interpreter> {
     }
 }
 
+/// The memo key of `program`: its path, the file it resolves to and that file's
+/// identity (size, modification time, inode, device).
+fn probe_key(program: &Path) -> Option<crate::cache::Key> {
+    use std::os::unix::fs::MetadataExt;
+    let real = fs::canonicalize(program).ok()?;
+    let m = fs::metadata(&real).ok()?;
+    let identity = format!(
+        "{} {} {} {} {}",
+        m.len(),
+        m.mtime(),
+        m.mtime_nsec(),
+        m.ino(),
+        m.dev()
+    );
+    Some(crate::cache::Key::of(&[
+        b"hunkgen-python-probe-v1",
+        program.as_os_str().as_encoded_bytes(),
+        real.as_os_str().as_encoded_bytes(),
+        identity.as_bytes(),
+    ]))
+}
+
+/// [`probe`], answered from `memo` when this executable was asked before.
+fn probe_memo(program: &Path, memo: Option<&Path>) -> Option<Interpreter> {
+    let Some(dir) = memo else {
+        return probe(program);
+    };
+    let key = probe_key(program)?;
+    let cache = crate::cache::Cache::new(dir);
+    let remembered = cache.get(&key).and_then(|b| {
+        let text = String::from_utf8(b).ok()?;
+        let (exe, version) = text.split_once('\n')?;
+        Some(Interpreter {
+            exe: PathBuf::from(exe),
+            version: version.to_string(),
+        })
+    });
+    if remembered.is_some() {
+        return remembered;
+    }
+    let found = probe(program)?;
+    // Only answers are remembered: a probe that failed is asked again next time. A memo
+    // that cannot be written is only a slower next build.
+    let text = format!("{}\n{}", found.exe.display(), found.version);
+    let _ = cache.put(&key, text.as_bytes());
+    Some(found)
+}
+
 /// The places to look, in order (see the module doc); duplicates are fine.
 fn candidates() -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = find_in_path("python3").into_iter().collect();
+    let mut out: Vec<PathBuf> = find_in_path("python3")
+        .map(|p| {
+            let dir = std::env::var_os("PYENV_DIR")
+                .map(PathBuf::from)
+                .or_else(|| std::env::current_dir().ok());
+            let version = std::env::var("PYENV_VERSION").ok();
+            pyenv_shim_target(&p, version.as_deref(), dir.as_deref()).unwrap_or(p)
+        })
+        .into_iter()
+        .collect();
     let in_dir = |d: &Path| -> Option<PathBuf> {
         ["bin/python3", "bin/python", "python3", "python"]
             .iter()
@@ -120,6 +177,32 @@ fn candidates() -> Vec<PathBuf> {
     out
 }
 
+/// The interpreter pyenv's `python3` shim `shim` runs, read the way pyenv reads it
+/// (`version`, pyenv's `PYENV_VERSION`; else the nearest `.python-version` up from `dir`,
+/// its `PYENV_DIR` or the working directory; else `<root>/version`): probing the shim
+/// itself runs pyenv's shell scripts, a tenth of a second on every command. `None`
+/// when `shim` is no pyenv shim, or it stands for `system` or a version that is not
+/// installed: then the shim is probed as it is.
+fn pyenv_shim_target(shim: &Path, version: Option<&str>, dir: Option<&Path>) -> Option<PathBuf> {
+    if !is_pyenv_shim(shim) {
+        return None;
+    }
+    let root = shim.parent()?.parent()?;
+    let first_word = |text: &str| text.split_whitespace().next().map(str::to_string);
+    let from_file = |f: &Path| fs::read_to_string(f).ok().and_then(|t| first_word(&t));
+    let name = match version {
+        Some(v) => v.split(':').next().map(str::to_string),
+        None => dir
+            .and_then(|d| {
+                d.ancestors()
+                    .find_map(|a| from_file(&a.join(".python-version")))
+            })
+            .or_else(|| from_file(&root.join("version"))),
+    }?;
+    let exe = root.join("versions").join(&name).join("bin/python3");
+    (name != "system" && !name.contains('/') && exe.is_file()).then_some(exe)
+}
+
 /// True for pyenv's shim of a command (`<root>/shims/python3.9` beside
 /// `<root>/versions`).
 fn is_pyenv_shim(p: &Path) -> bool {
@@ -133,6 +216,14 @@ fn is_pyenv_shim(p: &Path) -> bool {
 /// Every interpreter found, the machine's `python3` first, one per version (probed
 /// once per process, all candidates at once).
 pub fn discover() -> &'static [Interpreter] {
+    discover_in(None)
+}
+
+/// [`discover`], each probe's answer remembered in `memo` under the executable's
+/// identity (path, size, modification time, inode): a warm rebuild starts no
+/// interpreter, and an upgraded one is a new file, asked again. Whichever call comes
+/// first in a process decides for all.
+pub fn discover_in(memo: Option<&Path>) -> &'static [Interpreter] {
     static FOUND: OnceLock<Vec<Interpreter>> = OnceLock::new();
     FOUND.get_or_init(|| {
         let mut seen = std::collections::HashSet::new();
@@ -141,7 +232,10 @@ pub fn discover() -> &'static [Interpreter] {
             .filter(|c| seen.insert(fs::canonicalize(c).unwrap_or_else(|_| c.clone())))
             .collect();
         let probed: Vec<Option<Interpreter>> = std::thread::scope(|s| {
-            let handles: Vec<_> = unique.iter().map(|c| s.spawn(|| probe(c))).collect();
+            let handles: Vec<_> = unique
+                .iter()
+                .map(|c| s.spawn(|| probe_memo(c, memo)))
+                .collect();
             handles
                 .into_iter()
                 .map(|h| h.join().ok().flatten())
@@ -249,6 +343,59 @@ mod tests {
         assert_eq!(choose(&found, Some("2")), Some(&found[4]));
         assert_eq!(choose(&found, Some("3.5")), None);
         assert_eq!(choose(&[], None), None);
+    }
+
+    #[test]
+    fn a_pyenv_shim_is_read_as_pyenv_reads_it() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = tmp.path().join("pyenv");
+        let shim = root.join("shims/python3");
+        for f in [&shim, &root.join("versions/3.9.1/bin/python3")] {
+            fs::create_dir_all(f.parent().expect("dir")).expect("mkdir");
+            fs::write(f, "").expect("write");
+        }
+        fs::create_dir_all(root.join("versions/3.8.0")).expect("mkdir");
+        let exe = |v: &str| root.join("versions").join(v).join("bin/python3");
+        let project = tmp.path().join("project/sub");
+        fs::create_dir_all(&project).expect("mkdir");
+        // The global version file.
+        fs::write(root.join("version"), "3.9.1\n").expect("write");
+        assert_eq!(
+            pyenv_shim_target(&shim, None, Some(&project)),
+            Some(exe("3.9.1"))
+        );
+        // A .python-version above the directory wins; one naming a version that is not
+        // installed (3.8.0 has no bin/python3) leaves the shim to be probed.
+        fs::write(tmp.path().join("project/.python-version"), "3.8.0\n").expect("write");
+        assert_eq!(pyenv_shim_target(&shim, None, Some(&project)), None);
+        // PYENV_VERSION wins over both; `system` is left to the shim.
+        assert_eq!(
+            pyenv_shim_target(&shim, Some("3.9.1:3.8.0"), Some(&project)),
+            Some(exe("3.9.1"))
+        );
+        assert_eq!(pyenv_shim_target(&shim, Some("system"), None), None);
+        // Not a shim: a python3 elsewhere is probed as it is.
+        assert_eq!(pyenv_shim_target(&exe("3.9.1"), Some("3.9.1"), None), None);
+    }
+
+    #[test]
+    fn a_probe_is_remembered_under_the_executables_identity() {
+        let python = find_in_path("python3").expect("python3 on PATH");
+        let dir = tempfile::tempdir().expect("tmp");
+        let asked = probe_memo(&python, Some(dir.path())).expect("answers");
+        assert_eq!(Some(&asked), probe(&python).as_ref());
+        let memo = crate::cache::Cache::new(dir.path());
+        let key = probe_key(&python).expect("key");
+        let held = memo.get(&key).expect("remembered");
+        assert_eq!(
+            String::from_utf8_lossy(&held),
+            format!("{}\n{}", asked.exe.display(), asked.version)
+        );
+        // What the memo holds is what is answered: no interpreter is started again.
+        memo.put(&key, format!("{}\n0.0.1", asked.exe.display()).as_bytes())
+            .expect("put");
+        let again = probe_memo(&python, Some(dir.path())).expect("answers");
+        assert_eq!((again.exe, again.version.as_str()), (asked.exe, "0.0.1"));
     }
 
     #[test]

@@ -270,7 +270,8 @@ impl<'a> Validator<'a> {
             }
         }
         let workdir = suite.workdir.as_deref().unwrap_or_default();
-        let r = super::env::auto::declared_at(repo_path, rev, workdir)
+        let memo = self.envs.commit_memo();
+        let r = super::env::auto::declared_at(repo_path, rev, workdir, Some(&memo))
             .map_err(|why| EnvError::Auto {
                 repo: repo.to_string(),
                 why,
