@@ -57,6 +57,20 @@ pub struct BuildArgs {
     /// `hunkgen merge` joins the shards.
     #[arg(long, value_name = "K/N")]
     shard: Option<String>,
+    /// Print each stage's wall time to stderr at the end (mine, extract, annotate,
+    /// validate, necessary hunks, states, write): where a slow build spends its time.
+    #[arg(long)]
+    timings: bool,
+}
+
+/// `mine 0.31 s, extract 0.02 s, …, total 1.10 s`.
+fn timings_line(laps: &[(&str, std::time::Duration)]) -> String {
+    let total: std::time::Duration = laps.iter().map(|(_, d)| *d).sum();
+    laps.iter()
+        .chain(std::iter::once(&("total", total)))
+        .map(|(stage, d)| format!("{stage} {:.2} s", d.as_secs_f64()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Run `hunkgen build`.
@@ -73,6 +87,7 @@ pub fn run(args: BuildArgs) -> anyhow::Result<()> {
         repos,
         repos_file,
         shard,
+        timings,
     } = args;
     install_interrupt_handler();
     let shard = crate::shard::Shard::resolve(shard.as_deref())?;
@@ -100,6 +115,9 @@ pub fn run(args: BuildArgs) -> anyhow::Result<()> {
         .canonicalize()
         .unwrap_or_else(|_| summary.output.clone());
     print_warnings(&summary.warnings);
+    if timings {
+        eprintln!("timings: {}", timings_line(&summary.timings));
+    }
     for note in &summary.notes {
         eprintln!("note: {note}");
     }

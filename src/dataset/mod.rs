@@ -389,10 +389,15 @@ pub fn link_tree(from: &Path, to: &Path) -> Result<(), DatasetError> {
     Ok(())
 }
 
-/// Whether dataset directory `new` holds the same files as `old`, `states/` aside: the
+/// Whether dataset directory `new`, with the files `held` (relative path → text) that
+/// are still to be written into it, holds the same files as `old`, `states/` aside: the
 /// same paths with the same bytes, but for the `built_at:` line of `dataset.yaml`. A
 /// rebuild that would change nothing but the time keeps the old dataset.
-pub fn same_but_built_at(new: &Path, old: &Path) -> bool {
+pub fn same_but_built_at(
+    new: &Path,
+    held: &std::collections::BTreeMap<PathBuf, String>,
+    old: &Path,
+) -> bool {
     fn files(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         for e in std::fs::read_dir(dir)? {
             let e = e?;
@@ -412,6 +417,7 @@ pub fn same_but_built_at(new: &Path, old: &Path) -> bool {
     if files(new, new, &mut a).is_err() || files(old, old, &mut b).is_err() {
         return false;
     }
+    a.extend(held.keys().filter(|p| !new.join(p).exists()).cloned());
     a.sort();
     b.sort();
     let timeless = |bytes: Vec<u8>| -> Vec<u8> {
@@ -423,13 +429,17 @@ pub fn same_but_built_at(new: &Path, old: &Path) -> bool {
             .collect()
     };
     a == b
-        && a.iter().all(
-            |rel| match (std::fs::read(new.join(rel)), std::fs::read(old.join(rel))) {
+        && a.iter().all(|rel| {
+            match (
+                std::fs::read(new.join(rel))
+                    .or_else(|e| held.get(rel).map(|t| t.as_bytes().to_vec()).ok_or(e)),
+                std::fs::read(old.join(rel)),
+            ) {
                 (Ok(x), Ok(y)) if rel.as_os_str() == "dataset.yaml" => timeless(x) == timeless(y),
                 (Ok(x), Ok(y)) => x == y,
                 _ => false,
-            },
-        )
+            }
+        })
 }
 
 #[cfg(test)]

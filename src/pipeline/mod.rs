@@ -88,6 +88,30 @@ pub struct BuildSummary {
     pub warnings: Vec<String>,
     /// One line per fact about this run that is not part of the dataset (API traffic).
     pub notes: Vec<String>,
+    /// Wall time of each stage, in order (`build --timings` prints them), so a slow
+    /// rebuild says where its time went.
+    pub timings: Vec<(&'static str, std::time::Duration)>,
+}
+
+/// Wall time per stage: each `lap` closes the stage that ran since the previous one.
+struct StageClock {
+    last: std::time::Instant,
+    laps: Vec<(&'static str, std::time::Duration)>,
+}
+
+impl StageClock {
+    fn start() -> Self {
+        Self {
+            last: std::time::Instant::now(),
+            laps: Vec::new(),
+        }
+    }
+
+    fn lap(&mut self, stage: &'static str) {
+        let now = std::time::Instant::now();
+        self.laps.push((stage, now - self.last));
+        self.last = now;
+    }
 }
 
 /// Options that are not part of the recipe (they do not change the result).
@@ -129,13 +153,16 @@ struct Item<'c> {
 
 /// Run a plan end to end and write the dataset directory.
 pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
+    let mut clock = StageClock::start();
     let output = output_dir(plan, opts);
     // Refuse early, before any work, to overwrite another recipe's dataset.
     let writer = DatasetWriter::begin(&output, &plan.name, opts.force)?;
 
     let mut mined = mine::mine(plan, opts)?;
+    clock.lap("mine");
     let examined = extract::extract(plan, &mined.candidates);
     let selected = extract::select(plan, opts, &mined.candidates, &examined);
+    clock.lap("extract");
     if let Some(f) = mined.funnel.as_mut() {
         f.few_counted_hunks = examined.len() - selected.multi_hunk.len();
     }
@@ -145,6 +172,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
     if let Some(spec) = &plan.annotate {
         annotate::annotate(spec, plan, opts, &mut items);
         warnings.extend(annotate::missing_ast_warnings(&selected.multi_hunk));
+        clock.lap("annotate");
     }
 
     // What a shard's manifest records of the stages so far.
@@ -169,7 +197,10 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
 
     let validator = match &plan.validate {
         Some(vplan) => {
-            Some(crate::recipe::validator::validator(plan, vplan).map_err(BuildError::Validate)?)
+            let mut v =
+                crate::recipe::validator::validator(plan, vplan).map_err(BuildError::Validate)?;
+            v.defer_cached_logs();
+            Some(v)
         }
         None => None,
     };
@@ -177,8 +208,10 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
     let mut validator_warning = None;
     if let Some(v) = &validator {
         rejected.extend(validate::validate(v, &mut items, writer.dir(), opts));
+        clock.lap("validate");
         if plan.validate.as_ref().is_some_and(|p| p.necessary_hunks) {
             validate::necessary_hunks(v, &mut items, writer.dir(), opts);
+            clock.lap("necessary hunks");
         }
         validated = items.len();
         if plan.reject_new_api_only {
@@ -201,6 +234,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
             (writer.dir(), &output),
             opts,
         );
+        clock.lap("states");
     }
 
     let summary_warnings = warnings.clone();
@@ -222,11 +256,22 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         warnings: early_warnings,
         validator_warning,
     });
+    let held_logs = validator
+        .as_ref()
+        .map(|v| v.take_deferred_logs())
+        .unwrap_or_default();
     let write::Written {
         kept,
         rejected,
         unchanged,
-    } = write::write(assembled, &examined, shard, (writer, reused), opts.strict)?;
+    } = write::write(
+        assembled,
+        &examined,
+        shard,
+        (writer, reused, held_logs),
+        opts.strict,
+    )?;
+    clock.lap("write");
     let mut notes = mined.notes;
     if let Some(built_at) = unchanged {
         notes.push(format!(
@@ -244,6 +289,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         rejected,
         warnings: mined.warnings.into_iter().chain(summary_warnings).collect(),
         notes,
+        timings: clock.laps,
     })
 }
 

@@ -10,6 +10,7 @@ use crate::recipe::{Plan, SourcePlan};
 use crate::source::SourceOutput;
 use crate::states::write::Reused;
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// What the dataset's files are made from.
 #[allow(clippy::too_many_arguments)] // One per thing the card and tables count.
@@ -55,12 +56,13 @@ pub(super) struct Written {
 }
 
 /// Render and write the dataset (refused, with nothing written, under `--strict` when
-/// anything was rejected).
+/// anything was rejected). `logs` are the cached runs' logs the validator held back
+/// (path → text): written only when the dataset changes.
 pub(super) fn write(
     assembled: Assembled<'_>,
     examined: &[Instance],
     shard: Option<BuildShard>,
-    (writer, reused): (DatasetWriter, Reused),
+    (writer, reused, logs): (DatasetWriter, Reused, BTreeMap<PathBuf, String>),
     strict: bool,
 ) -> Result<Written, BuildError> {
     let (card, mut files, kept, rejected) = assembled.render();
@@ -77,8 +79,18 @@ pub(super) fn write(
     for (name, bytes) in &files {
         writer.write(name, bytes)?;
     }
+    // Held logs by their place in the dataset; one elsewhere is written where it goes.
+    let mut held: BTreeMap<PathBuf, String> = BTreeMap::new();
+    for (path, text) in logs {
+        match path.strip_prefix(writer.dir()) {
+            Ok(rel) => {
+                held.insert(rel.to_path_buf(), text);
+            }
+            Err(_) => write_log(&path, &text)?,
+        }
+    }
     let previous = writer.output();
-    if reused.same_as(previous) && dataset::same_but_built_at(writer.dir(), previous) {
+    if reused.same_as(previous) && dataset::same_but_built_at(writer.dir(), &held, previous) {
         let built_at = dataset::read_card(previous)
             .ok()
             .flatten()
@@ -91,6 +103,13 @@ pub(super) fn write(
             unchanged: Some(built_at),
         });
     }
+    for (rel, text) in &held {
+        let path = writer.dir().join(rel);
+        // A log a later run wrote at the same place is the newer one.
+        if !path.exists() {
+            write_log(&path, text)?;
+        }
+    }
     reused.link(previous, writer.dir())?;
     writer.commit()?;
     Ok(Written {
@@ -98,6 +117,20 @@ pub(super) fn write(
         rejected,
         unchanged: None,
     })
+}
+
+/// Write one held log, its directories first.
+fn write_log(path: &Path, text: &str) -> Result<(), BuildError> {
+    let io = |source| {
+        BuildError::Dataset(crate::dataset::DatasetError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    std::fs::write(path, text).map_err(io)
 }
 
 fn now_secs() -> i64 {

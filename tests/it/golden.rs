@@ -298,3 +298,69 @@ fn a_new_test_that_cannot_import_before_the_fix_counts_as_absent() {
         .as_str()
         .is_some_and(|s| s.contains("collection")));
 }
+
+/// Every log file of a dataset, by its path in `logs/`.
+fn logs_of(dataset: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(root: &Path, d: &Path, out: &mut std::collections::BTreeMap<PathBuf, Vec<u8>>) {
+        for e in fs::read_dir(d).expect("logs").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let rel = p.strip_prefix(root).expect("inside").to_path_buf();
+                out.insert(rel, fs::read(&p).expect("log"));
+            }
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(&dataset.join("logs"), &dataset.join("logs"), &mut out);
+    out
+}
+
+#[test]
+fn a_rebuild_from_the_cache_writes_every_log_and_an_unchanged_one_writes_none() {
+    use std::os::unix::fs::MetadataExt;
+    let demo = demo();
+    let expected = logs_of(demo);
+    assert!(expected.len() >= 30, "{} logs", expected.len());
+    // The demo's recipe, copied beside it: the same cache answers every run.
+    let recipes = demo
+        .parent()
+        .and_then(Path::parent)
+        .expect("the demo's root")
+        .join("recipes");
+    let recipe = recipes.join("demo-logs.yaml");
+    fs::copy(recipes.join("demo.yaml"), &recipe).expect("copy");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = tmp.path().join("d");
+    let build = || -> String {
+        let o = succeeds(
+            hunkgen()
+                .args(["build", "-q", "--timings", "-o"])
+                .arg(&out)
+                .arg(&recipe)
+                .envs(validation_env()),
+        );
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let err = build();
+    assert!(
+        err.contains("timings: mine ") && err.contains(" s, validate ") && err.contains(", total "),
+        "{err}"
+    );
+    assert_eq!(logs_of(&out), expected, "a cached run's log is written");
+    let inode = |p: &Path| fs::metadata(p).expect("stat").ino();
+    let logs = inode(&out.join("logs"));
+
+    let err = build();
+    assert!(err.contains("nothing changed"), "{err}");
+    assert_eq!(inode(&out.join("logs")), logs, "kept as it was");
+
+    // A change to the dataset (the recipe's bytes): a new dataset, every log written.
+    let body = fs::read_to_string(&recipe).expect("recipe");
+    fs::write(&recipe, format!("{body}# changed\n")).expect("recipe");
+    let err = build();
+    assert!(!err.contains("nothing changed"), "{err}");
+    assert_ne!(inode(&out.join("logs")), logs, "replaced");
+    assert_eq!(logs_of(&out), expected, "every log of the replaced dataset");
+}

@@ -134,7 +134,20 @@ pub struct Validator<'a> {
     auto_built: Mutex<HashMap<String, Result<AutoEnv, Arc<EnvError>>>>,
     /// Content hashes of Defects4J projects and JDKs, once per pass.
     d4j_fingerprints: Mutex<HashMap<String, String>>,
+    /// With [`Validator::defer_cached_logs`]: the logs of runs answered from the cache,
+    /// held until the build knows whether it changes anything.
+    deferred_logs: Option<Mutex<DeferredLogs>>,
 }
+
+/// Logs of cached runs not yet written: path → text, and their total size.
+#[derive(Default)]
+struct DeferredLogs {
+    bytes: usize,
+    files: std::collections::BTreeMap<PathBuf, String>,
+}
+
+/// Log bytes held back at most; past it a cached run's log is written at once.
+const DEFERRED_LOG_BYTES: usize = 256 << 20;
 
 /// A candidate's base: git repository, revision, (Defects4J) fixed→buggy patch, and
 /// the id of the revision's tree, which keys the run cache.
@@ -212,7 +225,42 @@ impl<'a> Validator<'a> {
             built: Mutex::new(HashMap::new()),
             auto_built: Mutex::new(HashMap::new()),
             d4j_fingerprints: Mutex::new(HashMap::new()),
+            deferred_logs: None,
         }
+    }
+
+    /// Hold the logs of runs answered from the cache instead of writing them: a warm
+    /// rebuild that changes nothing then writes (and removes) no log at all, and the
+    /// build writes them with [`Validator::take_deferred_logs`] when it publishes.
+    pub fn defer_cached_logs(&mut self) {
+        self.deferred_logs = Some(Mutex::default());
+    }
+
+    /// The logs held back so far (path → text), emptying the hold.
+    pub fn take_deferred_logs(&self) -> std::collections::BTreeMap<PathBuf, String> {
+        self.deferred_logs
+            .as_ref()
+            .map(|m| {
+                let mut held = m.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                std::mem::take(&mut *held).files
+            })
+            .unwrap_or_default()
+    }
+
+    /// Write a cached run's log to `path`, or hold it when logs are deferred.
+    fn cached_log(&self, path: &Path, text: String) {
+        if let Some(m) = &self.deferred_logs {
+            let mut held = m.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if held.bytes + text.len() <= DEFERRED_LOG_BYTES {
+                held.bytes += text.len();
+                held.files.insert(path.to_path_buf(), text);
+                return;
+            }
+        }
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let _ = std::fs::write(path, text.as_bytes());
     }
 
     /// The runner's one-time warning (sandbox missing), if any.

@@ -169,10 +169,7 @@ impl Validator<'_> {
                 .and_then(|b| serde_json::from_slice::<CachedRun>(&b).ok())
                 .filter(|hit| hit.answers(self.plan.timeout))
             {
-                if let Some(dir) = log.parent() {
-                    let _ = std::fs::create_dir_all(dir);
-                }
-                let _ = std::fs::write(&log, hit.log.as_bytes());
+                self.cached_log(&log, hit.log);
                 return Ok((true, hit.seconds, hit.result, hit.failures));
             }
         }
