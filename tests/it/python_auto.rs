@@ -51,7 +51,15 @@ fn commit_at(s: &mut Script, tick: i64, msg: &str) -> String {
 /// A flat `setup.py` project of November 2020: two fixes a day apart (both bases resolve
 /// to the same pins) and a third whose base requires Python >= 3.99.
 fn history_2020() -> Script {
-    let mut s = first_fix_2020();
+    let mut s = Script::new();
+    s.write("setup.py", &setup_py(">=3.6"));
+    s.write("oldlib/__init__.py", "");
+    s.write("oldlib/core.py", &core(1));
+    s.write("tests/test_core.py", &test_file(1));
+    commit_at(&mut s, -26170, "Initial import");
+    s.write("oldlib/core.py", &core(2));
+    s.write("tests/test_core.py", &test_file(2));
+    commit_at(&mut s, -26169, "Fix low and high returning one");
     s.write("README.txt", "oldlib\n");
     commit_at(&mut s, -26146, "Add a readme");
     s.write("oldlib/core.py", &core(3));
@@ -62,20 +70,6 @@ fn history_2020() -> Script {
     s.write("oldlib/core.py", &core(4));
     s.write("tests/test_core.py", &test_file(4));
     commit_at(&mut s, -26119, "Fix low and high returning three");
-    s
-}
-
-/// The project's import on 2020-11-19 and its first fix an hour later.
-fn first_fix_2020() -> Script {
-    let mut s = Script::new();
-    s.write("setup.py", &setup_py(">=3.6"));
-    s.write("oldlib/__init__.py", "");
-    s.write("oldlib/core.py", &core(1));
-    s.write("tests/test_core.py", &test_file(1));
-    commit_at(&mut s, -26170, "Initial import");
-    s.write("oldlib/core.py", &core(2));
-    s.write("tests/test_core.py", &test_file(2));
-    commit_at(&mut s, -26169, "Fix low and high returning one");
     s
 }
 
@@ -235,7 +229,15 @@ fn a_package_that_needs_its_build_outputs_runs_from_the_working_copy() {
 /// saying so in `tried`.
 #[test]
 fn a_month_pin_resolves_as_of_the_first_and_falls_back_to_the_commits_date() {
-    let mut s = first_fix_2020();
+    let mut s = Script::new();
+    s.write("setup.py", &setup_py(">=3.6"));
+    s.write("oldlib/__init__.py", "");
+    s.write("oldlib/core.py", &core(1));
+    s.write("tests/test_core.py", &test_file(1));
+    commit_at(&mut s, -26170, "Initial import");
+    s.write("oldlib/core.py", &core(2));
+    s.write("tests/test_core.py", &test_file(2));
+    commit_at(&mut s, -26169, "Fix low and high returning one");
     s.write(
         "setup.py",
         &setup_py(">=3.6").replace(
