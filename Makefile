@@ -153,10 +153,6 @@ $(UV_SEEDED): $(VALIDATE_VENV)/bin/uv
 	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" pip install --quiet --target target/uv-seed \
 	  --python-version 3.9 --python-platform linux --exclude-newer 2020-11-20T12:13:20Z pytest setuptools
 	rm -rf target/uv-seed
-	# ... and as of the first of that month (validate.python_pin: month).
-	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" pip install --quiet --target target/uv-seed \
-	  --python-version 3.9 --python-platform linux --exclude-newer 2020-11-01T00:00:00Z pytest setuptools
-	rm -rf target/uv-seed
 	touch "$@"
 
 # The official SWE-bench harness package: hunkgen's grading is checked against it.

@@ -218,7 +218,6 @@ fn validate_plan(
         suites,
         cache_dir,
         network_for_setup: v.network_for_setup,
-        python_pin: v.python_pin,
         necessary_hunks: v.necessary_hunks.unwrap_or(v.defects4j.is_none()),
         defects4j: v.defects4j.as_ref().map(|d| {
             let mut d = d.clone();

@@ -152,13 +152,6 @@ pub struct ValidateSpec {
     /// Let environment builds download packages when the cache lacks them.
     #[serde(default = "yes")]
     pub network_for_setup: bool,
-    /// What `python: auto` pins each commit's dependencies to: `commit` (its date, the
-    /// default), or the start of its `week`, `month` or `quarter` (UTC), with the
-    /// commit's date as the fallback when the start cannot resolve what it asks for.
-    /// A window's commits resolve alike and share one environment; dependencies are
-    /// never newer than the commit either way.
-    #[serde(default, skip_serializing_if = "is_commit_pin")]
-    pub python_pin: crate::validate::env::auto::PinWindow,
     /// How to run tests; each instance uses the suites whose `paths` its test patch
     /// touches.
     #[serde(default)]
@@ -196,10 +189,6 @@ impl SandboxChoice {
             SandboxChoice::Off => crate::validate::SandboxPolicy::Off,
         }
     }
-}
-
-fn is_commit_pin(p: &crate::validate::env::auto::PinWindow) -> bool {
-    *p == crate::validate::env::auto::PinWindow::Commit
 }
 
 fn one() -> usize {

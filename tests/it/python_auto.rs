@@ -76,11 +76,6 @@ fn history_2020() -> Script {
 /// `hunkgen init` then `hunkgen build` with the setup network off; the dataset's rows
 /// and rejections.
 fn init_and_build(repo: &Path, work: &Path) -> (Vec<Value>, Vec<Value>, String) {
-    init_and_build_with(repo, work, "")
-}
-
-/// [`init_and_build`] with `extra` lines added to the recipe's `validate:` section.
-fn init_and_build_with(repo: &Path, work: &Path, extra: &str) -> (Vec<Value>, Vec<Value>, String) {
     let recipe = work.join("recipe.yaml");
     let o = hunkgen()
         .arg("init")
@@ -95,10 +90,7 @@ fn init_and_build_with(repo: &Path, work: &Path, extra: &str) -> (Vec<Value>, Ve
     assert!(text.contains("        python: auto\n"), "{text}");
     fs::write(
         &recipe,
-        text.replace(
-            "validate:\n",
-            &format!("validate:\n  network_for_setup: false\n{extra}"),
-        ),
+        text.replace("validate:\n", "validate:\n  network_for_setup: false\n"),
     )
     .expect("offline");
     let out = work.join("out");
@@ -221,81 +213,4 @@ fn a_package_that_needs_its_build_outputs_runs_from_the_working_copy() {
     );
     // Nothing was written into the repository itself.
     assert_eq!(s.git(&["status", "--porcelain", "--ignored"]), "");
-}
-
-/// `validate.python_pin: month`: a commit of November 2020 gets its dependencies as of
-/// November 1 (attrs 20.2.0, not the 20.3.0 of its own date), and a commit asking for a
-/// release newer than the first of its month (`attrs>=20.3`) falls back to its own date,
-/// saying so in `tried`.
-#[test]
-fn a_month_pin_resolves_as_of_the_first_and_falls_back_to_the_commits_date() {
-    let mut s = Script::new();
-    s.write("setup.py", &setup_py(">=3.6"));
-    s.write("oldlib/__init__.py", "");
-    s.write("oldlib/core.py", &core(1));
-    s.write("tests/test_core.py", &test_file(1));
-    commit_at(&mut s, -26170, "Initial import");
-    s.write("oldlib/core.py", &core(2));
-    s.write("tests/test_core.py", &test_file(2));
-    commit_at(&mut s, -26169, "Fix low and high returning one");
-    s.write(
-        "setup.py",
-        &setup_py(">=3.6").replace(
-            "tests_require=[\"pytest\"]",
-            "tests_require=[\"pytest\", \"attrs>=20.3\"]",
-        ),
-    );
-    commit_at(&mut s, -26146, "Test with a newer attrs");
-    s.write("oldlib/core.py", &core(3));
-    s.write("tests/test_core.py", &test_file(3));
-    commit_at(&mut s, -26145, "Fix low and high returning two");
-    let work = tempfile::tempdir().expect("tempdir");
-    let (kept, rejected, _) = init_and_build_with(&s.dir, work.path(), "  python_pin: month\n");
-    assert_eq!(kept.len(), 2, "kept {kept:?}\nrejected {rejected:?}");
-    let python = |fix: &str| -> Value {
-        kept.iter()
-            .find(|r| {
-                r["problem_statement"]
-                    .as_str()
-                    .is_some_and(|m| m.contains(fix))
-            })
-            .map(|r| r["validation"]["python"].clone())
-            .unwrap_or_else(|| panic!("{fix}: {kept:?}"))
-    };
-    let first = python("returning one");
-    assert_eq!(first["step"], "pinned", "{first}");
-    assert_eq!(first["pinned_to"], "2020-11-01T00:00:00Z", "{first}");
-    assert!(
-        first["tried"].as_array().is_none_or(|t| t.is_empty()),
-        "{first}"
-    );
-    let second = python("returning two");
-    assert_eq!(second["step"], "pinned", "{second}");
-    assert!(
-        second["pinned_to"]
-            .as_str()
-            .is_some_and(|d| d.starts_with("2020-11-20T")),
-        "{second}"
-    );
-    assert!(
-        second["tried"][0]
-            .as_str()
-            .is_some_and(|t| t.starts_with("month start failed")),
-        "{second}"
-    );
-    // What each resolved: attrs of November 1, and of the commit's date.
-    let resolved = work.path().join("cache/envs/resolved");
-    let mut attrs: Vec<String> = fs::read_dir(&resolved)
-        .expect("resolved")
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with("requirements-"))
-        .map(|e| fs::read_to_string(e.path()).expect("pins"))
-        .filter_map(|t| {
-            t.lines()
-                .find(|l| l.starts_with("attrs=="))
-                .map(str::to_string)
-        })
-        .collect();
-    attrs.sort();
-    assert_eq!(attrs, ["attrs==20.2.0", "attrs==20.3.0"]);
 }

@@ -633,97 +633,6 @@ pub fn pinned_version(requirements: &str, package: &str) -> Option<String> {
     })
 }
 
-/// The cut-off of one resolution: when, for which `pin`, and whether only its pinned
-/// rung is tried (a window's start, which falls back to the commit's date).
-#[derive(Debug, Clone, Copy)]
-struct Cutoff {
-    at: i64,
-    pin: PinWindow,
-    only_pinned: bool,
-}
-
-/// `validate.python_pin`: what `python: auto` pins dependencies to. `commit` is the
-/// commit's own date; a window is the start of the commit's UTC week (Monday), month or
-/// quarter, so the commits of one window resolve alike and share one environment, with
-/// the commit's date as the fallback when the start cannot resolve what it asks for.
-/// Dependencies are never newer than the commit either way.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PinWindow {
-    /// The commit's date.
-    #[default]
-    Commit,
-    /// The start of the commit's week (Monday 00:00 UTC).
-    Week,
-    /// The first day of the commit's month.
-    Month,
-    /// The first day of the commit's quarter.
-    Quarter,
-}
-
-impl PinWindow {
-    /// The word the recipe uses.
-    pub fn name(self) -> &'static str {
-        match self {
-            PinWindow::Commit => "commit",
-            PinWindow::Week => "week",
-            PinWindow::Month => "month",
-            PinWindow::Quarter => "quarter",
-        }
-    }
-
-    /// The start of the window holding `t` (Unix seconds, UTC).
-    pub fn floor(self, t: i64) -> i64 {
-        let days = t.div_euclid(86_400);
-        let (y, m, d) = civil(days);
-        let start = match self {
-            PinWindow::Commit => return t,
-            // 1970-01-01 was a Thursday: Monday is 3 days before.
-            PinWindow::Week => days - (days + 3).rem_euclid(7),
-            PinWindow::Month => days - (d - 1),
-            PinWindow::Quarter => days_from_civil(y, (m - 1) / 3 * 3 + 1, 1),
-        };
-        start * 86_400
-    }
-
-    /// The window's start for a commit at `date` with interpreter `choice`, when it is
-    /// earlier than the commit's cut-off: not for `commit`, nor when the cut-off is the
-    /// interpreter's release (already shared), nor before that interpreter came out.
-    fn start(self, choice: &Choice, date: i64) -> Option<i64> {
-        if self == PinWindow::Commit || choice.pin_date != date {
-            return None;
-        }
-        let released = release_date(&choice.interpreter.version).unwrap_or(i64::MIN);
-        let start = self.floor(date).max(released);
-        (start < date).then_some(start)
-    }
-}
-
-/// (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
-/// The day count since 1970-01-01 of (year, month, day).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = if m > 2 { m - 3 } else { m + 9 };
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 /// A commit's resolution as cached: the record and the exact requirements it installed
 /// (or the failure of the whole ladder).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -748,7 +657,6 @@ impl EnvCache {
         runner: &Runner,
         repo: &str,
         d: &Declared,
-        pin: PinWindow,
     ) -> Result<AutoEnv, EnvError> {
         let found = pythons::discover_in(Some(&self.root.join("pythons")));
         let choice = choose(d, found).map_err(|n| EnvError::UnsupportedPython {
@@ -760,53 +668,8 @@ impl EnvCache {
                 .collect::<Vec<_>>()
                 .join(", "),
         })?;
-        let mut tried = Vec::new();
-        if let Some(start) = pin.start(&choice, d.date) {
-            let window = Cutoff {
-                at: start,
-                pin,
-                only_pinned: true,
-            };
-            match self.resolve(runner, repo, d, &choice, window, Vec::new()) {
-                Ok(env) => return Ok(env),
-                // The window's start cannot resolve what the commit asks for (a release
-                // newer than the start): the commit's own date, down the ladder.
-                Err(e @ (EnvError::Auto { .. } | EnvError::Step { .. })) => {
-                    let why = match &e {
-                        EnvError::Step { log, .. } => fs::read_to_string(log).unwrap_or_default(),
-                        e => e.to_string(),
-                    };
-                    let on = failing_packages(&why);
-                    tried.push(match on.first() {
-                        Some(f) => format!("{} start failed on {f}", pin.name()),
-                        None => format!("{} start failed", pin.name()),
-                    });
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        let commit = Cutoff {
-            at: choice.pin_date,
-            pin,
-            only_pinned: false,
-        };
-        self.resolve(runner, repo, d, &choice, commit, tried)
-    }
-
-    /// The environment of `choice` for `d` with dependencies resolved as of `cutoff`
-    /// (its ladder, or its pinned rung only), remembered per cut-off and requirements.
-    /// `tried` is what failed before this cut-off.
-    fn resolve(
-        &self,
-        runner: &Runner,
-        repo: &str,
-        d: &Declared,
-        choice: &Choice,
-        cutoff_at: Cutoff,
-        tried_before: Vec<String>,
-    ) -> Result<AutoEnv, EnvError> {
         let version = choice.interpreter.version.clone();
-        let date = cutoff_at.at.to_le_bytes();
+        let date = choice.pin_date.to_le_bytes();
         let mut parts: Vec<&[u8]> = vec![
             // v2: the ladder also exempts a package with no release before the cutoff;
             // v3: up to 4 packages, not 2.
@@ -815,13 +678,6 @@ impl EnvCache {
             version.as_bytes(),
             &date,
         ];
-        // `pin: commit` keeps the keys it always had.
-        if cutoff_at.pin != PinWindow::Commit {
-            parts.push(cutoff_at.pin.name().as_bytes());
-            if cutoff_at.only_pinned {
-                parts.push(b"start");
-            }
-        }
         parts.extend(d.requirements.iter().map(String::as_bytes));
         let key = crate::cache::Key::of(&parts);
         let hex: String = key.as_str().chars().take(16).collect();
@@ -873,9 +729,9 @@ impl EnvCache {
             None => {}
         }
         fs::create_dir_all(&resolved_dir).map_err(write_err(&resolved_dir))?;
-        let cutoff = crate::dataset::rfc3339(cutoff_at.at);
+        let cutoff = crate::dataset::rfc3339(choice.pin_date);
         let (mut rung, mut exempt) = (Step::Pinned, Vec::<String>::new());
-        let mut tried = tried_before;
+        let mut tried = Vec::new();
         let outcome = loop {
             let pinned = (rung != Step::Unpinned).then_some(cutoff.as_str());
             let attempt = self
@@ -921,7 +777,7 @@ impl EnvCache {
                 Some(f) => format!("{rung:?} failed on {f}").to_lowercase(),
                 None => format!("{rung:?} failed").to_lowercase(),
             });
-            match next_rung(rung, &exempt, &failing).filter(|_| !cutoff_at.only_pinned) {
+            match next_rung(rung, &exempt, &failing) {
                 Some((r, e)) => {
                     rung = r;
                     exempt = e;
@@ -1022,64 +878,6 @@ impl EnvCache {
 mod tests {
     use super::*;
     use std::path::PathBuf;
-
-    #[test]
-    fn a_pin_window_starts_on_its_utc_week_month_or_quarter() {
-        let at = |t: i64| crate::dataset::rfc3339(t);
-        // 2020-11-19T12:13:20Z, a Thursday.
-        let t = 1_605_788_000;
-        assert_eq!(at(t), "2020-11-19T12:13:20Z");
-        assert_eq!(at(PinWindow::Commit.floor(t)), "2020-11-19T12:13:20Z");
-        assert_eq!(at(PinWindow::Week.floor(t)), "2020-11-16T00:00:00Z");
-        assert_eq!(at(PinWindow::Month.floor(t)), "2020-11-01T00:00:00Z");
-        assert_eq!(at(PinWindow::Quarter.floor(t)), "2020-10-01T00:00:00Z");
-        // Across a year, a leap day and the epoch.
-        assert_eq!(
-            at(PinWindow::Quarter.floor(1_582_934_400)),
-            "2020-01-01T00:00:00Z"
-        );
-        assert_eq!(
-            at(PinWindow::Month.floor(1_582_934_400)),
-            "2020-02-01T00:00:00Z"
-        );
-        assert_eq!(at(PinWindow::Week.floor(0)), "1969-12-29T00:00:00Z");
-        for day in (-800..800).map(|d| d * 86_400 * 7 + 3_601) {
-            for w in [PinWindow::Week, PinWindow::Month, PinWindow::Quarter] {
-                let s = w.floor(day);
-                assert!(
-                    s <= day && s % 86_400 == 0 && w.floor(s) == s,
-                    "{w:?} {day}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn a_window_applies_only_to_a_commits_own_date_and_never_before_its_interpreter() {
-        let t = 1_605_788_000; // 2020-11-19
-        let choice = |v: &str, pin_date: i64| Choice {
-            interpreter: i(v),
-            why: String::new(),
-            pin_date,
-        };
-        assert_eq!(PinWindow::Commit.start(&choice("3.9.1", t), t), None);
-        assert_eq!(
-            PinWindow::Month.start(&choice("3.9.1", t), t),
-            Some(PinWindow::Month.floor(t))
-        );
-        // Pinned to an interpreter's release (none of the commit's era): already shared.
-        assert_eq!(
-            PinWindow::Month.start(&choice("3.9.1", t + 86_400), t),
-            None
-        );
-        // A quarter that began before the interpreter came out starts at its release.
-        let py39 = release_date("3.9").expect("listed");
-        let oct = py39 + 86_400 * 3;
-        assert_eq!(
-            PinWindow::Quarter.start(&choice("3.9.1", oct), oct),
-            Some(py39)
-        );
-    }
 
     fn i(v: &str) -> Interpreter {
         pythons::made_up(v)

@@ -98,8 +98,6 @@ pub struct ValidatePlan {
     pub cache_dir: PathBuf,
     /// Allow environment builds to use the network (first install).
     pub network_for_setup: bool,
-    /// What `python: auto` pins dependencies to (`validate.python_pin`).
-    pub python_pin: super::env::auto::PinWindow,
     /// Defects4J bugs are built and tested by Defects4J itself (`validate.defects4j`).
     pub defects4j: Option<D4jValidate>,
     /// Ablate each counted hunk of a confirmed instance (`hunks[].necessary`).
@@ -326,10 +324,7 @@ impl<'a> Validator<'a> {
                 repo: repo.to_string(),
                 why,
             })
-            .and_then(|d| {
-                self.envs
-                    .ensure_auto(&self.runner, repo, &d, self.plan.python_pin)
-            })
+            .and_then(|d| self.envs.ensure_auto(&self.runner, repo, &d))
             .map_err(Arc::new);
         if let Ok(mut map) = self.auto_built.lock() {
             map.insert(id, r.clone());
