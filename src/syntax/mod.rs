@@ -274,8 +274,8 @@ type TreeMemo = std::sync::Mutex<(
 )>;
 static TREES: LazyLock<TreeMemo> = LazyLock::new(Default::default);
 
-/// Source bytes the tree memo holds at most (trees take some ten times as much).
-const MEMO_BYTES: usize = 32 << 20;
+/// Source bytes the tree memo holds at most (its trees take a multiple of that).
+const MEMO_BYTES: usize = 16 << 20;
 
 /// The tree-sitter tree of `src`: from the memo, or parsed with this thread's parser
 /// for `lang`; `None` only when tree-sitter produces no tree at all.
