@@ -214,3 +214,34 @@ fn a_package_that_needs_its_build_outputs_runs_from_the_working_copy() {
     // Nothing was written into the repository itself.
     assert_eq!(s.git(&["status", "--porcelain", "--ignored"]), "");
 }
+
+/// A tree that declares only Python 2 is `unsupported_python`, with a line that says why
+/// no interpreter would help (uv builds Python 3 environments only), not "install one".
+#[test]
+fn a_python_2_only_tree_is_unsupported_and_says_why() {
+    let mut s = Script::new();
+    let py2 = setup_py(">=3.6")
+        .replace("    python_requires=\">=3.6\",\n", "")
+        .replace(":: 3.8", ":: 2.7")
+        .replace(":: 3.9", ":: 2 :: Only");
+    s.write("setup.py", &py2);
+    s.write("oldlib/__init__.py", "");
+    s.write("oldlib/core.py", &core(1));
+    s.write("tests/test_core.py", &test_file(1));
+    commit_at(&mut s, -26170, "Initial import");
+    s.write("oldlib/core.py", &core(2));
+    s.write("tests/test_core.py", &test_file(2));
+    commit_at(&mut s, -26169, "Fix low and high returning one");
+    let work = tempfile::tempdir().expect("tempdir");
+    let (kept, rejected, _) = init_and_build(&s.dir, work.path());
+    assert!(kept.is_empty(), "{kept:?}");
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    assert_eq!(rejected[0]["reason"], "unsupported_python", "{rejected:?}");
+    let detail = rejected[0]["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("supports Python 2.7 only")
+            && detail.contains("Python 3 environments only")
+            && !detail.contains("install one"),
+        "{detail}"
+    );
+}

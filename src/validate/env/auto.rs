@@ -89,6 +89,9 @@ pub struct Choice {
 pub struct NoInterpreter {
     /// What the tree requires, as a version request (`>=3.12`, `2.6 or 2.7`, `3`).
     pub needs: String,
+    /// The tree declares Python 2 versions only, which no interpreter found here can
+    /// change: uv resolves and builds Python 3 environments only.
+    pub python2_only: bool,
 }
 
 /// Release dates (UTC midnight, Unix seconds) of CPython minor versions: a commit is
@@ -201,14 +204,14 @@ pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpret
         .collect();
     if allowed.is_empty() {
         let needs = match (&d.requires_python, declares_only_2) {
-            (_, true) => format!(
-                "{} (a Python 2 project: python: auto builds Python 3 environments only)",
-                d.versions.join(" or ")
-            ),
+            (_, true) => d.versions.join(" or "),
             (Some(r), false) => r.clone(),
             (None, false) => "3".into(),
         };
-        return Err(NoInterpreter { needs });
+        return Err(NoInterpreter {
+            needs,
+            python2_only: declares_only_2,
+        });
     }
     let released = |i: &Interpreter| release_date(&i.version).is_none_or(|t| t <= d.date);
     let newest = |v: &[&Interpreter]| -> Option<Interpreter> {
@@ -264,7 +267,10 @@ pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpret
             interpreter: i,
             pin_date: d.date,
         }),
-        None => Err(NoInterpreter { needs: "3".into() }),
+        None => Err(NoInterpreter {
+            needs: "3".into(),
+            python2_only: false,
+        }),
     }
 }
 
@@ -659,14 +665,20 @@ impl EnvCache {
         d: &Declared,
     ) -> Result<AutoEnv, EnvError> {
         let found = pythons::discover_in(Some(&self.root.join("pythons")));
-        let choice = choose(d, found).map_err(|n| EnvError::UnsupportedPython {
-            repo: repo.to_string(),
-            requested: n.needs,
-            available: found
-                .iter()
-                .map(|f| f.version.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
+        let choice = choose(d, found).map_err(|n| match n.python2_only {
+            true => EnvError::Python2Only {
+                repo: repo.to_string(),
+                versions: n.needs,
+            },
+            false => EnvError::UnsupportedPython {
+                repo: repo.to_string(),
+                requested: n.needs,
+                available: found
+                    .iter()
+                    .map(|f| f.version.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            },
         })?;
         let version = choice.interpreter.version.clone();
         let date = choice.pin_date.to_le_bytes();
@@ -963,10 +975,13 @@ mod tests {
             versions: vec!["2.6".into(), "2.7".into()],
             ..Default::default()
         };
-        assert!(choose(&py2, &found)
-            .expect_err("python 2")
-            .needs
-            .starts_with("2.6 or 2.7 (a Python 2 project"));
+        assert_eq!(
+            choose(&py2, &found),
+            Err(NoInterpreter {
+                needs: "2.6 or 2.7".into(),
+                python2_only: true
+            })
+        );
         // Nothing allowed: what it needs.
         let new = Declared {
             requires_python: Some(">=3.14".into()),
@@ -976,7 +991,8 @@ mod tests {
         assert_eq!(
             choose(&new, &found),
             Err(NoInterpreter {
-                needs: ">=3.14".into()
+                needs: ">=3.14".into(),
+                python2_only: false
             })
         );
     }

@@ -181,6 +181,15 @@ pub enum EnvError {
         /// The versions found.
         available: String,
     },
+    /// `python: auto` for a tree that declares Python 2 versions only: an interpreter
+    /// would not help, as uv resolves and builds Python 3 environments only.
+    #[error("{repo}: this commit's tree supports Python {versions} only, and python: auto builds Python 3 environments only (uv resolves for Python 3); give these commits a `python:` environment of their own, or leave them out")]
+    Python2Only {
+        /// The repository.
+        repo: String,
+        /// The versions the tree declares (`2.6 or 2.7`).
+        versions: String,
+    },
     /// A tool (uv, python3, javac) is missing.
     #[error("{tool} not found ({hint})")]
     MissingTool {

@@ -463,7 +463,7 @@ impl<'a> Validator<'a> {
                     }
                     SetupError::Env(why) => {
                         let python = matches!(&why, StageError::Env { source, .. }
-                            if matches!(**source, EnvError::UnsupportedPython { .. }));
+                            if matches!(**source, EnvError::UnsupportedPython { .. } | EnvError::Python2Only { .. }));
                         let reason = if python {
                             RejectReason::UnsupportedPython
                         } else {
