@@ -51,15 +51,7 @@ fn commit_at(s: &mut Script, tick: i64, msg: &str) -> String {
 /// A flat `setup.py` project of November 2020: two fixes a day apart (both bases resolve
 /// to the same pins) and a third whose base requires Python >= 3.99.
 fn history_2020() -> Script {
-    let mut s = Script::new();
-    s.write("setup.py", &setup_py(">=3.6"));
-    s.write("oldlib/__init__.py", "");
-    s.write("oldlib/core.py", &core(1));
-    s.write("tests/test_core.py", &test_file(1));
-    commit_at(&mut s, -26170, "Initial import");
-    s.write("oldlib/core.py", &core(2));
-    s.write("tests/test_core.py", &test_file(2));
-    commit_at(&mut s, -26169, "Fix low and high returning one");
+    let mut s = first_fix_2020(&setup_py(">=3.6"));
     s.write("README.txt", "oldlib\n");
     commit_at(&mut s, -26146, "Add a readme");
     s.write("oldlib/core.py", &core(3));
@@ -70,6 +62,21 @@ fn history_2020() -> Script {
     s.write("oldlib/core.py", &core(4));
     s.write("tests/test_core.py", &test_file(4));
     commit_at(&mut s, -26119, "Fix low and high returning three");
+    s
+}
+
+/// The project (with this `setup.py`) imported on 2020-11-19 and its first fix an
+/// hour later.
+fn first_fix_2020(setup: &str) -> Script {
+    let mut s = Script::new();
+    s.write("setup.py", setup);
+    s.write("oldlib/__init__.py", "");
+    s.write("oldlib/core.py", &core(1));
+    s.write("tests/test_core.py", &test_file(1));
+    commit_at(&mut s, -26170, "Initial import");
+    s.write("oldlib/core.py", &core(2));
+    s.write("tests/test_core.py", &test_file(2));
+    commit_at(&mut s, -26169, "Fix low and high returning one");
     s
 }
 
@@ -219,19 +226,11 @@ fn a_package_that_needs_its_build_outputs_runs_from_the_working_copy() {
 /// no interpreter would help (uv builds Python 3 environments only), not "install one".
 #[test]
 fn a_python_2_only_tree_is_unsupported_and_says_why() {
-    let mut s = Script::new();
     let py2 = setup_py(">=3.6")
         .replace("    python_requires=\">=3.6\",\n", "")
         .replace(":: 3.8", ":: 2.7")
         .replace(":: 3.9", ":: 2 :: Only");
-    s.write("setup.py", &py2);
-    s.write("oldlib/__init__.py", "");
-    s.write("oldlib/core.py", &core(1));
-    s.write("tests/test_core.py", &test_file(1));
-    commit_at(&mut s, -26170, "Initial import");
-    s.write("oldlib/core.py", &core(2));
-    s.write("tests/test_core.py", &test_file(2));
-    commit_at(&mut s, -26169, "Fix low and high returning one");
+    let s = first_fix_2020(&py2);
     let work = tempfile::tempdir().expect("tempdir");
     let (kept, rejected, _) = init_and_build(&s.dir, work.path());
     assert!(kept.is_empty(), "{kept:?}");
