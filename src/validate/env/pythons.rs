@@ -111,10 +111,15 @@ fn probe_memo(program: &Path, memo: Option<&Path>) -> Option<Interpreter> {
         return remembered;
     }
     let found = probe(program)?;
-    // Only answers are remembered: a probe that failed is asked again next time. A memo
-    // that cannot be written is only a slower next build.
-    let text = format!("{}\n{}", found.exe.display(), found.version);
-    let _ = cache.put(&key, text.as_bytes());
+    // Only answers are remembered (a probe that failed is asked again next time), and
+    // only those of an interpreter that is the file keyed on: a dispatcher (pyenv's or
+    // asdf's shim, a wrapper script) answers for whatever it runs today, which its own
+    // file does not say. A memo that cannot be written is only a slower next build.
+    let is_itself = fs::canonicalize(&found.exe).ok() == fs::canonicalize(program).ok();
+    if is_itself {
+        let text = format!("{}\n{}", found.exe.display(), found.version);
+        let _ = cache.put(&key, text.as_bytes());
+    }
     Some(found)
 }
 
@@ -380,7 +385,9 @@ mod tests {
 
     #[test]
     fn a_probe_is_remembered_under_the_executables_identity() {
-        let python = find_in_path("python3").expect("python3 on PATH");
+        // The interpreter itself (python3 on PATH may be a shim).
+        let shim = find_in_path("python3").expect("python3 on PATH");
+        let python = probe(&shim).expect("answers").exe;
         let dir = tempfile::tempdir().expect("tmp");
         let asked = probe_memo(&python, Some(dir.path())).expect("answers");
         assert_eq!(Some(&asked), probe(&python).as_ref());
@@ -395,7 +402,27 @@ mod tests {
         memo.put(&key, format!("{}\n0.0.1", asked.exe.display()).as_bytes())
             .expect("put");
         let again = probe_memo(&python, Some(dir.path())).expect("answers");
-        assert_eq!((again.exe, again.version.as_str()), (asked.exe, "0.0.1"));
+        assert_eq!((&again.exe, again.version.as_str()), (&asked.exe, "0.0.1"));
+
+        // A wrapper script answers for the interpreter it runs today: asked, never
+        // remembered.
+        let wrapper = dir.path().join("python3-wrapper");
+        fs::write(
+            &wrapper,
+            format!("#!/bin/sh\nexec '{}' \"$@\"\n", python.display()),
+        )
+        .expect("write");
+        let mut mode = fs::metadata(&wrapper).expect("stat").permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+        fs::set_permissions(&wrapper, mode).expect("chmod");
+        let through = probe_memo(&wrapper, Some(dir.path())).expect("answers");
+        assert_eq!(through.exe, asked.exe);
+        let key = probe_key(&wrapper).expect("key");
+        assert_eq!(
+            memo.get(&key),
+            None,
+            "a dispatcher's answer is not remembered"
+        );
     }
 
     #[test]
