@@ -253,7 +253,9 @@ impl<'a> Validator<'a> {
             let mut held = m.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             if held.bytes + text.len() <= DEFERRED_LOG_BYTES {
                 held.bytes += text.len();
-                held.files.insert(path.to_path_buf(), text);
+                if let Some(replaced) = held.files.insert(path.to_path_buf(), text) {
+                    held.bytes -= replaced.len();
+                }
                 return;
             }
         }
