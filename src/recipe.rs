@@ -20,9 +20,9 @@ pub mod validator;
 
 pub use context::default_cache_dir;
 pub use schema::{
-    locate, parse, AnnotateSpec, Defects4jSpec, GitSpec, GithubSpec, GoldenTests, Recipe, RepoSpec,
-    ReportSpec, RevisionMap, SandboxChoice, SelectSpec, Source, SourceSpec, StatesSpec,
-    SwebenchSpec, ValidateSpec,
+    locate, parse, AnnotateSpec, Defects4jSpec, GitSpec, GithubSpec, GoldenTests, IssueLabelsSpec,
+    Recipe, RepoSpec, ReportSpec, RevisionMap, SandboxChoice, SelectSpec, Source, SourceSpec,
+    StatesSpec, SwebenchSpec, ValidateSpec,
 };
 
 use crate::annotate::divergence::Profile;

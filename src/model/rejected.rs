@@ -74,6 +74,10 @@ pub enum RejectReason {
     /// The subject's fix words only close an issue (`Fix #43: Save hash value`); what the
     /// issue is, a bug or a feature, the subject does not say.
     ClosingKeywordOnly,
+    /// The repository's GitHub issues the commit references are labelled as something
+    /// other than a bug (`enhancement`, `feature`, …) and none as a bug
+    /// (`source.git.issue_labels`; the detail names each issue and label).
+    IssueLabelNotFix,
     /// A Defects4J version does not compile with the JDK in use (the detail quotes the
     /// compiler's first errors).
     CompileError,
@@ -186,7 +190,8 @@ impl RejectReason {
             | R::FormattingOnly
             | R::ChangelogNotFix
             | R::RevertedLater
-            | R::ClosingKeywordOnly => YieldClass::CommitRule,
+            | R::ClosingKeywordOnly
+            | R::IssueLabelNotFix => YieldClass::CommitRule,
             R::PatchParse
             | R::Read
             | R::GitObjects

@@ -15,8 +15,15 @@ pub(super) fn mine(plan: &Plan, opts: &BuildOptions) -> Result<SourceOutput, Bui
         }
         SourcePlan::Git(cfg) => {
             let progress = opts.progress_bar("git", 0);
-            let out = source::git_history::candidates(cfg, &plan.rules.classifier, &progress)?;
+            let mut out = source::git_history::candidates(cfg, &plan.rules.classifier, &progress)?;
             progress.finish();
+            if let Some(labels) = &cfg.issue_labels {
+                let progress = opts.progress_bar("labels", 0);
+                let traffic =
+                    source::github::labels::apply(labels, &mut out, &github_run(opts), &progress)?;
+                progress.finish();
+                out.notes.push(traffic.to_string());
+            }
             out
         }
         SourcePlan::Swebench(cfg) => {
@@ -27,16 +34,24 @@ pub(super) fn mine(plan: &Plan, opts: &BuildOptions) -> Result<SourceOutput, Bui
         }
         SourcePlan::Github(cfg) => {
             let progress = opts.progress_bar("github", 0);
-            let run = source::github::RunOptions {
-                offline: opts.offline,
-                token: std::env::var("GITHUB_TOKEN").ok().filter(|t| !t.is_empty()),
-                backoff: std::time::Duration::ZERO,
-            };
-            let (mut out, traffic) =
-                source::github::candidates(cfg, &plan.rules.classifier, &run, &progress)?;
+            let (mut out, traffic) = source::github::candidates(
+                cfg,
+                &plan.rules.classifier,
+                &github_run(opts),
+                &progress,
+            )?;
             progress.finish();
             out.notes.push(traffic.to_string());
             out
         }
     })
+}
+
+/// How this build talks to GitHub: `--offline`, and the token in `GITHUB_TOKEN`.
+fn github_run(opts: &BuildOptions) -> source::github::RunOptions {
+    source::github::RunOptions {
+        offline: opts.offline,
+        token: std::env::var("GITHUB_TOKEN").ok().filter(|t| !t.is_empty()),
+        backoff: std::time::Duration::ZERO,
+    }
 }

@@ -408,6 +408,11 @@ pub struct GitSpec {
     /// hash value`), which may be a bug or a feature.
     #[serde(default = "yes")]
     pub reject_closing_keyword_only: bool,
+    /// Reject a commit whose referenced GitHub issues are labelled as something other
+    /// than a bug and none as a bug (`issue_label_not_fix`); needs `url:` on GitHub and
+    /// the API. Off when omitted; `issue_labels: {}` takes the default lists.
+    #[serde(default)]
+    pub issue_labels: Option<IssueLabelsSpec>,
     /// Reject a commit whose git patch-id an earlier commit has (cherry-picks); the
     /// earliest is kept.
     #[serde(default = "yes")]
@@ -415,6 +420,32 @@ pub struct GitSpec {
     /// Re-check every object's hash while reading (libgit2's default); `false` is faster.
     #[serde(default = "yes")]
     pub verify_objects: bool,
+}
+
+/// The issue-label rule of the git source: which GitHub labels mark a bug and which
+/// mark something else, and how to reach the API.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IssueLabelsSpec {
+    /// API root; GitHub Enterprise is `https://HOST/api/v3`.
+    #[serde(default = "github_api")]
+    pub api: String,
+    /// Labels that mark a bug: a commit referencing one such issue is kept (default
+    /// `bug`, `bugfix`, `bug fix`, `regression`, `defect`, `crash`).
+    #[serde(default)]
+    pub fix: Option<Vec<String>>,
+    /// Labels that mark something else (default `enhancement`, `feature`, `feature
+    /// request`, `new feature`, `improvement`, `documentation`, `docs`, `question`,
+    /// `refactor`, `refactoring`, `performance`, `breaking change`). Compared without
+    /// case, `type:`/`kind/` prefixes or decoration.
+    #[serde(default)]
+    pub not_fix: Option<Vec<String>>,
+    /// Response cache (default `<hunkgen cache>/github`, shared with the GitHub source).
+    #[serde(default)]
+    pub cache: Option<PathBuf>,
+    /// Seconds the build may wait for rate limits before it keeps the rest unchecked.
+    #[serde(default = "default_max_wait")]
+    pub max_wait: u64,
 }
 
 /// GitHub source settings (SWE-bench's mining: merged pull requests that close issues).

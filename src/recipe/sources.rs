@@ -337,12 +337,99 @@ pub(super) fn git_plan(
         }
         (None, None) => git_history::repo_name(&repo),
     };
+    let issue_labels = match &spec.issue_labels {
+        Some(l) => Some(issue_labels_plan(cx, l, &links)?),
+        None => None,
+    };
     Ok(GitConfig {
         name,
         repo,
         walk,
         rules,
         links,
+        issue_labels,
+    })
+}
+
+/// The issue-label rule of a git recipe, checked: it needs the repository on GitHub.
+fn issue_labels_plan(
+    cx: &Ctx<'_>,
+    spec: &super::schema::IssueLabelsSpec,
+    links: &crate::source::refs::Links,
+) -> Result<crate::source::github::labels::LabelConfig, RecipeError> {
+    use crate::source::github::labels::{normalize, LabelConfig, DEFAULT_FIX, DEFAULT_NOT_FIX};
+    use crate::source::refs::{owner_repo, Forge};
+    let key = "source.git.issue_labels";
+    let (owner, name) = match &links.repo {
+        Some((url, Forge::Github)) => owner_repo(url)
+            .and_then(|o_r| {
+                let (o, n) = o_r.split_once('/')?;
+                Some((o.to_string(), n.to_string()))
+            })
+            .ok_or_else(|| {
+                cx.err(
+                    "source.git.url",
+                    format!("`{url}`: expected https://github.com/owner/repo for issue_labels"),
+                )
+            })?,
+        Some((url, _)) => {
+            return Err(cx.err(
+                key,
+                format!("`{url}` is not on GitHub; issue labels are read from GitHub's API only"),
+            ))
+        }
+        None => {
+            return Err(cx.err(
+                key,
+                "needs `url:` (the repository's GitHub address, https://github.com/owner/repo)",
+            ))
+        }
+    };
+    if spec
+        .api
+        .parse::<http::Uri>()
+        .ok()
+        .filter(|u| u.scheme().is_some() && u.host().is_some())
+        .is_none()
+    {
+        return Err(cx.err(
+            &format!("{key}.api"),
+            format!("expected an http(s) URL, got `{}`", spec.api),
+        ));
+    }
+    let list = |k: &str, given: &Option<Vec<String>>, default: &[&str]| {
+        let raw: Vec<String> = match given {
+            Some(v) => v.clone(),
+            None => default.iter().map(|s| s.to_string()).collect(),
+        };
+        let out: Vec<String> = raw.iter().map(|l| normalize(l)).collect();
+        match raw.iter().zip(&out).find(|(_, n)| n.is_empty()) {
+            Some((l, _)) => Err(cx.err(
+                &format!("{key}.{k}"),
+                format!("`{l}` has no letters or digits to compare"),
+            )),
+            None => Ok(out),
+        }
+    };
+    let fix = list("fix", &spec.fix, DEFAULT_FIX)?;
+    let not_fix = list("not_fix", &spec.not_fix, DEFAULT_NOT_FIX)?;
+    if let Some(both) = fix.iter().find(|l| not_fix.contains(l)) {
+        return Err(cx.err(
+            key,
+            format!("`{both}` is in both `fix` and `not_fix`; a label can say only one"),
+        ));
+    }
+    Ok(LabelConfig {
+        owner,
+        name,
+        api: spec.api.trim_end_matches('/').to_string(),
+        fix,
+        not_fix,
+        cache_dir: match &spec.cache {
+            Some(p) => cx.resolve(p),
+            None => default_cache_dir().join("github"),
+        },
+        max_wait: std::time::Duration::from_secs(spec.max_wait),
     })
 }
 

@@ -24,6 +24,8 @@ pub struct GitConfig {
     pub rules: MessageRules,
     /// Where the repository's issues live (forge address, tracker keys).
     pub links: refs::Links,
+    /// The issue-label rule (`issue_labels`), when the recipe asks for it.
+    pub issue_labels: Option<super::github::labels::LabelConfig>,
 }
 
 /// Mine the history into candidates; a commit that cannot be read becomes a rejection.

@@ -1018,3 +1018,280 @@ fn pull_requests_get_repository_states_from_the_clone() {
         show(&f.fork, "widget/calc.py")
     );
 }
+
+/// A git history whose fix commits reference GitHub issues, and the server's labels for
+/// them: #20 `enhancement`, #21 `Type: Bug`, #22 gone (404); `other/repo#20` is another
+/// repository's. Returns the clone and each commit's id by subject.
+fn labelled_history(server: &Server) -> (Script, BTreeMap<&'static str, String>) {
+    let mut s = Script::new();
+    s.write("widget/__init__.py", "");
+    s.write("widget/calc.py", &calc("return a - b", "return a * b"));
+    s.write("tests/test_calc.py", "def test_sub():\n    pass\n");
+    s.commit("initial");
+    let mut ids = BTreeMap::new();
+    for (i, msg) in [
+        "Fix add and div (#20)",
+        "Fix add and div again\n\nFixes #21, see #20.",
+        "Fix div and add, closes GH-22",
+        "Fix add and div once more",
+        "Fix add and div like other/repo#20",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        s.write(
+            "widget/calc.py",
+            &calc(
+                &format!("return a + b + {i}"),
+                &format!("return a / b + {i}"),
+            ),
+        );
+        s.write(
+            &format!("tests/test_{i}.py"),
+            "def test_it():\n    assert True\n",
+        );
+        let id = s.commit(msg);
+        ids.insert(msg.lines().next().unwrap_or(""), id);
+    }
+    for (n, labels) in [
+        (
+            20,
+            json!([{"name": "enhancement"}, {"name": "good first issue"}]),
+        ),
+        (21, json!([{"name": "Type: Bug"}])),
+    ] {
+        server.route(
+            &format!("/repos/acme/widget/issues/{n}"),
+            vec![Reply::json(&json!({"number": n, "labels": labels}))],
+        );
+    }
+    (s, ids)
+}
+
+fn label_recipe(dir: &Path, clone: &Path, url: &str, labels: &str) -> PathBuf {
+    let path = dir.join("labels.yaml");
+    let text = format!(
+        "name: labels\nsource:\n  git:\n    repo: {}\n    url: {url}\n{labels}files:\n  code_extensions: [py]\nannotate:\n  enabled: false\n",
+        clone.display()
+    );
+    std::fs::write(&path, text).expect("recipe");
+    path
+}
+
+#[test]
+fn issue_labels_reject_a_commit_whose_issues_are_labelled_other_than_a_bug() {
+    let server = Server::start();
+    let (clone, ids) = labelled_history(&server);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rule = format!(
+        "    issue_labels:\n      api: {}\n      cache: cache\n      max_wait: 30\n",
+        server.base
+    );
+    let recipe = label_recipe(
+        dir.path(),
+        &clone.dir,
+        "https://github.com/acme/widget",
+        &rule,
+    );
+    let out = dir.path().join("out");
+    let build = |args: &[&str]| {
+        hunkgen()
+            .arg("build")
+            .arg(&recipe)
+            .arg("-o")
+            .arg(&out)
+            .args(["--quiet", "--force"])
+            .args(args)
+            .env("GITHUB_TOKEN", TOKEN)
+            .env("HUNKGEN_CACHE_DIR", dir.path().join("unused-cache"))
+            .assert()
+    };
+    let rows = |file: &str| -> Vec<Value> {
+        std::fs::read_to_string(out.join(file))
+            .expect("jsonl")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("row"))
+            .collect()
+    };
+    let id = |subject: &str| format!("acme__widget-{}", &ids[subject][..12]);
+    let a = build(&[]).success();
+    let kept: Vec<String> = rows("instances.jsonl")
+        .iter()
+        .map(|r| r["instance_id"].as_str().expect("id").to_string())
+        .collect();
+    let mut want = vec![
+        // #21 is a bug: kept although #20 beside it is not.
+        id("Fix add and div again"),
+        // #22 is gone: no evidence.
+        id("Fix div and add, closes GH-22"),
+        // No reference at all.
+        id("Fix add and div once more"),
+        // Another repository's #20 is not this one's.
+        id("Fix add and div like other/repo#20"),
+    ];
+    want.sort();
+    let mut kept_sorted = kept.clone();
+    kept_sorted.sort();
+    assert_eq!(kept_sorted, want);
+    let rejected = rows("rejected.jsonl");
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    assert_eq!(rejected[0]["id"], id("Fix add and div (#20)").as_str());
+    assert_eq!(rejected[0]["reason"], "issue_label_not_fix");
+    assert_eq!(
+        rejected[0]["detail"],
+        "#20 is labelled `enhancement`, and no referenced issue is labelled a bug"
+    );
+    // The rule has its own count in the funnel, and the kept count follows.
+    let card: Value =
+        serde_norway::from_str(&std::fs::read_to_string(out.join("dataset.yaml")).expect("card"))
+            .expect("card yaml");
+    let funnel = &card["counts"]["funnel"];
+    assert_eq!(funnel["rejected"]["issue_label_not_fix"], 1, "{funnel}");
+    assert_eq!(funnel["kept"], 4, "{funnel}");
+    // Each of this repository's issues asked once, another repository's never.
+    let mut asked: Vec<String> = server.log().iter().map(|s| s.path.clone()).collect();
+    asked.sort();
+    assert_eq!(
+        asked,
+        [
+            "/repos/acme/widget/issues/20",
+            "/repos/acme/widget/issues/21",
+            "/repos/acme/widget/issues/22"
+        ]
+    );
+    assert!(
+        stderr(&a).contains("note: GitHub API: 3 request(s) sent"),
+        "{}",
+        stderr(&a)
+    );
+    let first = std::fs::read(out.join("instances.jsonl")).expect("instances");
+    let sent = server.log().len();
+    // Offline, the cache answers (#22's 404 included) and the dataset is the same.
+    let offline = build(&["--offline"]).success();
+    assert!(
+        stderr(&offline).contains("0 request(s) sent, 0 answered 304 Not Modified (no quota spent), 3 answered from the cache offline"),
+        "{}",
+        stderr(&offline)
+    );
+    assert_eq!(
+        std::fs::read(out.join("instances.jsonl")).expect("instances"),
+        first
+    );
+    assert_eq!(server.log().len(), sent, "offline sends nothing");
+    // Online again, every answer revalidates (304s cost no quota); the same dataset.
+    let charged = server.charged();
+    build(&[]).success();
+    assert_eq!(
+        server.charged(),
+        charged + 1,
+        "only the uncached 404 is charged"
+    );
+    assert_eq!(
+        std::fs::read(out.join("instances.jsonl")).expect("instances"),
+        first
+    );
+}
+
+#[test]
+fn issue_labels_need_the_repository_on_github_and_say_so_in_one_line() {
+    let server = Server::start();
+    let (clone, _) = labelled_history(&server);
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (url, labels, want) in [
+        (
+            "https://gitlab.com/acme/widget",
+            "    issue_labels: {}\n",
+            "`source.git.issue_labels`: `https://gitlab.com/acme/widget` is not on GitHub",
+        ),
+        (
+            "https://github.com/acme/widget",
+            "    issue_labels:\n      fix: [bug]\n      not_fix: [Bug, enhancement]\n",
+            "`source.git.issue_labels`: `bug` is in both `fix` and `not_fix`",
+        ),
+        (
+            "https://github.com/acme/widget",
+            "    issue_labels:\n      api: not a url\n",
+            "`source.git.issue_labels.api`: expected an http(s) URL, got `not a url`",
+        ),
+    ] {
+        let recipe = label_recipe(dir.path(), &clone.dir, url, labels);
+        let a = hunkgen()
+            .arg("build")
+            .arg(&recipe)
+            .arg("-o")
+            .arg(dir.path().join("out"))
+            .arg("--quiet")
+            .assert()
+            .failure();
+        let err = stderr(&a);
+        assert!(err.contains(want), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    assert!(server.log().is_empty(), "a bad recipe asks nothing");
+}
+
+#[test]
+fn issue_labels_past_the_rate_limit_keep_the_rest_unchecked_and_say_so() {
+    let server = Server::start();
+    let (clone, ids) = labelled_history(&server);
+    let reset = 4_000_000_000i64; // far beyond the recipe's cap
+    server.route(
+        "/repos/acme/widget/issues/20",
+        vec![
+            Reply::status(403, "API rate limit exceeded")
+                .header("x-ratelimit-remaining", "0")
+                .header("x-ratelimit-reset", &reset.to_string()),
+            Reply::json(&json!({"number": 20, "labels": [{"name": "enhancement"}]})),
+        ],
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rule = format!(
+        "    issue_labels:\n      api: {}\n      cache: cache\n      max_wait: 0\n",
+        server.base
+    );
+    let recipe = label_recipe(
+        dir.path(),
+        &clone.dir,
+        "https://github.com/acme/widget",
+        &rule,
+    );
+    let out = dir.path().join("out");
+    let build = || {
+        hunkgen()
+            .arg("build")
+            .arg(&recipe)
+            .arg("-o")
+            .arg(&out)
+            .args(["--quiet", "--force"])
+            .env("HUNKGEN_CACHE_DIR", dir.path().join("unused-cache"))
+            .assert()
+            .success()
+    };
+    let a = build();
+    let err = stderr(&a);
+    let reset_at = hunkgen::dataset::rfc3339(reset);
+    assert!(
+        err.contains("GitHub rate limit exhausted after looking up the issue labels of")
+            && err.contains(&format!("of 5 candidates; it resets at {reset_at}"))
+            && err.contains("are kept unchecked"),
+        "{err}"
+    );
+    let count = |file: &str| {
+        std::fs::read_to_string(out.join(file))
+            .expect("jsonl")
+            .lines()
+            .count()
+    };
+    assert_eq!(count("instances.jsonl"), 5, "nothing rejected unchecked");
+    // After the reset, the lookups go on and the rule applies.
+    build();
+    assert_eq!(count("instances.jsonl"), 4);
+    let rejected = std::fs::read_to_string(out.join("rejected.jsonl")).expect("rejected");
+    assert!(
+        rejected.contains(&format!(
+            "acme__widget-{}",
+            &ids["Fix add and div (#20)"][..12]
+        )) && rejected.contains("issue_label_not_fix"),
+        "{rejected}"
+    );
+}

@@ -120,6 +120,10 @@ struct Entry {
     etag: Option<String>,
     next: Option<String>,
     body: String,
+    /// The server answered 404: remembered so that `--offline` gives the same answer
+    /// (an issue deleted or never there); online, it is asked again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    gone: bool,
 }
 
 /// Where the client goes and how long it may wait (no `Debug`: it holds the token).
@@ -239,7 +243,14 @@ impl Client {
             .and_then(|b| serde_json::from_slice(&b).ok());
         if self.cfg.offline {
             self.traffic.offline_hits += usize::from(cached.is_some());
-            return cached.ok_or(ApiError::Offline { url });
+            return match cached {
+                Some(e) if e.gone => Err(ApiError::NotFound {
+                    url,
+                    what: "Not Found (remembered from an online run)".into(),
+                }),
+                Some(e) => Ok(e),
+                None => Err(ApiError::Offline { url }),
+            };
         }
         let mut failures = 0u32;
         loop {
@@ -298,6 +309,7 @@ impl Client {
                     etag: header(&head, "etag"),
                     next: header(&head, "link").and_then(|l| self.next_path(&l)),
                     body,
+                    gone: false,
                 };
                 let bytes = serde_json::to_vec(&entry).map_err(|e| ApiError::Json {
                     url: url.clone(),
@@ -327,10 +339,20 @@ impl Client {
                     })
                 }
                 404 => {
+                    let gone = Entry {
+                        etag: None,
+                        next: None,
+                        body: String::new(),
+                        gone: true,
+                    };
+                    if let Ok(bytes) = serde_json::to_vec(&gone) {
+                        // Best effort: an unwritable cache only costs the offline answer.
+                        let _ = self.cache.put(&key, &bytes);
+                    }
                     return Err(ApiError::NotFound {
                         url,
                         what: github_message(&body),
-                    })
+                    });
                 }
                 500..=599 if failures < RETRIES => {
                     failures += 1;

@@ -6,6 +6,7 @@
 //! rest of hunkgen stays synchronous.
 
 pub mod api;
+pub mod labels;
 pub mod links;
 
 use super::{Base, Candidate, SourceOutput, Tree};
