@@ -143,7 +143,15 @@ pub fn infer(repo: &Path, python_auto: bool) -> Result<Inference, InitError> {
     inf.inferred
         .push(format!("languages at HEAD: {}", langs.join(", ")));
     match &inf.url {
-        Some(u) => inf.inferred.push(format!("forge address from origin: {u}")),
+        Some(u) => {
+            inf.inferred.push(format!("forge address from origin: {u}"));
+            if u.starts_with("https://github.com/") {
+                inf.not_inferred.push(
+                    "whether its GitHub issue labels tell bugs from features: uncomment `issue_labels: {}` to reject commits whose issues are labelled enhancement/feature and none bug (it asks GitHub's API)"
+                        .into(),
+                );
+            }
+        }
         None => inf.not_inferred.push(
             "the forge address (no https origin remote): set `source.git.url` for issue links"
                 .into(),

@@ -1227,6 +1227,32 @@ fn issue_labels_need_the_repository_on_github_and_say_so_in_one_line() {
         assert!(err.contains(want), "{err}");
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
+    // Offline with nothing cached: the rule says which request it could not answer.
+    let recipe = label_recipe(
+        dir.path(),
+        &clone.dir,
+        "https://github.com/acme/widget",
+        &format!(
+            "    issue_labels:\n      api: {}\n      cache: cache\n",
+            server.base
+        ),
+    );
+    let a = hunkgen()
+        .arg("build")
+        .arg(&recipe)
+        .arg("-o")
+        .arg(dir.path().join("out"))
+        .args(["--quiet", "--offline"])
+        .assert()
+        .failure();
+    let err = stderr(&a);
+    assert!(
+        err.contains("source.git.issue_labels: ")
+            && err.contains("/repos/acme/widget/issues/2")
+            && err.contains("not in the cache and --offline was given"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(server.log().is_empty(), "a bad recipe asks nothing");
 }
 

@@ -118,6 +118,17 @@ pub fn verdict(cfg: &LabelConfig, labelled: &[(String, Vec<String>)]) -> Verdict
     }
 }
 
+/// An API failure of the rule, with what to do when the error does not say it.
+fn labels_error(source: ApiError) -> GithubError {
+    let hint = match source {
+        ApiError::Transport { .. } | ApiError::Status { .. } => {
+            "; the rule reads GitHub's API: build where it is reachable, or with --offline once a run has filled the cache, or remove `issue_labels`"
+        }
+        _ => "",
+    };
+    GithubError::Labels { source, hint }
+}
+
 /// The issue number of a reference to the repository's own tracker (`#12`).
 fn own_number(id: &str) -> Option<u64> {
     id.strip_prefix('#')?.parse().ok()
@@ -171,7 +182,8 @@ async fn apply_async(
             },
         },
         progress.clone(),
-    )?;
+    )
+    .map_err(labels_error)?;
     let repo = format!("{}/{}", cfg.owner, cfg.name);
     progress.set_message("issue labels");
     progress.set_len(out.candidates.len() as u64);
@@ -204,7 +216,7 @@ async fn apply_async(
                         stopped = Some((done, reset_at));
                         break;
                     }
-                    Err(e) => return Err(e.into()),
+                    Err(e) => return Err(labels_error(e)),
                 }
             }
             labelled.push((r.id.clone(), known.get(&n).cloned().unwrap_or_default()));

@@ -98,6 +98,15 @@ pub enum GithubError {
         #[source]
         source: ApiError,
     },
+    /// The git source's `issue_labels` rule could not read an issue's labels.
+    #[error("source.git.issue_labels: {source}{hint}")]
+    Labels {
+        /// What the API said.
+        #[source]
+        source: ApiError,
+        /// What to do about it, when the error does not say.
+        hint: &'static str,
+    },
     /// The async runtime could not start.
     #[error("cannot start the HTTP runtime: {0}")]
     Runtime(#[source] std::io::Error),
