@@ -338,7 +338,13 @@ pub(super) fn git_plan(
         (None, None) => git_history::repo_name(&repo),
     };
     let issue_labels = match &spec.issue_labels {
-        Some(l) => Some(issue_labels_plan(cx, l, &links)?),
+        Some(l) => {
+            let mut labels = issue_labels_plan(cx, l, &links)?;
+            // A closing keyword's issue is looked up: its label decides, not the walk.
+            labels.closing_keyword_only = walk.reject_closing_keyword_only;
+            walk.reject_closing_keyword_only = false;
+            Some(labels)
+        }
         None => None,
     };
     Ok(GitConfig {
@@ -430,6 +436,7 @@ fn issue_labels_plan(
             None => default_cache_dir().join("github"),
         },
         max_wait: std::time::Duration::from_secs(spec.max_wait),
+        closing_keyword_only: false,
     })
 }
 

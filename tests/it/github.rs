@@ -1020,8 +1020,9 @@ fn pull_requests_get_repository_states_from_the_clone() {
 }
 
 /// A git history whose fix commits reference GitHub issues, and the server's labels for
-/// them: #20 `enhancement`, #21 `Type: Bug`, #22 gone (404); `other/repo#20` is another
-/// repository's. Returns the clone and each commit's id by subject.
+/// them: #20 `enhancement`, #21 `Type: Bug`, #22 gone (404), #24 `help wanted` (neither
+/// list); `other/repo#20` is another repository's. Returns the clone and each commit's
+/// id by subject.
 fn labelled_history(server: &Server) -> (Script, BTreeMap<&'static str, String>) {
     let mut s = Script::new();
     s.write("widget/__init__.py", "");
@@ -1035,6 +1036,10 @@ fn labelled_history(server: &Server) -> (Script, BTreeMap<&'static str, String>)
         "Fix div and add, closes GH-22",
         "Fix add and div once more",
         "Fix add and div like other/repo#20",
+        // Subjects whose fix word only closes an issue: the label decides.
+        "Fix #21: Save the hash",
+        "Fix #24: Add an option",
+        "Fix #20: Support pickling",
     ]
     .into_iter()
     .enumerate()
@@ -1059,6 +1064,7 @@ fn labelled_history(server: &Server) -> (Script, BTreeMap<&'static str, String>)
             json!([{"name": "enhancement"}, {"name": "good first issue"}]),
         ),
         (21, json!([{"name": "Type: Bug"}])),
+        (24, json!([{"name": "help wanted"}])),
     ] {
         server.route(
             &format!("/repos/acme/widget/issues/{n}"),
@@ -1128,26 +1134,46 @@ fn issue_labels_reject_a_commit_whose_issues_are_labelled_other_than_a_bug() {
         id("Fix add and div once more"),
         // Another repository's #20 is not this one's.
         id("Fix add and div like other/repo#20"),
+        // `Fix #21:` says no more than that #21 is closed; #21 is labelled a bug.
+        id("Fix #21: Save the hash"),
     ];
     want.sort();
     let mut kept_sorted = kept.clone();
     kept_sorted.sort();
     assert_eq!(kept_sorted, want);
-    let rejected = rows("rejected.jsonl");
-    assert_eq!(rejected.len(), 1, "{rejected:?}");
-    assert_eq!(rejected[0]["id"], id("Fix add and div (#20)").as_str());
-    assert_eq!(rejected[0]["reason"], "issue_label_not_fix");
+    let rejected: BTreeMap<String, (String, String)> = rows("rejected.jsonl")
+        .iter()
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().expect("field").to_string();
+            (s("id"), (s("reason"), s("detail")))
+        })
+        .collect();
+    let enhancement = (
+        "issue_label_not_fix".to_string(),
+        "#20 is labelled `enhancement`, and no referenced issue is labelled a bug".to_string(),
+    );
     assert_eq!(
-        rejected[0]["detail"],
-        "#20 is labelled `enhancement`, and no referenced issue is labelled a bug"
+        rejected,
+        BTreeMap::from([
+            (id("Fix add and div (#20)"), enhancement.clone()),
+            (id("Fix #20: Support pickling"), enhancement),
+            (
+                id("Fix #24: Add an option"),
+                (
+                    "closing_keyword_only".to_string(),
+                    "the subject's fix word only closes an issue (`Fix #24`), which may be a bug or a feature: `Fix #24: Add an option`; no referenced issue is labelled a bug or otherwise".to_string()
+                )
+            ),
+        ])
     );
     // The rule has its own count in the funnel, and the kept count follows.
     let card: Value =
         serde_norway::from_str(&std::fs::read_to_string(out.join("dataset.yaml")).expect("card"))
             .expect("card yaml");
     let funnel = &card["counts"]["funnel"];
-    assert_eq!(funnel["rejected"]["issue_label_not_fix"], 1, "{funnel}");
-    assert_eq!(funnel["kept"], 4, "{funnel}");
+    assert_eq!(funnel["rejected"]["issue_label_not_fix"], 2, "{funnel}");
+    assert_eq!(funnel["rejected"]["closing_keyword_only"], 1, "{funnel}");
+    assert_eq!(funnel["kept"], 5, "{funnel}");
     // Each of this repository's issues asked once, another repository's never.
     let mut asked: Vec<String> = server.log().iter().map(|s| s.path.clone()).collect();
     asked.sort();
@@ -1156,11 +1182,12 @@ fn issue_labels_reject_a_commit_whose_issues_are_labelled_other_than_a_bug() {
         [
             "/repos/acme/widget/issues/20",
             "/repos/acme/widget/issues/21",
-            "/repos/acme/widget/issues/22"
+            "/repos/acme/widget/issues/22",
+            "/repos/acme/widget/issues/24"
         ]
     );
     assert!(
-        stderr(&a).contains("note: GitHub API: 3 request(s) sent"),
+        stderr(&a).contains("note: GitHub API: 4 request(s) sent"),
         "{}",
         stderr(&a)
     );
@@ -1169,7 +1196,7 @@ fn issue_labels_reject_a_commit_whose_issues_are_labelled_other_than_a_bug() {
     // Offline, the cache answers (#22's 404 included) and the dataset is the same.
     let offline = build(&["--offline"]).success();
     assert!(
-        stderr(&offline).contains("0 request(s) sent, 0 answered 304 Not Modified (no quota spent), 3 answered from the cache offline"),
+        stderr(&offline).contains("0 request(s) sent, 0 answered 304 Not Modified (no quota spent), 4 answered from the cache offline"),
         "{}",
         stderr(&offline)
     );
@@ -1298,7 +1325,7 @@ fn issue_labels_past_the_rate_limit_keep_the_rest_unchecked_and_say_so() {
     let reset_at = hunkgen::dataset::rfc3339(reset);
     assert!(
         err.contains("GitHub rate limit exhausted after looking up the issue labels of")
-            && err.contains(&format!("of 5 candidates; it resets at {reset_at}"))
+            && err.contains(&format!("of 8 candidates; it resets at {reset_at}"))
             && err.contains("are kept unchecked"),
         "{err}"
     );
@@ -1308,10 +1335,19 @@ fn issue_labels_past_the_rate_limit_keep_the_rest_unchecked_and_say_so() {
             .lines()
             .count()
     };
-    assert_eq!(count("instances.jsonl"), 5, "nothing rejected unchecked");
+    // Unchecked, nothing is rejected for its labels; the closing-keyword rule stands
+    // as it does without labels.
+    assert_eq!(count("instances.jsonl"), 5);
+    let rejected = std::fs::read_to_string(out.join("rejected.jsonl")).expect("rejected");
+    assert_eq!(
+        rejected.matches("\"closing_keyword_only\"").count(),
+        3,
+        "{rejected}"
+    );
+    assert!(!rejected.contains("issue_label_not_fix"), "{rejected}");
     // After the reset, the lookups go on and the rule applies.
     build();
-    assert_eq!(count("instances.jsonl"), 4);
+    assert_eq!(count("instances.jsonl"), 5);
     let rejected = std::fs::read_to_string(out.join("rejected.jsonl")).expect("rejected");
     assert!(
         rejected.contains(&format!(

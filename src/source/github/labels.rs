@@ -62,6 +62,9 @@ pub struct LabelConfig {
     pub cache_dir: PathBuf,
     /// Total time the build may wait for rate limits.
     pub max_wait: Duration,
+    /// The recipe's `reject_closing_keyword_only`, decided here instead of in the walk:
+    /// a `Fix #43: …` subject does not say whether #43 is a bug, and its label does.
+    pub closing_keyword_only: bool,
 }
 
 /// A label as the lists compare it: lower case, a `type:`/`kind/`-style prefix dropped,
@@ -147,11 +150,15 @@ struct Label {
 }
 
 /// Move the candidates whose references are labelled as not a bug into `out.rejected`,
-/// counted under `RULE` in the funnel. A rate limit that outlasts `max_wait` stops the
-/// lookups: the candidates not yet looked up are kept, and a warning says how many.
+/// counted under `RULE` in the funnel. `closing` holds the candidates whose subject's fix
+/// word only closes an issue (id → the closing-keyword rule's detail): a bug label keeps
+/// them, and without one they are `closing_keyword_only` as the walk would have made
+/// them. A rate limit that outlasts `max_wait` stops the lookups: the candidates not yet
+/// looked up are kept, and a warning says how many.
 pub fn apply(
     cfg: &LabelConfig,
     out: &mut SourceOutput,
+    closing: &HashMap<String, String>,
     opts: &RunOptions,
     progress: &Progress,
 ) -> Result<Traffic, GithubError> {
@@ -159,12 +166,13 @@ pub fn apply(
         .enable_all()
         .build()
         .map_err(GithubError::Runtime)?;
-    runtime.block_on(apply_async(cfg, out, opts, progress))
+    runtime.block_on(apply_async(cfg, out, closing, opts, progress))
 }
 
 async fn apply_async(
     cfg: &LabelConfig,
     out: &mut SourceOutput,
+    closing: &HashMap<String, String>,
     opts: &RunOptions,
     progress: &Progress,
 ) -> Result<Traffic, GithubError> {
@@ -189,12 +197,13 @@ async fn apply_async(
     progress.set_len(out.candidates.len() as u64);
     let mut known: HashMap<u64, Vec<String>> = HashMap::new();
     let mut rejected = Vec::new();
+    let mut closing_rejected = Vec::new();
     let mut kept = Vec::with_capacity(out.candidates.len());
     let mut stopped: Option<(usize, String)> = None;
     let total = out.candidates.len();
     for (done, c) in std::mem::take(&mut out.candidates).into_iter().enumerate() {
         if stopped.is_some() {
-            kept.push(c);
+            keep_unchecked(c, closing, &mut kept, &mut closing_rejected);
             continue;
         }
         let mut labelled = Vec::new();
@@ -222,17 +231,24 @@ async fn apply_async(
             labelled.push((r.id.clone(), known.get(&n).cloned().unwrap_or_default()));
         }
         if stopped.is_some() {
-            kept.push(c);
+            // Unchecked: the closing-keyword rule stands as the walk applies it.
+            keep_unchecked(c, closing, &mut kept, &mut closing_rejected);
             continue;
         }
-        match verdict(cfg, &labelled) {
-            Verdict::NotFix(why) => rejected.push(Rejected::new(
+        match (verdict(cfg, &labelled), closing.get(&c.id)) {
+            (Verdict::NotFix(why), _) => rejected.push(Rejected::new(
                 c.id.clone(),
                 Stage::Mine,
                 RejectReason::IssueLabelNotFix,
                 format!("{why}, and no referenced issue is labelled a bug"),
             )),
-            Verdict::Fix | Verdict::Unknown => kept.push(c),
+            (Verdict::Unknown, Some(why)) => closing_rejected.push(Rejected::new(
+                c.id.clone(),
+                Stage::Mine,
+                RejectReason::ClosingKeywordOnly,
+                format!("{why}; no referenced issue is labelled a bug or otherwise"),
+            )),
+            (Verdict::Fix, _) | (Verdict::Unknown, None) => kept.push(c),
         }
         progress.inc(1);
     }
@@ -243,14 +259,42 @@ async fn apply_async(
         ));
     }
     if let Some(f) = out.funnel.as_mut() {
-        if !rejected.is_empty() {
-            *f.rejected.entry(RULE.to_string()).or_default() += rejected.len();
-            f.kept = f.kept.saturating_sub(rejected.len());
+        for (rule, n) in [
+            (RULE, rejected.len()),
+            (CLOSING_RULE, closing_rejected.len()),
+        ] {
+            if n > 0 {
+                *f.rejected.entry(rule.to_string()).or_default() += n;
+                f.kept = f.kept.saturating_sub(n);
+            }
         }
     }
     out.candidates = kept;
     out.rejected.extend(rejected);
+    out.rejected.extend(closing_rejected);
     Ok(client.traffic)
+}
+
+/// The funnel's name of the closing-keyword rule (`CommitRule::ClosingKeywordOnly`).
+const CLOSING_RULE: &str = "closing_keyword_only";
+
+/// A candidate whose labels were not looked up: kept, unless the closing-keyword rule
+/// rejects it (as the walk does without labels).
+fn keep_unchecked(
+    c: crate::source::Candidate,
+    closing: &HashMap<String, String>,
+    kept: &mut Vec<crate::source::Candidate>,
+    closing_rejected: &mut Vec<Rejected>,
+) {
+    match closing.get(&c.id) {
+        Some(why) => closing_rejected.push(Rejected::new(
+            c.id.clone(),
+            Stage::Mine,
+            RejectReason::ClosingKeywordOnly,
+            format!("{why}; its issue's labels were not looked up (rate limit)"),
+        )),
+        None => kept.push(c),
+    }
 }
 
 #[cfg(test)]
@@ -266,6 +310,7 @@ mod tests {
             not_fix: DEFAULT_NOT_FIX.iter().map(|s| normalize(s)).collect(),
             cache_dir: PathBuf::from("/nonexistent"),
             max_wait: Duration::ZERO,
+            closing_keyword_only: true,
         }
     }
 
