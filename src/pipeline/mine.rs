@@ -18,19 +18,7 @@ pub(super) fn mine(plan: &Plan, opts: &BuildOptions) -> Result<SourceOutput, Bui
             let mut out = source::git_history::candidates(cfg, &plan.rules.classifier, &progress)?;
             progress.finish();
             if let Some(labels) = &cfg.issue_labels {
-                // The subject is the message's first line, kept whole in the statement.
-                let closing: std::collections::HashMap<String, String> =
-                    if labels.closing_keyword_only {
-                        out.candidates
-                            .iter()
-                            .filter_map(|c| {
-                                let why = cfg.rules.closing_keyword_only(&c.problem_statement)?;
-                                Some((c.id.clone(), why))
-                            })
-                            .collect()
-                    } else {
-                        Default::default()
-                    };
+                let closing = source::git_history::closing_keyword_only(cfg, &out.candidates);
                 let progress = opts.progress_bar("labels", 0);
                 let traffic = source::github::labels::apply(
                     labels,

@@ -138,6 +138,26 @@ pub fn candidates(
     })
 }
 
+/// The candidates the closing-keyword rule would reject (id → its detail), when the
+/// recipe's `issue_labels` decides that rule instead of the walk; empty otherwise.
+pub fn closing_keyword_only(cfg: &GitConfig, candidates: &[Candidate]) -> HashMap<String, String> {
+    if !cfg
+        .issue_labels
+        .as_ref()
+        .is_some_and(|l| l.closing_keyword_only)
+    {
+        return HashMap::new();
+    }
+    candidates
+        .iter()
+        .filter_map(|c| {
+            // The statement keeps the subject, the message's first line, whole.
+            let why = cfg.rules.closing_keyword_only(&c.problem_statement)?;
+            Some((c.id.clone(), why))
+        })
+        .collect()
+}
+
 /// What a walk found: the selected fix commits, the commits a commit rule rejected, and
 /// the commits that could not be read (each kept with its reason, so one corrupt object
 /// never hides the rest), with the funnel of counts.
