@@ -357,6 +357,14 @@ pub(super) fn git_plan(
     })
 }
 
+/// An API root the recipe names at `key`, checked to be an http(s) URL.
+fn api_url(cx: &Ctx<'_>, key: &str, api: &str) -> Result<(), RecipeError> {
+    match api.parse::<http::Uri>() {
+        Ok(u) if u.scheme().is_some() && u.host().is_some() => Ok(()),
+        _ => Err(cx.err(key, format!("expected an http(s) URL, got `{api}`"))),
+    }
+}
+
 /// The issue-label rule of a git recipe, checked: it needs the repository on GitHub.
 fn issue_labels_plan(
     cx: &Ctx<'_>,
@@ -391,18 +399,7 @@ fn issue_labels_plan(
             ))
         }
     };
-    if spec
-        .api
-        .parse::<http::Uri>()
-        .ok()
-        .filter(|u| u.scheme().is_some() && u.host().is_some())
-        .is_none()
-    {
-        return Err(cx.err(
-            &format!("{key}.api"),
-            format!("expected an http(s) URL, got `{}`", spec.api),
-        ));
-    }
+    api_url(cx, &format!("{key}.api"), &spec.api)?;
     let list = |k: &str, given: &Option<Vec<String>>, default: &[&str]| {
         let raw: Vec<String> = match given {
             Some(v) => v.clone(),
@@ -476,18 +473,7 @@ pub(super) fn github_plan(
         ));
     }
     source_roots_exist(cx, &clone, files)?;
-    if spec
-        .api
-        .parse::<http::Uri>()
-        .ok()
-        .filter(|u| u.scheme().is_some() && u.host().is_some())
-        .is_none()
-    {
-        return Err(cx.err(
-            &key("api"),
-            format!("expected an http(s) URL, got `{}`", spec.api),
-        ));
-    }
+    api_url(cx, &key("api"), &spec.api)?;
     let instant =
         |k: &str, v: &Option<String>, end_of_day: bool| -> Result<Option<String>, RecipeError> {
             let Some(v) = v else { return Ok(None) };

@@ -1084,34 +1084,37 @@ fn label_recipe(dir: &Path, clone: &Path, url: &str, labels: &str) -> PathBuf {
     path
 }
 
+/// The label rule against `server` (its cache in `dir/cache`), for `acme/widget` on GitHub.
+fn server_label_recipe(dir: &Path, clone: &Path, server: &Server, max_wait: u64) -> PathBuf {
+    let rule = format!(
+        "    issue_labels:\n      api: {}\n      cache: cache\n      max_wait: {max_wait}\n",
+        server.base
+    );
+    label_recipe(dir, clone, "https://github.com/acme/widget", &rule)
+}
+
+/// `hunkgen build recipe -o dir/out` with a token, quietly, replacing what is there.
+fn label_build(dir: &Path, recipe: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+    hunkgen()
+        .arg("build")
+        .arg(recipe)
+        .arg("-o")
+        .arg(dir.join("out"))
+        .args(["--quiet", "--force"])
+        .args(args)
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("HUNKGEN_CACHE_DIR", dir.join("unused-cache"))
+        .assert()
+}
+
 #[test]
 fn issue_labels_reject_a_commit_whose_issues_are_labelled_other_than_a_bug() {
     let server = Server::start();
     let (clone, ids) = labelled_history(&server);
     let dir = tempfile::tempdir().expect("tempdir");
-    let rule = format!(
-        "    issue_labels:\n      api: {}\n      cache: cache\n      max_wait: 30\n",
-        server.base
-    );
-    let recipe = label_recipe(
-        dir.path(),
-        &clone.dir,
-        "https://github.com/acme/widget",
-        &rule,
-    );
+    let recipe = server_label_recipe(dir.path(), &clone.dir, &server, 30);
     let out = dir.path().join("out");
-    let build = |args: &[&str]| {
-        hunkgen()
-            .arg("build")
-            .arg(&recipe)
-            .arg("-o")
-            .arg(&out)
-            .args(["--quiet", "--force"])
-            .args(args)
-            .env("GITHUB_TOKEN", TOKEN)
-            .env("HUNKGEN_CACHE_DIR", dir.path().join("unused-cache"))
-            .assert()
-    };
+    let build = |args: &[&str]| label_build(dir.path(), &recipe, args);
     let rows = |file: &str| -> Vec<Value> {
         std::fs::read_to_string(out.join(file))
             .expect("jsonl")
@@ -1255,23 +1258,8 @@ fn issue_labels_need_the_repository_on_github_and_say_so_in_one_line() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
     // Offline with nothing cached: the rule says which request it could not answer.
-    let recipe = label_recipe(
-        dir.path(),
-        &clone.dir,
-        "https://github.com/acme/widget",
-        &format!(
-            "    issue_labels:\n      api: {}\n      cache: cache\n",
-            server.base
-        ),
-    );
-    let a = hunkgen()
-        .arg("build")
-        .arg(&recipe)
-        .arg("-o")
-        .arg(dir.path().join("out"))
-        .args(["--quiet", "--offline"])
-        .assert()
-        .failure();
+    let recipe = server_label_recipe(dir.path(), &clone.dir, &server, 30);
+    let a = label_build(dir.path(), &recipe, &["--offline"]).failure();
     let err = stderr(&a);
     assert!(
         err.contains("source.git.issue_labels: ")
@@ -1298,28 +1286,9 @@ fn issue_labels_past_the_rate_limit_keep_the_rest_unchecked_and_say_so() {
         ],
     );
     let dir = tempfile::tempdir().expect("tempdir");
-    let rule = format!(
-        "    issue_labels:\n      api: {}\n      cache: cache\n      max_wait: 0\n",
-        server.base
-    );
-    let recipe = label_recipe(
-        dir.path(),
-        &clone.dir,
-        "https://github.com/acme/widget",
-        &rule,
-    );
+    let recipe = server_label_recipe(dir.path(), &clone.dir, &server, 0);
     let out = dir.path().join("out");
-    let build = || {
-        hunkgen()
-            .arg("build")
-            .arg(&recipe)
-            .arg("-o")
-            .arg(&out)
-            .args(["--quiet", "--force"])
-            .env("HUNKGEN_CACHE_DIR", dir.path().join("unused-cache"))
-            .assert()
-            .success()
-    };
+    let build = || label_build(dir.path(), &recipe, &[]).success();
     let a = build();
     let err = stderr(&a);
     let reset_at = hunkgen::dataset::rfc3339(reset);

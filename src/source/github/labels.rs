@@ -10,7 +10,7 @@
 //! (a rebuild revalidates at no quota, `--offline` answers from it), rate limits and
 //! retries.
 
-use super::api::{ApiError, Client, ClientConfig, Traffic};
+use super::api::{ApiError, Traffic};
 use super::{GithubError, RunOptions};
 use crate::model::{RejectReason, Rejected, Stage};
 use crate::progress::Progress;
@@ -166,32 +166,9 @@ pub fn apply(
         .enable_all()
         .build()
         .map_err(GithubError::Runtime)?;
-    runtime.block_on(apply_async(cfg, out, closing, opts, progress))
-}
-
-async fn apply_async(
-    cfg: &LabelConfig,
-    out: &mut SourceOutput,
-    closing: &HashMap<String, String>,
-    opts: &RunOptions,
-    progress: &Progress,
-) -> Result<Traffic, GithubError> {
-    let mut client = Client::new(
-        ClientConfig {
-            base_uri: cfg.api.clone(),
-            token: opts.token.clone(),
-            cache_dir: cfg.cache_dir.clone(),
-            offline: opts.offline,
-            max_wait: cfg.max_wait,
-            backoff: if opts.backoff.is_zero() {
-                Duration::from_secs(1)
-            } else {
-                opts.backoff
-            },
-        },
-        progress.clone(),
-    )
-    .map_err(labels_error)?;
+    runtime.block_on(async {
+    let mut client = super::client(&cfg.api, &cfg.cache_dir, cfg.max_wait, opts, progress)
+        .map_err(labels_error)?;
     let repo = format!("{}/{}", cfg.owner, cfg.name);
     progress.set_message("issue labels");
     progress.set_len(out.candidates.len() as u64);
@@ -273,6 +250,7 @@ async fn apply_async(
     out.rejected.extend(rejected);
     out.rejected.extend(closing_rejected);
     Ok(client.traffic)
+    })
 }
 
 /// The funnel's name of the closing-keyword rule (`CommitRule::ClosingKeywordOnly`).

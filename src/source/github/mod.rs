@@ -199,19 +199,22 @@ pub fn candidates(
     runtime.block_on(mine(cfg, classifier, opts, progress))
 }
 
-async fn mine(
-    cfg: &GithubConfig,
-    classifier: &Classifier,
+/// The API client of one run: the recipe's API root, cache and rate-limit cap, the run's
+/// token and `--offline` (needs the runtime entered, as octocrab's connector does).
+fn client(
+    api: &str,
+    cache_dir: &std::path::Path,
+    max_wait: Duration,
     opts: &RunOptions,
     progress: &Progress,
-) -> Result<(SourceOutput, Traffic), GithubError> {
-    let mut client = Client::new(
+) -> Result<Client, ApiError> {
+    Client::new(
         ClientConfig {
-            base_uri: cfg.api.clone(),
+            base_uri: api.to_string(),
             token: opts.token.clone(),
-            cache_dir: cfg.cache_dir.clone(),
+            cache_dir: cache_dir.to_path_buf(),
             offline: opts.offline,
-            max_wait: cfg.max_wait,
+            max_wait,
             backoff: if opts.backoff.is_zero() {
                 Duration::from_secs(1)
             } else {
@@ -219,7 +222,16 @@ async fn mine(
             },
         },
         progress.clone(),
-    )?;
+    )
+}
+
+async fn mine(
+    cfg: &GithubConfig,
+    classifier: &Classifier,
+    opts: &RunOptions,
+    progress: &Progress,
+) -> Result<(SourceOutput, Traffic), GithubError> {
+    let mut client = client(&cfg.api, &cfg.cache_dir, cfg.max_wait, opts, progress)?;
     let repo = cfg.full_name();
     let mut out = SourceOutput {
         described: vec![format!(
