@@ -167,89 +167,89 @@ pub fn apply(
         .build()
         .map_err(GithubError::Runtime)?;
     runtime.block_on(async {
-    let mut client = super::client(&cfg.api, &cfg.cache_dir, cfg.max_wait, opts, progress)
-        .map_err(labels_error)?;
-    let repo = format!("{}/{}", cfg.owner, cfg.name);
-    progress.set_message("issue labels");
-    progress.set_len(out.candidates.len() as u64);
-    let mut known: HashMap<u64, Vec<String>> = HashMap::new();
-    let mut rejected = Vec::new();
-    let mut closing_rejected = Vec::new();
-    let mut kept = Vec::with_capacity(out.candidates.len());
-    let mut stopped: Option<(usize, String)> = None;
-    let total = out.candidates.len();
-    for (done, c) in std::mem::take(&mut out.candidates).into_iter().enumerate() {
-        if stopped.is_some() {
-            keep_unchecked(c, closing, &mut kept, &mut closing_rejected);
-            continue;
+        let mut client = super::client(&cfg.api, &cfg.cache_dir, cfg.max_wait, opts, progress)
+            .map_err(labels_error)?;
+        let repo = format!("{}/{}", cfg.owner, cfg.name);
+        progress.set_message("issue labels");
+        progress.set_len(out.candidates.len() as u64);
+        let mut known: HashMap<u64, Vec<String>> = HashMap::new();
+        let mut rejected = Vec::new();
+        let mut closing_rejected = Vec::new();
+        let mut kept = Vec::with_capacity(out.candidates.len());
+        let mut stopped: Option<(usize, String)> = None;
+        let total = out.candidates.len();
+        for (done, c) in std::mem::take(&mut out.candidates).into_iter().enumerate() {
+            if stopped.is_some() {
+                keep_unchecked(c, closing, &mut kept, &mut closing_rejected);
+                continue;
+            }
+            let mut labelled = Vec::new();
+            for r in &c.references {
+                let Some(n) = own_number(&r.id) else { continue };
+                if let std::collections::hash_map::Entry::Vacant(slot) = known.entry(n) {
+                    match client
+                        .get::<Labelled>(&format!("/repos/{repo}/issues/{n}"))
+                        .await
+                    {
+                        Ok(l) => {
+                            slot.insert(l.labels.into_iter().map(|l| l.name).collect());
+                        }
+                        // Deleted, moved, or never an issue: no evidence.
+                        Err(ApiError::NotFound { .. }) => {
+                            slot.insert(Vec::new());
+                        }
+                        Err(ApiError::RateLimited { reset_at, .. }) => {
+                            stopped = Some((done, reset_at));
+                            break;
+                        }
+                        Err(e) => return Err(labels_error(e)),
+                    }
+                }
+                labelled.push((r.id.clone(), known.get(&n).cloned().unwrap_or_default()));
+            }
+            if stopped.is_some() {
+                // Unchecked: the closing-keyword rule stands as the walk applies it.
+                keep_unchecked(c, closing, &mut kept, &mut closing_rejected);
+                continue;
+            }
+            match (verdict(cfg, &labelled), closing.get(&c.id)) {
+                (Verdict::NotFix(why), _) => rejected.push(Rejected::new(
+                    c.id.clone(),
+                    Stage::Mine,
+                    RejectReason::IssueLabelNotFix,
+                    format!("{why}, and no referenced issue is labelled a bug"),
+                )),
+                (Verdict::Unknown, Some(why)) => closing_rejected.push(Rejected::new(
+                    c.id.clone(),
+                    Stage::Mine,
+                    RejectReason::ClosingKeywordOnly,
+                    format!("{why}; no referenced issue is labelled a bug or otherwise"),
+                )),
+                (Verdict::Fix, _) | (Verdict::Unknown, None) => kept.push(c),
+            }
+            progress.inc(1);
         }
-        let mut labelled = Vec::new();
-        for r in &c.references {
-            let Some(n) = own_number(&r.id) else { continue };
-            if let std::collections::hash_map::Entry::Vacant(slot) = known.entry(n) {
-                match client
-                    .get::<Labelled>(&format!("/repos/{repo}/issues/{n}"))
-                    .await
-                {
-                    Ok(l) => {
-                        slot.insert(l.labels.into_iter().map(|l| l.name).collect());
-                    }
-                    // Deleted, moved, or never an issue: no evidence.
-                    Err(ApiError::NotFound { .. }) => {
-                        slot.insert(Vec::new());
-                    }
-                    Err(ApiError::RateLimited { reset_at, .. }) => {
-                        stopped = Some((done, reset_at));
-                        break;
-                    }
-                    Err(e) => return Err(labels_error(e)),
+        if let Some((done, reset_at)) = stopped {
+            out.warnings.push(format!(
+                "GitHub rate limit exhausted after looking up the issue labels of {done} of {total} candidates; it resets at {reset_at}; the other {} are kept unchecked, and a re-run after the reset continues from the cache",
+                total - done
+            ));
+        }
+        if let Some(f) = out.funnel.as_mut() {
+            for (rule, n) in [
+                (RULE, rejected.len()),
+                (CLOSING_RULE, closing_rejected.len()),
+            ] {
+                if n > 0 {
+                    *f.rejected.entry(rule.to_string()).or_default() += n;
+                    f.kept = f.kept.saturating_sub(n);
                 }
             }
-            labelled.push((r.id.clone(), known.get(&n).cloned().unwrap_or_default()));
         }
-        if stopped.is_some() {
-            // Unchecked: the closing-keyword rule stands as the walk applies it.
-            keep_unchecked(c, closing, &mut kept, &mut closing_rejected);
-            continue;
-        }
-        match (verdict(cfg, &labelled), closing.get(&c.id)) {
-            (Verdict::NotFix(why), _) => rejected.push(Rejected::new(
-                c.id.clone(),
-                Stage::Mine,
-                RejectReason::IssueLabelNotFix,
-                format!("{why}, and no referenced issue is labelled a bug"),
-            )),
-            (Verdict::Unknown, Some(why)) => closing_rejected.push(Rejected::new(
-                c.id.clone(),
-                Stage::Mine,
-                RejectReason::ClosingKeywordOnly,
-                format!("{why}; no referenced issue is labelled a bug or otherwise"),
-            )),
-            (Verdict::Fix, _) | (Verdict::Unknown, None) => kept.push(c),
-        }
-        progress.inc(1);
-    }
-    if let Some((done, reset_at)) = stopped {
-        out.warnings.push(format!(
-            "GitHub rate limit exhausted after looking up the issue labels of {done} of {total} candidates; it resets at {reset_at}; the other {} are kept unchecked, and a re-run after the reset continues from the cache",
-            total - done
-        ));
-    }
-    if let Some(f) = out.funnel.as_mut() {
-        for (rule, n) in [
-            (RULE, rejected.len()),
-            (CLOSING_RULE, closing_rejected.len()),
-        ] {
-            if n > 0 {
-                *f.rejected.entry(rule.to_string()).or_default() += n;
-                f.kept = f.kept.saturating_sub(n);
-            }
-        }
-    }
-    out.candidates = kept;
-    out.rejected.extend(rejected);
-    out.rejected.extend(closing_rejected);
-    Ok(client.traffic)
+        out.candidates = kept;
+        out.rejected.extend(rejected);
+        out.rejected.extend(closing_rejected);
+        Ok(client.traffic)
     })
 }
 
