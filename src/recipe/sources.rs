@@ -339,9 +339,8 @@ pub(super) fn git_plan(
     };
     let issue_labels = match &spec.issue_labels {
         Some(l) => {
-            let mut labels = issue_labels_plan(cx, l, &links)?;
             // A closing keyword's issue is looked up: its label decides, not the walk.
-            labels.closing_keyword_only = walk.reject_closing_keyword_only;
+            let labels = issue_labels_plan(cx, l, &links, walk.reject_closing_keyword_only)?;
             walk.reject_closing_keyword_only = false;
             Some(labels)
         }
@@ -366,10 +365,13 @@ fn api_url(cx: &Ctx<'_>, key: &str, api: &str) -> Result<(), RecipeError> {
 }
 
 /// The issue-label rule of a git recipe, checked: it needs the repository on GitHub.
+/// `closing_keyword_only` is the recipe's closing-keyword rule, which the label step
+/// decides instead of the walk.
 fn issue_labels_plan(
     cx: &Ctx<'_>,
     spec: &super::schema::IssueLabelsSpec,
     links: &crate::source::refs::Links,
+    closing_keyword_only: bool,
 ) -> Result<crate::source::github::labels::LabelConfig, RecipeError> {
     use crate::source::github::labels::{normalize, LabelConfig, DEFAULT_FIX, DEFAULT_NOT_FIX};
     use crate::source::refs::{owner_repo, Forge};
@@ -433,7 +435,7 @@ fn issue_labels_plan(
             None => default_cache_dir().join("github"),
         },
         max_wait: std::time::Duration::from_secs(spec.max_wait),
-        closing_keyword_only: false,
+        closing_keyword_only,
     })
 }
 

@@ -14,6 +14,7 @@ use super::api::{ApiError, Traffic};
 use super::{GithubError, RunOptions};
 use crate::model::{RejectReason, Rejected, Stage};
 use crate::progress::Progress;
+use crate::source::rules::CommitRule;
 use crate::source::SourceOutput;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -96,20 +97,24 @@ pub enum Verdict {
 
 /// The verdict on `(reference, its labels)` pairs, in the commit's reference order.
 pub fn verdict(cfg: &LabelConfig, labelled: &[(String, Vec<String>)]) -> Verdict {
-    let is = |list: &[String], l: &str| list.iter().any(|w| *w == normalize(l));
-    if labelled
+    // Each label with its normalized form, normalized once.
+    let normalized: Vec<(&String, Vec<(&str, String)>)> = labelled
         .iter()
-        .any(|(_, ls)| ls.iter().any(|l| is(&cfg.fix, l)))
+        .map(|(r, ls)| (r, ls.iter().map(|l| (l.as_str(), normalize(l))).collect()))
+        .collect();
+    if normalized
+        .iter()
+        .any(|(_, ls)| ls.iter().any(|(_, n)| cfg.fix.contains(n)))
     {
         return Verdict::Fix;
     }
-    let not_fix: Vec<String> = labelled
+    let not_fix: Vec<String> = normalized
         .iter()
         .filter_map(|(r, ls)| {
             let hits: Vec<&str> = ls
                 .iter()
-                .filter(|l| is(&cfg.not_fix, l))
-                .map(String::as_str)
+                .filter(|(_, n)| cfg.not_fix.contains(n))
+                .map(|(l, _)| *l)
                 .collect();
             (!hits.is_empty()).then(|| format!("{r} is labelled `{}`", hits.join("`, `")))
         })
@@ -179,12 +184,10 @@ pub fn apply(
         let mut stopped: Option<(usize, String)> = None;
         let total = out.candidates.len();
         for (done, c) in std::mem::take(&mut out.candidates).into_iter().enumerate() {
-            if stopped.is_some() {
-                keep_unchecked(c, closing, &mut kept, &mut closing_rejected);
-                continue;
-            }
-            let mut labelled = Vec::new();
-            for r in &c.references {
+            // `None` once the rate limit stopped the lookups: unchecked.
+            let mut labelled = stopped.is_none().then(Vec::new);
+            let refs: &[_] = if labelled.is_some() { &c.references } else { &[] };
+            for r in refs {
                 let Some(n) = own_number(&r.id) else { continue };
                 if let std::collections::hash_map::Entry::Vacant(slot) = known.entry(n) {
                     match client
@@ -200,34 +203,37 @@ pub fn apply(
                         }
                         Err(ApiError::RateLimited { reset_at, .. }) => {
                             stopped = Some((done, reset_at));
+                            labelled = None;
                             break;
                         }
                         Err(e) => return Err(labels_error(e)),
                     }
                 }
-                labelled.push((r.id.clone(), known.get(&n).cloned().unwrap_or_default()));
+                if let Some(l) = labelled.as_mut() {
+                    l.push((r.id.clone(), known.get(&n).cloned().unwrap_or_default()));
+                }
             }
-            if stopped.is_some() {
-                // Unchecked: the closing-keyword rule stands as the walk applies it.
-                keep_unchecked(c, closing, &mut kept, &mut closing_rejected);
-                continue;
-            }
-            match (verdict(cfg, &labelled), closing.get(&c.id)) {
-                (Verdict::NotFix(why), _) => rejected.push(Rejected::new(
-                    c.id.clone(),
-                    Stage::Mine,
+            let checked = labelled.map(|l| verdict(cfg, &l));
+            let reject = |reason, detail| Rejected::new(c.id.clone(), Stage::Mine, reason, detail);
+            match (checked, closing.get(&c.id)) {
+                (Some(Verdict::NotFix(why)), _) => rejected.push(reject(
                     RejectReason::IssueLabelNotFix,
                     format!("{why}, and no referenced issue is labelled a bug"),
                 )),
-                (Verdict::Unknown, Some(why)) => closing_rejected.push(Rejected::new(
-                    c.id.clone(),
-                    Stage::Mine,
+                (Some(Verdict::Unknown), Some(why)) => closing_rejected.push(reject(
                     RejectReason::ClosingKeywordOnly,
                     format!("{why}; no referenced issue is labelled a bug or otherwise"),
                 )),
-                (Verdict::Fix, _) | (Verdict::Unknown, None) => kept.push(c),
+                // Unchecked: the closing-keyword rule stands as the walk applies it.
+                (None, Some(why)) => closing_rejected.push(reject(
+                    RejectReason::ClosingKeywordOnly,
+                    format!("{why}; its issue's labels were not looked up (rate limit)"),
+                )),
+                (Some(Verdict::Fix), _) | (_, None) => kept.push(c),
             }
-            progress.inc(1);
+            if stopped.is_none() {
+                progress.inc(1);
+            }
         }
         if let Some((done, reset_at)) = stopped {
             out.warnings.push(format!(
@@ -238,7 +244,7 @@ pub fn apply(
         if let Some(f) = out.funnel.as_mut() {
             for (rule, n) in [
                 (RULE, rejected.len()),
-                (CLOSING_RULE, closing_rejected.len()),
+                (CommitRule::ClosingKeywordOnly.key(), closing_rejected.len()),
             ] {
                 if n > 0 {
                     *f.rejected.entry(rule.to_string()).or_default() += n;
@@ -251,28 +257,6 @@ pub fn apply(
         out.rejected.extend(closing_rejected);
         Ok(client.traffic)
     })
-}
-
-/// The funnel's name of the closing-keyword rule (`CommitRule::ClosingKeywordOnly`).
-const CLOSING_RULE: &str = "closing_keyword_only";
-
-/// A candidate whose labels were not looked up: kept, unless the closing-keyword rule
-/// rejects it (as the walk does without labels).
-fn keep_unchecked(
-    c: crate::source::Candidate,
-    closing: &HashMap<String, String>,
-    kept: &mut Vec<crate::source::Candidate>,
-    closing_rejected: &mut Vec<Rejected>,
-) {
-    match closing.get(&c.id) {
-        Some(why) => closing_rejected.push(Rejected::new(
-            c.id.clone(),
-            Stage::Mine,
-            RejectReason::ClosingKeywordOnly,
-            format!("{why}; its issue's labels were not looked up (rate limit)"),
-        )),
-        None => kept.push(c),
-    }
 }
 
 #[cfg(test)]
