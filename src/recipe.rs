@@ -21,8 +21,8 @@ pub mod validator;
 pub use context::default_cache_dir;
 pub use schema::{
     locate, parse, AnnotateSpec, Defects4jSpec, GitSpec, GithubSpec, GoldenTests, IssueLabelsSpec,
-    Recipe, RepoSpec, ReportSpec, RevisionMap, SandboxChoice, SelectSpec, Source, SourceSpec,
-    StatesSpec, SwebenchSpec, ValidateSpec,
+    PartialSpec, Recipe, RepoSpec, ReportSpec, RevisionMap, SampleSpec, SandboxChoice, SelectSpec,
+    Source, SourceSpec, StatesSpec, Stratify, SwebenchSpec, ValidateSpec,
 };
 
 use crate::annotate::divergence::Profile;
@@ -90,6 +90,8 @@ pub struct Plan {
     /// Reject validated instances whose tests only call what the patch adds
     /// (`select.reject_new_api_only`).
     pub reject_new_api_only: bool,
+    /// Keep a reproducible sample of the selected instances (`select.sample`).
+    pub sample: Option<SampleSpec>,
     /// The annotate stage; `None` when `annotate.enabled` is false.
     pub annotate: Option<AnnotatePlan>,
     /// Report options.

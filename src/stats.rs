@@ -19,6 +19,7 @@ pub fn wilson(k: usize, n: usize) -> Rate {
             rate: 0.0,
             low: 0.0,
             high: 1.0,
+            normal_half_width: 0.0,
         };
     }
     let nf = n as f64;
@@ -43,6 +44,7 @@ pub fn wilson(k: usize, n: usize) -> Rate {
         rate: p,
         low,
         high,
+        normal_half_width: Z95 * (p * (1.0 - p) / nf).sqrt(),
     }
 }
 
@@ -113,6 +115,18 @@ pub fn summary(values: &[f64]) -> [f64; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn normal_interval_is_the_fixedbench_plus_minus() {
+        // FixedBench reports 65.0 ± 6.6 at n = 200: 1.96·sqrt(0.65·0.35/200) = 0.0661.
+        let r = wilson(130, 200);
+        assert!((r.normal_half_width - 0.066105).abs() < 1e-5, "{r:?}");
+        assert_eq!(wilson(0, 10).normal_half_width, 0.0);
+        assert_eq!(wilson(10, 10).normal_half_width, 0.0);
+        assert_eq!(wilson(0, 0).normal_half_width, 0.0);
+        // Wilson's bounds are unchanged beside it.
+        assert!(r.low < 0.65 && r.high > 0.65);
+    }
 
     #[test]
     fn mean_percentile_and_summary() {

@@ -11,7 +11,8 @@ pub struct EvaluateArgs {
     /// The dataset directory.
     dataset: PathBuf,
     /// Predictions: JSON Lines, a JSON list, or an object keyed by instance_id, with
-    /// instance_id, model_name_or_path, model_patch and an optional state.
+    /// instance_id, model_name_or_path, model_patch and an optional state and scenario
+    /// (`hunkgen run` writes both).
     #[arg(
         long,
         required_unless_present_any = ["baseline", "localizations"],
@@ -31,6 +32,10 @@ pub struct EvaluateArgs {
     /// The state of predictions that do not name one (default novel).
     #[arg(long, value_enum)]
     state: Option<crate::model::StateKind>,
+    /// The scenario of predictions that do not name one, recorded in results.jsonl
+    /// (without it such rows say `unspecified`).
+    #[arg(long, value_enum)]
+    scenario: Option<crate::model::Scenario>,
     /// Where results.jsonl and summary.json go.
     #[arg(long, short)]
     output: Option<PathBuf>,
@@ -62,6 +67,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
         localizations,
         baseline,
         state,
+        scenario,
         output,
         jobs,
         quiet,
@@ -107,6 +113,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
         &file,
         &crate::evaluate::score::EvaluateOptions {
             state,
+            scenario,
             output,
             progress: !quiet,
             shard,

@@ -200,18 +200,19 @@ pub enum Command {
     /// For each instance (or those given with --only): the state (built by the recipe's
     /// `states:`; for a Defects4J bug without states on Novel, the buggy checkout without
     /// its history) is copied into a fresh working directory and snapshotted in a git
-    /// directory outside it; the prompt (problem statement, failing tests, optional file
-    /// or hunk hints, or the `hunkgen mcp` server; for a Defects4J bug the agent study's
-    /// template with the bug report of --reports and the compile and test commands) is
+    /// directory outside it (--with-tests: the state with the golden tests present); the
+    /// prompt (--prompt-variant: by default the task text alone, FixedBench's `issue`;
+    /// for a Defects4J bug the agent study's template with the bug report of --reports
+    /// and the compile and test commands; never the golden tests' names) is
     /// written; the agent's command runs in
     /// the sandbox with its timeout (the whole process tree killed at it); its patch is
     /// the diff of the working directory against the snapshot. Writes
-    /// <out>/<agent>/<state>-<scenario>/predictions.jsonl (SWE-bench form, for `hunkgen
-    /// evaluate`) and, per instance, prompt.md, stdout.log, stderr.log, model.patch,
+    /// <out>/<agent>/<state>-<scenario>[-tests]/predictions.jsonl (SWE-bench form with
+    /// state and scenario, for `hunkgen evaluate`) and, per instance, prompt.md, stdout.log, stderr.log, model.patch,
     /// trajectory.jsonl (normalized) and result.json (outcome, exit code, time). An
     /// instance whose agent, prompt and state are unchanged is not run again.
     #[command(
-        after_help = "Examples (make demo builds datasets/demo):\n  hunkgen run datasets/demo --agents demo/agents/agents.yaml --agent oracle --state novel\n  hunkgen run datasets/demo --agents agents.yaml --agent claude --prompt-variant mcp --jobs 2\n  hunkgen evaluate datasets/demo --predictions datasets/demo/runs/oracle/novel-best/predictions.jsonl\n  hunkgen run datasets/demo --agents demo/agents/agents.yaml --agent oracle --shard 0/4\n  hunkgen merge datasets/demo/runs/oracle/novel-best \\\n      datasets/demo/runs-shard-*-of-4/oracle/novel-best"
+        after_help = "Examples (make demo builds datasets/demo):\n  hunkgen run datasets/demo --agents demo/agents/agents.yaml --agent oracle --state novel\n  hunkgen run datasets/demo --agents agents.yaml --agent claude --prompt-variant mcp --jobs 2\n  hunkgen run datasets/demo --agents agents.yaml --agent claude --state resolved --prompt-variant abstain-or-fix\n  hunkgen evaluate datasets/demo --predictions datasets/demo/runs/oracle/novel-best/predictions.jsonl\n  hunkgen run datasets/demo --agents demo/agents/agents.yaml --agent oracle --shard 0/4\n  hunkgen merge datasets/demo/runs/oracle/novel-best \\\n      datasets/demo/runs-shard-*-of-4/oracle/novel-best"
     )]
     Run(run::RunArgs),
     /// Serve repository context to a coding agent over MCP (stdio): find classes,

@@ -31,9 +31,20 @@ pub struct RunArgs {
     /// Timeout per instance in seconds (overrides the agent's `timeout`).
     #[arg(long)]
     timeout: Option<u64>,
-    /// What the prompt gives beyond the problem and failing tests.
-    #[arg(long, value_enum, default_value_t = crate::run::PromptVariant::Plain)]
-    prompt_variant: crate::run::PromptVariant,
+    /// Which prompt the agent gets. FixedBench's four instructions for abstention
+    /// experiments: issue (the task text alone), edit, reproduce, abstain-or-fix; or the
+    /// harness's template (plain) with location hints (files, hunks) or the MCP server
+    /// (mcp). No built-in prompt names the golden tests. Default: plain (the agent
+    /// study's template) for a Defects4J bug run with Defects4J's commands, issue for
+    /// every other instance. An agent's own `prompt:` template replaces the built-in
+    /// text; the variant then only decides {hints}.
+    #[arg(long, value_enum)]
+    prompt_variant: Option<crate::run::PromptVariant>,
+    /// Run on the states written with the golden tests present
+    /// (`states/<id>/<state>-<scenario>-tests`, built with `states.golden_tests:
+    /// present|both` in the recipe); output goes to <out>/<agent>/<state>-<scenario>-tests.
+    #[arg(long)]
+    with_tests: bool,
     /// Output root (default <dataset>/runs).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -71,6 +82,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         jobs,
         timeout,
         prompt_variant,
+        with_tests,
         out,
         no_cache,
         quiet,
@@ -102,6 +114,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             only,
             timeout,
             variant: prompt_variant,
+            with_tests,
             out,
             progress: !quiet,
             no_cache,

@@ -67,10 +67,14 @@ value_enum!(PackageRule, name, {
 });
 
 value_enum!(PromptVariant, name, {
-    PromptVariant::Plain => "Problem statement and failing tests only",
-    PromptVariant::Files => "Plus the files the golden patch changes",
-    PromptVariant::Hunks => "Plus the golden hunks' files and buggy line ranges",
-    PromptVariant::Mcp => "Plus the `hunkgen mcp` repository context server (`{mcp_config}`)",
+    PromptVariant::Issue => "The task text verbatim, nothing else (FixedBench's baseline; the default except for Defects4J bugs)",
+    PromptVariant::Edit => "Asks the agent to edit the code so that the issue is addressed",
+    PromptVariant::Reproduce => "Asks the agent to reproduce the issue first, then address it",
+    PromptVariant::AbstainOrFix => "Asks the agent to reproduce the issue first, then address it or, with nothing to fix, change nothing (a success too)",
+    PromptVariant::Plain => "The harness's template: the reported problem, to fix if it still occurs (for a Defects4J bug, the agent study's template: its default)",
+    PromptVariant::Files => "`plain` plus the files the golden patch changes",
+    PromptVariant::Hunks => "`plain` plus the golden hunks' files and buggy line ranges",
+    PromptVariant::Mcp => "`plain` plus the `hunkgen mcp` repository context server (`{mcp_config}`)",
 });
 
 value_enum!(ListStyle, name, {

@@ -233,6 +233,7 @@ mod tests {
             predictions: outcomes.len(),
             infra: 0,
             problems: 0,
+            resolution_unavailable: None,
             overall: Rates::default(),
             by_class: BTreeMap::new(),
             by_divergence_quartile: BTreeMap::new(),

@@ -1,6 +1,6 @@
 //! Predictions in SWE-bench's forms: JSON Lines, a JSON list, or a JSON object keyed by
 //! `instance_id`; each with `instance_id`, `model_name_or_path`, `model_patch` and an
-//! optional `state`.
+//! optional `state` and `scenario` (`hunkgen run` writes both).
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -19,6 +19,13 @@ pub struct Prediction {
     /// The state it was made on (`novel`, `partial`, `resolved`); `--state` otherwise.
     #[serde(default)]
     pub state: Option<String>,
+    /// The scenario it was made in (`best`, `worst`); `--scenario` otherwise.
+    #[serde(default)]
+    pub scenario: Option<String>,
+    /// The prompt's instruction it was made under (`issue`, `edit`, `reproduce`,
+    /// `abstain-or-fix`, …; `hunkgen run` writes it): a row of FixedBench's table.
+    #[serde(default, alias = "instruction")]
+    pub prompt_variant: Option<String>,
 }
 
 /// A predictions file that cannot be read, with the file and the place.
@@ -134,6 +141,10 @@ mod tests {
         assert_eq!(a, read_text(list).expect("list"));
         assert_eq!(a, read_text(dict).expect("dict"));
         assert_eq!(a[1].state.as_deref(), Some("resolved"));
+        assert_eq!(a[1].scenario, None);
+        let b = read_text("{\"instance_id\":\"a\",\"model_patch\":\"\",\"scenario\":\"best\"}\n")
+            .expect("scenario");
+        assert_eq!(b[0].scenario.as_deref(), Some("best"));
     }
 
     #[test]
@@ -204,27 +215,18 @@ pub fn baseline(
     instances: &[crate::model::Instance],
     dataset: &Path,
 ) -> Vec<Prediction> {
-    use crate::model::{Scenario, StateKind};
     let pred = |id: &str, patch: String, state: &str| Prediction {
         instance_id: id.to_string(),
         model_name_or_path: which.name().into(),
         model_patch: Some(patch),
         state: Some(state.into()),
+        scenario: None,
+        prompt_variant: None,
     };
     let mut out = Vec::new();
     for inst in instances {
-        let partial = crate::states::read_manifest(
-            &crate::states::state_dir(
-                dataset,
-                &inst.instance_id,
-                StateKind::Partial,
-                Scenario::Worst,
-                false,
-            )
-            .join("manifest.yaml"),
-        )
-        .ok()
-        .map(|m| m.hunks_applied);
+        // The change the dataset's Partial state holds (a hunk subset or a weak patch).
+        let partial = crate::states::stored_partial(dataset, inst).ok().flatten();
         let d4j = inst.source == crate::model::SourceKind::Defects4j;
         match which {
             Baseline::Gold => out.push(pred(&inst.instance_id, inst.patch.clone(), "novel")),
@@ -237,19 +239,18 @@ pub fn baseline(
                 }
             }
             Baseline::Partial => {
-                let hunks = match partial {
-                    Some(h) => h,
-                    None if d4j => match crate::states::hunk_subsets(inst, 1).pop() {
-                        Some(h) => h,
-                        None => continue,
+                let change = match partial {
+                    Some(p) => p.patch,
+                    None if d4j => match (
+                        crate::states::hunk_subsets(inst, 1).pop(),
+                        crate::states::golden_patch(inst),
+                    ) {
+                        (Some(h), Ok(golden)) => crate::states::subset_patch(&golden, &h),
+                        _ => continue,
                     },
                     None => continue,
                 };
-                let Ok(golden) = crate::states::golden_patch(inst) else {
-                    continue;
-                };
-                let text = crate::states::subset_patch(&golden, &hunks).to_text();
-                out.push(pred(&inst.instance_id, text, "novel"));
+                out.push(pred(&inst.instance_id, change.to_text(), "novel"));
             }
         }
     }

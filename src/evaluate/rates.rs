@@ -49,6 +49,7 @@ mod tests {
             model_name_or_path: "m".into(),
             state: state.into(),
             scenario: "best".into(),
+            instruction: None,
             applied: ApplyMethod::Exact,
             compiled: None,
             resolution: None,

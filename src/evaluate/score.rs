@@ -7,7 +7,7 @@ use crate::dataset;
 use crate::diff::Patch;
 use crate::model::{
     ApplyMethod, Card, EvaluationSummary, Instance, Paired, PredictionResult, Rates,
-    ResolutionStatus, StateKind, SCHEMA_VERSION,
+    ResolutionStatus, Scenario, StateKind, SCHEMA_VERSION,
 };
 use crate::recipe::open;
 use crate::validate::apply::{apply_fuzzy, Applied};
@@ -20,11 +20,24 @@ use std::path::{Path, PathBuf};
 
 pub use super::error::{EvaluateError, ScoreError};
 
+/// Why a dataset without `validate:` gets no resolution figures.
+const NO_TESTS: &str = "hunkgen does not know how to run its tests";
+
+/// The summary's `resolution_unavailable` for a dataset without `validate:`.
+fn no_tests_reason() -> String {
+    format!(
+        "the dataset's recipe has no `validate:` section, so {NO_TESTS}: resolution, compilation and regression are not scored (abstention, localization and whether patches apply are)"
+    )
+}
+
 /// Options of one evaluation.
 #[derive(Debug, Clone, Default)]
 pub struct EvaluateOptions {
     /// The state predictions without their own `state` were made on (default novel).
     pub state: Option<StateKind>,
+    /// The scenario predictions without their own `scenario` were made in (none: their
+    /// results say `unspecified`).
+    pub scenario: Option<Scenario>,
     /// Where results go (default `<dataset>/evaluations/<model>/`).
     pub output: Option<PathBuf>,
     /// Show a progress bar.
@@ -54,18 +67,22 @@ pub fn evaluate(
     predictions: &Path,
     opts: &EvaluateOptions,
 ) -> Result<Evaluation, EvaluateError> {
-    let open::WithTests {
-        card,
-        plan,
-        tests: mut vplan,
-    } = open::open_with_tests(dataset, "hunkgen does not know how to run its tests").map_err(
-        |e| match e {
-            open::OpenError::Dataset(e) => EvaluateError::Dataset(e),
-            other => EvaluateError::Open(other),
-        },
-    )?;
-    if let Some(t) = opts.timeout {
-        vplan.timeout = std::time::Duration::from_secs(t);
+    let open_err = |e| match e {
+        open::OpenError::Dataset(e) => EvaluateError::Dataset(e),
+        other => EvaluateError::Open(other),
+    };
+    // A dataset without `validate:` is still scored for abstention, localization and
+    // whether patches apply; its resolution columns stay empty and say why.
+    let (card, plan, mut vplan) = match open::open_with_tests(dataset, NO_TESTS) {
+        Ok(w) => (w.card, w.plan, Some(w.tests)),
+        Err(open::OpenError::NoTests { .. }) => {
+            let o = open::open(dataset).map_err(open_err)?;
+            (o.card, o.plan, None)
+        }
+        Err(e) => return Err(open_err(e)),
+    };
+    if let (Some(t), Some(v)) = (opts.timeout, vplan.as_mut()) {
+        v.timeout = std::time::Duration::from_secs(t);
     }
     let instances = dataset::read_instances(dataset)?;
     let by_id: BTreeMap<&str, &Instance> = instances
@@ -88,8 +105,12 @@ pub fn evaluate(
             dataset: dataset.to_path_buf(),
         });
     }
-    let validator =
-        crate::recipe::validator::validator(&plan, &vplan).map_err(EvaluateError::Runner)?;
+    let validator = match &vplan {
+        Some(v) => {
+            Some(crate::recipe::validator::validator(&plan, v).map_err(EvaluateError::Runner)?)
+        }
+        None => None,
+    };
     let output = opts.output.clone().unwrap_or_else(|| {
         let name = model.replace(['/', '\\', ' '], "_");
         dataset.join("evaluations").join(match opts.shard {
@@ -120,10 +141,20 @@ pub fn evaluate(
                 .state
                 .clone()
                 .unwrap_or_else(|| default_state.name().into());
-            let dup = !seen.insert((p.instance_id.clone(), state.clone()));
+            // One prediction per instance, state, scenario and instruction: the cells of
+            // FixedBench's table may share one file.
+            let dup = !seen.insert((
+                p.instance_id.clone(),
+                state.clone(),
+                p.scenario.clone(),
+                p.prompt_variant.clone(),
+            ));
             (
                 p,
-                dup.then(|| "duplicate prediction for this instance and state".to_string()),
+                dup.then(|| {
+                    "duplicate prediction for this instance, state, scenario and instruction"
+                        .to_string()
+                }),
             )
         })
         .collect();
@@ -139,10 +170,11 @@ pub fn evaluate(
                 p,
                 dup.clone(),
                 default_state,
+                opts.scenario,
                 &by_id,
                 &card,
                 dataset,
-                &validator,
+                validator.as_ref(),
                 &logs,
                 &plan.rules.classifier,
             );
@@ -154,20 +186,33 @@ pub fn evaluate(
     // In results.jsonl's order, so the summary's sums are the same whether the rows
     // were scored here or merged from shards.
     sort_results(&mut results);
-    let summary = summarize(&card, dataset, predictions, &model, &results, &by_id)?;
+    let unavailable = vplan.is_none().then(no_tests_reason);
+    let summary = summarize(
+        &card,
+        dataset,
+        predictions,
+        &model,
+        &results,
+        &by_id,
+        unavailable,
+    )?;
     write_outputs(&output, &results, &summary)?;
     if let Some(shard) = opts.shard {
         let pred_bytes = std::fs::read(predictions).map_err(|source| EvaluateError::Io {
             path: predictions.to_path_buf(),
             source,
         })?;
-        let inputs = [
+        let mut inputs: BTreeMap<String, String> = [
             ("predictions_sha256", dataset::sha256_hex(&pred_bytes)),
             ("model", model.clone()),
             ("state", default_state.name().to_string()),
         ]
         .map(|(k, v)| (k.to_string(), v))
         .into();
+        // Only when given, so manifests of evaluations without it still match.
+        if let Some(sc) = opts.scenario {
+            inputs.insert("scenario".into(), sc.name().into());
+        }
         let mine: std::collections::BTreeSet<String> =
             results.iter().map(|r| r.instance_id.clone()).collect();
         let mut m = crate::shard::TaskManifest::new(
@@ -239,7 +284,19 @@ pub fn merge_shards(
     }
     sort_results(&mut results);
     let model = first.inputs.get("model").cloned().unwrap_or_default();
-    let summary = summarize(&card, &dataset, &predictions, &model, &results, &by_id)?;
+    let unavailable = open::open(&dataset)
+        .ok()
+        .filter(|o| o.plan.validate.is_none())
+        .map(|_| no_tests_reason());
+    let summary = summarize(
+        &card,
+        &dataset,
+        &predictions,
+        &model,
+        &results,
+        &by_id,
+        unavailable,
+    )?;
     let writer = dataset::DatasetWriter::begin(output, &model, force)?;
     let mut links = std::collections::HashMap::new();
     for (dir, m) in &read {
@@ -269,10 +326,11 @@ fn score_one(
     p: &Prediction,
     duplicate: Option<String>,
     default_state: StateKind,
+    default_scenario: Option<Scenario>,
     by_id: &BTreeMap<&str, &Instance>,
     card: &Card,
     dataset: &Path,
-    validator: &Validator<'_>,
+    validator: Option<&Validator<'_>>,
     logs: &Path,
     classifier: &crate::classify::Classifier,
 ) -> PredictionResult {
@@ -280,12 +338,19 @@ fn score_one(
         .state
         .clone()
         .unwrap_or_else(|| default_state.name().into());
+    // The prediction's own scenario, else `--scenario`, else unknown.
+    let scenario = p
+        .scenario
+        .clone()
+        .or_else(|| default_scenario.map(|s| s.name().into()))
+        .unwrap_or_else(|| "unspecified".into());
     let mut r = PredictionResult {
         schema_version: SCHEMA_VERSION,
         instance_id: p.instance_id.clone(),
         model_name_or_path: p.model_name_or_path.clone(),
         state: state.clone(),
-        scenario: "worst".into(),
+        scenario: scenario.clone(),
+        instruction: p.prompt_variant.clone(),
         applied: ApplyMethod::Failed,
         compiled: None,
         resolution: None,
@@ -323,6 +388,11 @@ fn score_one(
             return r;
         }
     };
+    if p.scenario.is_some() && scenario.parse::<Scenario>().is_err() {
+        r.problems
+            .push(format!("unknown scenario `{scenario}` (best, worst)"));
+        return r;
+    }
     let candidate = match crate::source::Candidate::from_instance(inst, card) {
         Ok(c) => c,
         Err(why) => {
@@ -372,6 +442,23 @@ fn score_one(
     r.localized = metrics.localized;
     r.hunks_touched = metrics.hunks_touched;
     r.line_scores = metrics.line_scores;
+    let Some(validator) = validator else {
+        // No tests to run: whether the patch applies is all that is left to say.
+        r.applied = if patch.files.is_empty() {
+            ApplyMethod::Empty
+        } else {
+            match applies(&candidate, state_change.as_ref(), &patch) {
+                Ok(Applied::Exact) => ApplyMethod::Exact,
+                Ok(Applied::Fuzz) => ApplyMethod::Fuzz,
+                Ok(Applied::ThreeWay) => ApplyMethod::ThreeWay,
+                Err(why) => {
+                    r.problems.push(format!("the patch does not apply: {why}"));
+                    ApplyMethod::Failed
+                }
+            }
+        };
+        return r;
+    };
     let label = format!("eval-{}", kind.name());
     if validator.is_defects4j(&candidate) {
         let job = super::d4j::Job {
@@ -482,30 +569,23 @@ fn applies(
 }
 
 /// The change from the base to a state: none (Novel), the golden patch (Resolved), or
-/// the hunks the dataset's Partial state applies.
+/// the change the dataset's Partial state holds ([`crate::states::stored_partial`]: the
+/// weak patch itself, whatever made it), so a prediction is scored on exactly the tree
+/// the agent saw.
 fn state_change(
     inst: &Instance,
     kind: StateKind,
     dataset: &Path,
 ) -> Result<Option<Patch>, ScoreError> {
-    let golden = crate::states::golden_patch;
     match kind {
         StateKind::Novel => Ok(None),
-        StateKind::Resolved => Ok(Some(golden(inst)?)),
-        StateKind::Partial => {
-            for sc in [crate::model::Scenario::Worst, crate::model::Scenario::Best] {
-                let dir = crate::states::state_dir(dataset, &inst.instance_id, kind, sc, false);
-                if let Ok(m) = crate::states::read_manifest(&dir.join("manifest.yaml")) {
-                    return Ok(Some(crate::states::subset_patch(
-                        &golden(inst)?,
-                        &m.hunks_applied,
-                    )));
-                }
-            }
-            Err(ScoreError::NoPartial {
+        StateKind::Resolved => Ok(Some(crate::states::golden_patch(inst)?)),
+        StateKind::Partial => match crate::states::stored_partial(dataset, inst)? {
+            Some(p) => Ok(Some(p.patch)),
+            None => Err(ScoreError::NoPartial {
                 instance: inst.instance_id.clone(),
-            })
-        }
+            }),
+        },
     }
 }
 
@@ -518,6 +598,7 @@ fn summarize(
     model: &str,
     results: &[PredictionResult],
     by_id: &BTreeMap<&str, &Instance>,
+    resolution_unavailable: Option<String>,
 ) -> Result<EvaluationSummary, EvaluateError> {
     let jsonl =
         std::fs::read(dataset.join("instances.jsonl")).map_err(|source| EvaluateError::Io {
@@ -537,6 +618,16 @@ fn summarize(
         .collect();
     let q = |p: f64| crate::stats::percentile(&divs, p);
     let (q1, q2, q3) = (q(0.25), q(0.5), q(0.75));
+    // Without tests, the figures that need a test run are empty, never zero.
+    let rates_of = |v: &[&PredictionResult]| {
+        let mut r = super::metrics::rates(v);
+        if resolution_unavailable.is_some() {
+            r.resolution = None;
+            r.compilation = None;
+            r.mean_regression_reduction = None;
+        }
+        r
+    };
     let group = |key: &dyn Fn(&Instance, &PredictionResult) -> String| -> BTreeMap<String, Rates> {
         let mut groups: BTreeMap<String, Vec<&PredictionResult>> = BTreeMap::new();
         for r in &scored {
@@ -544,10 +635,7 @@ fn summarize(
                 groups.entry(key(inst, r)).or_default().push(r);
             }
         }
-        groups
-            .into_iter()
-            .map(|(k, v)| (k, super::metrics::rates(&v)))
-            .collect()
+        groups.into_iter().map(|(k, v)| (k, rates_of(&v))).collect()
     };
     let run_dir = predictions.parent().unwrap_or(Path::new("."));
     Ok(EvaluationSummary {
@@ -558,7 +646,8 @@ fn summarize(
         predictions: results.len(),
         infra: results.iter().filter(|r| r.infra.is_some()).count(),
         problems: results.iter().filter(|r| !r.problems.is_empty()).count(),
-        overall: super::metrics::rates(&scored),
+        resolution_unavailable: resolution_unavailable.clone(),
+        overall: rates_of(&scored),
         by_class: group(&|i, _| {
             i.proximity
                 .as_ref()
@@ -579,7 +668,7 @@ fn summarize(
             .iter()
             .map(|r| {
                 (
-                    format!("{}/{}", r.instance_id, r.state),
+                    outcome_key(r),
                     Paired {
                         resolved: r.resolved,
                         abstained: r.abstained,
@@ -590,6 +679,23 @@ fn summarize(
         trajectories: super::trajectory::metrics(run_dir, results, by_id),
         study: study_rows(&scored, by_id).and_then(|rows| super::study::metrics(&rows)),
     })
+}
+
+/// A row's key in `outcomes` (what `compare` pairs): `<instance_id>/<state>`, with
+/// `/<scenario>/<instruction>` added when the row names either, so the cells of one
+/// FixedBench file stay apart.
+fn outcome_key(r: &PredictionResult) -> String {
+    let scenario = (r.scenario != "unspecified").then_some(r.scenario.as_str());
+    match (scenario, r.instruction.as_deref()) {
+        (None, None) => format!("{}/{}", r.instance_id, r.state),
+        (sc, i) => format!(
+            "{}/{}/{}/{}",
+            r.instance_id,
+            r.state,
+            sc.unwrap_or("unspecified"),
+            i.unwrap_or("unspecified")
+        ),
+    }
 }
 
 /// The rows the agent study's metrics are over when Defects4J evaluated the predictions:
@@ -651,6 +757,9 @@ pub fn table(s: &EvaluationSummary) -> String {
         "{} on {}: {} prediction(s), {} infrastructure failure(s), {} with problems\n\n",
         s.model_name_or_path, s.dataset, s.predictions, s.infra, s.problems
     );
+    if let Some(why) = &s.resolution_unavailable {
+        out.push_str(&format!("Not scored: {why}.\n\n"));
+    }
     let mut table = crate::table::Table::new([
         "group",
         "resolved",

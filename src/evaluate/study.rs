@@ -169,6 +169,7 @@ mod tests {
             model_name_or_path: "m".into(),
             state: "novel".into(),
             scenario: "worst".into(),
+            instruction: None,
             applied,
             compiled,
             resolution: None,

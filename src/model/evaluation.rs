@@ -44,8 +44,13 @@ pub struct PredictionResult {
     pub model_name_or_path: String,
     /// The state the prediction was made on (`novel`, `partial`, `resolved`).
     pub state: String,
-    /// The scenario (`best`, `worst`).
+    /// The scenario the patch was made in (`best`, `worst`): the prediction's own, else
+    /// `--scenario`, else `unspecified`.
     pub scenario: String,
+    /// The prompt's instruction the prediction was made under (`issue`, `edit`,
+    /// `reproduce`, `abstain-or-fix`, …), from the prediction's `prompt_variant`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instruction: Option<String>,
     /// How the patch applied.
     pub applied: ApplyMethod,
     /// Whether the code built (`None` when the suite never ran for another reason).
@@ -186,6 +191,10 @@ pub struct Rate {
     pub low: f64,
     /// Upper bound.
     pub high: f64,
+    /// Half-width of the 95% normal-approximation interval, 1.96·sqrt(p(1−p)/n): the ±
+    /// FixedBench reports (65.0 ± 6.6 at n = 200), beside the Wilson bounds.
+    #[serde(default)]
+    pub normal_half_width: f64,
 }
 
 /// The rates of one group of results.
@@ -236,6 +245,10 @@ pub struct EvaluationSummary {
     pub infra: usize,
     /// Per-prediction problems.
     pub problems: usize,
+    /// Why resolution, compilation and regression figures are empty (a dataset built
+    /// without `validate:` is scored for abstention only); absent when they were scored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution_unavailable: Option<String>,
     /// Over everything.
     pub overall: Rates,
     /// By proximity class (`Nucleus`, …, `undecided`).

@@ -117,6 +117,14 @@ pub enum PartialSource {
         /// The file, as given.
         path: String,
     },
+    /// A weaker agent's patch from a `hunkgen run` on the Novel state (FixedBench's
+    /// construction: the agent's failing attempt becomes the Partial state).
+    Run {
+        /// The run directory (`runs/<agent>/novel-<scenario>`), as given.
+        run: String,
+        /// The agent that made the patch, as its `result.json` names it.
+        agent: String,
+    },
 }
 
 /// `manifest.yaml` of one materialized state: what it is, what it should elicit and what

@@ -124,7 +124,7 @@ impl AgentOutcome {
     }
 }
 
-/// `runs/<agent>/<state>-<scenario>/<instance>/result.json`: one agent run.
+/// `runs/<agent>/<state>-<scenario>[-tests]/<instance>/result.json`: one agent run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AgentRunRecord {
     /// The instance.
@@ -135,8 +135,13 @@ pub struct AgentRunRecord {
     pub state: String,
     /// The scenario (`best`, `worst`).
     pub scenario: String,
-    /// The prompt variant (`plain`, `files`, `hunks`, `mcp`).
+    /// The prompt variant the instance got (`issue`, `edit`, `reproduce`,
+    /// `abstain-or-fix`, `plain`, `files`, `hunks`, `mcp`).
     pub prompt_variant: String,
+    /// Whether the state held the golden tests (`hunkgen run --with-tests`); absent in
+    /// records written before the flag existed.
+    #[serde(default)]
+    pub tests_present: bool,
     /// SHA-256 of the agent spec, the prompt and the state manifest: a run with the same
     /// key is not repeated.
     pub key: String,
@@ -164,6 +169,15 @@ pub struct AgentRunRecord {
     /// Why the log could not be normalized, or the run failed, as one line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// What the agent had besides its working copy (FixedBench's Best scenario: the
+    /// state's git history and the environment validation built): `history`, and one
+    /// entry per environment (`python venv <dir>`, `CLASSPATH …`); empty in Worst.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub had: Vec<String>,
+    /// Why a Best run got no environment although the dataset has tests (the agent ran
+    /// without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment_error: Option<String>,
 }
 
 /// Mean tokens and time of a group of runs.

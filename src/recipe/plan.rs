@@ -2,7 +2,9 @@
 //! the stage plans built, every error reported at its key's place in the text.
 
 use super::context::{default_cache_dir, Ctx};
-use super::schema::{GoldenTests, Recipe, Source, ValidateSpec, SOURCE_KINDS};
+use super::schema::{
+    GoldenTests, PartialSpec, Recipe, SampleSpec, Source, Stratify, ValidateSpec, SOURCE_KINDS,
+};
 use super::sources::{d4j_plan, git_only, git_plan, github_plan, swebench_plan};
 use super::{AnnotatePlan, Plan, RecipeError, SourcePlan};
 use crate::annotate::tokenize::Tokenizer;
@@ -120,6 +122,7 @@ pub(super) fn plan(
             }
             (on, _) => on,
         },
+        sample: sample_plan(&cx, &recipe)?,
         annotate,
         report: recipe.report.clone(),
         sandbox: recipe
@@ -141,7 +144,36 @@ pub(super) fn plan(
                     }
                 }
                 let mut st = st.clone();
-                st.partial_patches = st.partial_patches.as_ref().map(|p| cx.resolve(p));
+                st.partial = match (st.partial.take(), st.partial_patches.take()) {
+                    (Some(_), Some(_)) => {
+                        return Err(cx.err(
+                            "states.partial_patches",
+                            "the older spelling of `partial: {from: patches, dir: …}`; keep one of `partial` and `partial_patches`",
+                        ))
+                    }
+                    (None, Some(dir)) => Some(PartialSpec::Patches { dir }),
+                    (p, None) => p,
+                };
+                st.partial = st.partial.map(|p| match p {
+                    PartialSpec::Patches { dir } => PartialSpec::Patches {
+                        dir: cx.resolve(&dir),
+                    },
+                    PartialSpec::Run { run } => PartialSpec::Run {
+                        run: cx.resolve(&run),
+                    },
+                    PartialSpec::HunkSubset { cap } => PartialSpec::HunkSubset { cap },
+                });
+                if let Some(PartialSpec::Run { run }) = &st.partial {
+                    if !run.is_dir() {
+                        return Err(cx.err(
+                            "states.partial.run",
+                            format!(
+                                "{} is not a directory; give the directory a `hunkgen run` on the Novel state wrote (runs/<agent>/novel-<scenario>)",
+                                run.display()
+                            ),
+                        ));
+                    }
+                }
                 Some(st)
             }
             None => None,
@@ -152,6 +184,36 @@ pub(super) fn plan(
         },
         text,
     })
+}
+
+/// `select.sample`, checked: at least one instance, and a class stratum only when the
+/// instances are annotated (the proximity class comes from annotation).
+fn sample_plan(cx: &Ctx<'_>, recipe: &Recipe) -> Result<Option<SampleSpec>, RecipeError> {
+    let Some(sample) = &recipe.select.sample else {
+        return Ok(None);
+    };
+    // Written in flow style (`sample: {n: 0}`), the inner key has no line of its own:
+    // the error points at `sample:` instead.
+    let err = |key: &str, message: &str| {
+        let mut e = cx.err(key, message);
+        if e.location.is_none() {
+            e.location = super::schema::locate(cx.text, "select.sample");
+        }
+        e
+    };
+    if sample.n == 0 {
+        return Err(err(
+            "select.sample.n",
+            "expected at least 1 (leave `sample` out to keep every instance)",
+        ));
+    }
+    if sample.stratify_by == Stratify::Class && !recipe.annotate.enabled {
+        return Err(err(
+            "select.sample.stratify_by",
+            "`class` needs the proximity class, which annotation computes; it contradicts `annotate.enabled: false`",
+        ));
+    }
+    Ok(Some(sample.clone()))
 }
 
 fn validate_plan(

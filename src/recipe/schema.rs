@@ -62,12 +62,40 @@ pub struct StatesSpec {
     /// buggy checkout) or `both` (each state written both ways).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub golden_tests: Option<GoldenTests>,
-    /// Partial states from `<dir>/<instance_id>.patch` instead of golden-hunk subsets.
+    /// How Partial states are made: `{from: hunk-subset, cap: N}` (default),
+    /// `{from: patches, dir: DIR}` or `{from: run, run: DIR}` (a weaker agent's patches
+    /// from `hunkgen run` on Novel, FixedBench's way).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial: Option<PartialSpec>,
+    /// Partial states from `<dir>/<instance_id>.patch` instead of golden-hunk subsets;
+    /// the older spelling of `partial: {from: patches, dir: DIR}`.
     #[serde(default)]
     pub partial_patches: Option<PathBuf>,
     /// At most this many hunk subsets are tried for a Partial state (largest first).
     #[serde(default = "subset_cap")]
     pub subset_cap: usize,
+}
+
+/// Where a build's Partial states come from (`states.partial`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "from", rename_all = "kebab-case")]
+pub enum PartialSpec {
+    /// The largest proper subset of the golden hunks that still fails a golden test.
+    HunkSubset {
+        /// At most this many subsets are tried (default 64).
+        #[serde(default = "subset_cap")]
+        cap: usize,
+    },
+    /// `<dir>/<instance_id>.patch`, weak patches made elsewhere.
+    Patches {
+        /// The directory of patches.
+        dir: PathBuf,
+    },
+    /// `<run>/<instance_id>/model.patch` of a `hunkgen run` on the Novel state.
+    Run {
+        /// The run directory (`runs/<agent>/novel-<scenario>`).
+        run: PathBuf,
+    },
 }
 
 /// Whether a build's states hold the golden tests (the manifest's `tests_present`).
@@ -534,6 +562,50 @@ pub struct SelectSpec {
     /// `new_api_only`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub reject_new_api_only: bool,
+    /// Keep a reproducible sample of N of the instances that pass the filters above,
+    /// chosen by a hash of the seed and each instance id (before validation and states,
+    /// so the others cost nothing); the rest are counted as `not_sampled`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sample: Option<SampleSpec>,
+}
+
+/// `select.sample`: how many instances to keep, and how they are drawn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SampleSpec {
+    /// How many instances to keep (at least 1); all of them when fewer pass the filters.
+    pub n: usize,
+    /// The seed of the draw: the same seed picks the same instances on any machine.
+    #[serde(default)]
+    pub seed: u64,
+    /// `none` (default), `project` or `class` (proximity): N shared among the strata in
+    /// proportion to their sizes, then drawn within each.
+    #[serde(default)]
+    pub stratify_by: Stratify,
+}
+
+/// The strata a sample is drawn from (`select.sample.stratify_by`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stratify {
+    /// One stratum: the whole set.
+    #[default]
+    None,
+    /// One stratum per project (an instance's `project`).
+    Project,
+    /// One stratum per proximity class (needs annotation).
+    Class,
+}
+
+impl Stratify {
+    /// The recipe's word for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stratify::None => "none",
+            Stratify::Project => "project",
+            Stratify::Class => "class",
+        }
+    }
 }
 
 impl Default for SelectSpec {
@@ -548,6 +620,7 @@ impl Default for SelectSpec {
             reject_formatting_only: None,
             min_necessary_hunks: None,
             reject_new_api_only: false,
+            sample: None,
         }
     }
 }

@@ -53,6 +53,8 @@ pub struct SystemResults {
     pub trajectories: Option<crate::model::TrajectoryMetrics>,
     /// The agent study's Table 2 row from `summary.json`, when Defects4J evaluated it.
     pub study: Option<crate::model::StudyMetrics>,
+    /// The evaluation ran no tests (its dataset has no `validate:`): resolution is empty.
+    pub resolution_unavailable: bool,
 }
 
 /// Read one `--results` argument (a `results.jsonl` or a directory holding one, with
@@ -152,6 +154,9 @@ pub fn read_results(
                 unknown: 0,
                 trajectories: summary.as_ref().and_then(|s| s.trajectories.clone()),
                 study: summary.as_ref().and_then(|s| s.study.clone()),
+                resolution_unavailable: summary
+                    .as_ref()
+                    .is_some_and(|s| s.resolution_unavailable.is_some()),
             });
         if ids.contains(row.instance_id.as_str()) {
             sys.rows.push(row);
@@ -232,6 +237,8 @@ pub struct ResultsTables {
     pub systems: Vec<SystemTables>,
     /// With several systems, which solved what.
     pub overlap: Option<Overlap>,
+    /// FixedBench's table of abstention and resolution (rows on FixedBench states).
+    pub fixedbench: Option<FixedBenchTable>,
 }
 
 fn needs_fix(state: &str) -> bool {
@@ -355,6 +362,7 @@ impl ResultsTables {
             quartile_edges,
             systems: tables,
             overlap,
+            fixedbench: FixedBenchTable::compute(systems),
         }
     }
 }
@@ -388,5 +396,373 @@ fn overlap(systems: &[SystemResults]) -> Overlap {
         tasks: tasks.len(),
         both,
         combinations,
+    }
+}
+
+/// FixedBench's Table 1 from any number of evaluations: one row per task (state) ×
+/// scenario × instruction, one cell per system with its abstention and resolution rates,
+/// and the Partial control (resolution on the Novel versions of the instances that have a
+/// Partial task). Systems are the rows' `model_name_or_path`, so the evaluations of one
+/// agent in several states, scenarios and instructions fill one column.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FixedBenchTable {
+    /// The systems, in column order.
+    pub systems: Vec<String>,
+    /// Task × scenario × instruction rows, in the paper's order.
+    pub rows: Vec<FixedBenchRow>,
+    /// Per scenario × instruction with Partial tasks: resolution on the same instances'
+    /// Novel versions.
+    pub partial_control: Vec<FixedBenchControl>,
+}
+
+/// One row of [`FixedBenchTable`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FixedBenchRow {
+    /// The state the agent was given (`novel`, `partial`, `resolved`).
+    pub task: String,
+    /// `best` or `worst` (`unspecified` for predictions that do not say).
+    pub scenario: String,
+    /// The prompt's instruction (`issue`, `edit`, …; `unspecified` when not recorded).
+    pub instruction: String,
+    /// Per system (in [`FixedBenchTable::systems`] order); `None` where it has no rows.
+    pub cells: Vec<Option<FixedBenchCell>>,
+}
+
+/// One system's figures in one row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FixedBenchCell {
+    /// Predictions that abstained (correct on Resolved, incorrect elsewhere).
+    pub abstention: Rate,
+    /// Predictions that resolved the task; `None` when the evaluation ran no tests.
+    pub resolution: Option<Rate>,
+}
+
+/// One row of the Partial control.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FixedBenchControl {
+    /// The scenario.
+    pub scenario: String,
+    /// The instruction.
+    pub instruction: String,
+    /// Per system: resolution on Novel, over the instances it was given as Partial.
+    pub cells: Vec<Option<Rate>>,
+}
+
+/// The order of a name among `known` ones (unknown ones after them).
+fn rank_of(known: &[&str], name: &str) -> usize {
+    known.iter().position(|k| *k == name).unwrap_or(known.len())
+}
+
+impl FixedBenchTable {
+    /// The instructions in the paper's order.
+    pub const INSTRUCTIONS: [&'static str; 4] = ["issue", "edit", "reproduce", "abstain-or-fix"];
+
+    /// Tabulate the systems' rows; `None` when no row is on a FixedBench state.
+    pub fn compute(systems: &[SystemResults]) -> Option<FixedBenchTable> {
+        type Key = (String, String, String);
+        // (task, scenario, instruction) → system → rows.
+        let mut cells: BTreeMap<Key, BTreeMap<String, Vec<&PredictionResult>>> = BTreeMap::new();
+        let mut names: BTreeSet<String> = BTreeSet::new();
+        let mut no_tests: BTreeSet<String> = BTreeSet::new();
+        for s in systems {
+            for r in &s.rows {
+                if r.problems.iter().any(|p| p.starts_with("duplicate")) {
+                    continue;
+                }
+                let key = (
+                    r.state.clone(),
+                    r.scenario.clone(),
+                    r.instruction
+                        .clone()
+                        .unwrap_or_else(|| "unspecified".into()),
+                );
+                names.insert(r.model_name_or_path.clone());
+                if s.resolution_unavailable {
+                    no_tests.insert(r.model_name_or_path.clone());
+                }
+                cells
+                    .entry(key)
+                    .or_default()
+                    .entry(r.model_name_or_path.clone())
+                    .or_default()
+                    .push(r);
+            }
+        }
+        // Only results with an abstention task (a Resolved or Partial state, or one of
+        // FixedBench's instructions) make the table; a repair study's Novel rows do not.
+        let fixedbench = cells.keys().any(|(t, _, i)| {
+            t != StateKind::Novel.name() || Self::INSTRUCTIONS.contains(&i.as_str())
+        });
+        if !fixedbench {
+            return None;
+        }
+        let systems: Vec<String> = names.into_iter().collect();
+        let states: Vec<&str> = StateKind::ALL.iter().map(|k| k.name()).collect();
+        let mut keys: Vec<Key> = cells.keys().cloned().collect();
+        keys.sort_by_key(|(t, sc, i)| {
+            (
+                rank_of(&states, t),
+                t.clone(),
+                rank_of(&["best", "worst"], sc),
+                sc.clone(),
+                rank_of(&Self::INSTRUCTIONS, i),
+                i.clone(),
+            )
+        });
+        let rate = |rows: &[&PredictionResult], f: &dyn Fn(&PredictionResult) -> bool| {
+            crate::stats::wilson(rows.iter().filter(|r| f(r)).count(), rows.len())
+        };
+        let rows = keys
+            .iter()
+            .map(|key| {
+                let by_system = &cells[key];
+                FixedBenchRow {
+                    task: key.0.clone(),
+                    scenario: key.1.clone(),
+                    instruction: key.2.clone(),
+                    cells: systems
+                        .iter()
+                        .map(|name| {
+                            by_system.get(name).map(|rows| FixedBenchCell {
+                                abstention: rate(rows, &|r| r.abstained),
+                                resolution: (!no_tests.contains(name))
+                                    .then(|| rate(rows, &|r| r.resolved)),
+                            })
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        let partial = StateKind::Partial.name();
+        let novel = StateKind::Novel.name();
+        let partial_control = keys
+            .iter()
+            .filter(|(t, _, _)| t == partial)
+            .map(|(_, sc, i)| FixedBenchControl {
+                scenario: sc.clone(),
+                instruction: i.clone(),
+                cells: systems
+                    .iter()
+                    .map(|name| {
+                        let given: BTreeSet<&str> = cells
+                            .get(&(partial.to_string(), sc.clone(), i.clone()))
+                            .and_then(|m| m.get(name))
+                            .map(|rows| rows.iter().map(|r| r.instance_id.as_str()).collect())
+                            .unwrap_or_default();
+                        let on_novel: Vec<&PredictionResult> = cells
+                            .get(&(novel.to_string(), sc.clone(), i.clone()))
+                            .and_then(|m| m.get(name))
+                            .map(|rows| {
+                                rows.iter()
+                                    .filter(|r| given.contains(r.instance_id.as_str()))
+                                    .copied()
+                                    .collect()
+                            })
+                            .unwrap_or_default();
+                        (!on_novel.is_empty() && !no_tests.contains(name))
+                            .then(|| rate(&on_novel, &|r| r.resolved))
+                    })
+                    .collect(),
+            })
+            .collect();
+        Some(FixedBenchTable {
+            systems,
+            rows,
+            partial_control,
+        })
+    }
+
+    /// The table as markdown: `Abs.` and `Res.` per system as percentages with the
+    /// paper's normal-approximation ± (k/n beside them).
+    pub fn to_markdown(&self) -> String {
+        let pm = |r: &Rate| {
+            format!(
+                "{:.1} ± {:.1} ({}/{})",
+                100.0 * r.rate,
+                100.0 * r.normal_half_width,
+                r.k,
+                r.n
+            )
+        };
+        let mut head = vec!["task".to_string(), "scenario".into(), "instruction".into()];
+        for s in &self.systems {
+            head.push(format!("{s} Abs."));
+            head.push(format!("{s} Res."));
+        }
+        let mut t = crate::table::Table::new(head);
+        for row in &self.rows {
+            let mut line = vec![
+                row.task.clone(),
+                row.scenario.clone(),
+                row.instruction.clone(),
+            ];
+            for c in &row.cells {
+                match c {
+                    Some(c) => {
+                        line.push(pm(&c.abstention));
+                        line.push(c.resolution.as_ref().map(pm).unwrap_or_else(|| "–".into()));
+                    }
+                    None => line.extend(["–".to_string(), "–".to_string()]),
+                }
+            }
+            t.push(line);
+        }
+        let mut out = String::from("## FixedBench: abstention and resolution\n\n");
+        out.push_str(&t.to_markdown());
+        if !self.partial_control.is_empty() {
+            let mut head = vec!["scenario".to_string(), "instruction".into()];
+            head.extend(self.systems.iter().map(|s| format!("{s} Res. on Novel")));
+            let mut c = crate::table::Table::new(head);
+            for row in &self.partial_control {
+                let mut line = vec![row.scenario.clone(), row.instruction.clone()];
+                line.extend(
+                    row.cells
+                        .iter()
+                        .map(|r| r.as_ref().map(pm).unwrap_or_else(|| "–".into())),
+                );
+                c.push(line);
+            }
+            out.push_str("\n### Partial control: the same instances' Novel versions\n\n");
+            out.push_str(&c.to_markdown());
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ApplyMethod;
+
+    fn row(
+        model: &str,
+        id: &str,
+        state: &str,
+        sc: &str,
+        instr: &str,
+        res: bool,
+        abs: bool,
+    ) -> PredictionResult {
+        PredictionResult {
+            schema_version: 1,
+            instance_id: id.into(),
+            model_name_or_path: model.into(),
+            state: state.into(),
+            scenario: sc.into(),
+            instruction: Some(instr.into()),
+            applied: ApplyMethod::Exact,
+            compiled: None,
+            resolution: None,
+            resolved: res,
+            abstained: abs,
+            abstention_correct: abs == (state == "resolved"),
+            localized: false,
+            hunks_touched: vec![],
+            hunks_total: 2,
+            line_scores: None,
+            failing_before: None,
+            failing_after: None,
+            infra: None,
+            problems: vec![],
+            defects4j: None,
+        }
+    }
+
+    fn system(name: &str, rows: Vec<PredictionResult>, no_tests: bool) -> SystemResults {
+        SystemResults {
+            name: name.into(),
+            file: PathBuf::from(format!("{name}.jsonl")),
+            rows,
+            unknown: 0,
+            trajectories: None,
+            study: None,
+            resolution_unavailable: no_tests,
+        }
+    }
+
+    #[test]
+    fn fixedbench_cells_and_the_partial_control_by_hand() {
+        // Agent `a` in two evaluations (one file per state) fills one column.
+        let a1 = system(
+            "a",
+            vec![
+                row("a", "x", "resolved", "best", "issue", true, true),
+                row("a", "y", "resolved", "best", "issue", false, false),
+                row("a", "z", "resolved", "best", "issue", true, true),
+            ],
+            false,
+        );
+        let a2 = system(
+            "a (2)",
+            vec![
+                row("a", "x", "novel", "best", "issue", true, false),
+                row("a", "y", "novel", "best", "issue", false, false),
+                row("a", "z", "novel", "best", "issue", false, true),
+                row("a", "x", "partial", "best", "issue", false, false),
+                row("a", "z", "partial", "best", "issue", true, false),
+            ],
+            false,
+        );
+        let b = system(
+            "b",
+            vec![row(
+                "b",
+                "x",
+                "resolved",
+                "worst",
+                "abstain-or-fix",
+                false,
+                true,
+            )],
+            true,
+        );
+        let t = FixedBenchTable::compute(&[a1, a2, b]).expect("a table");
+        assert_eq!(t.systems, ["a", "b"]);
+        let keys: Vec<(&str, &str, &str)> = t
+            .rows
+            .iter()
+            .map(|r| (r.task.as_str(), r.scenario.as_str(), r.instruction.as_str()))
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ("novel", "best", "issue"),
+                ("partial", "best", "issue"),
+                ("resolved", "best", "issue"),
+                ("resolved", "worst", "abstain-or-fix"),
+            ]
+        );
+        let kn = |r: &Rate| (r.k, r.n);
+        let a_resolved = t.rows[2].cells[0].as_ref().expect("a on resolved");
+        assert_eq!(kn(&a_resolved.abstention), (2, 3));
+        assert_eq!(a_resolved.resolution.as_ref().map(kn), Some((2, 3)));
+        assert!(t.rows[2].cells[1].is_none(), "b has no such row");
+        let a_novel = t.rows[0].cells[0].as_ref().expect("a on novel");
+        assert_eq!(kn(&a_novel.abstention), (1, 3));
+        assert_eq!(a_novel.resolution.as_ref().map(kn), Some((1, 3)));
+        // b's evaluation ran no tests: abstention only.
+        let b_cell = t.rows[3].cells[1].as_ref().expect("b");
+        assert_eq!(kn(&b_cell.abstention), (1, 1));
+        assert!(b_cell.resolution.is_none());
+        // Partial control: a's Novel resolution over x and z (its Partial instances).
+        assert_eq!(t.partial_control.len(), 1);
+        assert_eq!(t.partial_control[0].cells[0].as_ref().map(kn), Some((1, 2)));
+        assert_eq!(t.partial_control[0].cells[1], None);
+        // ± is the normal approximation: 2/3 at n = 3 → 1.96·sqrt(2/9/3) = 0.5334.
+        assert!((a_resolved.abstention.normal_half_width - 0.533_43).abs() < 1e-4);
+        let md = t.to_markdown();
+        assert!(
+            md.contains(
+                "| resolved | best | issue | 66.7 ± 53.3 (2/3) | 66.7 ± 53.3 (2/3) | – | – |"
+            ),
+            "{md}"
+        );
+        // A repair study's Novel-only results make no FixedBench table.
+        let repair = system(
+            "r",
+            vec![row("r", "x", "novel", "best", "plain", true, false)],
+            false,
+        );
+        assert!(FixedBenchTable::compute(&[repair]).is_none());
     }
 }

@@ -29,6 +29,18 @@ pub enum ExecuteError {
         /// The state's repository directory looked for.
         repo: PathBuf,
     },
+    /// `--with-tests`, and the dataset holds no such state with the golden tests.
+    #[error("no {state}-{scenario}-tests state of `{instance}` in the dataset ({} missing): --with-tests needs states built with `states.golden_tests: present|both` in the recipe", dir.display())]
+    NoTestsState {
+        /// The instance.
+        instance: String,
+        /// The state kind's name (`novel`).
+        state: &'static str,
+        /// The scenario's name (`best`).
+        scenario: &'static str,
+        /// The directory not found (`…/<state>-<scenario>-tests`, or its `repo`).
+        dir: PathBuf,
+    },
     /// The dataset holds no such state, and the instance's Defects4J checkout cannot be
     /// used instead.
     #[error("no {state}-{scenario} state of `{instance}` in the dataset ({} missing; build it with `states:` in the recipe); no Defects4J checkout either: {why}", repo.display())]

@@ -29,10 +29,23 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// What the prompt tells the agent beyond the problem and the failing tests.
+/// Which prompt `hunkgen run` gives the agent: one of FixedBench's four instructions
+/// (`issue`, `edit`, `reproduce`, `abstain-or-fix`), or the harness's own template with
+/// optional localization hints (`plain`, `files`, `hunks`, `mcp`). No built-in variant
+/// names the golden tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptVariant {
-    /// Problem statement and failing tests only.
+    /// The task text verbatim and nothing else (FixedBench's baseline instruction).
+    Issue,
+    /// An instruction to edit the code base so that the issue is addressed.
+    Edit,
+    /// An instruction to reproduce the issue first, then address it.
+    Reproduce,
+    /// An instruction to reproduce the issue first, then either address it or, with
+    /// nothing to fix, leave the repository unchanged (a successful outcome).
+    AbstainOrFix,
+    /// The harness's template: the reported problem, changed only if it still occurs
+    /// (for a Defects4J bug, the agent study's template).
     Plain,
     /// Plus the files the golden patch changes.
     Files,
@@ -43,8 +56,12 @@ pub enum PromptVariant {
 }
 
 impl PromptVariant {
-    /// All four, in the order `--prompt-variant` lists them.
-    pub const ALL: [PromptVariant; 4] = [
+    /// All eight, in the order `--prompt-variant` lists them.
+    pub const ALL: [PromptVariant; 8] = [
+        PromptVariant::Issue,
+        PromptVariant::Edit,
+        PromptVariant::Reproduce,
+        PromptVariant::AbstainOrFix,
         PromptVariant::Plain,
         PromptVariant::Files,
         PromptVariant::Hunks,
@@ -54,10 +71,25 @@ impl PromptVariant {
     /// The variant's name.
     pub fn name(self) -> &'static str {
         match self {
+            PromptVariant::Issue => "issue",
+            PromptVariant::Edit => "edit",
+            PromptVariant::Reproduce => "reproduce",
+            PromptVariant::AbstainOrFix => "abstain-or-fix",
             PromptVariant::Plain => "plain",
             PromptVariant::Files => "files",
             PromptVariant::Hunks => "hunks",
             PromptVariant::Mcp => "mcp",
+        }
+    }
+
+    /// The variant an instance gets when `--prompt-variant` is not given: `plain` (the
+    /// agent study's template) for a Defects4J bug served by the Defects4J loop, `issue`
+    /// for every other instance.
+    pub fn default_for(d4j: bool) -> PromptVariant {
+        if d4j {
+            PromptVariant::Plain
+        } else {
+            PromptVariant::Issue
         }
     }
 }
@@ -85,8 +117,11 @@ pub struct RunOptions {
     pub only: Vec<String>,
     /// Timeout in seconds overriding the spec's.
     pub timeout: Option<u64>,
-    /// The prompt variant.
-    pub variant: PromptVariant,
+    /// The prompt variant (`None`: [`PromptVariant::default_for`] each instance).
+    pub variant: Option<PromptVariant>,
+    /// Run on the states written with the golden tests present
+    /// (`<state>-<scenario>-tests`, built with `states.golden_tests: present|both`).
+    pub with_tests: bool,
     /// Output root (default `<dataset>/runs`).
     pub out: Option<PathBuf>,
     /// Show a progress bar.
@@ -104,7 +139,7 @@ pub struct RunOptions {
 /// What a run wrote.
 #[derive(Debug)]
 pub struct RunSummary {
-    /// `runs/<agent>/<state>-<scenario>/`.
+    /// `runs/<agent>/<state>-<scenario>/` (`…-tests/` with the golden tests).
     pub dir: PathBuf,
     /// One record per instance, sorted by id.
     pub records: Vec<AgentRunRecord>,
@@ -213,9 +248,7 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
         (None, None) => dataset_dir.join("runs"),
         (None, Some(s)) => dataset_dir.join(format!("runs-shard-{}-of-{}", s.index, s.count)),
     };
-    let dir =
-        root.join(&opts.agent)
-            .join(format!("{}-{}", opts.state.name(), opts.scenario.name()));
+    let dir = root.join(&opts.agent).join(run_dir_name(opts));
     std::fs::create_dir_all(&dir)
         .and_then(|()| match opts.shard {
             Some(_) => crate::shard::TaskManifest::begin(&dir),
@@ -234,14 +267,20 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
         crate::progress::Progress::hidden()
     };
     // Defects4J bugs get Defects4J's build and test commands (the agent study's loop).
-    let (opened, no_d4j) = if chosen
+    let any_d4j = chosen
         .iter()
-        .any(|i| i.source == crate::model::SourceKind::Defects4j)
-    {
+        .any(|i| i.source == crate::model::SourceKind::Defects4j);
+    // Best states come with the environment validation built (FixedBench: the execution
+    // environment is set up), so a Best run opens the recipe's tests as Defects4J does.
+    let best = opts.scenario == Scenario::Best;
+    let (opened, no_d4j) = if any_d4j || best {
         match crate::recipe::open::open_with_tests(dataset_dir, "Defects4J cannot run") {
-            Ok(o) if o.tests.defects4j.is_some() => (Some(o), None),
-            Ok(_) => (None, Some("its recipe has no `validate.defects4j`".into())),
-            Err(e) => (None, Some(e.to_string())),
+            Ok(o) if o.tests.defects4j.is_some() || !any_d4j => (Some(o), None),
+            Ok(o) => (
+                Some(o),
+                Some("its recipe has no `validate.defects4j`".to_string()),
+            ),
+            Err(e) => (None, any_d4j.then(|| e.to_string())),
         }
     } else {
         (None, None)
@@ -253,8 +292,16 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
         ),
         None => None,
     };
+    let has_d4j = opened.as_ref().is_some_and(|o| o.tests.defects4j.is_some());
+    let envs = match (&opened, &validator, best) {
+        (Some(o), Some(v), true) => Some(Envs {
+            validator: v,
+            card: &o.card,
+        }),
+        _ => None,
+    };
     let d4j_loop = match (&opened, &validator) {
-        (Some(o), Some(v)) => Some(d4j::Loop {
+        (Some(o), Some(v)) if has_d4j => Some(d4j::Loop {
             validator: v,
             card: &o.card,
             logs: dir.join(".d4j-logs"),
@@ -269,6 +316,7 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
         runner: &runner,
         d4j: d4j_loop.as_ref(),
         no_d4j,
+        envs: envs.as_ref(),
     };
     let done: Vec<(AgentRunRecord, String, bool)> = chosen
         .par_iter()
@@ -283,12 +331,20 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
     let rows: Vec<serde_json::Value> = done
         .iter()
         .map(|(r, patch, _)| {
-            serde_json::json!({
+            let mut row = serde_json::json!({
                 "instance_id": r.instance_id,
                 "model_name_or_path": opts.agent,
                 "model_patch": patch,
                 "state": r.state,
-            })
+                "scenario": r.scenario,
+                "prompt_variant": r.prompt_variant,
+            });
+            // Only when true, so predictions of runs without the golden tests stay as
+            // they were.
+            if let (true, Some(o)) = (r.tests_present, row.as_object_mut()) {
+                o.insert("tests_present".into(), true.into());
+            }
+            row
         })
         .collect();
     dataset::write_atomic(&dir.join("predictions.jsonl"), &dataset::jsonl(&rows))?;
@@ -302,6 +358,13 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
         reused,
         warning,
     })
+}
+
+/// The run directory's name under `<root>/<agent>/`: `<state>-<scenario>`, with `-tests`
+/// when the states hold the golden tests (as the states' own directories are named).
+pub fn run_dir_name(opts: &RunOptions) -> String {
+    let tests = if opts.with_tests { "-tests" } else { "" };
+    format!("{}-{}{tests}", opts.state.name(), opts.scenario.name())
 }
 
 /// A run shard's manifest: what every shard of the run shares, its instances, and the
@@ -318,7 +381,12 @@ fn write_manifest(
     let mut inputs: std::collections::BTreeMap<String, String> = [
         ("agent", opts.agent.clone()),
         ("agent_sha256", dataset::sha256_hex(spec.as_bytes())),
-        ("prompt_variant", opts.variant.name().to_string()),
+        (
+            "prompt_variant",
+            opts.variant
+                .map_or("default", PromptVariant::name)
+                .to_string(),
+        ),
         ("state", opts.state.name().to_string()),
         ("scenario", opts.scenario.name().to_string()),
         (
@@ -329,6 +397,10 @@ fn write_manifest(
     ]
     .map(|(k, v)| (k.to_string(), v))
     .into();
+    // Only when true, so manifests of runs without the golden tests still match.
+    if opts.with_tests {
+        inputs.insert("tests_present".into(), "true".into());
+    }
     // Shards given other bug reports are not one run (only named when there are some,
     // so runs without them keep their manifests).
     if !opts.reports.is_empty() {
@@ -413,7 +485,19 @@ struct Ctx<'a> {
     d4j: Option<&'a d4j::Loop<'a>>,
     /// Why a dataset with Defects4J bugs has no Defects4J side.
     no_d4j: Option<String>,
+    /// Where a Best run's environments come from (a dataset with `validate:`).
+    envs: Option<&'a Envs<'a>>,
 }
+
+/// The validator that built a dataset's environments, for Best runs.
+struct Envs<'a> {
+    validator: &'a crate::validate::stage::Validator<'a>,
+    card: &'a crate::model::Card,
+}
+
+/// A Best run's environments (none for Worst, for a Defects4J bug, whose tools are its
+/// environment, and for a dataset without tests), or why they cannot be had.
+type BestEnvs = Result<Vec<crate::validate::stage::AgentEnv>, String>;
 
 /// Single-quote a value for `/bin/sh`.
 fn sh_quote(s: &str) -> String {
@@ -507,10 +591,21 @@ impl Ctx<'_> {
             oracle_dir,
             mcp_config,
         } = self.paths(id);
-        let state = crate::states::state_dir(self.dataset, id, opts.state, opts.scenario, false);
+        let state =
+            crate::states::state_dir(self.dataset, id, opts.state, opts.scenario, opts.with_tests);
         let manifest = std::fs::read(state.join("manifest.yaml")).unwrap_or_default();
         let candidate = self.d4j.and_then(|l| l.candidate(inst));
-        let prompt = self.prompt(inst, &work, &private, &mcp_config, candidate.is_some());
+        let variant = opts
+            .variant
+            .unwrap_or_else(|| PromptVariant::default_for(candidate.is_some()));
+        let prompt = self.prompt(
+            inst,
+            variant,
+            &work,
+            &private,
+            &mcp_config,
+            candidate.is_some(),
+        );
         // A Defects4J working copy without a state is the checkout of this installation.
         let environment = match (self.d4j, &candidate) {
             (Some(l), Some(c)) if manifest.is_empty() => l
@@ -519,6 +614,12 @@ impl Ctx<'_> {
                 .map(String::into_bytes)
                 .unwrap_or_default(),
             _ => Vec::new(),
+        };
+        let envs: BestEnvs = match (self.envs, &candidate) {
+            (Some(e), None) => crate::source::Candidate::from_instance(inst, e.card)
+                .map_err(|why| why.to_string())
+                .and_then(|c| e.validator.agent_environments(&c)),
+            _ => Ok(Vec::new()),
         };
         let key = {
             let spec = serde_json::to_string(&opts.spec).unwrap_or_default();
@@ -529,7 +630,7 @@ impl Ctx<'_> {
             for part in [
                 opts.agent.as_bytes(),
                 spec.as_bytes(),
-                opts.variant.name().as_bytes(),
+                variant.name().as_bytes(),
                 prompt.as_bytes(),
                 &manifest,
                 format!("{:?}", opts.timeout).as_bytes(),
@@ -540,6 +641,22 @@ impl Ctx<'_> {
             if !environment.is_empty() {
                 material.extend_from_slice(&environment);
                 material.push(0);
+            }
+            // Only when true, so keys of runs without the golden tests stay as they were.
+            if opts.with_tests {
+                material.extend_from_slice(b"tests_present\0");
+            }
+            // The environments a Best run gets, by their content keys.
+            match &envs {
+                Ok(v) if v.is_empty() => {}
+                Ok(v) => {
+                    for e in v {
+                        material.extend_from_slice(
+                            format!("env {} {}\0", e.suite, e.env.key).as_bytes(),
+                        );
+                    }
+                }
+                Err(why) => material.extend_from_slice(format!("env error {why}\0").as_bytes()),
             }
             dataset::sha256_hex(&material)
         };
@@ -559,7 +676,8 @@ impl Ctx<'_> {
             agent: opts.agent.clone(),
             state: opts.state.name().into(),
             scenario: opts.scenario.name().into(),
-            prompt_variant: opts.variant.name().into(),
+            prompt_variant: variant.name().into(),
+            tests_present: opts.with_tests,
             key,
             outcome: AgentOutcome::SandboxError,
             exit_code: None,
@@ -571,11 +689,21 @@ impl Ctx<'_> {
             trajectory_format: opts.spec.trajectory.name().into(),
             trajectory_steps: 0,
             detail: None,
+            had: Vec::new(),
+            environment_error: envs.as_ref().err().cloned(),
         };
         for p in [&inst_dir, &work, &snapshot, &private, &oracle_dir] {
             remove(p);
         }
-        let patch = match self.execute(inst, &state, candidate.as_ref(), &prompt, &mut record) {
+        let envs = envs.unwrap_or_default();
+        let patch = match self.execute(
+            inst,
+            &state,
+            candidate.as_ref(),
+            &prompt,
+            &envs,
+            &mut record,
+        ) {
             Ok(patch) => patch,
             Err(why) => {
                 record.outcome = AgentOutcome::SandboxError;
@@ -600,6 +728,7 @@ impl Ctx<'_> {
         state: &Path,
         candidate: Option<&crate::source::Candidate>,
         prompt: &str,
+        envs: &[crate::validate::stage::AgentEnv],
         record: &mut AgentRunRecord,
     ) -> Result<String, ExecuteError> {
         let opts = self.opts;
@@ -697,6 +826,7 @@ impl Ctx<'_> {
             run.env.push((k.into(), v.into()));
         }
         run.env.push(("HUNKGEN_INSTANCE_ID".into(), id.into()));
+        record.had = self.enter_best(&mut run, envs, tools.is_some());
         // git in a working copy without `.git` must not find a repository around it (the
         // dataset's own, or hunkgen's).
         if let Some(parent) = work.parent() {
@@ -750,6 +880,74 @@ impl Ctx<'_> {
             AgentOutcome::Completed
         };
         Ok(patch)
+    }
+
+    /// What a run has besides its working copy, set up on `run`: in Best, the state's
+    /// history and the environments validation built (each venv's `bin` first on `PATH`
+    /// with `VIRTUAL_ENV`, the class path as `CLASSPATH`, all readable in the sandbox) or
+    /// Defects4J's tools; in Worst, nothing but Defects4J's tools, the agent study's
+    /// build and test loop. Returns the manifest's `had` list.
+    fn enter_best(
+        &self,
+        run: &mut RunSpec,
+        envs: &[crate::validate::stage::AgentEnv],
+        d4j_tools: bool,
+    ) -> Vec<String> {
+        let mut had = Vec::new();
+        if self.opts.scenario == Scenario::Best {
+            had.push("history".to_string());
+        }
+        if d4j_tools {
+            had.push("defects4j compile and test commands".into());
+        }
+        let mut bins = Vec::new();
+        for e in envs {
+            run.readable.extend(e.env.binds());
+            let at = if e.workdir.is_empty() {
+                String::new()
+            } else {
+                format!(" (runs in {})", e.workdir)
+            };
+            if let Some(py) = e.env.python() {
+                let venv = e.env.dir.join("venv");
+                // A clean path: what `sys.prefix` says inside the venv.
+                let venv = venv.canonicalize().unwrap_or(venv);
+                bins.push(venv.join("bin"));
+                run.env.push(("VIRTUAL_ENV".into(), venv.clone().into()));
+                had.push(format!(
+                    "suite {}: python venv {}{at}",
+                    e.suite,
+                    py.display()
+                ));
+            }
+            let cp = e.env.class_path();
+            if !cp.is_empty() {
+                run.env.push((
+                    "CLASSPATH".into(),
+                    std::env::join_paths(&cp).unwrap_or_default(),
+                ));
+                had.push(format!(
+                    "suite {}: CLASSPATH of {} jar(s){at}",
+                    e.suite,
+                    cp.len()
+                ));
+            }
+            if e.env.python().is_none() && cp.is_empty() {
+                had.push(format!("suite {}: its commands{at}", e.suite));
+            }
+            run.env
+                .push(("HUNKGEN_ENV_DIR".into(), e.env.dir.clone().into_os_string()));
+        }
+        if !bins.is_empty() {
+            if let Some(p) = std::env::var_os("PATH") {
+                bins.extend(std::env::split_paths(&p));
+            }
+            run.env.push((
+                "PATH".into(),
+                std::env::join_paths(bins).unwrap_or_default(),
+            ));
+        }
+        had
     }
 
     /// Keep the raw trajectory log and write the normalized one when it can be read.

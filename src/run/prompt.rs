@@ -1,30 +1,68 @@
-//! The prompt of `hunkgen run`: the built-in templates (one for every dataset, one after
-//! the agent study's for Defects4J bugs), the placeholders they and an agent's own
-//! template fill, the hints of each prompt variant, and the bug reports a user gives
-//! with `--reports`.
+//! The prompt of `hunkgen run`: the built-in templates (FixedBench's four instructions,
+//! the harness's own template with its hints, and one after the agent study's for
+//! Defects4J bugs), the placeholders they and an agent's own template fill, the hints of
+//! each prompt variant, and the bug reports a user gives with `--reports`.
+//!
+//! No built-in template names the golden tests, and none claims what only holds on some
+//! states (that a bug is there, that tests fail now): the same prompt goes to Novel,
+//! Partial and Resolved states. `{fail_to_pass}` stays for an agent's own template.
 
 use super::{d4j, Ctx, PromptVariant};
 use crate::model::Instance;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The built-in prompt; an agent's `prompt:` file may use the same placeholders.
+/// The harness's built-in prompt (`plain`, `files`, `hunks`, `mcp`): true on every
+/// state, whether or not the problem is still there. An agent's `prompt:` file may use
+/// the same placeholders, and `{fail_to_pass}` besides.
 pub const DEFAULT_PROMPT: &str = "\
 You are working on the repository in {workdir} (instance {instance_id}).
-Fix the bug described below by changing the source code. Do not change the tests.
+The problem below was reported for this repository. If it still occurs in the code as
+it is now, change the source code so that it no longer does. Do not change the tests.
 When you are done, stop: the changes you left in the working directory are collected
 as your patch.
 
 ## Problem
 
 {problem_statement}
-
-## Failing tests
-
-These tests fail now and must pass after your change (other tests must keep passing):
-
-{fail_to_pass}
 {hints}";
+
+/// `edit` (FixedBench's second instruction): change the code so the issue is addressed.
+pub const EDIT_PROMPT: &str = "\
+Make changes to the code of this repository so that the issue below is addressed.
+
+## Issue
+
+{problem_statement}
+";
+
+/// `reproduce` (FixedBench's third instruction): reproduce the issue, then address it.
+pub const REPRODUCE_PROMPT: &str = "\
+Start by reproducing the issue below in this repository. Once you have reproduced it,
+make changes to the code so that the issue is addressed.
+
+## Issue
+
+{problem_statement}
+";
+
+/// `abstain-or-fix` (FixedBench's fourth instruction): reproduce the issue, then either
+/// address it or, when there is nothing to fix, change nothing; either is a success.
+pub const ABSTAIN_OR_FIX_PROMPT: &str = "\
+Start by trying to reproduce the issue below in this repository. Then do one of two
+things:
+
+- if the issue occurs, make changes to the code so that it is addressed;
+- if it does not occur and there is nothing to fix, leave the repository exactly as it
+  is.
+
+Both are successful outcomes: leaving the code unchanged is the right answer when the
+issue is already resolved.
+
+## Issue
+
+{problem_statement}
+";
 
 /// The built-in prompt for a Defects4J bug, after the agent study's template: the task,
 /// the bug report, the workflow, the build and test commands, the success criteria.
@@ -66,25 +104,82 @@ you left in {workdir} are collected as your patch.
 /// order (empty for an instance without them).
 pub(super) const COMMANDS: [&str; 3] = ["compile_command", "test_command", "all_tests_command"];
 
+/// The built-in template of a variant; `d4j` for a Defects4J bug served by the
+/// Defects4J loop (`plain`, `files`, `hunks` and `mcp` then follow the agent study's
+/// template). `None` for `issue`, whose prompt is the problem statement as it is.
+pub fn builtin_template(variant: PromptVariant, d4j: bool) -> Option<&'static str> {
+    match variant {
+        PromptVariant::Issue => None,
+        PromptVariant::Edit => Some(EDIT_PROMPT),
+        PromptVariant::Reproduce => Some(REPRODUCE_PROMPT),
+        PromptVariant::AbstainOrFix => Some(ABSTAIN_OR_FIX_PROMPT),
+        PromptVariant::Plain | PromptVariant::Files | PromptVariant::Hunks | PromptVariant::Mcp => {
+            Some(if d4j {
+                DEFAULT_D4J_PROMPT
+            } else {
+                DEFAULT_PROMPT
+            })
+        }
+    }
+}
+
 impl Ctx<'_> {
-    /// The instance's prompt: the agent's template, else the built-in one (the agent
-    /// study's for a Defects4J bug with its build and test commands).
+    /// The instance's prompt: the agent's template, else the variant's built-in one
+    /// (the agent study's for a Defects4J bug with its build and test commands; the
+    /// problem statement verbatim for `issue`).
     pub(super) fn prompt(
         &self,
         inst: &Instance,
+        variant: PromptVariant,
         work: &Path,
         private: &Path,
         mcp_config: &Path,
         d4j: bool,
     ) -> String {
-        let template = match (self.template, d4j) {
-            (Some(t), _) => t,
-            (None, true) => DEFAULT_D4J_PROMPT,
-            (None, false) => DEFAULT_PROMPT,
+        Render {
+            template: self.template,
+            variant,
+            d4j,
+            work,
+            private,
+            mcp_config,
+            report: self.opts.reports.get(&inst.instance_id),
+        }
+        .render(inst)
+    }
+}
+
+/// What an instance's prompt is made from besides the instance.
+struct Render<'a> {
+    /// The agent's own template (`None`: the variant's built-in one).
+    template: Option<&'a str>,
+    /// The prompt variant.
+    variant: PromptVariant,
+    /// A Defects4J bug served by the Defects4J loop.
+    d4j: bool,
+    /// The agent's working copy.
+    work: &'a Path,
+    /// The agent's private directory (its Defects4J commands).
+    private: &'a Path,
+    /// The MCP configuration file.
+    mcp_config: &'a Path,
+    /// The instance's bug report from `--reports`.
+    report: Option<&'a BugReport>,
+}
+
+impl Render<'_> {
+    /// The prompt of `inst`.
+    fn render(&self, inst: &Instance) -> String {
+        let template = match self.template {
+            Some(t) => t,
+            None => match builtin_template(self.variant, self.d4j) {
+                Some(t) => t,
+                None => return inst.problem_statement.clone(),
+            },
         };
-        let report = self.opts.reports.get(&inst.instance_id);
+        let report = self.report;
         let mut vars = vec![
-            ("workdir", work.display().to_string()),
+            ("workdir", self.work.display().to_string()),
             ("instance_id", inst.instance_id.clone()),
             (
                 "problem_statement",
@@ -98,20 +193,19 @@ impl Ctx<'_> {
                     .collect::<Vec<_>>()
                     .join("\n"),
             ),
-            ("hints", hints(inst, self.opts.variant, mcp_config)),
-            ("mcp_config", mcp_config.display().to_string()),
+            ("hints", hints(inst, self.variant, self.mcp_config)),
+            ("mcp_config", self.mcp_config.display().to_string()),
         ];
-        for (name, (_, path)) in COMMANDS.iter().zip(d4j::Tools::commands(private)) {
+        for (name, (_, path)) in COMMANDS.iter().zip(d4j::Tools::commands(self.private)) {
             vars.push((
                 name,
-                if d4j {
+                if self.d4j {
                     path.display().to_string()
                 } else {
                     String::new()
                 },
             ));
         }
-        // The user's text last, so no placeholder inside it is filled.
         let url = inst
             .report
             .as_ref()
@@ -254,19 +348,45 @@ pub fn bug_report(inst: &Instance, report: Option<&BugReport>) -> String {
     out.trim_end().to_string()
 }
 
-/// Replace `{name}` placeholders.
+/// Replace `{name}` placeholders in one pass: text a value brings in is never filled
+/// again (a problem statement that says `{fail_to_pass}` stays as it is). An unknown
+/// `{name}` is left as it is.
 pub fn fill(template: &str, vars: &[(&str, String)]) -> String {
-    let mut out = template.to_string();
-    for (k, v) in vars {
-        out = out.replace(&format!("{{{k}}}"), v);
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(at) = rest.find('{') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let hit = vars.iter().find(|(k, _)| {
+            tail.strip_prefix('{')
+                .and_then(|t| t.strip_prefix(*k))
+                .is_some_and(|t| t.starts_with('}'))
+        });
+        match hit {
+            Some((k, v)) => {
+                out.push_str(v);
+                rest = &tail[k.len() + 2..];
+            }
+            None => {
+                out.push('{');
+                rest = &tail[1..];
+            }
+        }
     }
+    out.push_str(rest);
     out
 }
 
-/// The prompt's hints for a variant.
+/// The prompt's hints for a variant (none for FixedBench's instructions and `plain`).
+/// They say where the reference fix changes the code, which is true whether or not the
+/// state still needs it.
 pub fn hints(inst: &Instance, variant: PromptVariant, mcp_config: &Path) -> String {
     match variant {
-        PromptVariant::Plain => String::new(),
+        PromptVariant::Plain
+        | PromptVariant::Issue
+        | PromptVariant::Edit
+        | PromptVariant::Reproduce
+        | PromptVariant::AbstainOrFix => String::new(),
         PromptVariant::Files => {
             let mut files: Vec<&str> = inst
                 .hunks
@@ -276,7 +396,10 @@ pub fn hints(inst: &Instance, variant: PromptVariant, mcp_config: &Path) -> Stri
                 .collect();
             files.dedup();
             let list: Vec<String> = files.iter().map(|f| format!("- {f}")).collect();
-            format!("\n## Where\n\nThe fix changes these files:\n\n{}\n", list.join("\n"))
+            format!(
+                "\n## Where\n\nThe reference fix for this problem changes these files:\n\n{}\n",
+                list.join("\n")
+            )
         }
         PromptVariant::Hunks => {
             let list: Vec<String> = inst
@@ -289,7 +412,8 @@ pub fn hints(inst: &Instance, variant: PromptVariant, mcp_config: &Path) -> Stri
                 })
                 .collect();
             format!(
-                "\n## Where\n\nThe fix changes these places (buggy-side lines):\n\n{}\n",
+                "\n## Where\n\nThe reference fix for this problem changes these places (line \
+                 numbers of the code before that fix):\n\n{}\n",
                 list.join("\n")
             )
         }
@@ -297,7 +421,7 @@ pub fn hints(inst: &Instance, variant: PromptVariant, mcp_config: &Path) -> Stri
             "\n## Repository context\n\nA Model Context Protocol server named `hunkgen` serves this repository \
              (configuration: {}). Its tools find a class or method anywhere or in a file, find code, \
              give a class skeleton (package, imports, signatures) and the repository structure, \
-             with file and line ranges. Use them to locate the code to change.\n",
+             with file and line ranges. Use them to find the code the problem concerns.\n",
             mcp_config.display()
         ),
     }
@@ -306,6 +430,104 @@ pub fn hints(inst: &Instance, variant: PromptVariant, mcp_config: &Path) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An instance with two golden tests and a problem statement that has surrounding
+    /// whitespace and a placeholder's name in it.
+    fn instance() -> Instance {
+        serde_json::from_value(serde_json::json!({
+            "schema_version": 1, "instance_id": "acme_1", "repo": "acme",
+            "base_commit": "b", "patch": "", "test_patch": "",
+            "problem_statement": "  Sorting drops {fail_to_pass} items.\n\nSteps: run it.\n\n",
+            "hints_text": "", "created_at": "", "version": "",
+            "FAIL_TO_PASS": ["tests/test_sort.py::test_keeps_all", "SortTest.keepsAll"],
+            "PASS_TO_PASS": ["tests/test_sort.py::test_empty"],
+            "environment_setup_commit": "b", "source": "git", "fix_commit": "f",
+            "project": "acme", "hunks": [], "files": [], "stats": {
+                "hunks": 0, "files": 0, "raw_hunks": 0, "raw_files": 0,
+                "lines_added": 0, "lines_removed": 0, "patch_spread": 0
+            }
+        }))
+        .expect("an instance")
+    }
+
+    fn render(
+        inst: &Instance,
+        template: Option<&str>,
+        variant: PromptVariant,
+        d4j: bool,
+    ) -> String {
+        Render {
+            template,
+            variant,
+            d4j,
+            work: Path::new("/w/repo"),
+            private: Path::new("/w/private"),
+            mcp_config: Path::new("/w/private/mcp.json"),
+            report: None,
+        }
+        .render(inst)
+    }
+
+    #[test]
+    fn no_builtin_variant_names_the_golden_tests_and_issue_is_verbatim() {
+        let inst = instance();
+        assert_eq!(PromptVariant::default_for(false), PromptVariant::Issue);
+        assert_eq!(PromptVariant::default_for(true), PromptVariant::Plain);
+        assert_eq!(
+            render(&inst, None, PromptVariant::Issue, false),
+            inst.problem_statement,
+            "issue is the task text as it is, untrimmed"
+        );
+        for variant in PromptVariant::ALL {
+            for d4j in [false, true] {
+                let p = render(&inst, None, variant, d4j);
+                for t in inst.FAIL_TO_PASS.iter().chain(&inst.PASS_TO_PASS) {
+                    assert!(!p.contains(t.as_str()), "{variant:?} names {t}: {p}");
+                }
+                assert!(
+                    !p.contains("Failing tests") && !p.contains("fail now"),
+                    "{variant:?}: {p}"
+                );
+                if !d4j {
+                    // The task text is there, its placeholder-like words left alone.
+                    assert!(
+                        p.contains("Sorting drops {fail_to_pass} items."),
+                        "{variant:?}: {p}"
+                    );
+                }
+            }
+        }
+        let reproduce = render(&inst, None, PromptVariant::Reproduce, false);
+        assert!(reproduce.to_lowercase().contains("reproduc"), "{reproduce}");
+        let abstain = render(&inst, None, PromptVariant::AbstainOrFix, false);
+        assert!(
+            abstain.contains("leave the repository exactly as it")
+                && abstain.contains("successful"),
+            "{abstain}"
+        );
+        // An agent's own template may still list them.
+        let own = render(
+            &inst,
+            Some("{problem_statement}\n{fail_to_pass}\n"),
+            PromptVariant::Issue,
+            false,
+        );
+        assert!(
+            own.ends_with("- tests/test_sort.py::test_keeps_all\n- SortTest.keepsAll\n"),
+            "{own}"
+        );
+        assert!(
+            own.starts_with("Sorting drops {fail_to_pass} items."),
+            "{own}"
+        );
+    }
+
+    #[test]
+    fn fill_is_one_pass() {
+        let vars = [("a", "{b}".to_string()), ("b", "B".to_string())];
+        assert_eq!(fill("{a}-{b}-{c}-{", &vars), "{b}-B-{c}-{");
+        assert_eq!(fill("x{a", &vars), "x{a");
+    }
 
     #[test]
     fn reports_are_read_by_instance_id_and_checked() {

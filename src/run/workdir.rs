@@ -33,11 +33,25 @@ impl Ctx<'_> {
         if let (Some(l), Some(c), StateKind::Novel) = (self.d4j, candidate, self.opts.state) {
             return Ok(WorkingCopy::D4jCheckout(l.checkout(c)?));
         }
+        // The directory that is not there: the state's own, else its repository.
+        let missing = if state.is_dir() {
+            repo.clone()
+        } else {
+            state.to_path_buf()
+        };
         let (instance, state, scenario) = (
             inst.instance_id.clone(),
             self.opts.state.name(),
             self.opts.scenario.name(),
         );
+        if self.opts.with_tests {
+            return Err(ExecuteError::NoTestsState {
+                instance,
+                state,
+                scenario,
+                dir: missing,
+            });
+        }
         Err(match &self.no_d4j {
             Some(why) if inst.source == crate::model::SourceKind::Defects4j => {
                 ExecuteError::NoStateNoD4j {

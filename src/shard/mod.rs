@@ -431,8 +431,9 @@ pub struct TaskManifest {
     /// SHA-256 of the dataset's instances.jsonl.
     pub dataset_sha256: String,
     /// What else every shard must share: for an evaluation `predictions_sha256`,
-    /// `model` and `state`; for a run `agent`, `agent_sha256`, `prompt_variant`,
-    /// `state`, `scenario`, `timeout` and `only`; for a validation `only`.
+    /// `model`, `state` (and `scenario` when given); for a run `agent`, `agent_sha256`,
+    /// `prompt_variant`, `state`, `scenario`, `timeout` and `only` (and `tests_present`
+    /// with `--with-tests`); for a validation `only`.
     pub inputs: BTreeMap<String, String>,
     /// The predictions file, absolute (an evaluation's merge reads the `hunkgen run`
     /// records next to it, as `evaluate` does).

@@ -129,16 +129,28 @@ pub fn checkout(req: &Checkout) -> Result<StateManifest, CheckoutError> {
             repo: inst.repo.clone(),
         });
     }
-    let partial = if req.state == StateKind::Partial {
-        let strategy = match &req.partial_patches {
-            Some(dir) => PartialStrategy::PatchFile { dir: dir.clone() },
-            None => PartialStrategy::HunkSubset {
-                cap: super::SUBSET_CAP,
-            },
-        };
-        Some(super::partial_change(inst, &repo, &strategy, None)?)
-    } else {
-        None
+    // The Partial change the dataset's own Partial states hold (verified when it was
+    // built), unless patches are given; a dataset without Partial states gets the
+    // largest hunk subset that applies.
+    let partial = match (req.state, &req.partial_patches) {
+        (StateKind::Partial, Some(dir)) => Some(super::partial_change(
+            inst,
+            &repo,
+            &PartialStrategy::PatchFile { dir: dir.clone() },
+            None,
+        )?),
+        (StateKind::Partial, None) => match super::stored_partial(dir, inst)? {
+            Some(p) => Some(p),
+            None => Some(super::partial_change(
+                inst,
+                &repo,
+                &PartialStrategy::HunkSubset {
+                    cap: super::SUBSET_CAP,
+                },
+                None,
+            )?),
+        },
+        _ => None,
     };
     let state = StateRequest {
         instance: inst,

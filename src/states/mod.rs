@@ -16,7 +16,7 @@ pub mod write;
 pub use layers::LayeredStore;
 pub use partial::{
     choose_partial, hunk_subsets, partial_change, subset_patch, worst_state_verifier,
-    PartialChange, PartialStrategy, SubsetVerifier,
+    ChangeVerifier, PartialChange, PartialStrategy, SubsetVerifier,
 };
 
 use crate::dataset::{self, DatasetError};
@@ -29,6 +29,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Default cap on the hunk subsets a `hunk-subset` Partial strategy tries.
 pub const SUBSET_CAP: usize = 64;
+
+/// The file beside a Partial state's `manifest.yaml` holding its change (base → Partial)
+/// as a patch: evaluation rebuilds exactly the tree the agent saw from it, whatever
+/// strategy made the change.
+pub const PARTIAL_PATCH: &str = "partial.patch";
 
 /// Message of the neutral commit a Partial state (or a state with tests) adds.
 pub const WIP_MESSAGE: &str = "work in progress\n";
@@ -562,10 +567,59 @@ fn states_of(
         if history.is_empty() {
             history = done.history;
         }
+        if let (StateKind::Partial, Some(p)) = (state, partial) {
+            // Before the manifest, which marks the state complete.
+            dataset::write_atomic(&dir.join(PARTIAL_PATCH), &p.patch.to_bytes())?;
+        }
         write_manifest(&dir.join("manifest.yaml"), &done.manifest)?;
         out.push(done.manifest);
     }
     Ok(out)
+}
+
+/// The Partial change a dataset's Partial states of `inst` hold: the patch kept beside a
+/// Partial state's manifest ([`PARTIAL_PATCH`]), else, for a hunk-subset state written
+/// before that file existed, the golden hunks its manifest lists. `Ok(None)` when the
+/// dataset has no Partial state of the instance.
+pub fn stored_partial(
+    dataset: &Path,
+    inst: &Instance,
+) -> Result<Option<PartialChange>, StatesError> {
+    for tests in [false, true] {
+        for sc in [Scenario::Worst, Scenario::Best] {
+            let dir = state_dir(dataset, &inst.instance_id, StateKind::Partial, sc, tests);
+            let Ok(m) = read_manifest(&dir.join("manifest.yaml")) else {
+                continue;
+            };
+            let file = dir.join(PARTIAL_PATCH);
+            let patch = match std::fs::read(&file) {
+                Ok(bytes) => diff::parse(&bytes).map_err(|e| e.with_file(&file))?,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => match &m.partial {
+                    Some(PartialSource::HunkSubset { .. }) | None => {
+                        subset_patch(&golden_patch(inst)?, &m.hunks_applied)
+                    }
+                    Some(_) => {
+                        return Err(StatesError::Instance {
+                            instance: inst.instance_id.clone(),
+                            what: format!(
+                                "{} is missing: this Partial state was written by an older hunkgen that did not keep a weak patch; build the dataset again",
+                                file.display()
+                            ),
+                        })
+                    }
+                },
+                Err(e) => return Err(path_err(&file)(e)),
+            };
+            return Ok(Some(PartialChange {
+                patch,
+                hunks_applied: m.hunks_applied,
+                source: m.partial.unwrap_or(PartialSource::HunkSubset {
+                    omitted: Vec::new(),
+                }),
+            }));
+        }
+    }
+    Ok(None)
 }
 
 /// One instance's id and its states' manifests, or why they could not be made.

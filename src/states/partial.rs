@@ -1,6 +1,7 @@
 //! Partial states (ARCHITECTURE §6): which change a Partial state applies to its base, as
-//! a proper subset of the golden hunks (verified by running, when a verifier is given) or
-//! an external patch file.
+//! a proper subset of the golden hunks, an external patch file, or a weaker agent's patch
+//! from a `hunkgen run` on the Novel state (FixedBench's way); each verified by running
+//! the golden tests when a verifier is given.
 
 use super::{concat, golden_patch, path_err, test_patch, unique, StatesError};
 use crate::diff::{self, Patch};
@@ -22,6 +23,23 @@ pub enum PartialStrategy {
         /// The directory of patches.
         dir: PathBuf,
     },
+    /// `<dir>/<instance_id>/model.patch` of a `hunkgen run` on the Novel state: a
+    /// weaker agent's attempt (FixedBench, appendix A).
+    Run {
+        /// The run directory, `runs/<agent>/novel-<scenario>`.
+        dir: PathBuf,
+    },
+}
+
+impl PartialStrategy {
+    /// The strategy's name as the recipe's `states.partial.from` spells it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            PartialStrategy::HunkSubset { .. } => "hunk-subset",
+            PartialStrategy::PatchFile { .. } => "patches",
+            PartialStrategy::Run { .. } => "run",
+        }
+    }
 }
 
 /// The change a Partial state applies to the base.
@@ -114,6 +132,11 @@ pub fn hunk_subsets(inst: &Instance, cap: usize) -> Vec<Vec<usize>> {
 /// kept: it should still compile and still fail a golden test.
 pub type SubsetVerifier<'a> = dyn Fn(&[usize]) -> bool + 'a;
 
+/// Decides whether a Partial change (base → Partial, as a patch) is kept: base + change +
+/// golden tests must build and still fail a golden test. Every strategy's candidate goes
+/// through it, hunk subsets and weak patches alike.
+pub type ChangeVerifier<'a> = dyn Fn(&Patch) -> bool + 'a;
+
 /// The first (largest) candidate the verifier accepts, or the first one when there is
 /// no verifier; a verifier compiles and runs the golden tests on the Partial tree and
 /// accepts subsets that still compile and still fail (see [`worst_state_verifier`]).
@@ -127,21 +150,21 @@ pub fn choose_partial<'a>(
     }
 }
 
-/// A subset verifier for [`choose_partial`] from a directory verifier: each subset is
-/// exported as a Worst state with the golden tests present into a fresh directory under
-/// `scratch`, handed to `check`, then removed. Export failures reject the subset.
+/// A change verifier for [`partial_change`] from a directory verifier: each candidate
+/// change is exported as a Worst state with the golden tests present into a fresh
+/// directory under `scratch`, handed to `check`, then removed. Export failures reject it.
 pub fn worst_state_verifier<'a>(
     inst: &'a Instance,
     repo: &'a Path,
     scratch: &'a Path,
     check: &'a dyn Fn(&Path) -> bool,
-) -> impl Fn(&[usize]) -> bool + 'a {
-    move |subset: &[usize]| {
-        let (Ok(golden), Ok(tests)) = (golden_patch(inst), test_patch(inst)) else {
+) -> impl Fn(&Patch) -> bool + 'a {
+    move |change: &Patch| {
+        let Ok(tests) = test_patch(inst) else {
             return false;
         };
         let dir = scratch.join(format!(".verify-{}", unique()));
-        let patch = concat(&subset_patch(&golden, subset), &tests);
+        let patch = concat(change, &tests);
         let exported = super::state_edits(inst, repo, Some(&patch))
             .and_then(|edits| Ok(git::export_edits(repo, &inst.base_commit, &edits, &dir)?));
         let ok = exported.is_ok() && check(&dir);
@@ -150,14 +173,15 @@ pub fn worst_state_verifier<'a>(
     }
 }
 
-/// Choose the Partial change of an instance by `strategy`; with `hunk-subset` the
+/// Choose the Partial change of an instance by `strategy`. With `hunk-subset` the
 /// subsets that do not apply to the base are skipped and `verify` (if any) picks among
-/// the rest, largest first.
+/// the rest, largest first; a weak patch (`patches`, `run`) must be non-empty, apply to
+/// the base and, with `verify`, leave a golden test failing. Each refusal says why.
 pub fn partial_change(
     inst: &Instance,
     repo: &Path,
     strategy: &PartialStrategy,
-    verify: Option<&SubsetVerifier<'_>>,
+    verify: Option<&ChangeVerifier<'_>>,
 ) -> Result<PartialChange, StatesError> {
     let no = |what: String| StatesError::Instance {
         instance: inst.instance_id.clone(),
@@ -177,7 +201,13 @@ pub fn partial_change(
                 .into_iter()
                 .filter(|s| super::state_edits(inst, repo, Some(&subset_patch(&golden, s))).is_ok())
                 .collect();
-            let chosen = choose_partial(&applying, verify).ok_or_else(|| {
+            let golden_ref = &golden;
+            let by_subset = verify.map(|v| move |s: &[usize]| v(&subset_patch(golden_ref, s)));
+            let chosen = choose_partial(
+                &applying,
+                by_subset.as_ref().map(|f| f as &SubsetVerifier<'_>),
+            )
+            .ok_or_else(|| {
                 no(format!(
                     "no Partial state: none of {} hunk subset(s) {}",
                     applying.len(),
@@ -202,16 +232,105 @@ pub fn partial_change(
         }
         PartialStrategy::PatchFile { dir } => {
             let file = dir.join(format!("{}.patch", inst.instance_id));
-            let bytes = std::fs::read(&file).map_err(path_err(&file))?;
-            let patch = diff::parse(&bytes).map_err(|e| e.with_file(&file))?;
-            super::state_edits(inst, repo, Some(&patch))?;
-            Ok(PartialChange {
-                patch,
-                hunks_applied: Vec::new(),
-                source: PartialSource::PatchFile {
-                    path: file.display().to_string(),
-                },
-            })
+            let patch = read_patch(&file)?;
+            let source = PartialSource::PatchFile {
+                path: file.display().to_string(),
+            };
+            weak_change(inst, repo, patch, source, &file, verify)
+        }
+        PartialStrategy::Run { dir } => {
+            let (patch, source, file) = run_patch(inst, dir)?;
+            weak_change(inst, repo, patch, source, &file, verify)
         }
     }
+}
+
+/// A weak patch as a Partial change: it must change something, apply to the base, and
+/// (with a verifier) leave at least one golden test failing.
+fn weak_change(
+    inst: &Instance,
+    repo: &Path,
+    patch: Patch,
+    source: PartialSource,
+    file: &Path,
+    verify: Option<&ChangeVerifier<'_>>,
+) -> Result<PartialChange, StatesError> {
+    let no = |what: String| StatesError::Instance {
+        instance: inst.instance_id.clone(),
+        what,
+    };
+    if patch.files.is_empty() {
+        return Err(no(format!(
+            "no Partial state: {} is empty (the weak patch changes nothing)",
+            file.display()
+        )));
+    }
+    if let Err(e) = super::state_edits(inst, repo, Some(&patch)) {
+        return Err(no(format!(
+            "no Partial state: {} does not apply to the base: {e}",
+            file.display()
+        )));
+    }
+    if let Some(v) = verify {
+        if !v(&patch) {
+            return Err(no(format!(
+                "no Partial state: with {} every golden test passes, or the tests could not run (the weak patch is not a failing one)",
+                file.display()
+            )));
+        }
+    }
+    Ok(PartialChange {
+        patch,
+        // Not made of golden hunks: its tree is the patch itself (kept beside the
+        // state's manifest, [`super::PARTIAL_PATCH`]).
+        hunks_applied: Vec::new(),
+        source,
+    })
+}
+
+/// The patch a `hunkgen run` left for an instance (`<dir>/<id>/model.patch`), checked
+/// against its `result.json`: the run must have been on the Novel state.
+fn run_patch(inst: &Instance, dir: &Path) -> Result<(Patch, PartialSource, PathBuf), StatesError> {
+    let no = |what: String| StatesError::Instance {
+        instance: inst.instance_id.clone(),
+        what,
+    };
+    let here = dir.join(&inst.instance_id);
+    let result = here.join("result.json");
+    let text = std::fs::read_to_string(&result).map_err(|_| {
+        no(format!(
+            "no Partial state: the run {} has no result for this instance ({} is missing)",
+            dir.display(),
+            result.display()
+        ))
+    })?;
+    let record: crate::model::AgentRunRecord = serde_json::from_str(&text).map_err(|e| {
+        no(format!(
+            "no Partial state: {} is not a run result: {e}",
+            result.display()
+        ))
+    })?;
+    if record.state != crate::model::StateKind::Novel.name() {
+        return Err(no(format!(
+            "no Partial state: {} ran on the `{}` state; a Partial patch comes from a run on `novel`",
+            result.display(),
+            record.state
+        )));
+    }
+    let file = here.join("model.patch");
+    let patch = read_patch(&file)?;
+    let source = PartialSource::Run {
+        run: dir.display().to_string(),
+        agent: record.agent,
+    };
+    Ok((patch, source, file))
+}
+
+/// A weak patch file; an empty one (an agent that changed nothing) is the empty patch.
+fn read_patch(file: &Path) -> Result<Patch, StatesError> {
+    let bytes = std::fs::read(file).map_err(path_err(file))?;
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Patch::default());
+    }
+    Ok(diff::parse(&bytes).map_err(|e| e.with_file(file))?)
 }

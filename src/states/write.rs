@@ -7,7 +7,7 @@
 
 use super::PartialStrategy;
 use crate::model::{Instance, Scenario, SourceKind, StateKind, StatesRecord};
-use crate::recipe::{Plan, SourcePlan, StatesSpec};
+use crate::recipe::{PartialSpec, Plan, SourcePlan, StatesSpec};
 use crate::source::defects4j::upstream_repo;
 use crate::source::Candidate;
 use crate::validate::stage::Validator;
@@ -41,7 +41,7 @@ pub enum NoPartial {
 
 /// Bump when the bytes of a written state change for the same inputs, so a rebuild does
 /// not reuse states an older hunkgen wrote ([`StatesWriter::reusing`]).
-const STATES_FORMAT: &str = "hunkgen-states-v1";
+const STATES_FORMAT: &str = "hunkgen-states-v2";
 
 /// The directory in `states/` of the layered history packs ([`super::layers_dir`]).
 const PACKS: &str = ".packs";
@@ -149,9 +149,13 @@ impl<'a> StatesWriter<'a> {
         validator: Option<&'a Validator<'a>>,
         dataset: &'a Path,
     ) -> Self {
-        let strategy = match &spec.partial_patches {
-            Some(dir) => PartialStrategy::PatchFile { dir: dir.clone() },
-            None => PartialStrategy::HunkSubset {
+        let strategy = match (&spec.partial, &spec.partial_patches) {
+            (Some(PartialSpec::Patches { dir }), _) | (None, Some(dir)) => {
+                PartialStrategy::PatchFile { dir: dir.clone() }
+            }
+            (Some(PartialSpec::Run { run }), _) => PartialStrategy::Run { dir: run.clone() },
+            (Some(PartialSpec::HunkSubset { cap }), _) => PartialStrategy::HunkSubset { cap: *cap },
+            (None, None) => PartialStrategy::HunkSubset {
                 cap: spec.subset_cap,
             },
         };
@@ -250,23 +254,38 @@ impl<'a> StatesWriter<'a> {
             return (Err(no_repo), None);
         };
         let verdict = std::sync::Mutex::new(None);
-        let verify = |subset: &[usize]| -> bool {
+        let refusal = std::sync::Mutex::new(None);
+        let verify = |change: &crate::diff::Patch| -> bool {
             let Some(v) = self.validator else { return true };
-            let change = match super::golden_patch(inst) {
-                Ok(g) => super::subset_patch(&g, subset),
-                Err(_) => return false,
-            };
-            let (ok, record) = v.partial_still_fails(c, &change, &inst.FAIL_TO_PASS, &self.logs);
-            if ok {
-                if let Ok(mut slot) = verdict.lock() {
-                    *slot = Some(record);
-                }
+            let (ok, record) = v.partial_still_fails(c, change, &inst.FAIL_TO_PASS, &self.logs);
+            let slot = if ok { &verdict } else { &refusal };
+            if let Ok(mut slot) = slot.lock() {
+                *slot = Some(record);
             }
             ok
         };
-        let change = super::partial_change(inst, repo, &self.strategy, Some(&verify))
-            .map_err(NoPartial::from);
+        let change = super::partial_change(inst, repo, &self.strategy, Some(&verify));
         let record = verdict.into_inner().ok().flatten();
+        // A weak patch refused by its run says what the run saw (every golden test
+        // passing, or why the tests did not run).
+        let change = match (change, &self.strategy) {
+            (
+                Err(super::StatesError::Instance { instance, what }),
+                PartialStrategy::PatchFile { .. } | PartialStrategy::Run { .. },
+            ) => {
+                let seen = refusal.into_inner().ok().flatten();
+                Err(NoPartial::States(super::StatesError::Instance {
+                    instance,
+                    what: match seen {
+                        Some(v) if what.contains("every golden test passes") => {
+                            format!("{what}: {v}")
+                        }
+                        _ => what,
+                    },
+                }))
+            }
+            (r, _) => r.map_err(NoPartial::from),
+        };
         (change, record)
     }
 

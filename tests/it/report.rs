@@ -72,6 +72,7 @@ fn result(
         model_name_or_path: system.to_string(),
         state: state.to_string(),
         scenario: "best".into(),
+        instruction: None,
         applied: if abstained {
             ApplyMethod::Empty
         } else {
@@ -112,6 +113,7 @@ fn summary(system: &str, dataset: &str, sha: &str) -> String {
         predictions: 0,
         infra: 0,
         problems: 0,
+        resolution_unavailable: None,
         overall: Rates::default(),
         by_class: Default::default(),
         by_divergence_quartile: Default::default(),

@@ -5,7 +5,7 @@
 //! trajectory format, leaked secret) is a labelled outcome; and the two real agent log
 //! adapters on fixture logs.
 
-use crate::common::{hunkgen, manifest, succeeds};
+use crate::common::{hunkgen, manifest, succeeds, Script};
 use crate::evaluate::rate;
 use crate::golden::demo;
 use hunkgen::model::StepKind;
@@ -108,7 +108,7 @@ fn oracle_resolves_and_comment_only_agent_abstains() {
             assert!(base.join(f).is_file(), "{id}: {f} missing");
         }
         let prompt = fs::read_to_string(base.join("prompt.md")).expect("prompt");
-        assert!(!prompt.contains("{problem_statement}") && prompt.contains("## Failing tests"));
+        assert!(!prompt.contains("{problem_statement}") && !prompt.contains("## Failing tests"));
         // The golden patch is never in the prompt, only in the oracle's private file.
         assert!(!prompt.contains("diff --git"));
     }
@@ -402,7 +402,7 @@ fn prompt_variants_and_a_missing_state() {
     assert!(patch.contains(&format!(".work/{py}")), "{patch}");
 
     for (variant, needle) in [
-        ("files", "The fix changes these files"),
+        ("files", "fix for this problem changes these files"),
         ("hunks", " lines "),
     ] {
         let o = dir.path().join(variant);
@@ -569,4 +569,277 @@ fn codex_exec_json_log_normalizes() {
         (Some(24763), Some(122))
     );
     assert!(steps[1..].iter().all(|s| s.tokens_in.is_none()));
+}
+
+/// The demo's instances.jsonl rows.
+fn demo_rows() -> Vec<serde_json::Value> {
+    fs::read_to_string(demo().join("instances.jsonl"))
+        .expect("instances")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect()
+}
+
+/// An agents file with `noop`, an agent that changes nothing.
+fn noop_agents(dir: &Path) -> PathBuf {
+    let agents = dir.join("agents.yaml");
+    fs::write(&agents, "noop:\n  command: \"true\"\n").expect("agents");
+    agents
+}
+
+#[test]
+fn the_default_prompt_is_the_issue_and_no_variant_names_the_golden_tests() {
+    let (py, java) = python_and_java();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let agents = noop_agents(dir.path());
+    let rows = demo_rows();
+    let only = format!("{py},{java}");
+
+    // No --prompt-variant on a dataset without Defects4J bugs: FixedBench's `issue`, the
+    // task text exactly as the instance has it.
+    let out = dir.path().join("default");
+    let (ok, _, stderr) = run(&agents, "noop", &out, &["--only", &only]);
+    assert!(ok, "{stderr}");
+    for id in [&py, &java] {
+        let inst = rows
+            .iter()
+            .find(|r| r["instance_id"] == id.as_str())
+            .expect("instance");
+        let prompt =
+            fs::read_to_string(out.join("noop/novel-best").join(id).join("prompt.md")).expect("p");
+        assert_eq!(
+            prompt,
+            inst["problem_statement"].as_str().expect("text"),
+            "{id}"
+        );
+        assert_eq!(result(&out, "noop", "novel", id)["prompt_variant"], "issue");
+    }
+
+    let variants = [
+        "issue",
+        "edit",
+        "reproduce",
+        "abstain-or-fix",
+        "plain",
+        "files",
+        "hunks",
+        "mcp",
+    ];
+    for variant in variants {
+        let out = dir.path().join(variant);
+        let (ok, _, stderr) = run(
+            &agents,
+            "noop",
+            &out,
+            &["--only", &only, "--prompt-variant", variant],
+        );
+        assert!(ok, "{variant}: {stderr}");
+        for id in [&py, &java] {
+            let inst = rows
+                .iter()
+                .find(|r| r["instance_id"] == id.as_str())
+                .expect("instance");
+            let prompt = fs::read_to_string(out.join("noop/novel-best").join(id).join("prompt.md"))
+                .expect("prompt");
+            let tests = inst["FAIL_TO_PASS"].as_array().expect("f2p");
+            assert!(!tests.is_empty());
+            for t in tests {
+                let t = t.as_str().expect("test");
+                assert!(!prompt.contains(t), "{variant} names {t}: {prompt}");
+            }
+            assert!(
+                prompt.contains(inst["problem_statement"].as_str().expect("text").trim()),
+                "{variant}: {prompt}"
+            );
+            assert_eq!(result(&out, "noop", "novel", id)["prompt_variant"], variant);
+        }
+    }
+    // --help teaches the choice.
+    let help = succeeds(hunkgen().args(["run", "--help"]));
+    let help = String::from_utf8_lossy(&help.stdout);
+    for v in variants {
+        assert!(help.contains(v), "{v} missing from --help: {help}");
+    }
+}
+
+/// A repository whose fix changes two far-apart functions of acme/calc.py and adds the
+/// test file tests/test_calc.py.
+fn calc_repo() -> Script {
+    let calc = |fixed: bool| {
+        let filler: String = (0..10).map(|i| format!("# note {i}\n")).collect();
+        let (add, mul) = if fixed {
+            ("return int(a) + int(b)", "return int(a) * int(b)")
+        } else {
+            ("return a + b", "return a * b")
+        };
+        format!("def add(a, b):\n    {add}\n\n{filler}\ndef mul(a, b):\n    {mul}\n")
+    };
+    let mut src = Script::new();
+    src.write("acme/__init__.py", "");
+    src.write("acme/calc.py", &calc(false));
+    src.write("README.md", "calc\n");
+    src.commit("Initial import");
+    src.write("acme/calc.py", &calc(true));
+    src.write(
+        "tests/test_calc.py",
+        "from acme.calc import add, mul\n\n\ndef test_strings():\n    assert add('1', '2') == 3\n    assert mul('2', '3') == 6\n",
+    );
+    src.commit("Fix add and mul for numeric strings");
+    src
+}
+
+#[test]
+fn with_tests_runs_on_the_states_holding_the_golden_tests() {
+    let src = calc_repo();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let recipe = tmp.path().join("r.yaml");
+    fs::write(
+        &recipe,
+        format!(
+            "name: calc\noutput: out\nsource:\n  git:\n    repo: {}\n    name: calc\nfiles:\n  code_extensions: [py]\nselect:\n  min_code_hunks: 2\nstates:\n  kinds: [novel]\n  scenarios: [worst]\n  golden_tests: both\n",
+            src.dir.display()
+        ),
+    )
+    .expect("recipe");
+    succeeds(hunkgen().args(["build", "-q"]).arg(&recipe));
+    let dataset = tmp.path().join("out");
+    let ids: Vec<String> = hunkgen::dataset::read_instances(&dataset)
+        .expect("instances")
+        .into_iter()
+        .map(|i| i.instance_id)
+        .collect();
+    assert_eq!(ids.len(), 1, "one fix: {ids:?}");
+    let id = &ids[0];
+    let agents = tmp.path().join("agents.yaml");
+    fs::write(
+        &agents,
+        "probe:\n  command: \"if test -f tests/test_calc.py; then echo TEST-FILE-PRESENT; else echo TEST-FILE-ABSENT; fi\"\n",
+    )
+    .expect("agents");
+    let run_on = |extra: &[&str]| {
+        succeeds(
+            hunkgen()
+                .arg("run")
+                .arg(&dataset)
+                .arg("--agents")
+                .arg(&agents)
+                .args(["--agent", "probe", "-q", "--scenario", "worst"])
+                .args(extra),
+        );
+    };
+    let read_json = |p: PathBuf| -> serde_json::Value {
+        serde_json::from_str(
+            &fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())),
+        )
+        .expect("json")
+    };
+
+    for (flag, dir, seen) in [
+        (true, "novel-worst-tests", "TEST-FILE-PRESENT"),
+        (false, "novel-worst", "TEST-FILE-ABSENT"),
+    ] {
+        run_on(if flag { &["--with-tests"] } else { &[] });
+        let base = dataset.join("runs/probe").join(dir);
+        let stdout = fs::read_to_string(base.join(id).join("stdout.log")).expect("stdout");
+        assert_eq!(stdout.trim(), seen, "{dir}");
+        let r = read_json(base.join(id).join("result.json"));
+        assert_eq!(r["outcome"], "completed", "{r}");
+        assert_eq!(r["tests_present"], flag, "{r}");
+        let preds = fs::read_to_string(base.join("predictions.jsonl")).expect("predictions");
+        let row: serde_json::Value =
+            serde_json::from_str(preds.lines().next().expect("a row")).expect("json");
+        assert_eq!(row["scenario"], "worst", "{row}");
+        assert_eq!(
+            row.get("tests_present"),
+            flag.then_some(&serde_json::Value::Bool(true)),
+            "{row}"
+        );
+    }
+
+    // A state the dataset does not hold with the tests: one line naming the directory
+    // and the recipe key that builds it.
+    run_on(&["--with-tests", "--state", "resolved"]);
+    let r = read_json(
+        dataset
+            .join("runs/probe/resolved-worst-tests")
+            .join(id)
+            .join("result.json"),
+    );
+    assert_eq!(r["outcome"], "sandbox_error", "{r}");
+    let detail = r["detail"].as_str().expect("detail");
+    assert!(
+        detail.contains("resolved-worst-tests")
+            && detail.contains("states.golden_tests: present|both"),
+        "{detail}"
+    );
+    assert_eq!(detail.lines().count(), 1, "{detail}");
+}
+
+#[test]
+fn results_carry_the_scenario_the_run_was_made_in() {
+    let (py, java) = python_and_java();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let agents = noop_agents(dir.path());
+    let out = dir.path().join("runs");
+    let scenario_of = |eval: &Path| -> Vec<(String, String, Vec<serde_json::Value>)> {
+        fs::read_to_string(eval.join("results.jsonl"))
+            .expect("results")
+            .lines()
+            .map(|l| {
+                let r: serde_json::Value = serde_json::from_str(l).expect("row");
+                (
+                    r["instance_id"].as_str().expect("id").to_string(),
+                    r["scenario"].as_str().expect("scenario").to_string(),
+                    r["problems"].as_array().cloned().unwrap_or_default(),
+                )
+            })
+            .collect()
+    };
+    for scenario in ["best", "worst"] {
+        let (ok, _, stderr) = run(
+            &agents,
+            "noop",
+            &out,
+            &["--only", &py, "--scenario", scenario],
+        );
+        assert!(ok, "{stderr}");
+        let preds = out.join(format!("noop/novel-{scenario}/predictions.jsonl"));
+        let eval = dir.path().join(format!("eval-{scenario}"));
+        evaluate(&preds, &eval);
+        assert_eq!(
+            scenario_of(&eval),
+            [(py.clone(), scenario.to_string(), Vec::new())],
+            "{scenario}"
+        );
+    }
+
+    // Rows without a scenario take --scenario, else say `unspecified`; a bad one is a
+    // problem of its row.
+    let preds = dir.path().join("preds.jsonl");
+    fs::write(
+        &preds,
+        format!(
+            "{}\n{}\n",
+            serde_json::json!({"instance_id": py, "model_name_or_path": "m", "model_patch": ""}),
+            serde_json::json!({"instance_id": java, "model_name_or_path": "m", "model_patch": "", "scenario": "medium"}),
+        ),
+    )
+    .expect("preds");
+    let p = preds.to_str().expect("utf-8");
+    let with = dir.path().join("eval-with");
+    crate::evaluate::evaluate(&["--predictions", p, "--scenario", "worst"], &with);
+    let rows = scenario_of(&with);
+    let by = |id: &str| rows.iter().find(|r| r.0 == id).expect("row").clone();
+    assert_eq!(by(&py).1, "worst");
+    assert!(by(&py).2.is_empty(), "{rows:?}");
+    assert_eq!(by(&java).1, "medium");
+    assert_eq!(
+        by(&java).2,
+        [serde_json::json!("unknown scenario `medium` (best, worst)")]
+    );
+    let without = dir.path().join("eval-without");
+    crate::evaluate::evaluate(&["--predictions", p], &without);
+    let rows = scenario_of(&without);
+    let py_row = rows.iter().find(|r| r.0 == py).expect("row");
+    assert_eq!(py_row.1, "unspecified", "{rows:?}");
 }

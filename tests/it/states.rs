@@ -761,6 +761,42 @@ fn patch_file_partial_and_the_leak_probe() {
 }
 
 #[test]
+fn patch_file_partial_is_verified_by_running_and_refusals_say_why() {
+    let fx = Fixture::new();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let patches = tmp.path().join("patches");
+    std::fs::create_dir(&patches).expect("mkdir");
+    let golden = states::golden_patch(&fx.inst).expect("patch");
+    let file = patches.join(format!("{}.patch", fx.inst.instance_id));
+    let strategy = PartialStrategy::PatchFile { dir: patches };
+    // "Still fails" while the mul fix is missing, as a golden-test run would say.
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let check = |d: &Path| !read(d, CALC).contains("multiplyExact");
+    let verify = states::worst_state_verifier(&fx.inst, &fx.src.dir, scratch.path(), &check);
+    let partial = |bytes: Vec<u8>| {
+        std::fs::write(&file, bytes).expect("write");
+        states::partial_change(&fx.inst, &fx.src.dir, &strategy, Some(&verify))
+    };
+    // The whole fix passes the verifier's tests: not a Partial state.
+    let e = partial(golden.to_bytes())
+        .expect_err("resolves")
+        .to_string();
+    assert!(e.contains("every golden test passes"), "{e}");
+    // The mul hunk alone fixes what the verifier checks: refused too.
+    let e = partial(states::subset_patch(&golden, &[2]).to_bytes())
+        .expect_err("passes")
+        .to_string();
+    assert!(e.contains("every golden test passes"), "{e}");
+    // Without the mul hunk it still fails: kept, and not as golden hunks.
+    let kept = partial(states::subset_patch(&golden, &[0, 1]).to_bytes()).expect("still fails");
+    assert!(kept.hunks_applied.is_empty());
+    assert!(matches!(kept.source, PartialSource::PatchFile { .. }));
+    // An empty weak patch changes nothing.
+    let e = partial(Vec::new()).expect_err("empty").to_string();
+    assert!(e.contains("is empty"), "{e}");
+}
+
+#[test]
 fn hunk_subsets_are_proper_largest_first_and_capped() {
     let fx = Fixture::new();
     let all = states::hunk_subsets(&fx.inst, 64);

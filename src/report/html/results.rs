@@ -306,5 +306,79 @@ pub(super) fn section(out: &mut String, r: &ResultsTables) {
             .collect();
         out.push_str(&hbars("exact solver sets", &bars, 0.0));
     }
+    if let Some(t) = &r.fixedbench {
+        fixedbench_section(out, t);
+    }
     out.push_str("</section>");
+}
+
+/// FixedBench's table: abstention and resolution per task × scenario × instruction and
+/// system, with the paper's ± (normal approximation) and the Partial control.
+fn fixedbench_section(out: &mut String, t: &crate::report::results::FixedBenchTable) {
+    let cell = |r: &Rate| {
+        format!(
+            "{:.1} ± {:.1} <span class=\"muted\">({}/{})</span>",
+            100.0 * r.rate,
+            100.0 * r.normal_half_width,
+            r.k,
+            r.n
+        )
+    };
+    out.push_str("<h3>FixedBench: abstention and resolution</h3><p class=\"muted\">Abs.: predictions that change no code (right on Resolved, wrong on Novel and Partial); Res.: predictions after which every golden test passes. Rates in percent with the 95% normal-approximation ±, as the FixedBench paper reports them.</p><table><tr><th>task</th><th>scenario</th><th>instruction</th>");
+    for s in &t.systems {
+        let _ = write!(out, "<th>{} Abs.</th><th>{} Res.</th>", esc(s), esc(s));
+    }
+    out.push_str("</tr>");
+    for row in &t.rows {
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td>",
+            esc(&row.task),
+            esc(&row.scenario),
+            esc(&row.instruction)
+        );
+        for c in &row.cells {
+            match c {
+                Some(c) => {
+                    let res = c
+                        .resolution
+                        .as_ref()
+                        .map(cell)
+                        .unwrap_or_else(|| "–".into());
+                    let _ = write!(
+                        out,
+                        "<td class=\"n\">{}</td><td class=\"n\">{res}</td>",
+                        cell(&c.abstention)
+                    );
+                }
+                None => out.push_str("<td>–</td><td>–</td>"),
+            }
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table>");
+    if !t.partial_control.is_empty() {
+        out.push_str("<h4>Partial control</h4><p class=\"muted\">Resolution on the Novel versions of the instances given as Partial.</p><table><tr><th>scenario</th><th>instruction</th>");
+        for s in &t.systems {
+            let _ = write!(out, "<th>{} Res. on Novel</th>", esc(s));
+        }
+        out.push_str("</tr>");
+        for row in &t.partial_control {
+            let _ = write!(
+                out,
+                "<tr><td>{}</td><td>{}</td>",
+                esc(&row.scenario),
+                esc(&row.instruction)
+            );
+            for c in &row.cells {
+                let _ = write!(
+                    out,
+                    "<td class=\"n\">{}</td>",
+                    c.as_ref().map(cell).unwrap_or_else(|| "–".into())
+                );
+            }
+            out.push_str("</tr>");
+        }
+        out.push_str("</table>");
+    }
 }

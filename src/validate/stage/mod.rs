@@ -169,6 +169,17 @@ struct Setup<'c, 'p> {
     python: Option<crate::model::PythonRecord>,
 }
 
+/// One suite's environment as an agent gets it in the Best scenario.
+#[derive(Debug, Clone)]
+pub struct AgentEnv {
+    /// The suite's name.
+    pub suite: String,
+    /// The suite's working directory in the repository (empty: its root).
+    pub workdir: String,
+    /// The environment (a venv, a class path, or commands only).
+    pub env: BuiltEnv,
+}
+
 /// Why a candidate cannot be set up, in the order the checks run.
 enum SetupError {
     /// The base is missing or not a git tree.
@@ -403,6 +414,29 @@ impl<'a> Validator<'a> {
             suites,
             python,
         })
+    }
+
+    /// The environments validation built for a candidate, one per suite that runs its
+    /// golden tests (with the suite's name and working directory), for an agent's
+    /// Best-scenario run (FixedBench: the execution environment is set up). Built now if
+    /// the cache lacks them; `Err` says why there is none.
+    pub fn agent_environments(&self, c: &Candidate) -> Result<Vec<AgentEnv>, String> {
+        let setup = self.setup(c).map_err(|e| match e {
+            SetupError::Base(why) => why,
+            SetupError::NoSuite => "no test suite of the recipe covers the golden tests".into(),
+            SetupError::NothingSelected => "the suites select no golden test".into(),
+            SetupError::Env(e) => e.to_string(),
+            SetupError::Tree { rev, error } => format!("{rev}: {error}"),
+        })?;
+        Ok(setup
+            .suites
+            .into_iter()
+            .map(|(s, env, _)| AgentEnv {
+                suite: s.name.clone(),
+                workdir: s.workdir.clone().unwrap_or_default(),
+                env,
+            })
+            .collect())
     }
 
     /// Validate one candidate, writing run logs under `logs/<instance id>/`.
@@ -651,6 +685,7 @@ impl<'a> Validator<'a> {
             }
         };
         let mut still_failing_each_run = Vec::new();
+        let mut failing_every_run: Option<Vec<String>> = None;
         for k in 0..self.plan.reruns.max(1) {
             let mut merged: Option<RunResult> = None;
             for (s, env, selected) in &setup.suites {
@@ -673,9 +708,10 @@ impl<'a> Validator<'a> {
             }
             match merged {
                 Some(RunResult::Tests(t)) => {
-                    let failing: Vec<&String> = fail_to_pass
+                    let failing: Vec<String> = fail_to_pass
                         .iter()
                         .filter(|id| !golden::test_passed(id, &t))
+                        .cloned()
                         .collect();
                     if failing.is_empty() {
                         return (
@@ -684,6 +720,7 @@ impl<'a> Validator<'a> {
                         );
                     }
                     still_failing_each_run.push(failing.len());
+                    failing_every_run = Some(still_failing(failing_every_run.take(), failing));
                 }
                 Some(RunResult::Infra(f)) => {
                     return (
@@ -701,8 +738,18 @@ impl<'a> Validator<'a> {
                 "runs": still_failing_each_run.len(),
                 "failing_per_run": still_failing_each_run,
                 "of": fail_to_pass.len(),
+                "failing_tests": failing_every_run.unwrap_or_default(),
             }),
         )
+    }
+}
+
+/// The golden tests a Partial state fails on every rerun so far: `run`'s failing tests
+/// kept only where every earlier run failed them too (the manifest's `failing_tests`).
+pub(crate) fn still_failing(so_far: Option<Vec<String>>, run: Vec<String>) -> Vec<String> {
+    match so_far {
+        None => run,
+        Some(prev) => run.into_iter().filter(|t| prev.contains(t)).collect(),
     }
 }
 

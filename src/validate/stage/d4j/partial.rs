@@ -67,6 +67,7 @@ impl Validator<'_> {
         };
         let patch = change.to_bytes();
         let mut still_failing_each_run = Vec::new();
+        let mut failing_every_run: Option<Vec<String>> = None;
         for k in 0..self.plan.reruns.max(1) {
             let log = b.logs.join(format!("partial-defects4j-{k}.log"));
             let outcome = match self.d4j_partial_run(&b, &patch, change, k, &log) {
@@ -75,17 +76,22 @@ impl Validator<'_> {
             };
             match outcome.run_result(&log) {
                 RunResult::Tests(t) => {
-                    let failing = fail_to_pass
+                    let failing: Vec<String> = fail_to_pass
                         .iter()
                         .filter(|id| !golden::test_passed(id, &t))
-                        .count();
-                    if failing == 0 {
+                        .cloned()
+                        .collect();
+                    if failing.is_empty() {
                         return (
                             false,
                             serde_json::json!({"golden_tests": "pass", "rerun": k}),
                         );
                     }
-                    still_failing_each_run.push(failing);
+                    still_failing_each_run.push(failing.len());
+                    failing_every_run = Some(crate::validate::stage::still_failing(
+                        failing_every_run.take(),
+                        failing,
+                    ));
                 }
                 RunResult::Infra(f) => {
                     return (
@@ -102,6 +108,7 @@ impl Validator<'_> {
                 "runs": still_failing_each_run.len(),
                 "failing_per_run": still_failing_each_run,
                 "of": fail_to_pass.len(),
+                "failing_tests": failing_every_run.unwrap_or_default(),
                 "suite": "defects4j",
                 "tests": spec.tests.name(),
             }),

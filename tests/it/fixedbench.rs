@@ -1,0 +1,393 @@
+//! FixedBench's Partial states the paper's way, on the validated demo: a weaker agent
+//! runs on Novel (`hunkgen run`), the next build keeps each instance's patch that applies
+//! and leaves a golden test failing — verified by running the golden tests, recorded
+//! with the failing tests — and rejects the rest with their reason; evaluation then
+//! scores a prediction on exactly the Partial tree the agent saw (D1).
+
+use crate::common::{hunkgen, succeeds, validation_env};
+use crate::golden::demo;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The demo's instance ids, in the dataset's order.
+fn ids(dataset: &Path) -> Vec<String> {
+    fs::read_to_string(dataset.join("instances.jsonl"))
+        .expect("instances")
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("row");
+            v["instance_id"].as_str().expect("id").to_string()
+        })
+        .collect()
+}
+
+/// A scripted weak agent (harness testing only): for the first id it applies the whole
+/// golden patch (it resolves: no Partial), for the second it changes nothing (no
+/// Partial), for every other it applies the golden patch's first hunk only and adds a
+/// module the golden patch does not have, so its tree is no subset of the golden hunks.
+fn weak_agent(dir: &Path, resolves: &str, idle: &str) -> PathBuf {
+    let script = dir.join("weak.py");
+    fs::write(
+        &script,
+        format!(
+            r##"import os, subprocess, sys
+golden = open(sys.argv[1], encoding="utf-8").read()
+me = os.environ["HUNKGEN_INSTANCE_ID"]
+if me == {idle:?}:
+    sys.exit(0)
+if me != {resolves:?}:
+    lines = golden.splitlines(keepends=True)
+    out, in_hunk = [], False
+    for i, line in enumerate(lines):
+        next_file = line.startswith("diff --git ") or (
+            line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "))
+        if in_hunk and (line.startswith("@@") or next_file):
+            break
+        in_hunk = in_hunk or line.startswith("@@")
+        out.append(line)
+    golden = "".join(out)
+    with open("weak_note.py", "w") as f:
+        f.write("# notes of a weak attempt\nATTEMPTED = True\n")
+p = subprocess.run(["git", "apply", "-"], input=golden, text=True)
+sys.exit(p.returncode)
+"##
+        ),
+    )
+    .expect("script");
+    let agents = dir.join("agents.yaml");
+    fs::write(
+        &agents,
+        "weak:\n  command: python3 {agents_dir}/weak.py {golden_patch}\n  oracle: true\n  timeout: 120\n",
+    )
+    .expect("agents");
+    agents
+}
+
+fn manifest(dataset: &Path, id: &str, dir: &str) -> serde_norway::Value {
+    let p = dataset
+        .join("states")
+        .join(id)
+        .join(dir)
+        .join("manifest.yaml");
+    serde_norway::from_str(
+        &fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())),
+    )
+    .expect("yaml")
+}
+
+#[test]
+fn partial_from_a_weak_run_is_verified_recorded_and_scored_on_its_own_tree() {
+    let demo = demo();
+    let root = demo.parent().and_then(Path::parent).expect("demo root");
+    let all = ids(demo);
+    assert!(all.len() >= 4, "{all:?}");
+    let (resolves, idle) = (all[0].clone(), all[1].clone());
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let agents = weak_agent(tmp.path(), &resolves, &idle);
+    let runs = tmp.path().join("runs");
+    succeeds(
+        hunkgen()
+            .arg("run")
+            .arg(demo)
+            .arg("--agents")
+            .arg(&agents)
+            .args(["--agent", "weak", "--state", "novel", "-q", "--out"])
+            .arg(&runs),
+    );
+    let run_dir = runs.join("weak/novel-best");
+
+    // The same history and cache, a second recipe whose Partial states come from the run.
+    let recipe = root.join("recipes/fixedbench-partial.yaml");
+    let text = fs::read_to_string(root.join("recipes/demo.yaml"))
+        .expect("demo recipe")
+        .replace("name: demo", "name: fixedbench-partial")
+        .replace(
+            "  kinds: [novel, partial, resolved]",
+            &format!(
+                "  kinds: [novel, partial, resolved]\n  partial: {{from: run, run: {}}}",
+                run_dir.display()
+            ),
+        );
+    assert!(text.contains("from: run"), "{text}");
+    fs::write(&recipe, text).expect("recipe");
+    let out = root.join("datasets/fixedbench-partial");
+    succeeds(
+        hunkgen()
+            .args(["build", "-q"])
+            .arg(&recipe)
+            .arg("-o")
+            .arg(&out)
+            .envs(validation_env()),
+    );
+    let rows: Vec<serde_json::Value> = fs::read_to_string(out.join("instances.jsonl"))
+        .expect("rows")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect();
+    let row = |id: &str| {
+        rows.iter()
+            .find(|r| r["instance_id"] == id)
+            .unwrap_or_else(|| panic!("{id}"))
+    };
+    // Rejected, each with its reason.
+    let missing = |id: &str| row(id)["states"]["missing"].to_string();
+    assert!(
+        missing(&resolves).contains("every golden test passes"),
+        "{}",
+        missing(&resolves)
+    );
+    assert!(missing(&idle).contains("is empty"), "{}", missing(&idle));
+    for id in [&resolves, &idle] {
+        assert!(
+            !out.join("states").join(id).join("partial-best").exists(),
+            "{id}"
+        );
+    }
+    // Kept: verified by running, with the tests it still fails and its own patch.
+    let kept: Vec<&String> = all.iter().skip(2).collect();
+    for id in &kept {
+        let m = manifest(&out, id, "partial-worst");
+        assert_eq!(
+            m["partial"]["strategy"].as_str(),
+            Some("run"),
+            "{id}: {m:?}"
+        );
+        assert_eq!(m["partial"]["agent"].as_str(), Some("weak"), "{id}");
+        assert_eq!(m["hunks_applied"].as_sequence().map(Vec::len), Some(0));
+        let v = &m["verification"];
+        assert_eq!(v["golden_tests"].as_str(), Some("fail"), "{id}: {v:?}");
+        let failing: Vec<&str> = v["failing_tests"]
+            .as_sequence()
+            .expect("failing_tests")
+            .iter()
+            .filter_map(|t| t.as_str())
+            .collect();
+        let f2p: Vec<&str> = row(id)["FAIL_TO_PASS"]
+            .as_array()
+            .expect("f2p")
+            .iter()
+            .filter_map(|t| t.as_str())
+            .collect();
+        assert!(!failing.is_empty(), "{id}");
+        assert!(failing.iter().all(|t| f2p.contains(t)), "{id}: {failing:?}");
+        let weak = fs::read(run_dir.join(id).join("model.patch")).expect("model.patch");
+        for dir in ["partial-best", "partial-worst"] {
+            let kept = fs::read(out.join("states").join(id).join(dir).join("partial.patch"))
+                .expect("partial.patch");
+            assert_eq!(kept, weak, "{id}/{dir}: the state holds the weak patch");
+            assert!(
+                out.join("states")
+                    .join(id)
+                    .join(dir)
+                    .join("repo/weak_note.py")
+                    .is_file(),
+                "{id}/{dir}"
+            );
+        }
+    }
+
+    // D1: a prediction made on the Partial tree edits the weak module, which only that
+    // tree has: it applies exactly there (on Novel it could not apply at all).
+    let preds = tmp.path().join("preds.jsonl");
+    let edit = "--- a/weak_note.py\n+++ b/weak_note.py\n@@ -1,2 +1,2 @@\n # notes of a weak attempt\n-ATTEMPTED = True\n+ATTEMPTED = False\n";
+    let lines: String = kept
+        .iter()
+        .map(|id| {
+            serde_json::json!({"instance_id": id, "model_name_or_path": "m", "model_patch": edit, "state": "partial"})
+                .to_string()
+                + "\n"
+        })
+        .collect();
+    fs::write(&preds, lines).expect("preds");
+    let eval = tmp.path().join("eval");
+    succeeds(
+        hunkgen()
+            .arg("evaluate")
+            .arg(&out)
+            .arg("--predictions")
+            .arg(&preds)
+            .arg("-q")
+            .arg("--output")
+            .arg(&eval)
+            .envs(validation_env()),
+    );
+    let results = fs::read_to_string(eval.join("results.jsonl")).expect("results");
+    let mut n = 0;
+    for line in results.lines() {
+        let r: serde_json::Value = serde_json::from_str(line).expect("row");
+        assert_eq!(r["applied"], "exact", "{r}");
+        assert_eq!(r["resolved"], false, "{r}");
+        // A change to a new non-test module is an edit: no abstention.
+        assert_eq!(r["abstained"], false, "{r}");
+        assert!(r["failing_before"].as_u64().unwrap_or(0) >= 1, "{r}");
+        n += 1;
+    }
+    assert_eq!(n, kept.len());
+
+    // `hunkgen checkout` gives the dataset's own Partial tree, not a hunk subset.
+    let target = tmp.path().join("checkout");
+    succeeds(
+        hunkgen()
+            .arg("checkout")
+            .arg(&out)
+            .arg(kept[0].as_str())
+            .args(["--state", "partial", "--scenario", "worst"])
+            .arg(&target),
+    );
+    assert!(target.join("weak_note.py").is_file());
+}
+
+#[test]
+fn a_dataset_without_tests_is_scored_for_abstention_and_says_why_resolution_is_empty() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let recipe = crate::common::demo_recipe(root.path());
+    let mut text = fs::read_to_string(&recipe).expect("recipe");
+    text.push_str("\nstates:\n  kinds: [novel, resolved]\n  scenarios: [worst]\n");
+    fs::write(&recipe, text).expect("recipe");
+    let out = root.path().join("datasets/demo");
+    succeeds(hunkgen().args(["build", "-q"]).arg(&recipe));
+    let n = ids(&out).len() as u64;
+    let empty = root.path().join("empty");
+    let printed = succeeds(
+        hunkgen()
+            .arg("evaluate")
+            .arg(&out)
+            .args(["--baseline", "empty", "-q", "--output"])
+            .arg(&empty),
+    );
+    let s: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(empty.join("summary.json")).expect("summary"))
+            .expect("json");
+    let why = s["resolution_unavailable"].as_str().expect("a reason");
+    assert!(why.contains("no `validate:` section"), "{why}");
+    assert!(
+        String::from_utf8_lossy(&printed.stdout).contains("Not scored:"),
+        "the table says so"
+    );
+    // Abstention is scored: the empty patch abstains everywhere, rightly on Resolved.
+    let rate = |v: &serde_json::Value| crate::evaluate::rate(v);
+    assert_eq!(
+        rate(&s["by_state"]["resolved"]["correct_abstention"]),
+        (n, n)
+    );
+    assert_eq!(rate(&s["by_state"]["novel"]["correct_abstention"]), (0, n));
+    // Resolution is empty, never a zero.
+    for group in [&s["overall"], &s["by_state"]["novel"]] {
+        assert!(group["resolution"].is_null(), "{group}");
+        assert!(group["compilation"].is_null(), "{group}");
+    }
+    // The golden patch on Novel: applied exactly, not an abstention.
+    let gold = root.path().join("gold");
+    succeeds(
+        hunkgen()
+            .arg("evaluate")
+            .arg(&out)
+            .args(["--baseline", "gold", "-q", "--output"])
+            .arg(&gold),
+    );
+    let results = fs::read_to_string(gold.join("results.jsonl")).expect("results");
+    for line in results.lines() {
+        let r: serde_json::Value = serde_json::from_str(line).expect("row");
+        assert_eq!(r["applied"], "exact", "{r}");
+        assert_eq!(r["abstained"], false, "{r}");
+        assert!(r.get("resolution").is_none(), "{r}");
+    }
+}
+
+#[test]
+fn best_runs_get_the_environment_validation_built_and_worst_runs_do_not() {
+    let demo = demo();
+    // One instance whose golden tests are pytest's, one whose are JUnit's.
+    let rows: Vec<serde_json::Value> = fs::read_to_string(demo.join("instances.jsonl"))
+        .expect("rows")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect();
+    let with = |python: bool| {
+        rows.iter()
+            .find(|r| {
+                r["FAIL_TO_PASS"]
+                    .as_array()
+                    .expect("f2p")
+                    .iter()
+                    .all(|t| t.as_str().unwrap_or("").contains(".py::") == python)
+            })
+            .and_then(|r| r["instance_id"].as_str())
+            .expect("an instance")
+            .to_string()
+    };
+    let (py, java) = (with(true), with(false));
+    let tmp = tempfile::tempdir().expect("tempdir");
+    fs::write(
+        tmp.path().join("env.sh"),
+        "echo \"venv=${VIRTUAL_ENV:-none}\"\n\
+         echo \"classpath=${CLASSPATH:-none}\"\n\
+         echo \"prefix=$(python -c 'import sys; print(sys.prefix)' 2>/dev/null || echo none)\"\n\
+         echo \"pytest=$(python -c 'import pytest; print(pytest.__version__)' 2>/dev/null || echo none)\"\n\
+         echo \"git=$(test -d .git && echo yes || echo no)\"\n",
+    )
+    .expect("script");
+    let agents = tmp.path().join("agents.yaml");
+    fs::write(
+        &agents,
+        "env:\n  command: sh {agents_dir}/env.sh\n  timeout: 60\n",
+    )
+    .expect("agents");
+    let runs = tmp.path().join("runs");
+    // (scenario, instance) → (stdout, result.json)
+    let mut seen = std::collections::BTreeMap::new();
+    for scenario in ["best", "worst"] {
+        succeeds(
+            hunkgen()
+                .arg("run")
+                .arg(demo)
+                .arg("--agents")
+                .arg(&agents)
+                .args(["--agent", "env", "--state", "novel", "--scenario", scenario])
+                .args(["--only", &format!("{py},{java}"), "-q", "--out"])
+                .arg(&runs)
+                .envs(validation_env()),
+        );
+        for id in [&py, &java] {
+            let dir = runs.join("env").join(format!("novel-{scenario}")).join(id);
+            let out = fs::read_to_string(dir.join("stdout.log")).expect("stdout");
+            let result: serde_json::Value =
+                serde_json::from_str(&fs::read_to_string(dir.join("result.json")).expect("result"))
+                    .expect("json");
+            seen.insert((scenario, id.clone()), (out, result));
+        }
+    }
+    // Best: the venv validation built for the instance, its interpreter first on PATH
+    // with the pinned pytest, and the history.
+    let (best, best_result) = &seen[&("best", py.clone())];
+    let venv = best
+        .lines()
+        .find_map(|l| l.strip_prefix("venv="))
+        .expect("venv line");
+    assert_ne!(venv, "none", "{best}");
+    assert!(best.contains(&format!("prefix={venv}")), "{best}");
+    assert!(best.contains("pytest=9.2.0"), "{best}");
+    assert!(best.contains("git=yes"), "{best}");
+    let had = best_result["had"].to_string();
+    assert!(
+        had.contains("history") && had.contains("python venv"),
+        "{had}"
+    );
+    // The Java instance's suite: its class path.
+    let (best, best_result) = &seen[&("best", java.clone())];
+    assert!(
+        best.contains("junit-platform-console-standalone.jar"),
+        "{best}"
+    );
+    assert!(best_result["had"].to_string().contains("CLASSPATH"));
+    // Worst: neither history nor environment.
+    for id in [&py, &java] {
+        let (worst, worst_result) = &seen[&("worst", id.clone())];
+        assert!(
+            worst.contains("venv=none") && worst.contains("classpath=none"),
+            "{worst}"
+        );
+        assert!(worst.contains("git=no"), "{worst}");
+        assert!(worst_result.get("had").is_none(), "{worst_result}");
+    }
+}
