@@ -132,10 +132,11 @@ pub fn run(args: BuildArgs) -> anyhow::Result<()> {
     }
     let mut out = std::io::stdout().lock();
     let hunks: usize = summary.instances.iter().map(|i| i.stats.hunks).sum();
+    let sampled = sample_clause(&plan, &summary);
     match &summary.funnel {
         Some(f) => writeln!(
             out,
-            "built {}: {} instances ({} hunks) from {} commits walked{}: {} non-merge, {} message matched, {} touching code and tests, {} multi-hunk, {} past the commit rules, {} with fewer counted hunks once non-code hunks are skipped; {}",
+            "built {}: {} instances ({} hunks) from {} commits walked{}: {} non-merge, {} message matched, {} touching code and tests, {} multi-hunk, {} past the commit rules, {} with fewer counted hunks once non-code hunks are skipped{sampled}; {}",
             shown.display(),
             summary.instances.len(),
             hunks,
@@ -158,7 +159,7 @@ pub fn run(args: BuildArgs) -> anyhow::Result<()> {
         )?,
         None => writeln!(
             out,
-            "built {}: {} instances ({} hunks); {} walked, {} examined, {} with fewer than {} counted hunks, {}",
+            "built {}: {} instances ({} hunks); {} walked, {} examined, {} with fewer than {} counted hunks{sampled}, {}",
             shown.display(),
             summary.instances.len(),
             hunks,
@@ -185,6 +186,23 @@ pub fn run(args: BuildArgs) -> anyhow::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// `, 2 of 5 sampled (select.sample, seed 7), 3 not_sampled` when the recipe samples.
+fn sample_clause(plan: &recipe::Plan, summary: &pipeline::BuildSummary) -> String {
+    let (Some(spec), Some(not_sampled)) = (&plan.sample, summary.not_sampled) else {
+        return String::new();
+    };
+    let population = summary.examined - summary.few_counted_hunks.min(summary.examined);
+    let strata = match spec.stratify_by {
+        recipe::Stratify::None => String::new(),
+        by => format!(", by {}", by.name()),
+    };
+    format!(
+        ", {} of {population} sampled (select.sample, seed {}{strata}), {not_sampled} not_sampled",
+        population - not_sampled.min(population),
+        spec.seed
+    )
 }
 
 /// Build warnings on stderr; one line for all projects without a repository, with how to

@@ -28,11 +28,15 @@ pub fn run(args: StatsArgs) -> anyhow::Result<()> {
     let instances = dataset::read_instances(&dir)
         .with_context(|| format!("{}: not a hunkgen dataset", dir.display()))?;
     let annotated = instances.iter().any(|i| i.divergence.is_some());
-    let tables = report::Tables::compute(&instances, &instances, annotated);
+    let mut tables = report::Tables::compute(&instances, &instances, annotated);
+    tables.sample = sample_line(&dir);
     let mut out = std::io::stdout().lock();
     if json {
         writeln!(out, "{}", report::json(&tables))?;
     } else {
+        if let Some(s) = &tables.sample {
+            write!(out, "{}", s.markdown())?;
+        }
         write!(
             out,
             "{}",
@@ -43,4 +47,23 @@ pub fn run(args: StatsArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// What `select.sample` drew, from the dataset's card and the recipe it holds, so the
+/// statistics of a sample say they are N of M; `None` for an unsampled dataset (or one
+/// without a readable card).
+fn sample_line(dir: &std::path::Path) -> Option<report::tables::SampleLine> {
+    let card = dataset::read_card(dir).ok().flatten()?;
+    let (sampled, not_sampled) = (card.counts.sampled?, card.counts.not_sampled?);
+    let recipe =
+        crate::recipe::parse(&card.recipe, std::path::Path::new(&card.recipe_file)).ok()?;
+    let spec = recipe.select.sample?;
+    Some(report::tables::SampleLine {
+        n: spec.n,
+        seed: spec.seed,
+        stratify_by: spec.stratify_by.name(),
+        population: card.counts.multi_hunk,
+        sampled,
+        not_sampled,
+    })
 }

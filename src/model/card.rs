@@ -46,6 +46,13 @@ pub struct Counts {
     /// Candidates with at least `min_code_hunks` counted hunks.
     #[serde(default)]
     pub multi_hunk: usize,
+    /// Of the `multi_hunk` candidates, those `select.sample` drew (absent without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<usize>,
+    /// Of the `multi_hunk` candidates, those `select.sample` left out: not rejections,
+    /// never validated, in no file of the dataset (absent without a sample).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_sampled: Option<usize>,
     /// Items rejected (`rejected.jsonl`).
     #[serde(default)]
     pub rejected: usize,
@@ -90,6 +97,10 @@ pub struct MineFunnel {
     /// are `kept` minus these.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub few_counted_hunks: usize,
+    /// Of the instances, those `select.sample` did not draw (not rejections: left out
+    /// before validation, in no file of the dataset).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub not_sampled: usize,
     /// Commits whose parent is missing from the repository (a shallow clone's boundary);
     /// never examined.
     #[serde(default, skip_serializing_if = "is_zero")]

@@ -22,6 +22,8 @@ pub struct Assembled<'a> {
     pub walked: usize,
     /// Candidates with enough counted hunks.
     pub multi_hunk: usize,
+    /// Of those, the ones `select.sample` did not draw (`None` without a sample).
+    pub not_sampled: Option<usize>,
     /// Instances confirmed by validation.
     pub validated: usize,
     /// The git walk's funnel (git sources only).
@@ -51,6 +53,7 @@ impl Assembled<'_> {
             examined,
             walked,
             multi_hunk,
+            not_sampled,
             validated,
             funnel,
             described,
@@ -64,6 +67,8 @@ impl Assembled<'_> {
             walked,
             examined: examined.len(),
             multi_hunk,
+            sampled: not_sampled.map(|n| multi_hunk - n.min(multi_hunk)),
+            not_sampled,
             rejected: rejected.len(),
             validated,
             instances: kept.len(),
@@ -74,6 +79,14 @@ impl Assembled<'_> {
         let mut tables = report::Tables::compute(&kept, examined, plan.annotate.is_some());
         tables.inputs = report::inputs(&described, plan.annotate.as_ref().map(|a| a.profile));
         tables.funnel = funnel;
+        tables.sample = plan.sample.as_ref().map(|spec| report::tables::SampleLine {
+            n: spec.n,
+            seed: spec.seed,
+            stratify_by: spec.stratify_by.name(),
+            population: multi_hunk,
+            sampled: counts.sampled.unwrap_or(multi_hunk),
+            not_sampled: counts.not_sampled.unwrap_or(0),
+        });
         tables.d4j_agreement = report::d4j::agreement(&kept, &rejected);
         tables.yields = crate::model::yield_counts(&rejected);
         let compare = plan.report.compare_with.as_deref() == Some("hunk4j");

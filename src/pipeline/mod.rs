@@ -1,8 +1,9 @@
 //! Build orchestration: a short list of stages from a validated plan to a dataset.
 //!
 //! mine (source → candidates) → extract (candidates → instances, selection) → annotate
-//! (places, divergence, then proximity with the dataset's λ) → validate (golden tests) →
-//! states (repository states) → write (the whole dataset directory, swapped in at once).
+//! (places, divergence, then proximity with the dataset's λ) → sample (`select.sample`) →
+//! validate (golden tests) → states (repository states) → write (the whole dataset
+//! directory, swapped in at once).
 //! One `Item` per kept instance flows through the stages.
 //!
 //! Beside the build, the other orchestration over whole datasets: `assemble` renders a
@@ -23,6 +24,7 @@ pub use merge_error::MergeError;
 mod annotate;
 mod extract;
 mod mine;
+mod sample;
 mod states;
 mod validate;
 mod write;
@@ -80,6 +82,9 @@ pub struct BuildSummary {
     /// Candidates left with fewer counted hunks than `min_code_hunks` (not rejections:
     /// the multi-hunk filter), so the summary accounts for every candidate.
     pub few_counted_hunks: usize,
+    /// Of the candidates with enough counted hunks, those `select.sample` did not draw
+    /// (`None` without a sample).
+    pub not_sampled: Option<usize>,
     /// The kept instances, sorted.
     pub instances: Vec<Instance>,
     /// Items rejected, with their reasons.
@@ -175,13 +180,27 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         clock.lap("annotate");
     }
 
-    // What a shard's manifest records of the stages so far.
+    // What a shard's manifest records of the stages so far: the depths of its own
+    // instances, all of them, sampled or not (λ is the whole set's, as on one machine).
+    let owned = |id: &str| opts.shard.is_none_or(|s| s.owns(id));
     let depths: Vec<usize> = items
         .iter()
+        .filter(|it| owned(&it.instance.instance_id))
         .flat_map(|it| proximity::depths(std::slice::from_ref(&it.instance)))
         .collect();
     let early_warnings = warnings.clone();
-    let owned = |id: &str| opts.shard.is_none_or(|s| s.owns(id));
+    // The sample is drawn over every shard's instances; then a shard keeps its own.
+    let not_sampled = plan
+        .sample
+        .as_ref()
+        .map(|spec| sample::sample(spec, &selected.rows, &mut items));
+    items.retain(|it| owned(&it.instance.instance_id));
+    if let (Some(f), Some(n)) = (mined.funnel.as_mut(), not_sampled) {
+        f.not_sampled = n;
+    }
+    if plan.sample.is_some() {
+        clock.lap("sample");
+    }
     let mut rejected: Vec<Rejected> = mined
         .rejected
         .iter()
@@ -193,7 +212,9 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         .map(|it| it.instance.instance_id.clone())
         .chain(rejected.iter().map(|r| r.id.clone()))
         .collect();
-    let total_assigned = selected.multi_hunk.len() + mined.rejected.len();
+    // Instances not sampled are nobody's: neither kept nor rejected by any shard.
+    let total_assigned =
+        selected.multi_hunk.len() - not_sampled.unwrap_or(0) + mined.rejected.len();
 
     let validator = match &plan.validate {
         Some(vplan) => {
@@ -244,7 +265,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         rejected,
         &examined,
         &mined,
-        selected.multi_hunk.len(),
+        (selected.multi_hunk.len(), not_sampled),
         validated,
         warnings,
     );
@@ -285,6 +306,7 @@ pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildErro
         examined: examined.len(),
         funnel: mined.funnel,
         few_counted_hunks: examined.len() - selected.multi_hunk.len(),
+        not_sampled,
         instances: kept,
         rejected,
         warnings: mined.warnings.into_iter().chain(summary_warnings).collect(),

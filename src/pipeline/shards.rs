@@ -232,6 +232,8 @@ pub fn merge_build(
         examined: &not_counted,
         walked: card.counts.walked,
         multi_hunk: card.counts.multi_hunk,
+        // Every shard drew the same sample over all instances: the first one's count.
+        not_sampled: card.counts.not_sampled,
         validated,
         funnel: card.counts.funnel.clone(),
         described: card.sources.clone(),

@@ -20,7 +20,7 @@ pub(super) fn assemble<'a>(
     rejected: Vec<Rejected>,
     examined: &'a [Instance],
     mined: &SourceOutput,
-    multi_hunk: usize,
+    (multi_hunk, not_sampled): (usize, Option<usize>),
     validated: usize,
     warnings: Vec<String>,
 ) -> Assembled<'a> {
@@ -31,6 +31,7 @@ pub(super) fn assemble<'a>(
         examined,
         walked: mined.walked,
         multi_hunk,
+        not_sampled,
         validated,
         funnel: mined.funnel.clone(),
         described: mined.described.clone(),

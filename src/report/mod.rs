@@ -39,6 +39,9 @@ pub struct Tables {
     /// The git walk's funnel, when the source is a git history.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub funnel: Option<crate::model::MineFunnel>,
+    /// What `select.sample` drew, when the recipe samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sample: Option<tables::SampleLine>,
     /// Agreement with Defects4J's `trigger_tests` per project, when Defects4J validated
     /// the bugs.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -257,6 +260,7 @@ impl Tables {
             annotation: annotated.then(|| annotation_tables(kept)),
             inputs: Vec::new(),
             funnel: None,
+            sample: None,
             d4j_agreement: Vec::new(),
             yields: Vec::new(),
             necessary: NecessaryTable::compute(kept),
@@ -296,6 +300,11 @@ pub fn funnel_markdown(f: &crate::model::MineFunnel) -> String {
             f.few_counted_hunks,
         );
         row("instances", f.kept - f.few_counted_hunks.min(f.kept));
+    }
+    if f.not_sampled > 0 {
+        let instances = f.kept - f.few_counted_hunks.min(f.kept);
+        row("not sampled (`select.sample`)", f.not_sampled);
+        row("sampled", instances - f.not_sampled.min(instances));
     }
     if f.unreadable > 0 {
         row("unreadable (`git_objects` rows)", f.unreadable);
@@ -588,6 +597,9 @@ pub fn markdown(name: &str, t: &Tables, warnings: &[String], compare: bool) -> S
         let _ = writeln!(out, "## Funnel\n\nCommits at each step of the walk (merges are skipped, not rejected; each rejection is a `rejected.jsonl` row).\n");
         out.push_str(&funnel_markdown(f));
         out.push('\n');
+    }
+    if let Some(s) = &t.sample {
+        out.push_str(&s.markdown());
     }
     if !t.yields.is_empty() {
         out.push_str(&yield_markdown(t.instances, &t.yields));

@@ -38,13 +38,20 @@ impl Funnel {
     pub fn compute(card: Option<&Card>, instances: &[Instance], rejected: &[Rejected]) -> Funnel {
         let validated = instances.iter().any(|i| i.validation.is_some());
         let steps = match card {
-            Some(c) => vec![
-                ("walked", (c.counts.walked > 0).then_some(c.counts.walked)),
-                ("examined", Some(c.counts.examined)),
-                ("multi-hunk", Some(c.counts.multi_hunk)),
-                ("validated", validated.then_some(c.counts.validated)),
-                ("kept", Some(c.counts.instances)),
-            ],
+            Some(c) => {
+                let mut steps = vec![
+                    ("walked", (c.counts.walked > 0).then_some(c.counts.walked)),
+                    ("examined", Some(c.counts.examined)),
+                    ("multi-hunk", Some(c.counts.multi_hunk)),
+                    ("validated", validated.then_some(c.counts.validated)),
+                    ("kept", Some(c.counts.instances)),
+                ];
+                // `select.sample`: the instances drawn, between selection and validation.
+                if let Some(n) = c.counts.sampled {
+                    steps.insert(3, ("sampled", Some(n)));
+                }
+                steps
+            }
             None => vec![
                 ("walked", None),
                 ("examined", None),

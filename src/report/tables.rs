@@ -281,3 +281,37 @@ pub fn render_all_files_variant(t2_all: &[Table2Row], compare: bool) -> String {
     out.push_str(&table2_table(t2_all, compare, files).to_markdown());
     out
 }
+
+/// `select.sample` as the report states it: how many instances were drawn, of how many,
+/// and how.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SampleLine {
+    /// The recipe's `n`.
+    pub n: usize,
+    /// The recipe's `seed`.
+    pub seed: u64,
+    /// The recipe's `stratify_by`.
+    pub stratify_by: &'static str,
+    /// Candidates with enough counted hunks: what the sample was drawn from.
+    pub population: usize,
+    /// Those drawn (validated, kept or rejected after).
+    pub sampled: usize,
+    /// Those left out (`not_sampled`).
+    pub not_sampled: usize,
+}
+
+impl SampleLine {
+    /// The report's `## Sample` section.
+    pub fn markdown(&self) -> String {
+        let strata = match self.stratify_by {
+            "none" => String::new(),
+            by => format!(", stratified by {by}"),
+        };
+        format!(
+            "## Sample\n\n`select.sample` drew {} of the {} candidates with enough counted hunks \
+             (n {}, seed {}{strata}); the other {} are `not_sampled`: not rejections, never \
+             validated, in no file of the dataset.\n\n",
+            self.sampled, self.population, self.n, self.seed, self.not_sampled
+        )
+    }
+}

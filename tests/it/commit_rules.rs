@@ -362,6 +362,7 @@ fn funnel_numbers_on_the_fixture() {
         kept: 3,
         // Set by the build, not the walk.
         few_counted_hunks: 0,
+        not_sampled: 0,
         missing_parent: 0,
         unreadable: 0,
         // Every branch was walked.

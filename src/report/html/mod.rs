@@ -150,15 +150,20 @@ fn card_section(out: &mut String, page: &Page) {
         return;
     };
     out.push_str("<div class=\"cards\">");
+    let not_sampled = c.counts.not_sampled.map(|n| ("not sampled", n));
     for (label, v) in [
         ("walked", c.counts.walked),
         ("examined", c.counts.examined),
         ("multi-hunk", c.counts.multi_hunk),
+    ]
+    .into_iter()
+    .chain(not_sampled)
+    .chain([
         ("rejected", c.counts.rejected),
         ("validated", c.counts.validated),
         ("instances", c.counts.instances),
         ("hunks", c.counts.hunks),
-    ] {
+    ]) {
         // Cards written before `walked` was recorded hold 0 there.
         let v = if label == "walked" && v == 0 {
             "–".to_string()
