@@ -75,50 +75,74 @@ fn manifest(dataset: &Path, id: &str, dir: &str) -> serde_norway::Value {
     .expect("yaml")
 }
 
+/// The demo rebuilt with its Partial states from a scripted weak agent's run on Novel:
+/// (its root, the dataset, the weak run's directory, the demo's ids in order).
+struct WeakPartials {
+    _tmp: tempfile::TempDir,
+    out: PathBuf,
+    run_dir: PathBuf,
+    all: Vec<String>,
+}
+
+fn weak_partials() -> &'static WeakPartials {
+    static ONCE: std::sync::OnceLock<WeakPartials> = std::sync::OnceLock::new();
+    ONCE.get_or_init(|| {
+        let demo = demo();
+        let root = demo.parent().and_then(Path::parent).expect("demo root");
+        let all = ids(demo);
+        assert!(all.len() >= 4, "{all:?}");
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let agents = weak_agent(tmp.path(), &all[0], &all[1]);
+        let runs = tmp.path().join("runs");
+        succeeds(
+            hunkgen()
+                .arg("run")
+                .arg(demo)
+                .arg("--agents")
+                .arg(&agents)
+                .args(["--agent", "weak", "--state", "novel", "-q", "--out"])
+                .arg(&runs),
+        );
+        let run_dir = runs.join("weak/novel-best");
+        // The same history and cache, a second recipe whose Partial states come from the
+        // run.
+        let recipe = root.join("recipes/fixedbench-partial.yaml");
+        let text = fs::read_to_string(root.join("recipes/demo.yaml"))
+            .expect("demo recipe")
+            .replace("name: demo", "name: fixedbench-partial")
+            .replace(
+                "  kinds: [novel, partial, resolved]",
+                &format!(
+                    "  kinds: [novel, partial, resolved]\n  partial: {{from: run, run: {}}}",
+                    run_dir.display()
+                ),
+            );
+        assert!(text.contains("from: run"), "{text}");
+        fs::write(&recipe, text).expect("recipe");
+        let out = root.join("datasets/fixedbench-partial");
+        succeeds(
+            hunkgen()
+                .args(["build", "-q"])
+                .arg(&recipe)
+                .arg("-o")
+                .arg(&out)
+                .envs(validation_env()),
+        );
+        WeakPartials {
+            _tmp: tmp,
+            out,
+            run_dir,
+            all,
+        }
+    })
+}
+
 #[test]
 fn partial_from_a_weak_run_is_verified_recorded_and_scored_on_its_own_tree() {
-    let demo = demo();
-    let root = demo.parent().and_then(Path::parent).expect("demo root");
-    let all = ids(demo);
-    assert!(all.len() >= 4, "{all:?}");
+    let fb = weak_partials();
+    let (out, run_dir, all) = (&fb.out, &fb.run_dir, &fb.all);
     let (resolves, idle) = (all[0].clone(), all[1].clone());
     let tmp = tempfile::tempdir().expect("tempdir");
-    let agents = weak_agent(tmp.path(), &resolves, &idle);
-    let runs = tmp.path().join("runs");
-    succeeds(
-        hunkgen()
-            .arg("run")
-            .arg(demo)
-            .arg("--agents")
-            .arg(&agents)
-            .args(["--agent", "weak", "--state", "novel", "-q", "--out"])
-            .arg(&runs),
-    );
-    let run_dir = runs.join("weak/novel-best");
-
-    // The same history and cache, a second recipe whose Partial states come from the run.
-    let recipe = root.join("recipes/fixedbench-partial.yaml");
-    let text = fs::read_to_string(root.join("recipes/demo.yaml"))
-        .expect("demo recipe")
-        .replace("name: demo", "name: fixedbench-partial")
-        .replace(
-            "  kinds: [novel, partial, resolved]",
-            &format!(
-                "  kinds: [novel, partial, resolved]\n  partial: {{from: run, run: {}}}",
-                run_dir.display()
-            ),
-        );
-    assert!(text.contains("from: run"), "{text}");
-    fs::write(&recipe, text).expect("recipe");
-    let out = root.join("datasets/fixedbench-partial");
-    succeeds(
-        hunkgen()
-            .args(["build", "-q"])
-            .arg(&recipe)
-            .arg("-o")
-            .arg(&out)
-            .envs(validation_env()),
-    );
     let rows: Vec<serde_json::Value> = fs::read_to_string(out.join("instances.jsonl"))
         .expect("rows")
         .lines()
@@ -390,4 +414,203 @@ fn best_runs_get_the_environment_validation_built_and_worst_runs_do_not() {
         assert!(worst.contains("git=no"), "{worst}");
         assert!(worst_result.get("had").is_none(), "{worst_result}");
     }
+}
+
+/// FixedBench's protocol end to end on a validated Python + Java history: Novel, an
+/// agent-made Partial and Resolved, × Best/Worst × the four instructions, with three
+/// scripted agents (one always edits code, one abstains, one applies the golden patch);
+/// every cell of the report's FixedBench table equals the value the agents' behaviour
+/// gives by hand.
+#[test]
+fn the_fixedbench_table_of_three_scripted_agents_equals_the_hand_computed_one() {
+    let fb = weak_partials();
+    let rows: Vec<serde_json::Value> = fs::read_to_string(fb.out.join("instances.jsonl"))
+        .expect("rows")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect();
+    // Two instances with a Partial state: one with pytest golden tests, another with
+    // JUnit ones.
+    let with_partial: Vec<&serde_json::Value> = rows
+        .iter()
+        .filter(|r| r["states"]["written"].to_string().contains("partial-best"))
+        .collect();
+    let runs_in = |r: &serde_json::Value, python: bool| {
+        r["FAIL_TO_PASS"]
+            .as_array()
+            .expect("f2p")
+            .iter()
+            .any(|t| t.as_str().unwrap_or("").contains(".py::") == python)
+    };
+    let id_of = |r: &serde_json::Value| r["instance_id"].as_str().expect("id").to_string();
+    let py = with_partial
+        .iter()
+        .find(|r| runs_in(r, true))
+        .map(|r| id_of(r))
+        .expect("a Python instance");
+    let java = with_partial
+        .iter()
+        .find(|r| id_of(r) != py && runs_in(r, false))
+        .map(|r| id_of(r))
+        .expect("a Java instance");
+    let ids = vec![py, java];
+    let n = ids.len() as u64;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let agents_dir = tmp.path().join("agents");
+    fs::create_dir(&agents_dir).expect("mkdir");
+    fs::copy(
+        crate::common::manifest().join("demo/agents/oracle.py"),
+        agents_dir.join("oracle.py"),
+    )
+    .expect("oracle");
+    fs::write(
+        agents_dir.join("edit.sh"),
+        "printf 'TOUCHED = 1\\n' > hunkgen_touch.py\n",
+    )
+    .expect("edit");
+    let agents = agents_dir.join("agents.yaml");
+    fs::write(
+        &agents,
+        "edits:\n  command: sh {agents_dir}/edit.sh\n  timeout: 60\n\
+         abstains:\n  command: 'true'\n  timeout: 60\n\
+         golden:\n  command: python3 {agents_dir}/oracle.py {golden_patch} {trajectory_file}\n  trajectory: normalized\n  oracle: true\n  timeout: 120\n",
+    )
+    .expect("agents");
+    let runs = tmp.path().join("runs");
+    let agent_names = ["edits", "abstains", "golden"];
+    let states = ["novel", "partial", "resolved"];
+    let scenarios = ["best", "worst"];
+    let instructions = ["issue", "edit", "reproduce", "abstain-or-fix"];
+    let only = ids.join(",");
+    for agent in agent_names {
+        let mut preds = String::new();
+        for state in states {
+            for sc in scenarios {
+                for instr in instructions {
+                    succeeds(
+                        hunkgen()
+                            .arg("run")
+                            .arg(&fb.out)
+                            .arg("--agents")
+                            .arg(&agents)
+                            .args(["--agent", agent, "--state", state, "--scenario", sc])
+                            .args(["--prompt-variant", instr, "--only", &only, "-q", "--out"])
+                            .arg(&runs)
+                            .envs(validation_env()),
+                    );
+                    let dir = runs.join(agent).join(format!("{state}-{sc}"));
+                    for id in &ids {
+                        let prompt =
+                            fs::read_to_string(dir.join(id).join("prompt.md")).expect("prompt");
+                        let row = rows.iter().find(|r| r["instance_id"] == id.as_str());
+                        let task = row.and_then(|r| r["problem_statement"].as_str());
+                        if instr == "issue" {
+                            assert_eq!(Some(prompt.as_str()), task, "{agent} {state} {sc}");
+                        }
+                    }
+                    preds.push_str(
+                        &fs::read_to_string(dir.join("predictions.jsonl")).expect("predictions"),
+                    );
+                }
+            }
+        }
+        let file = tmp.path().join(format!("{agent}.jsonl"));
+        fs::write(&file, preds).expect("predictions");
+        succeeds(
+            hunkgen()
+                .arg("evaluate")
+                .arg(&fb.out)
+                .arg("--predictions")
+                .arg(&file)
+                .args(["-q", "--output"])
+                .arg(tmp.path().join("evals").join(agent))
+                .envs(validation_env()),
+        );
+    }
+    let page = tmp.path().join("report/index.html");
+    let mut report = hunkgen();
+    report.arg("report").arg(&fb.out);
+    for agent in agent_names {
+        report
+            .arg("--results")
+            .arg(tmp.path().join("evals").join(agent));
+    }
+    succeeds(report.arg("-o").arg(&page));
+    let table: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(tmp.path().join("report/fixedbench.json")).expect("fixedbench.json"),
+    )
+    .expect("json");
+    // Systems in name order: abstains, edits, golden.
+    let systems: Vec<&str> = table["systems"]
+        .as_array()
+        .expect("systems")
+        .iter()
+        .filter_map(|s| s.as_str())
+        .collect();
+    assert_eq!(systems, ["abstains", "edits", "golden"]);
+    // By hand, from what each agent does (k of n per cell):
+    // - abstains changes nothing: it abstains everywhere and resolves only Resolved;
+    // - edits adds a code module: it never abstains and resolves only Resolved (the
+    //   module breaks no test, and fixes nothing);
+    // - golden applies the golden patch hunk by hunk: on Novel and Partial (whose weak
+    //   patch already holds the first hunk) it resolves; on Resolved nothing applies, so
+    //   it abstains, rightly, and every golden test passes.
+    let expected = |system: &str, task: &str| -> ((u64, u64), (u64, u64)) {
+        let all = (n, n);
+        let none = (0, n);
+        match (system, task) {
+            ("abstains", "resolved") => (all, all),
+            ("abstains", _) => (all, none),
+            ("edits", "resolved") => (none, all),
+            ("edits", _) => (none, none),
+            ("golden", "resolved") => (all, all),
+            ("golden", _) => (none, all),
+            _ => unreachable!(),
+        }
+    };
+    let kn = |r: &serde_json::Value| (r["k"].as_u64().expect("k"), r["n"].as_u64().expect("n"));
+    let table_rows = table["rows"].as_array().expect("rows");
+    assert_eq!(
+        table_rows.len(),
+        states.len() * scenarios.len() * instructions.len()
+    );
+    let mut i = 0;
+    for task in states {
+        for sc in scenarios {
+            for instr in instructions {
+                let row = &table_rows[i];
+                i += 1;
+                assert_eq!(
+                    (
+                        row["task"].as_str(),
+                        row["scenario"].as_str(),
+                        row["instruction"].as_str()
+                    ),
+                    (Some(task), Some(sc), Some(instr))
+                );
+                for (s, system) in systems.iter().enumerate() {
+                    let cell = &row["cells"][s];
+                    let (abs, res) = expected(system, task);
+                    assert_eq!(kn(&cell["abstention"]), abs, "{system} {task} {sc} {instr}");
+                    assert_eq!(kn(&cell["resolution"]), res, "{system} {task} {sc} {instr}");
+                }
+            }
+        }
+    }
+    // The Partial control: Novel resolution of the same instances.
+    let control = table["partial_control"].as_array().expect("control");
+    assert_eq!(control.len(), scenarios.len() * instructions.len());
+    for row in control {
+        let cells: Vec<(u64, u64)> = row["cells"]
+            .as_array()
+            .expect("cells")
+            .iter()
+            .map(kn)
+            .collect();
+        assert_eq!(cells, [(0, n), (0, n), (n, n)], "{row}");
+    }
+    let md = fs::read_to_string(tmp.path().join("report/fixedbench.md")).expect("md");
+    assert!(md.contains("abstains Abs."), "{md}");
+    let html = fs::read_to_string(&page).expect("page");
+    assert!(html.contains("FixedBench: abstention and resolution"));
 }
