@@ -170,7 +170,7 @@ fn partial_from_a_weak_run_is_verified_recorded_and_scored_on_its_own_tree() {
     // Kept: verified by running, with the tests it still fails and its own patch.
     let kept: Vec<&String> = all.iter().skip(2).collect();
     for id in &kept {
-        let m = manifest(&out, id, "partial-worst");
+        let m = manifest(out, id, "partial-worst");
         assert_eq!(
             m["partial"]["strategy"].as_str(),
             Some("run"),
@@ -227,7 +227,7 @@ fn partial_from_a_weak_run_is_verified_recorded_and_scored_on_its_own_tree() {
     succeeds(
         hunkgen()
             .arg("evaluate")
-            .arg(&out)
+            .arg(out)
             .arg("--predictions")
             .arg(&preds)
             .arg("-q")
@@ -253,7 +253,7 @@ fn partial_from_a_weak_run_is_verified_recorded_and_scored_on_its_own_tree() {
     succeeds(
         hunkgen()
             .arg("checkout")
-            .arg(&out)
+            .arg(out)
             .arg(kept[0].as_str())
             .args(["--state", "partial", "--scenario", "worst"])
             .arg(&target),
