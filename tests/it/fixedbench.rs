@@ -9,6 +9,32 @@ use crate::golden::demo;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// A dataset's instance rows.
+fn rows(dataset: &Path) -> Vec<serde_json::Value> {
+    fs::read_to_string(dataset.join("instances.jsonl"))
+        .expect("instances")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect()
+}
+
+/// `hunkgen run DATASET --agents AGENTS --agent AGENT ARGS… -q --out OUT`, which must
+/// succeed.
+fn run_agent(dataset: &Path, agents: &Path, agent: &str, args: &[&str], out: &Path) {
+    succeeds(
+        hunkgen()
+            .arg("run")
+            .arg(dataset)
+            .arg("--agents")
+            .arg(agents)
+            .args(["--agent", agent])
+            .args(args)
+            .args(["-q", "--out"])
+            .arg(out)
+            .envs(validation_env()),
+    );
+}
+
 /// The demo's instance ids, in the dataset's order.
 fn ids(dataset: &Path) -> Vec<String> {
     fs::read_to_string(dataset.join("instances.jsonl"))
@@ -94,15 +120,7 @@ fn weak_partials() -> &'static WeakPartials {
         let tmp = tempfile::tempdir().expect("tempdir");
         let agents = weak_agent(tmp.path(), &all[0], &all[1]);
         let runs = tmp.path().join("runs");
-        succeeds(
-            hunkgen()
-                .arg("run")
-                .arg(demo)
-                .arg("--agents")
-                .arg(&agents)
-                .args(["--agent", "weak", "--state", "novel", "-q", "--out"])
-                .arg(&runs),
-        );
+        run_agent(demo, &agents, "weak", &["--state", "novel"], &runs);
         let run_dir = runs.join("weak/novel-best");
         // The same history and cache, a second recipe whose Partial states come from the
         // run.
@@ -143,11 +161,7 @@ fn partial_from_a_weak_run_is_verified_recorded_and_scored_on_its_own_tree() {
     let (out, run_dir, all) = (&fb.out, &fb.run_dir, &fb.all);
     let (resolves, idle) = (all[0].clone(), all[1].clone());
     let tmp = tempfile::tempdir().expect("tempdir");
-    let rows: Vec<serde_json::Value> = fs::read_to_string(out.join("instances.jsonl"))
-        .expect("rows")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("row"))
-        .collect();
+    let rows = rows(out);
     let row = |id: &str| {
         rows.iter()
             .find(|r| r["instance_id"] == id)
@@ -322,11 +336,7 @@ fn a_dataset_without_tests_is_scored_for_abstention_and_says_why_resolution_is_e
 fn best_runs_get_the_environment_validation_built_and_worst_runs_do_not() {
     let demo = demo();
     // One instance whose golden tests are pytest's, one whose are JUnit's.
-    let rows: Vec<serde_json::Value> = fs::read_to_string(demo.join("instances.jsonl"))
-        .expect("rows")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("row"))
-        .collect();
+    let rows = rows(demo);
     let with = |python: bool| {
         rows.iter()
             .find(|r| {
@@ -361,17 +371,9 @@ fn best_runs_get_the_environment_validation_built_and_worst_runs_do_not() {
     // (scenario, instance) → (stdout, result.json)
     let mut seen = std::collections::BTreeMap::new();
     for scenario in ["best", "worst"] {
-        succeeds(
-            hunkgen()
-                .arg("run")
-                .arg(demo)
-                .arg("--agents")
-                .arg(&agents)
-                .args(["--agent", "env", "--state", "novel", "--scenario", scenario])
-                .args(["--only", &format!("{py},{java}"), "-q", "--out"])
-                .arg(&runs)
-                .envs(validation_env()),
-        );
+        let only = format!("{py},{java}");
+        let args = ["--state", "novel", "--scenario", scenario, "--only", &only];
+        run_agent(demo, &agents, "env", &args, &runs);
         for id in [&py, &java] {
             let dir = runs.join("env").join(format!("novel-{scenario}")).join(id);
             let out = fs::read_to_string(dir.join("stdout.log")).expect("stdout");
@@ -424,11 +426,7 @@ fn best_runs_get_the_environment_validation_built_and_worst_runs_do_not() {
 #[test]
 fn the_fixedbench_table_of_three_scripted_agents_equals_the_hand_computed_one() {
     let fb = weak_partials();
-    let rows: Vec<serde_json::Value> = fs::read_to_string(fb.out.join("instances.jsonl"))
-        .expect("rows")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("row"))
-        .collect();
+    let rows = rows(&fb.out);
     // Two instances with a Partial state: one with pytest golden tests, another with
     // JUnit ones.
     let with_partial: Vec<&serde_json::Value> = rows
@@ -487,17 +485,17 @@ fn the_fixedbench_table_of_three_scripted_agents_equals_the_hand_computed_one() 
         for state in states {
             for sc in scenarios {
                 for instr in instructions {
-                    succeeds(
-                        hunkgen()
-                            .arg("run")
-                            .arg(&fb.out)
-                            .arg("--agents")
-                            .arg(&agents)
-                            .args(["--agent", agent, "--state", state, "--scenario", sc])
-                            .args(["--prompt-variant", instr, "--only", &only, "-q", "--out"])
-                            .arg(&runs)
-                            .envs(validation_env()),
-                    );
+                    let args = [
+                        "--state",
+                        state,
+                        "--scenario",
+                        sc,
+                        "--prompt-variant",
+                        instr,
+                        "--only",
+                        &only,
+                    ];
+                    run_agent(&fb.out, &agents, agent, &args, &runs);
                     let dir = runs.join(agent).join(format!("{state}-{sc}"));
                     for id in &ids {
                         let prompt =
