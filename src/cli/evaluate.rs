@@ -36,6 +36,11 @@ pub struct EvaluateArgs {
     /// (without it such rows say `unspecified`).
     #[arg(long, value_enum)]
     scenario: Option<crate::model::Scenario>,
+    /// Score only the predictions of these instances (repeatable, or comma-separated),
+    /// as `hunkgen run --only` runs only them: e.g. the instances given as Partial, for
+    /// FixedBench's Partial control on their Novel versions.
+    #[arg(long, value_delimiter = ',', conflicts_with = "localizations")]
+    only: Vec<String>,
     /// Where results.jsonl and summary.json go.
     #[arg(long, short)]
     output: Option<PathBuf>,
@@ -68,6 +73,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
         baseline,
         state,
         scenario,
+        only,
         output,
         jobs,
         quiet,
@@ -114,6 +120,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
         &crate::evaluate::score::EvaluateOptions {
             state,
             scenario,
+            only,
             output,
             progress: !quiet,
             shard,

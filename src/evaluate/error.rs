@@ -68,6 +68,22 @@ pub enum EvaluateError {
     /// The localization predictions cannot be read.
     #[error(transparent)]
     Localizations(#[from] super::LocalizeError),
+    /// `--only` names an instance the dataset does not have.
+    #[error("{}: no instance `{id}` (--only)", dataset.display())]
+    OnlyUnknown {
+        /// The dataset.
+        dataset: PathBuf,
+        /// The id given.
+        id: String,
+    },
+    /// No prediction is left once `--only` chose the instances.
+    #[error("{}: no prediction names the --only instance(s) {ids}", predictions.display())]
+    OnlyNone {
+        /// The predictions file.
+        predictions: PathBuf,
+        /// The ids given, comma-separated.
+        ids: String,
+    },
     /// A localization prediction names an instance the dataset does not have.
     #[error("{}: instance `{instance}` is not in {}", file.display(), dataset.display())]
     UnknownInstance {

@@ -38,6 +38,9 @@ pub struct EvaluateOptions {
     /// The scenario predictions without their own `scenario` were made in (none: their
     /// results say `unspecified`).
     pub scenario: Option<Scenario>,
+    /// Only the predictions of these instances (empty: all); each must be in the
+    /// dataset.
+    pub only: Vec<String>,
     /// Where results go (default `<dataset>/evaluations/<model>/`).
     pub output: Option<PathBuf>,
     /// Show a progress bar.
@@ -89,7 +92,22 @@ pub fn evaluate(
         .iter()
         .map(|i| (i.instance_id.as_str(), i))
         .collect();
-    let preds = predictions::read(predictions)?;
+    if let Some(id) = opts.only.iter().find(|id| !by_id.contains_key(id.as_str())) {
+        return Err(EvaluateError::OnlyUnknown {
+            dataset: dataset.to_path_buf(),
+            id: id.clone(),
+        });
+    }
+    let mut preds = predictions::read(predictions)?;
+    if !opts.only.is_empty() {
+        preds.retain(|p| opts.only.contains(&p.instance_id));
+        if preds.is_empty() {
+            return Err(EvaluateError::OnlyNone {
+                predictions: predictions.to_path_buf(),
+                ids: opts.only.join(","),
+            });
+        }
+    }
     let model = preds
         .iter()
         .map(|p| p.model_name_or_path.clone())
@@ -212,6 +230,9 @@ pub fn evaluate(
         // Only when given, so manifests of evaluations without it still match.
         if let Some(sc) = opts.scenario {
             inputs.insert("scenario".into(), sc.name().into());
+        }
+        if !opts.only.is_empty() {
+            inputs.insert("only".into(), opts.only.join(","));
         }
         let mine: std::collections::BTreeSet<String> =
             results.iter().map(|r| r.instance_id.clone()).collect();

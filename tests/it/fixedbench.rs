@@ -314,6 +314,30 @@ fn a_dataset_without_tests_is_scored_for_abstention_and_says_why_resolution_is_e
         assert!(group["resolution"].is_null(), "{group}");
         assert!(group["compilation"].is_null(), "{group}");
     }
+    // `--only` scores the chosen instances' predictions alone; an unknown one is one line.
+    let first = ids(&out)[0].clone();
+    let only = root.path().join("only");
+    succeeds(
+        hunkgen()
+            .arg("evaluate")
+            .arg(&out)
+            .args(["--baseline", "empty", "-q", "--only", &first, "--output"])
+            .arg(&only),
+    );
+    let s: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(only.join("summary.json")).expect("summary"))
+            .expect("json");
+    assert_eq!(s["predictions"], 3, "{s}");
+    let bad = hunkgen()
+        .arg("evaluate")
+        .arg(&out)
+        .args(["--baseline", "empty", "-q", "--only", "nope"])
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(1), "{err}");
+    assert!(err.contains("no instance `nope` (--only)"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
     // The golden patch on Novel: applied exactly, not an abstention.
     let gold = root.path().join("gold");
     succeeds(
