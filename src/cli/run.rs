@@ -51,6 +51,12 @@ pub struct RunArgs {
     /// Run every instance again instead of reusing results of the same key.
     #[arg(long)]
     no_cache: bool,
+    /// Run each instance K times, each attempt its own sample (pass@k; `hunkgen
+    /// evaluate` reports pass@k with the unbiased estimator). Attempt k ≥ 2 keeps its
+    /// material under `attempt-<k>/`; predictions.jsonl holds every attempt, each row
+    /// with its `attempt`; the agent sees HUNKGEN_ATTEMPT.
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    attempts: u32,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -85,12 +91,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         with_tests,
         out,
         no_cache,
+        attempts,
         quiet,
         shard,
         reports,
     } = args;
     set_jobs(jobs);
     let shard = crate::shard::Shard::resolve(shard.as_deref())?;
+    if attempts > 1 && shard.is_some() {
+        anyhow::bail!(
+            "--attempts {attempts} with a shard (--shard or the scheduler's array variables): run the attempts on one machine, one `hunkgen run` per shard of instances is not supported yet"
+        );
+    }
     let reports = match reports {
         Some(file) => crate::run::prompt::read_reports(&file)?,
         None => Default::default(),
@@ -118,6 +130,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             out,
             progress: !quiet,
             no_cache,
+            attempts,
             shard,
             reports,
         },

@@ -234,6 +234,7 @@ mod tests {
             infra: 0,
             problems: 0,
             resolution_unavailable: None,
+            attempts: Vec::new(),
             overall: Rates::default(),
             by_class: BTreeMap::new(),
             by_divergence_quartile: BTreeMap::new(),

@@ -26,6 +26,10 @@ pub struct Prediction {
     /// `abstain-or-fix`, …; `hunkgen run` writes it): a row of FixedBench's table.
     #[serde(default, alias = "instruction")]
     pub prompt_variant: Option<String>,
+    /// Which attempt it is (`hunkgen run --attempts K`; 1-based): several per instance
+    /// and state give pass@k.
+    #[serde(default)]
+    pub attempt: Option<u32>,
 }
 
 /// A predictions file that cannot be read, with the file and the place.
@@ -222,6 +226,7 @@ pub fn baseline(
         state: Some(state.into()),
         scenario: None,
         prompt_variant: None,
+        attempt: None,
     };
     let mut out = Vec::new();
     for inst in instances {

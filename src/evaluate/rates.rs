@@ -50,6 +50,7 @@ mod tests {
             state: state.into(),
             scenario: "best".into(),
             instruction: None,
+            attempt: None,
             applied: ApplyMethod::Exact,
             compiled: None,
             resolution: None,

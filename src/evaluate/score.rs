@@ -166,11 +166,12 @@ pub fn evaluate(
                 state.clone(),
                 p.scenario.clone(),
                 p.prompt_variant.clone(),
+                p.attempt,
             ));
             (
                 p,
                 dup.then(|| {
-                    "duplicate prediction for this instance, state, scenario and instruction"
+                    "duplicate prediction for this instance, state, scenario, instruction and attempt"
                         .to_string()
                 }),
             )
@@ -372,6 +373,7 @@ fn score_one(
         state: state.clone(),
         scenario: scenario.clone(),
         instruction: p.prompt_variant.clone(),
+        attempt: p.attempt,
         applied: ApplyMethod::Failed,
         compiled: None,
         resolution: None,
@@ -667,6 +669,11 @@ fn summarize(
         predictions: results.len(),
         infra: results.iter().filter(|r| r.infra.is_some()).count(),
         problems: results.iter().filter(|r| !r.problems.is_empty()).count(),
+        attempts: if resolution_unavailable.is_some() {
+            Vec::new()
+        } else {
+            super::attempts::metrics(&scored)
+        },
         resolution_unavailable: resolution_unavailable.clone(),
         overall: rates_of(&scored),
         by_class: group(&|i, _| {
@@ -706,6 +713,15 @@ fn summarize(
 /// `/<scenario>/<instruction>` added when the row names either, so the cells of one
 /// FixedBench file stay apart.
 fn outcome_key(r: &PredictionResult) -> String {
+    let key = outcome_key_of_cell(r);
+    match r.attempt {
+        Some(k) => format!("{key}#{k}"),
+        None => key,
+    }
+}
+
+/// [`outcome_key`] without the attempt.
+fn outcome_key_of_cell(r: &PredictionResult) -> String {
     let scenario = (r.scenario != "unspecified").then_some(r.scenario.as_str());
     match (scenario, r.instruction.as_deref()) {
         (None, None) => format!("{}/{}", r.instance_id, r.state),
@@ -805,6 +821,36 @@ pub fn table(s: &EvaluationSummary) -> String {
         row(format!("state {state}"), r);
     }
     out.push_str(&table.to_markdown());
+    if !s.attempts.is_empty() {
+        let mut t = crate::table::Table::new([
+            "state",
+            "scenario",
+            "instruction",
+            "instances",
+            "pass@k (k = 1, 2, …)",
+            "resolved within k",
+            "per attempt: mean ± sd",
+        ]);
+        let list = |v: &[f64]| {
+            v.iter()
+                .map(|x| format!("{:.1}", 100.0 * x))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for a in &s.attempts {
+            t.push([
+                a.state.clone(),
+                a.scenario.clone(),
+                a.instruction.clone(),
+                a.instances.to_string(),
+                list(&a.pass_at_k),
+                list(&a.resolved_within),
+                format!("{:.1} ± {:.1}", 100.0 * a.mean, 100.0 * a.sd),
+            ]);
+        }
+        out.push_str("\nRepeated attempts (percent):\n\n");
+        out.push_str(&t.to_markdown());
+    }
     if let Some(m) = &s.study {
         out.push_str(&super::study::table2(&[(
             s.model_name_or_path.clone(),

@@ -170,6 +170,7 @@ mod tests {
             state: "novel".into(),
             scenario: "worst".into(),
             instruction: None,
+            attempt: None,
             applied,
             compiled,
             resolution: None,

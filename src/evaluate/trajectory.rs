@@ -303,6 +303,7 @@ mod tests {
                 detail: None,
                 had: Vec::new(),
                 environment_error: None,
+                attempt: None,
             },
             steps: Some(steps),
             golden: vec!["src/a.py".into(), "src/b.py".into()],

@@ -51,6 +51,9 @@ pub struct PredictionResult {
     /// `reproduce`, `abstain-or-fix`, …), from the prediction's `prompt_variant`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instruction: Option<String>,
+    /// Which attempt of several it is (1-based; `hunkgen run --attempts`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<u32>,
     /// How the patch applied.
     pub applied: ApplyMethod,
     /// Whether the code built (`None` when the suite never ran for another reason).
@@ -245,6 +248,10 @@ pub struct EvaluationSummary {
     pub infra: usize,
     /// Per-prediction problems.
     pub problems: usize,
+    /// pass@k and the other repeated-attempt figures, per state × scenario ×
+    /// instruction, when predictions carry several attempts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<AttemptMetrics>,
     /// Why resolution, compilation and regression figures are empty (a dataset built
     /// without `validate:` is scored for abstention only); absent when they were scored.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -267,4 +274,33 @@ pub struct EvaluationSummary {
     /// The agent study's Table 2 row, when Defects4J evaluated the predictions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub study: Option<StudyMetrics>,
+}
+
+/// Repeated attempts of one group (state × scenario × instruction): the unbiased pass@k
+/// estimator (Chen et al. 2021) averaged over instances, the share of instances resolved
+/// at least once within the first k attempts (Passerine's curve), and the resolution rate
+/// of each attempt with their mean and sample standard deviation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AttemptMetrics {
+    /// The state.
+    pub state: String,
+    /// The scenario.
+    pub scenario: String,
+    /// The instruction (`unspecified` when the predictions do not say).
+    pub instruction: String,
+    /// Instances with at least one attempt.
+    pub instances: usize,
+    /// The most attempts any instance has.
+    pub attempts: usize,
+    /// `pass_at_k[k-1]`: mean over instances with at least k attempts of
+    /// 1 − C(n−c, k)/C(n, k) (n attempts, c resolved).
+    pub pass_at_k: Vec<f64>,
+    /// `resolved_within[k-1]`: share of instances resolved by one of attempts 1..=k.
+    pub resolved_within: Vec<f64>,
+    /// Resolution rate of attempt 1, 2, … over the instances that have it.
+    pub per_attempt: Vec<f64>,
+    /// Mean of `per_attempt`.
+    pub mean: f64,
+    /// Sample standard deviation of `per_attempt` (0 for one attempt).
+    pub sd: f64,
 }

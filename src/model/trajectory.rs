@@ -178,6 +178,9 @@ pub struct AgentRunRecord {
     /// without it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub environment_error: Option<String>,
+    /// Which of `--attempts K` this run is (1-based); absent for a single attempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<u32>,
 }
 
 /// Mean tokens and time of a group of runs.

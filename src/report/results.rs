@@ -650,6 +650,7 @@ mod tests {
             state: state.into(),
             scenario: sc.into(),
             instruction: Some(instr.into()),
+            attempt: None,
             applied: ApplyMethod::Exact,
             compiled: None,
             resolution: None,

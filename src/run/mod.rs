@@ -128,6 +128,9 @@ pub struct RunOptions {
     pub progress: bool,
     /// Do not reuse earlier results.
     pub no_cache: bool,
+    /// How many times each instance is run (pass@k); attempt k ≥ 2 keeps its material
+    /// under `attempt-<k>/` of the run directory.
+    pub attempts: u32,
     /// Run only this shard's instances, under a root of its own (default
     /// `<dataset>/runs-shard-K-of-N`), with a manifest, `shard.yaml`.
     pub shard: Option<crate::shard::Shard>,
@@ -262,7 +265,7 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
     let runner = Runner::new(SandboxPolicy::Auto).map_err(RunAgentError::Sandbox)?;
     let warning = runner.take_warning();
     let progress = if opts.progress {
-        crate::progress::Progress::new("run", chosen.len() as u64)
+        crate::progress::Progress::new("run", (chosen.len() * opts.attempts.max(1) as usize) as u64)
     } else {
         crate::progress::Progress::hidden()
     };
@@ -308,25 +311,36 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
         }),
         _ => None,
     };
-    let ctx = Ctx {
-        dataset: dataset_dir,
-        opts,
-        template: template.as_deref(),
-        dir: &dir,
-        runner: &runner,
-        d4j: d4j_loop.as_ref(),
-        no_d4j,
-        envs: envs.as_ref(),
-    };
-    let done: Vec<(AgentRunRecord, String, bool)> = chosen
-        .par_iter()
-        .map(|inst| {
-            progress.set_message(inst.instance_id.clone());
-            let r = ctx.one(inst);
-            progress.inc(1);
-            r
-        })
-        .collect();
+    let attempts = opts.attempts.max(1);
+    let mut done: Vec<(AgentRunRecord, String, bool)> = Vec::new();
+    for attempt in 1..=attempts {
+        let attempt_dir = match attempt {
+            1 => dir.clone(),
+            k => dir.join(format!("attempt-{k}")),
+        };
+        let ctx = Ctx {
+            dataset: dataset_dir,
+            opts,
+            template: template.as_deref(),
+            dir: &attempt_dir,
+            runner: &runner,
+            d4j: d4j_loop.as_ref(),
+            no_d4j: no_d4j.clone(),
+            envs: envs.as_ref(),
+            attempt: (attempts > 1).then_some(attempt),
+        };
+        done.extend(
+            chosen
+                .par_iter()
+                .map(|inst| {
+                    progress.set_message(inst.instance_id.clone());
+                    let r = ctx.one(inst);
+                    progress.inc(1);
+                    r
+                })
+                .collect::<Vec<_>>(),
+        );
+    }
     progress.finish();
     let rows: Vec<serde_json::Value> = done
         .iter()
@@ -343,6 +357,9 @@ pub fn run(dataset_dir: &Path, opts: &RunOptions) -> Result<RunSummary, RunAgent
             // they were.
             if let (true, Some(o)) = (r.tests_present, row.as_object_mut()) {
                 o.insert("tests_present".into(), true.into());
+            }
+            if let (Some(k), Some(o)) = (r.attempt, row.as_object_mut()) {
+                o.insert("attempt".into(), k.into());
             }
             row
         })
@@ -487,6 +504,8 @@ struct Ctx<'a> {
     no_d4j: Option<String>,
     /// Where a Best run's environments come from (a dataset with `validate:`).
     envs: Option<&'a Envs<'a>>,
+    /// Which attempt this is, when the run makes several (`--attempts`).
+    attempt: Option<u32>,
 }
 
 /// The validator that built a dataset's environments, for Best runs.
@@ -646,6 +665,10 @@ impl Ctx<'_> {
             if opts.with_tests {
                 material.extend_from_slice(b"tests_present\0");
             }
+            // Each attempt is its own sample.
+            if let Some(k) = self.attempt {
+                material.extend_from_slice(format!("attempt {k}\0").as_bytes());
+            }
             // The environments a Best run gets, by their content keys.
             match &envs {
                 Ok(v) if v.is_empty() => {}
@@ -691,6 +714,7 @@ impl Ctx<'_> {
             detail: None,
             had: Vec::new(),
             environment_error: envs.as_ref().err().cloned(),
+            attempt: self.attempt,
         };
         for p in [&inst_dir, &work, &snapshot, &private, &oracle_dir] {
             remove(p);
@@ -826,6 +850,10 @@ impl Ctx<'_> {
             run.env.push((k.into(), v.into()));
         }
         run.env.push(("HUNKGEN_INSTANCE_ID".into(), id.into()));
+        if let Some(k) = self.attempt {
+            run.env
+                .push(("HUNKGEN_ATTEMPT".into(), k.to_string().into()));
+        }
         record.had = self.enter_best(&mut run, envs, tools.is_some());
         // git in a working copy without `.git` must not find a repository around it (the
         // dataset's own, or hunkgen's).

@@ -636,3 +636,77 @@ fn the_fixedbench_table_of_three_scripted_agents_equals_the_hand_computed_one() 
     let html = fs::read_to_string(&page).expect("page");
     assert!(html.contains("FixedBench: abstention and resolution"));
 }
+
+/// `hunkgen run --attempts 3` with a scripted agent that applies the golden patch on its
+/// second attempt only: per instance n = 3, c = 1, so pass@1 = 1/3, pass@2 = 2/3,
+/// pass@3 = 1; resolved within 1, 2, 3 attempts: 0, 1, 1; per attempt 0, 1, 0 (mean 1/3,
+/// sd sqrt(1/3)); a second prediction for the same attempt stays a duplicate.
+#[test]
+fn repeated_attempts_give_pass_at_k_by_the_unbiased_estimator() {
+    let demo = demo();
+    let id = ids(demo)[0].clone();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    fs::copy(
+        crate::common::manifest().join("demo/agents/oracle.py"),
+        tmp.path().join("oracle.py"),
+    )
+    .expect("oracle");
+    fs::write(
+        tmp.path().join("second.sh"),
+        "[ \"$HUNKGEN_ATTEMPT\" = 2 ] && exec python3 \"$1\" \"$2\" \"$3\"\nexit 0\n",
+    )
+    .expect("agent");
+    let agents = tmp.path().join("agents.yaml");
+    fs::write(
+        &agents,
+        "second:\n  command: sh {agents_dir}/second.sh {agents_dir}/oracle.py {golden_patch} {trajectory_file}\n  oracle: true\n  timeout: 120\n",
+    )
+    .expect("agents");
+    let runs = tmp.path().join("runs");
+    let args = ["--state", "novel", "--attempts", "3", "--only", &id];
+    run_agent(demo, &agents, "second", &args, &runs);
+    let dir = runs.join("second/novel-best");
+    assert!(dir
+        .join("attempt-3")
+        .join(&id)
+        .join("result.json")
+        .is_file());
+    let preds = dir.join("predictions.jsonl");
+    let text = fs::read_to_string(&preds).expect("predictions");
+    assert_eq!(text.lines().count(), 3, "{text}");
+    // One more copy of attempt 2: a duplicate, not a fourth attempt.
+    let dup = text.lines().nth(1).expect("attempt 2").to_string();
+    fs::write(&preds, format!("{text}{dup}\n")).expect("dup");
+    let out = tmp.path().join("eval");
+    succeeds(
+        hunkgen()
+            .arg("evaluate")
+            .arg(demo)
+            .arg("--predictions")
+            .arg(&preds)
+            .args(["-q", "--output"])
+            .arg(&out)
+            .envs(validation_env()),
+    );
+    let s: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("summary.json")).expect("summary"))
+            .expect("json");
+    assert_eq!(s["problems"], 1, "{s}");
+    let a = &s["attempts"][0];
+    let v = |k: &str| -> Vec<f64> {
+        a[k].as_array()
+            .expect(k)
+            .iter()
+            .filter_map(|x| x.as_f64())
+            .collect()
+    };
+    let close = |x: &[f64], y: &[f64]| {
+        x.len() == y.len() && x.iter().zip(y).all(|(a, b)| (a - b).abs() < 1e-9)
+    };
+    assert!(close(&v("pass_at_k"), &[1.0 / 3.0, 2.0 / 3.0, 1.0]), "{a}");
+    assert!(close(&v("resolved_within"), &[0.0, 1.0, 1.0]), "{a}");
+    assert!(close(&v("per_attempt"), &[0.0, 1.0, 0.0]), "{a}");
+    assert!((a["mean"].as_f64().expect("mean") - 1.0 / 3.0).abs() < 1e-9);
+    assert!((a["sd"].as_f64().expect("sd") - (1.0f64 / 3.0).sqrt()).abs() < 1e-9);
+    assert_eq!(a["instances"], 1);
+}

@@ -73,6 +73,7 @@ fn result(
         state: state.to_string(),
         scenario: "best".into(),
         instruction: None,
+        attempt: None,
         applied: if abstained {
             ApplyMethod::Empty
         } else {
@@ -114,6 +115,7 @@ fn summary(system: &str, dataset: &str, sha: &str) -> String {
         infra: 0,
         problems: 0,
         resolution_unavailable: None,
+        attempts: Vec::new(),
         overall: Rates::default(),
         by_class: Default::default(),
         by_divergence_quartile: Default::default(),
