@@ -58,6 +58,14 @@ pub enum BuildError {
     /// Validation could not start (the sandbox is required but unavailable).
     #[error("validate: {0}")]
     Validate(#[source] crate::validate::RunError),
+    /// `states.partial.run` lies inside the dataset the build replaces.
+    #[error("states.partial.run: {} is inside {}, which this build replaces with everything in it; run the weak agent with `hunkgen run … --out DIR` outside the dataset and point `run:` there", run.display(), output.display())]
+    PartialRunInside {
+        /// The run directory.
+        run: std::path::PathBuf,
+        /// The dataset directory.
+        output: std::path::PathBuf,
+    },
     /// `--strict` and some items were rejected; nothing was written.
     #[error("{count} item(s) rejected and --strict is on, dataset not written (first: {first}); run without --strict to see them all in rejected.jsonl")]
     Strict {
@@ -160,6 +168,19 @@ struct Item<'c> {
 pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
     let mut clock = StageClock::start();
     let output = output_dir(plan, opts);
+    // A weak run inside the dataset would be gone with the old dataset.
+    if let Some(crate::recipe::PartialSpec::Run { run }) =
+        plan.states.as_ref().and_then(|s| s.partial.as_ref())
+    {
+        if let (Ok(r), Ok(o)) = (run.canonicalize(), output.canonicalize()) {
+            if r.starts_with(&o) {
+                return Err(BuildError::PartialRunInside {
+                    run: run.clone(),
+                    output,
+                });
+            }
+        }
+    }
     // Refuse early, before any work, to overwrite another recipe's dataset.
     let writer = DatasetWriter::begin(&output, &plan.name, opts.force)?;
 

@@ -314,6 +314,36 @@ fn a_dataset_without_tests_is_scored_for_abstention_and_says_why_resolution_is_e
         assert!(group["resolution"].is_null(), "{group}");
         assert!(group["compilation"].is_null(), "{group}");
     }
+    // A weak run inside the dataset a build replaces is refused in one line.
+    let inside = out.join("runs/weak/novel-best");
+    fs::create_dir_all(&inside).expect("mkdir");
+    let text = fs::read_to_string(&recipe).expect("recipe").replace(
+        "  kinds: [novel, resolved]",
+        &format!(
+            "  kinds: [novel, partial, resolved]\n  partial: {{from: run, run: {}}}",
+            inside.display()
+        ),
+    );
+    let inside_recipe = root.path().join("recipes/inside.yaml");
+    fs::write(&inside_recipe, text).expect("recipe");
+    let refused = hunkgen()
+        .args(["build", "-q"])
+        .arg(&inside_recipe)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("is inside") && err.contains("--out DIR"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        out.join("instances.jsonl").is_file(),
+        "the dataset is untouched"
+    );
     // `--only` scores the chosen instances' predictions alone; an unknown one is one line.
     let first = ids(&out)[0].clone();
     let only = root.path().join("only");
