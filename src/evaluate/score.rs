@@ -470,12 +470,10 @@ fn score_one(
         r.applied = if patch.files.is_empty() {
             ApplyMethod::Empty
         } else {
-            match applies(&candidate, state_change.as_ref(), &patch) {
-                Ok(Applied::Exact) => ApplyMethod::Exact,
-                Ok(Applied::Fuzz) => ApplyMethod::Fuzz,
-                Ok(Applied::ThreeWay) => ApplyMethod::ThreeWay,
-                Err(why) => {
-                    r.problems.push(format!("the patch does not apply: {why}"));
+            match apply_method(&candidate, state_change.as_ref(), &patch) {
+                Ok(m) => m,
+                Err(problem) => {
+                    r.problems.push(problem);
                     ApplyMethod::Failed
                 }
             }
@@ -513,12 +511,10 @@ fn score_one(
         grade(&mut r, &before.result, &gold, before.error);
         return r;
     }
-    r.applied = match applies(&candidate, state_change.as_ref(), &patch) {
-        Ok(Applied::Exact) => ApplyMethod::Exact,
-        Ok(Applied::Fuzz) => ApplyMethod::Fuzz,
-        Ok(Applied::ThreeWay) => ApplyMethod::ThreeWay,
-        Err(why) => {
-            r.problems.push(format!("the patch does not apply: {why}"));
+    r.applied = match apply_method(&candidate, state_change.as_ref(), &patch) {
+        Ok(m) => m,
+        Err(problem) => {
+            r.problems.push(problem);
             return r;
         }
     };
@@ -570,6 +566,20 @@ fn failing(result: &RunResult) -> Option<usize> {
                 .count(),
         ),
         RunResult::Infra(_) => None,
+    }
+}
+
+/// How the patch applies to the state's tree, or the row's problem when it does not.
+fn apply_method(
+    c: &crate::source::Candidate,
+    state_change: Option<&Patch>,
+    patch: &Patch,
+) -> Result<ApplyMethod, String> {
+    match applies(c, state_change, patch) {
+        Ok(Applied::Exact) => Ok(ApplyMethod::Exact),
+        Ok(Applied::Fuzz) => Ok(ApplyMethod::Fuzz),
+        Ok(Applied::ThreeWay) => Ok(ApplyMethod::ThreeWay),
+        Err(why) => Err(format!("the patch does not apply: {why}")),
     }
 }
 

@@ -5,18 +5,9 @@
 //! scores a prediction on exactly the Partial tree the agent saw (D1).
 
 use crate::common::{hunkgen, succeeds, validation_env};
-use crate::golden::demo;
+use crate::golden::{demo, rows};
 use std::fs;
 use std::path::{Path, PathBuf};
-
-/// A dataset's instance rows.
-fn rows(dataset: &Path) -> Vec<serde_json::Value> {
-    fs::read_to_string(dataset.join("instances.jsonl"))
-        .expect("instances")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("row"))
-        .collect()
-}
 
 /// `hunkgen run DATASET --agents AGENTS --agent AGENT ARGS… -q --out OUT`, which must
 /// succeed.
@@ -37,13 +28,9 @@ fn run_agent(dataset: &Path, agents: &Path, agent: &str, args: &[&str], out: &Pa
 
 /// The demo's instance ids, in the dataset's order.
 fn ids(dataset: &Path) -> Vec<String> {
-    fs::read_to_string(dataset.join("instances.jsonl"))
-        .expect("instances")
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).expect("row");
-            v["instance_id"].as_str().expect("id").to_string()
-        })
+    rows(dataset)
+        .iter()
+        .map(|v| v["instance_id"].as_str().expect("id").to_string())
         .collect()
 }
 

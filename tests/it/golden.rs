@@ -25,7 +25,8 @@ pub(crate) fn demo() -> &'static Path {
     out
 }
 
-fn rows(dataset: &Path) -> Vec<serde_json::Value> {
+/// A dataset's instance rows.
+pub(crate) fn rows(dataset: &Path) -> Vec<serde_json::Value> {
     fs::read_to_string(dataset.join("instances.jsonl"))
         .expect("instances")
         .lines()
