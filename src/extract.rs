@@ -158,6 +158,7 @@ pub fn instance(c: &Candidate, rules: &CountRules) -> Instance {
         extra: None,
         notes: Vec::new(),
         validation: None,
+        repo_commits: c.repo_commits.clone(),
         failures: c.failures.clone(),
         states: None,
     }

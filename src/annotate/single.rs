@@ -167,6 +167,7 @@ pub fn annotate_patch_file(
         modified_classes: Vec::new(),
         base,
         skips: Default::default(),
+        repo_commits: None,
     };
     let mut inst = [extract::instance(&candidate, &rules)];
     annotator.annotate_instance(&candidate, &rules, &mut inst[0]);

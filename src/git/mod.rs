@@ -41,7 +41,7 @@ pub use repo::{
 };
 pub use walk::{FixCommit, WalkTotals};
 pub use write::{
-    build_state_repo, commit_meta, commit_time, export_tree, is_ancestor, link_state_repo,
-    nearest_tag, nearest_tag_memo, pack_history, pack_segment, patched_tree_files, tree_contains,
-    CommitMeta, FileEdit, HistoryPack, Person, StateRepo,
+    build_state_repo, commit_id, commit_meta, commit_time, export_tree, is_ancestor,
+    link_state_repo, nearest_tag, nearest_tag_memo, pack_history, pack_segment, patched_tree_files,
+    tree_contains, CommitMeta, FileEdit, HistoryPack, Person, StateRepo,
 };

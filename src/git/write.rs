@@ -412,6 +412,12 @@ pub fn is_ancestor(repo: &Path, ancestor: &str, descendant: &str) -> Result<bool
     })
 }
 
+/// The full id of the commit `rev` names (`<fix>^` is its first parent), to pin a
+/// mapped revision to the commit the repository holds.
+pub fn commit_id(repo: &Path, rev: &str) -> Result<String, GitError> {
+    with_repo(repo, |r| Ok(resolve_commit(r, repo, rev)?.to_string()))
+}
+
 /// Committer time of a commit, to order instance bases before chaining them.
 pub fn commit_time(repo: &Path, rev: &str) -> Result<i64, GitError> {
     with_repo(repo, |r| {

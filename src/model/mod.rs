@@ -186,6 +186,37 @@ pub struct Instance {
     /// Repository states written under `states/<instance_id>/` (absent when none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub states: Option<StatesRecord>,
+    /// The bug's commits in the repository its states are made from, when `base_commit`
+    /// and `fix_commit` name commits of another import (Defects4J's Math and Lang ids,
+    /// through the recipe's `revision_map`); absent when they are the same commits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo_commits: Option<RepoCommits>,
+}
+
+/// A bug's buggy and fixed commits in one particular repository.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RepoCommits {
+    /// Where the history of the bug's states ends (the commit before the fix).
+    pub base: String,
+    /// The fix.
+    pub fix: String,
+}
+
+impl Instance {
+    /// The commit the states' history ends at, in the repository they are made from.
+    pub fn repo_base(&self) -> &str {
+        self.repo_commits
+            .as_ref()
+            .map_or(self.base_commit.as_str(), |r| r.base.as_str())
+    }
+
+    /// The fix commit in the repository the states are made from.
+    pub fn repo_fix(&self) -> &str {
+        self.repo_commits
+            .as_ref()
+            .map_or(self.fix_commit.as_str(), |r| r.fix.as_str())
+    }
 }
 
 /// Extra annotations from the curation literature (ARCHITECTURE §4).

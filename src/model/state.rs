@@ -144,9 +144,10 @@ pub struct StateManifest {
     pub scenario: Scenario,
     /// `fix` for Novel and Partial, `abstain` for Resolved.
     pub expected: Expected,
-    /// The buggy base commit.
+    /// The buggy base commit, in the repository the state was made from (the instance's
+    /// `repo_commits` when it has them).
     pub base_commit: String,
-    /// The real fix commit (absent from Novel and Partial Best states).
+    /// The real fix commit, in that repository (absent from Novel and Partial Best states).
     pub fix_commit: String,
     /// HEAD of a Best state (the base, or the state's own commit).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -365,6 +365,10 @@ pub struct RevisionMap {
     pub from: String,
     /// Column holding the commit to read instead.
     pub to: String,
+    /// Column holding the buggy revision's commit in the repository, where a state's
+    /// history ends (default: the first parent of `to`'s commit).
+    #[serde(default)]
+    pub buggy_to: Option<String>,
 }
 
 /// git-history source settings.

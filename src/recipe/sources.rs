@@ -74,8 +74,13 @@ pub(super) fn d4j_plan(
             },
         };
         let revision_map = match &spec_repo.revision_map {
-            Some(m) => defects4j::read_revision_map(&cx.resolve(&m.file), &m.from, &m.to)
-                .map_err(|e| cx.err(&format!("{key}.revision_map"), e.to_string()))?,
+            Some(m) => defects4j::read_revision_map(
+                &cx.resolve(&m.file),
+                &m.from,
+                &m.to,
+                m.buggy_to.as_deref(),
+            )
+            .map_err(|e| cx.err(&format!("{key}.revision_map"), e.to_string()))?,
             None => BTreeMap::new(),
         };
         repos.insert(

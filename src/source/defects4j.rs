@@ -5,7 +5,7 @@
 
 use super::{Base, Candidate, SourceOutput, Tree};
 use crate::diff::{self, Patch};
-use crate::model::{RejectReason, Rejected, Report, SourceKind, Stage};
+use crate::model::{RejectReason, Rejected, RepoCommits, Report, SourceKind, Stage};
 use crate::progress::Progress;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -345,13 +345,25 @@ pub fn upstream_repo(project: &str) -> Option<&'static str> {
     })
 }
 
-/// Read a revision map CSV: the `from` column's value → the `to` column's value, so
-/// rewritten histories (Math) or re-imported main lines (Lang) are data, not code.
+/// One row of a revision map: the commit to read instead of Defects4J's fixed revision
+/// and, when the map gives it, the one to end a state's history at.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MappedRevision {
+    /// The fix, in the repository.
+    pub fixed: String,
+    /// The buggy revision, in the repository (`None`: the fix's first parent).
+    pub buggy: Option<String>,
+}
+
+/// Read a revision map CSV: the `from` column's value → the `to` column's value (and the
+/// `buggy` column's, when named), so rewritten histories (Math) or re-imported main lines
+/// (Lang) are data, not code.
 pub fn read_revision_map(
     path: &Path,
     from: &str,
     to: &str,
-) -> Result<std::collections::BTreeMap<String, String>, D4jError> {
+    buggy: Option<&str>,
+) -> Result<std::collections::BTreeMap<String, MappedRevision>, D4jError> {
     let text = std::fs::read_to_string(path).map_err(|source| D4jError::Io {
         path: path.to_path_buf(),
         source,
@@ -377,12 +389,23 @@ pub fn read_revision_map(
             })
     };
     let (f, t) = (col(from)?, col(to)?);
+    let b = buggy.map(col).transpose()?;
     let mut map = std::collections::BTreeMap::new();
     for line in lines {
         let cells: Vec<&str> = line.split(',').map(str::trim).collect();
-        if let (Some(a), Some(b)) = (cells.get(f), cells.get(t)) {
-            if !a.is_empty() && !b.is_empty() {
-                map.insert(a.to_string(), b.to_string());
+        if let (Some(a), Some(fixed)) = (cells.get(f), cells.get(t)) {
+            if !a.is_empty() && !fixed.is_empty() {
+                let buggy = b
+                    .and_then(|b| cells.get(b))
+                    .filter(|v| !v.is_empty())
+                    .map(|v| v.to_string());
+                map.insert(
+                    a.to_string(),
+                    MappedRevision {
+                        fixed: fixed.to_string(),
+                        buggy,
+                    },
+                );
             }
         }
     }
@@ -394,8 +417,8 @@ pub fn read_revision_map(
 pub struct ProjectRepo {
     /// Local clone or mirror; `None` leaves AST fields null for the project.
     pub path: Option<PathBuf>,
-    /// Defects4J `revision.id.fixed` → commit to read instead.
-    pub revision_map: BTreeMap<String, String>,
+    /// Defects4J `revision.id.fixed` → the commits to read instead.
+    pub revision_map: BTreeMap<String, MappedRevision>,
     /// Directory prefixes tried when a path is missing at a revision.
     pub prefixes: Vec<String>,
 }
@@ -485,22 +508,26 @@ fn rejection(project: &str, id: u32, e: D4jError) -> Rejected {
 /// A candidate from a Defects4J bug: the base is the fixed revision plus Defects4J's
 /// own fixed → buggy patch.
 pub fn candidate(bug: D4jBug, repo: Option<&ProjectRepo>) -> Candidate {
+    let mut repo_commits = None;
     let base = match repo {
         Some(ProjectRepo {
             path: Some(path),
             revision_map,
             prefixes,
-        }) => Base::Fixed {
-            tree: Tree::Git {
-                repo: path.clone(),
-                rev: revision_map
-                    .get(&bug.fixed_rev)
-                    .cloned()
-                    .unwrap_or_else(|| bug.fixed_rev.clone()),
-                prefixes: prefixes.clone(),
-            },
-            to_buggy: bug.to_buggy,
-        },
+        }) => {
+            let mapped = revision_map.get(&bug.fixed_rev);
+            if let Some(m) = mapped {
+                repo_commits = Some(repo_commits_of(path, m, &bug.buggy_rev));
+            }
+            Base::Fixed {
+                tree: Tree::Git {
+                    repo: path.clone(),
+                    rev: mapped.map_or_else(|| bug.fixed_rev.clone(), |m| m.fixed.clone()),
+                    prefixes: prefixes.clone(),
+                },
+                to_buggy: bug.to_buggy,
+            }
+        }
         _ => Base::Missing {
             reason: format!("no repository for project {}", bug.project),
         },
@@ -535,5 +562,52 @@ pub fn candidate(bug: D4jBug, repo: Option<&ProjectRepo>) -> Candidate {
         modified_classes: bug.modified_classes,
         base,
         skips: Default::default(),
+        repo_commits,
+    }
+}
+
+/// A mapped bug's commits in the repository: the map's fixed commit and its buggy one,
+/// or else the fix's first parent (Defects4J's buggy revision is the one before its fix).
+/// A map naming a commit the repository lacks keeps it as given, so the states say which
+/// revision is unknown.
+fn repo_commits_of(repo: &Path, m: &MappedRevision, d4j_buggy: &str) -> RepoCommits {
+    let fix = crate::git::commit_id(repo, &m.fixed).unwrap_or_else(|_| m.fixed.clone());
+    let base = match &m.buggy {
+        Some(b) => crate::git::commit_id(repo, b).unwrap_or_else(|_| b.clone()),
+        None => crate::git::commit_id(repo, &format!("{fix}^"))
+            .unwrap_or_else(|_| d4j_buggy.to_string()),
+    };
+    RepoCommits { base, fix }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_revision_map_reads_the_fix_and_optionally_the_buggy_column() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let csv = dir.path().join("map.csv");
+        std::fs::write(
+            &csv,
+            "bug.id,d4j.fixed,up.fixed,up.buggy(first parent)\n1,aaa,bbb,ccc\n2,ddd,eee,\n3,,fff,ggg\n",
+        )
+        .expect("csv");
+        let with = read_revision_map(
+            &csv,
+            "d4j.fixed",
+            "up.fixed",
+            Some("up.buggy(first parent)"),
+        )
+        .expect("map");
+        assert_eq!(with.len(), 2, "{with:?}");
+        assert_eq!(with["aaa"].fixed, "bbb");
+        assert_eq!(with["aaa"].buggy.as_deref(), Some("ccc"));
+        // An empty cell means the fix's first parent.
+        assert_eq!(with["ddd"].buggy, None);
+        let without = read_revision_map(&csv, "d4j.fixed", "up.fixed", None).expect("map");
+        assert_eq!(without["aaa"].buggy, None);
+        let e = read_revision_map(&csv, "d4j.fixed", "up.fixed", Some("nope")).expect_err("column");
+        assert!(e.to_string().contains("missing column `nope`"), "{e}");
     }
 }

@@ -68,6 +68,7 @@ pub fn candidates(
                 test_patch: c.test_patch,
                 modified_classes: Vec::new(),
                 skips: c.skips,
+                repo_commits: None,
             }
         })
         .collect();

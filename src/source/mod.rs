@@ -79,6 +79,9 @@ pub struct Candidate {
     pub modified_classes: Vec<String>,
     /// Where the base tree is.
     pub base: Base,
+    /// The bug's commits in the repository states are made from, when `base_commit` and
+    /// `fix_commit` name another import's commits (a Defects4J `revision_map`).
+    pub repo_commits: Option<crate::model::RepoCommits>,
     /// Hunks of `patch` (by index over all its hunks) the source already decided do not
     /// count (git: file roles and hunk rules, which need the trees); empty otherwise.
     pub skips: std::collections::BTreeMap<usize, crate::model::SkipReason>,
@@ -159,7 +162,7 @@ impl Candidate {
             SourceKind::Defects4j => Base::Fixed {
                 tree: Tree::Git {
                     repo: std::path::PathBuf::from(repo),
-                    rev: inst.fix_commit.clone(),
+                    rev: inst.repo_fix().to_string(),
                     prefixes: Vec::new(),
                 },
                 to_buggy: patch.reversed(),
@@ -186,6 +189,7 @@ impl Candidate {
             patch,
             modified_classes: Vec::new(),
             base,
+            repo_commits: inst.repo_commits.clone(),
             // The row's own verdicts, so re-reading an instance counts the same hunks.
             skips: inst
                 .hunks

@@ -451,6 +451,7 @@ fn instance(cfg: &SwebenchConfig, file: &str, r: &Record<'_>) -> Result<Candidat
         test_patch,
         modified_classes: Vec::new(),
         skips: Default::default(),
+        repo_commits: None,
         base: Base::Buggy(Tree::Git {
             repo: clone.clone(),
             rev: base_commit.clone(),

@@ -165,7 +165,7 @@ pub fn checkout(req: &Checkout) -> Result<StateManifest, CheckoutError> {
         None => {
             let history = (req.scenario == Scenario::Best)
                 .then(|| {
-                    super::layers::packs_in(&super::layers_dir(dir, &inst.repo), &inst.base_commit)
+                    super::layers::packs_in(&super::layers_dir(dir, &inst.repo), inst.repo_base())
                 })
                 .flatten();
             let done = match history {
@@ -224,8 +224,8 @@ fn from_dataset(
         && stored.state == req.state
         && stored.scenario == req.scenario
         && stored.tests_present == req.with_tests
-        && stored.base_commit == inst.base_commit
-        && stored.fix_commit == inst.fix_commit
+        && stored.base_commit == inst.repo_base()
+        && stored.fix_commit == inst.repo_fix()
         && stored.hunks_applied == hunks
         && stored.partial == partial.map(|p| p.source.clone())
         && !stored.gate.is_empty();

@@ -119,12 +119,13 @@ pub fn test_patch(inst: &Instance) -> Result<Patch, StatesError> {
 /// commit's tree. A Defects4J bug starts from Defects4J's buggy version with the golden
 /// tests withheld: the fixed revision with the source patch and the test patch reversed
 /// (the buggy version keeps the fix commit's other changes), while its history ends at
-/// `base_commit`, Defects4J's `revision.id.buggy`.
+/// `base_commit`, Defects4J's `revision.id.buggy` (or, where the recipe maps Defects4J's
+/// revisions onto another import, their commits there: [`Instance::repo_base`]).
 pub fn base_tree(inst: &Instance) -> Result<git::BaseTree, StatesError> {
     if inst.source != SourceKind::Defects4j {
-        return Ok(git::BaseTree::commit(&inst.base_commit));
+        return Ok(git::BaseTree::commit(inst.repo_base()));
     }
-    if inst.fix_commit.is_empty() {
+    if inst.repo_fix().is_empty() {
         return Err(StatesError::Instance {
             instance: inst.instance_id.clone(),
             what: "a Defects4J instance without fix_commit (revision.id.fixed) has no buggy version to start from".into(),
@@ -136,7 +137,7 @@ pub fn base_tree(inst: &Instance) -> Result<git::BaseTree, StatesError> {
         patches.push(tests.reversed());
     }
     Ok(git::BaseTree {
-        rev: inst.fix_commit.clone(),
+        rev: inst.repo_fix().to_string(),
         patches,
     })
 }
@@ -152,7 +153,7 @@ pub fn state_edits(
         repo,
         &base_tree(inst)?,
         change,
-        &inst.base_commit,
+        inst.repo_base(),
     )?)
 }
 
@@ -265,10 +266,10 @@ fn wip_meta(repo: &Path, base: &str) -> Result<CommitMeta, StatesError> {
 /// base commit), the base author one second after the base with the message `Fix
 /// <instance_id>`.
 fn fix_meta(repo: &Path, inst: &Instance) -> Result<CommitMeta, StatesError> {
-    if !inst.fix_commit.is_empty() {
-        return Ok(git::commit_meta(repo, &inst.fix_commit)?);
+    if !inst.repo_fix().is_empty() {
+        return Ok(git::commit_meta(repo, inst.repo_fix())?);
     }
-    let mut meta = wip_meta(repo, &inst.base_commit)?;
+    let mut meta = wip_meta(repo, inst.repo_base())?;
     meta.message = format!("Fix {}\n", inst.instance_id);
     Ok(meta)
 }
@@ -287,7 +288,7 @@ fn change_of(req: &StateRequest<'_>) -> Result<Change, StatesError> {
     Ok(match req.state {
         StateKind::Novel => Change {
             meta: match tests {
-                Some(_) => Some(wip_meta(req.repo, &inst.base_commit)?),
+                Some(_) => Some(wip_meta(req.repo, inst.repo_base())?),
                 None => None,
             },
             patch: tests.clone(),
@@ -303,7 +304,7 @@ fn change_of(req: &StateRequest<'_>) -> Result<Change, StatesError> {
                 patch: Some(with_tests(p.patch.clone())),
                 hunks: p.hunks_applied.clone(),
                 partial: Some(p.source.clone()),
-                meta: Some(wip_meta(req.repo, &inst.base_commit)?),
+                meta: Some(wip_meta(req.repo, inst.repo_base())?),
             }
         }
         StateKind::Resolved => {
@@ -354,7 +355,7 @@ pub fn leak_probe(
         .filter_map(|e| e.content)
         .collect();
     let needles: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
-    let in_base = git::tree_contains(repo, &inst.base_commit, &needles)?;
+    let in_base = git::tree_contains(repo, inst.repo_base(), &needles)?;
     let candidates = lines.into_iter().zip(in_base).filter_map(|(l, in_base)| {
         let in_change = changed
             .iter()
@@ -364,7 +365,7 @@ pub fn leak_probe(
     // The longest such line the base's history never added or removed; each try scans
     // the history once, so a few at most (none: the other checks still run).
     for line in candidates.take(PROBE_TRIES) {
-        if !git::history_touches(repo, &inst.base_commit, &line)? {
+        if !git::history_touches(repo, inst.repo_base(), &line)? {
             return Ok(Some(line));
         }
     }
@@ -407,8 +408,8 @@ pub fn materialize(
         state: req.state,
         scenario: req.scenario,
         expected: req.state.expected(),
-        base_commit: inst.base_commit.clone(),
-        fix_commit: inst.fix_commit.clone(),
+        base_commit: inst.repo_base().to_string(),
+        fix_commit: inst.repo_fix().to_string(),
         head_commit: None,
         hunks_applied: change.hunks.clone(),
         partial: change.partial.clone(),
@@ -421,7 +422,7 @@ pub fn materialize(
     let mut history_names = Vec::new();
     match req.scenario {
         Scenario::Worst => {
-            git::export_edits(req.repo, &inst.base_commit, &edits, &tmp_dir)?;
+            git::export_edits(req.repo, inst.repo_base(), &edits, &tmp_dir)?;
         }
         Scenario::Best => {
             let staged;
@@ -431,7 +432,7 @@ pub fn materialize(
                 None => {
                     let dir = sibling(target, "pack")?;
                     staging.0 = Some(dir.clone());
-                    staged = [git::pack_history(req.repo, &inst.base_commit, &dir)?];
+                    staged = [git::pack_history(req.repo, inst.repo_base(), &dir)?];
                     &staged[..]
                 }
             };
@@ -442,11 +443,11 @@ pub fn materialize(
                 Some(m) => Some((edits.as_slice(), m)),
                 None if edits.is_empty() => None,
                 None => {
-                    neutral = wip_meta(req.repo, &inst.base_commit)?;
+                    neutral = wip_meta(req.repo, inst.repo_base())?;
                     Some((edits.as_slice(), &neutral))
                 }
             };
-            let built = git::build_state_repo(&tmp_dir, &inst.base_commit, history, top)?;
+            let built = git::build_state_repo(&tmp_dir, inst.repo_base(), history, top)?;
             history_names = history
                 .iter()
                 .map(|h| (h.name.clone(), h.base.clone()))
@@ -454,8 +455,8 @@ pub fn materialize(
             drop(staging);
             let mut spec = GateSpec::default();
             if req.state != StateKind::Resolved {
-                if !inst.fix_commit.is_empty() {
-                    spec.absent_commits.push(inst.fix_commit.clone());
+                if !inst.repo_fix().is_empty() {
+                    spec.absent_commits.push(inst.repo_fix().to_string());
                 }
                 let code = match req.state {
                     StateKind::Partial => req.partial.map(|p| &p.patch),
@@ -648,14 +649,14 @@ pub fn materialize_layered(
     let Some(first) = instances.first() else {
         return Ok(Vec::new());
     };
-    let bases: Vec<&str> = instances.iter().map(|i| i.base_commit.as_str()).collect();
+    let bases: Vec<&str> = instances.iter().map(|i| i.repo_base()).collect();
     let mut store = LayeredStore::new(repo, &layers_dir(dataset, &first.repo), &bases)?;
     let best = which.iter().any(|(_, sc)| *sc == Scenario::Best);
     let mut out = Vec::new();
     for inst in instances {
         let result = (|| {
             let history = if best {
-                store.packs_for(&inst.base_commit)?
+                store.packs_for(inst.repo_base())?
             } else {
                 Vec::new()
             };

@@ -166,7 +166,7 @@ pub fn worst_state_verifier<'a>(
         let dir = scratch.join(format!(".verify-{}", unique()));
         let patch = concat(change, &tests);
         let exported = super::state_edits(inst, repo, Some(&patch))
-            .and_then(|edits| Ok(git::export_edits(repo, &inst.base_commit, &edits, &dir)?));
+            .and_then(|edits| Ok(git::export_edits(repo, inst.repo_base(), &edits, &dir)?));
         let ok = exported.is_ok() && check(&dir);
         let _ = std::fs::remove_dir_all(&dir);
         ok

@@ -201,6 +201,7 @@ impl<'a> StatesWriter<'a> {
             inst.source,
             &inst.base_commit,
             &inst.fix_commit,
+            &inst.repo_commits,
             &inst.patch,
             &inst.test_patch,
             &inst.FAIL_TO_PASS,

@@ -68,7 +68,7 @@ fn java_home() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/usr/lib/jvm/java-11-openjdk-amd64"))
 }
 
-fn upstream(project: &str) -> PathBuf {
+pub(crate) fn upstream(project: &str) -> PathBuf {
     let (_, _, repo) = BUGS
         .iter()
         .find(|(p, _, _)| *p == project)
@@ -87,7 +87,7 @@ fn git(dir: &Path, args: &[&str]) -> (bool, Vec<u8>) {
     (out.status.success(), out.stdout)
 }
 
-fn git_text(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git_text(dir: &Path, args: &[&str]) -> String {
     let (ok, out) = git(dir, args);
     assert!(ok, "git {args:?} in {}", dir.display());
     String::from_utf8_lossy(&out).trim().to_string()
@@ -135,7 +135,7 @@ fn run_build(recipe: &Path, out: &Path) -> BuildSummary {
 }
 
 /// Every file under `dir` (not `.git`) with its bytes, by relative path.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
         let Ok(entries) = fs::read_dir(dir) else {
             return;
@@ -217,7 +217,7 @@ fn instance<'s>(s: &'s BuildSummary, id: &str) -> &'s Instance {
         .unwrap_or_else(|| panic!("{id} not kept; rejected: {:?}", s.rejected))
 }
 
-fn manifest_of(dataset: &Path, id: &str, name: &str) -> StateManifest {
+pub(crate) fn manifest_of(dataset: &Path, id: &str, name: &str) -> StateManifest {
     states::read_manifest(
         &dataset
             .join("states")
@@ -228,7 +228,7 @@ fn manifest_of(dataset: &Path, id: &str, name: &str) -> StateManifest {
     .unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn repo_of(dataset: &Path, id: &str, name: &str) -> PathBuf {
+pub(crate) fn repo_of(dataset: &Path, id: &str, name: &str) -> PathBuf {
     dataset.join("states").join(id).join(name).join("repo")
 }
 

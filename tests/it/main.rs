@@ -12,6 +12,7 @@ mod compare;
 mod defects4j_build;
 mod defects4j_engine;
 mod defects4j_loop;
+mod defects4j_revision_map;
 mod defects4j_states;
 mod demo_dataset;
 mod demo_repo;

@@ -519,5 +519,6 @@ async fn pull_candidate(
         test_patch: diff.test_patch,
         modified_classes: Vec::new(),
         skips: diff.skips,
+        repo_commits: None,
     })))
 }
