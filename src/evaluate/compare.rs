@@ -254,6 +254,8 @@ mod tests {
                 .collect(),
             trajectories: None,
             study: None,
+            exclusions: Vec::new(),
+            gold_misses: Vec::new(),
         }
     }
 

@@ -3,7 +3,11 @@
 //! state's change), `defects4j compile` (a compile error is an immediate rejection),
 //! then the trigger tests in their own runs and the whole suite; the same runs without
 //! the patch give the failing tests before it. Tests Defects4J lists as failing on the
-//! fixed version are left out on both sides, as the build leaves them out of the labels.
+//! fixed version are left out on both sides, as the build leaves them out of the labels,
+//! and so are tests that fail on the fixed version here (the buggy checkout plus the
+//! golden patch, in the same sandbox and JDK: a suite test that needs the network, or
+//! class-generation code an old library cannot run on this JDK); a golden test failing
+//! there is never left out, and the row names it.
 
 use crate::diff::Patch;
 use crate::model::{ApplyMethod, D4jResult, Instance, PredictionResult, ResolutionStatus};
@@ -12,7 +16,7 @@ use crate::validate::defects4j::{CompileOutcome, TestOutcome};
 use crate::validate::golden::{self, EvalType, GoldenTests, Resolution};
 use crate::validate::parse::{RunResult, TestResults, TestStatus};
 use crate::validate::stage::{D4jEvalError, D4jEvalRun, Validator};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// What one prediction needs besides its row: the instance, its candidate, the state's
@@ -52,7 +56,24 @@ pub(super) fn score(
             return r;
         }
     };
-    let excluded: BTreeSet<&str> = before.excluded.iter().map(String::as_str).collect();
+    // Tests that fail on the fixed version here are no regression of any patch.
+    let fixed = fixed_version_failures(job, validator);
+    let mut why: BTreeMap<String, String> = before
+        .excluded
+        .iter()
+        .map(|t| (t.clone(), DEFECTS4J_LISTED.to_string()))
+        .collect();
+    let golden: BTreeSet<&str> = job.inst.FAIL_TO_PASS.iter().map(String::as_str).collect();
+    let mut golden_failing = Vec::new();
+    for t in fixed {
+        if golden.contains(t.as_str()) {
+            golden_failing.push(t);
+        } else {
+            why.entry(t)
+                .or_insert_with(|| FAILS_ON_FIXED_HERE.to_string());
+        }
+    }
+    let excluded: BTreeSet<&str> = why.keys().map(String::as_str).collect();
     r.failing_before = suite(&before, &excluded).map(|(_, failing)| failing.len());
     let after = if job.patch.files.is_empty() {
         Ok(D4jEvalRun {
@@ -80,10 +101,43 @@ pub(super) fn score(
         }
     };
     grade(&mut r, job, &after, &excluded);
+    if let Some(d) = r.defects4j.as_mut() {
+        d.excluded_why = why.clone();
+        d.golden_failing_on_fixed = golden_failing;
+    }
     if let (Some(d), Some(phase)) = (r.defects4j.as_mut(), before.timed_out()) {
         d.timed_out.get_or_insert_with(|| format!("before-{phase}"));
     }
     r
+}
+
+/// Why a test Defects4J lists as failing on the fixed version is left out.
+pub const DEFECTS4J_LISTED: &str = "defects4j failing_tests (fails on the fixed version)";
+/// Why a test that fails on the fixed version in this environment is left out.
+pub const FAILS_ON_FIXED_HERE: &str =
+    "fails on the fixed version here (buggy version + golden patch, same sandbox and JDK)";
+
+/// Tests (trigger runs and whole suite) that fail on the bug's fixed version, the buggy
+/// checkout plus the golden patch, run as a prediction would be in this environment; the
+/// run is the gold baseline's on Novel, so it is cached once per bug. Empty when it did
+/// not run to test results (the caller's own runs then say why).
+fn fixed_version_failures(job: &Job<'_>, validator: &Validator<'_>) -> BTreeSet<String> {
+    let Ok(run) = validator.d4j_evaluate(
+        job.candidate,
+        None,
+        Some(&job.candidate.patch),
+        "eval-fixed",
+        job.logs,
+    ) else {
+        return BTreeSet::new();
+    };
+    let mut out = BTreeSet::new();
+    for outcome in [&run.trigger, &run.suite].into_iter().flatten() {
+        if let TestOutcome::Tests { results, .. } = outcome {
+            out.extend(failing_ids(results));
+        }
+    }
+    out
 }
 
 /// The whole suite's results without the excluded tests, and its failing tests.
@@ -119,6 +173,8 @@ fn grade(r: &mut PredictionResult, job: &Job<'_>, after: &D4jEvalRun, excluded: 
         suite_tests: None,
         suite_failing: None,
         excluded: excluded.iter().map(|s| s.to_string()).collect(),
+        excluded_why: BTreeMap::new(),
+        golden_failing_on_fixed: Vec::new(),
         timed_out: after.timed_out().map(str::to_string),
         seconds: after.seconds,
         cached: after.cached,

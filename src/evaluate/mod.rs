@@ -8,6 +8,7 @@ mod d4j;
 mod error;
 pub mod localize;
 mod metrics;
+pub mod misses;
 pub mod predictions;
 pub mod rates;
 pub mod score;

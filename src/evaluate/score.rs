@@ -716,6 +716,8 @@ fn summarize(
             .collect(),
         trajectories: super::trajectory::metrics(run_dir, results, by_id),
         study: study_rows(&scored, by_id).and_then(|rows| super::study::metrics(&rows)),
+        exclusions: super::misses::exclusions(&scored),
+        gold_misses: super::misses::gold_misses(model, &scored),
     })
 }
 
@@ -870,6 +872,7 @@ pub fn table(s: &EvaluationSummary) -> String {
     if let Some(m) = &s.trajectories {
         out.push_str(&super::trajectory::markdown(m));
     }
+    out.push_str(&super::misses::markdown(s));
     out
 }
 

@@ -115,9 +115,18 @@ pub struct D4jResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite_failing: Option<Vec<String>>,
     /// Tests left out on both sides: Defects4J lists them as failing on the fixed
-    /// version (`failing_tests/<revision>`), as the build does.
+    /// version (`failing_tests/<revision>`), as the build does, or they fail on the
+    /// fixed version here (same sandbox and JDK); `excluded_why` says which.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<String>,
+    /// Why each excluded test is left out (`defects4j failing_tests`, `fails on the
+    /// fixed version here`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub excluded_why: BTreeMap<String, String>,
+    /// Golden (trigger) tests that fail on the fixed version here: never excluded, so
+    /// no patch resolves the bug in this environment; this says why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub golden_failing_on_fixed: Vec<String>,
     /// The run that timed out (`compile`, `trigger`, `suite`; `before` for the run
     /// without the patch), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -274,6 +283,36 @@ pub struct EvaluationSummary {
     /// The agent study's Table 2 row, when Defects4J evaluated the predictions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub study: Option<StudyMetrics>,
+    /// Per bug, the tests left out of "failing after" and why (Defects4J evaluation).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exclusions: Vec<Exclusion>,
+    /// The gold baseline's unresolved predictions with their cause (empty for other
+    /// systems): a validated dataset's gold rate is 100% unless this names why not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gold_misses: Vec<GoldMiss>,
+}
+
+/// A test left out of an instance's evaluation, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Exclusion {
+    /// The instance.
+    pub instance_id: String,
+    /// The test.
+    pub test: String,
+    /// Why it is left out.
+    pub why: String,
+}
+
+/// One prediction of the gold baseline that did not resolve, with its cause.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GoldMiss {
+    /// The instance.
+    pub instance_id: String,
+    /// The state it was scored on.
+    pub state: String,
+    /// The cause, in one line (an infrastructure failure, a problem, a compile error, the
+    /// golden or suite tests that still fail).
+    pub cause: String,
 }
 
 /// Repeated attempts of one group (state × scenario × instruction): the unbiased pass@k

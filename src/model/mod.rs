@@ -18,8 +18,8 @@ mod validation;
 
 pub use card::{Card, Counts, MineFunnel};
 pub use evaluation::{
-    ApplyMethod, AttemptMetrics, D4jResult, EvaluationSummary, Paired, PredictionResult, Rate,
-    Rates, RegressionStats, ResolutionStatus, Scores, StudyMetrics,
+    ApplyMethod, AttemptMetrics, D4jResult, EvaluationSummary, Exclusion, GoldMiss, Paired,
+    PredictionResult, Rate, Rates, RegressionStats, ResolutionStatus, Scores, StudyMetrics,
 };
 pub use hunk::{HunkPlace, ProximityClass, SkipReason};
 pub use name::{parse_name, UnknownName};

@@ -127,9 +127,23 @@ fn gold_resolves_every_bug_empty_none_and_partial_as_defined() {
     }
     // Cli-1's fixed version fails BugsTest::test19383 (Defects4J's failing_tests): left
     // out on both sides, so the developer's fix has no failing test.
+    let cli = &row(&rows, "Cli_1", "novel")["defects4j"];
     assert_eq!(
-        row(&rows, "Cli_1", "novel")["defects4j"]["excluded"],
+        cli["excluded"],
         serde_json::json!(["org.apache.commons.cli.BugsTest::test19383"])
+    );
+    // Each left-out test says why, in the row, the summary and the printed table; a
+    // gold baseline that resolves everything lists no miss.
+    let why = cli["excluded_why"]["org.apache.commons.cli.BugsTest::test19383"]
+        .as_str()
+        .expect("why");
+    assert!(why.starts_with("defects4j failing_tests"), "{why}");
+    assert_eq!(gold["exclusions"][0]["why"], why, "{gold:#}");
+    assert!(gold.get("gold_misses").is_none(), "{gold:#}");
+    assert!(
+        stdout.contains("| Cli_1    | org.apache.commons.cli.BugsTest::test19383")
+            || stdout.contains("| Cli_1 | org.apache.commons.cli.BugsTest::test19383"),
+        "{stdout}"
     );
     let rr = &study["regression"];
     assert_eq!(rr["n"], 2);

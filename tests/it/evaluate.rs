@@ -10,10 +10,15 @@ use std::path::Path;
 
 /// Evaluate the validated demo into `out` and return the summary.
 pub(crate) fn evaluate(args: &[&str], out: &Path) -> serde_json::Value {
+    evaluate_dataset(demo(), args, out)
+}
+
+/// Evaluate `dataset` into `out` and return the summary.
+pub(crate) fn evaluate_dataset(dataset: &Path, args: &[&str], out: &Path) -> serde_json::Value {
     succeeds(
         hunkgen()
             .arg("evaluate")
-            .arg(demo())
+            .arg(dataset)
             .args(args)
             .arg("-q")
             .arg("--output")

@@ -300,6 +300,70 @@ fn a_new_test_that_cannot_import_before_the_fix_counts_as_absent() {
         .is_some_and(|s| s.contains("collection")));
 }
 
+/// A fix whose golden test reads the home directory as the system gives it (the passwd
+/// entry of the run's uid, as Java's `user.home` is read) is validated in the sandbox and
+/// the gold baseline resolves it: the sandbox's identity is coherent (that home exists,
+/// is writable and is `HOME`). With the host's passwd entry inside the sandbox the home
+/// named there does not exist (or the uid has no entry) and the fix is rejected.
+#[test]
+fn a_golden_test_that_reads_the_home_directory_passes_on_the_fixed_version() {
+    let mut s = crate::common::Script::new();
+    s.write("cfg/__init__.py", "");
+    s.write(
+        "cfg/store.py",
+        "import os\nimport pwd\n\n\ndef home():\n    return pwd.getpwuid(os.getuid()).pw_dir\n\n\ndef save(name, text):\n    return None\n",
+    );
+    s.write(
+        "tests/test_home.py",
+        "from cfg.store import home\n\n\ndef test_home_is_a_string():\n    assert isinstance(home(), str)\n",
+    );
+    s.commit("Initial store");
+    s.write(
+        "cfg/store.py",
+        "import os\nimport pwd\n\n\ndef home():\n    return pwd.getpwuid(os.getuid()).pw_dir\n\n\ndef save(name, text):\n    path = os.path.join(home(), name)\n    with open(path, 'w') as f:\n        f.write(text)\n    return path\n",
+    );
+    s.write(
+        "tests/test_save.py",
+        "import os\n\nfrom cfg.store import home, save\n\n\ndef test_save_writes_into_the_home_directory():\n    assert os.path.isdir(home())\n    assert home() == os.path.expanduser('~')\n    path = save('.cfgrc', 'x = 1')\n    assert open(path).read() == 'x = 1'\n",
+    );
+    s.commit("Fix save to write the file into the home directory");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recipe = dir.path().join("r.yaml");
+    fs::write(
+        &recipe,
+        format!(
+            "name: home\noutput: out\nsource:\n  git:\n    repo: {}\nfiles:\n  code_extensions: [py]\nselect:\n  min_code_hunks: 1\nvalidate:\n  cache: cache\n  sandbox: required\n  suites:\n    - name: pytest\n      env:\n        python:\n          install: '\"$HUNKGEN_UV\" pip install --quiet pytest==9.2.0'\n      command: python -m pytest -rA -p no:cacheprovider -o junit_family=xunit1 --junitxml={{report_dir}}/pytest.xml {{tests}}\n      report: pytest\n",
+            s.dir.display()
+        ),
+    )
+    .expect("recipe");
+    succeeds(
+        hunkgen()
+            .args(["build", "-q"])
+            .arg(&recipe)
+            .envs(validation_env()),
+    );
+    let out = dir.path().join("out");
+    let rows = rows(&out);
+    assert_eq!(
+        rows.len(),
+        1,
+        "{}",
+        fs::read_to_string(out.join("rejected.jsonl")).unwrap_or_default()
+    );
+    assert_eq!(
+        rows[0]["FAIL_TO_PASS"],
+        serde_json::json!(["tests/test_save.py::test_save_writes_into_the_home_directory"])
+    );
+    let gold =
+        crate::evaluate::evaluate_dataset(&out, &["--baseline", "gold"], &dir.path().join("gold"));
+    assert_eq!(
+        crate::evaluate::rate(&gold["overall"]["resolution"]),
+        (1, 1),
+        "{gold:#}"
+    );
+}
+
 /// Every log file of a dataset, by its path in `logs/`.
 fn logs_of(dataset: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
     fn walk(root: &Path, d: &Path, out: &mut std::collections::BTreeMap<PathBuf, Vec<u8>>) {

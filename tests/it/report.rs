@@ -124,6 +124,8 @@ fn summary(system: &str, dataset: &str, sha: &str) -> String {
         outcomes: Default::default(),
         trajectories: None,
         study: None,
+        exclusions: Vec::new(),
+        gold_misses: Vec::new(),
     })
     .expect("json")
 }

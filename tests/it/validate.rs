@@ -938,3 +938,43 @@ fn a_timed_out_run_is_cached_with_its_limit() {
     build();
     assert!(runs() > first, "a longer limit runs them again");
 }
+
+/// A sandboxed run is one coherent user: its passwd entry names `USER`, its home is
+/// `HOME`, which exists and is writable, and Java's `user.home` and `user.name` agree (a
+/// suite test that reads the home directory, such as Lang's `testGetUserHome`, passes on
+/// the fixed version). The host's entry for the uid, if any, would name a home the
+/// sandbox does not hold.
+#[test]
+fn a_sandboxed_run_has_one_coherent_identity_with_an_existing_home() {
+    let w = scratch("identity");
+    let log = w.path().join("identity.log");
+    let script = r#"
+import getpass, os, pwd, subprocess
+p = pwd.getpwuid(os.getuid())
+print("passwd", p.pw_name, p.pw_dir)
+print("env", os.environ["USER"], os.environ["HOME"], getpass.getuser())
+assert p.pw_dir == os.environ["HOME"] == os.path.expanduser("~"), p
+assert os.path.isdir(p.pw_dir) and os.access(p.pw_dir, os.W_OK), p.pw_dir
+assert p.pw_name == os.environ["USER"] == getpass.getuser(), p
+import grp
+print("group", grp.getgrgid(os.getgid()).gr_name)
+props = subprocess.run(["java", "-XshowSettings:properties", "-version"], capture_output=True, text=True).stderr
+home = [l.split("=", 1)[1].strip() for l in props.splitlines() if l.strip().startswith("user.home =")]
+name = [l.split("=", 1)[1].strip() for l in props.splitlines() if l.strip().startswith("user.name =")]
+print("java", home, name)
+assert home == [p.pw_dir] and name == [p.pw_name], (home, name)
+print("coherent")
+"#;
+    fs::write(w.path().join("id.py"), script).expect("script");
+    let o = sandboxed()
+        .run(&RunSpec::shell("python3 id.py", w.path(), &log))
+        .expect("run");
+    let text = read(&log);
+    assert_eq!(
+        o.exit,
+        hunkgen::validate::runner::ExitKind::Code(0),
+        "{text}"
+    );
+    assert!(text.contains("coherent"), "{text}");
+    assert!(text.contains("passwd hunkgen /tmp"), "{text}");
+}

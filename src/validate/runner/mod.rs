@@ -466,7 +466,7 @@ impl Runner {
 fn base_env(sandboxed: bool) -> Vec<(OsString, OsString)> {
     let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
     let home = match sandboxed {
-        true => "/tmp".into(),
+        true => sandbox::SANDBOX_HOME.into(),
         false => std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into()),
     };
     let mut env: Vec<(OsString, OsString)> = vec![
@@ -476,6 +476,11 @@ fn base_env(sandboxed: bool) -> Vec<(OsString, OsString)> {
         ("TZ".into(), "UTC".into()),
         ("TMPDIR".into(), "/tmp".into()),
     ];
+    if sandboxed {
+        // The name the sandbox's passwd gives the run's uid.
+        env.push(("USER".into(), sandbox::SANDBOX_USER.into()));
+        env.push(("LOGNAME".into(), sandbox::SANDBOX_USER.into()));
+    }
     // How this machine reaches package indexes (certificates, proxies, mirrors): an
     // environment build that downloads needs them, and they change no test result.
     for key in PASSED_THROUGH {

@@ -38,6 +38,11 @@ pub(super) const SYSTEM_DIRS: [&str; 9] = [
 
 /// The uid and gid a sandboxed run has when hunkgen runs as root.
 const SANDBOX_UID: &str = "1000";
+/// The user name a sandboxed run has (`USER`, `LOGNAME`, its passwd entry).
+pub(super) const SANDBOX_USER: &str = "hunkgen";
+/// Its home directory: `HOME` and the passwd entry's, which exists and is writable (the
+/// private `/tmp`).
+pub(super) const SANDBOX_HOME: &str = "/tmp";
 /// Files under the system directories that hold secrets, hidden behind an empty file or
 /// directory (password hashes, the host's SSH keys).
 const MASKED: [&str; 3] = ["/etc/shadow", "/etc/gshadow", "/etc/ssh"];
@@ -118,6 +123,15 @@ pub(super) fn bwrap_args_sized(
             Err(_) => {}
         }
     }
+    // One coherent identity: the run's uid is `hunkgen`, whose home is `HOME` (the
+    // private /tmp), so `user.home`, `getpwuid` and `~` agree and the home exists.
+    if let Some((passwd, group)) = identity_files() {
+        for (file, at) in [(passwd, "/etc/passwd"), (group, "/etc/group")] {
+            a.push("--ro-bind".into());
+            a.push(file.into());
+            a.push(at.into());
+        }
+    }
     if network {
         // The resolver configuration may link out of /etc (systemd-resolved's stub).
         if let Ok(real) = fs::canonicalize("/etc/resolv.conf") {
@@ -187,6 +201,90 @@ pub(super) fn bwrap_args_sized(
     a.push("--die-with-parent".into());
     a.push("--new-session".into());
     a
+}
+
+/// The uid and gid a sandboxed run has: [`SANDBOX_UID`] when hunkgen is root, else the
+/// caller's own (an unprivileged user namespace maps the caller onto itself).
+fn run_ids() -> (u32, u32) {
+    // SAFETY: geteuid/getegid have no preconditions and cannot fail.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    match uid {
+        0 => {
+            let id = SANDBOX_UID.parse().unwrap_or(1000);
+            (id, id)
+        }
+        _ => (uid, gid),
+    }
+}
+
+/// The host's passwd and group files with the run's uid and gid renamed to
+/// [`SANDBOX_USER`] (home [`SANDBOX_HOME`]): a run whose uid has the host's entry would
+/// get a home directory the sandbox does not hold (Lang's `testGetUserHome` fails on the
+/// fixed version then), and one whose uid has none gets no `user.name`.
+pub(super) fn identity_text(passwd: &str, group: &str, uid: u32, gid: u32) -> (String, String) {
+    let field = |line: &str, i: usize| line.split(':').nth(i).map(str::to_string);
+    let mut p: Vec<String> = passwd
+        .lines()
+        .filter(|l| {
+            field(l, 2).as_deref() != Some(&uid.to_string())
+                && field(l, 0).as_deref() != Some(SANDBOX_USER)
+        })
+        .map(str::to_string)
+        .collect();
+    p.push(format!(
+        "{SANDBOX_USER}:x:{uid}:{gid}:{SANDBOX_USER}:{SANDBOX_HOME}:/bin/sh"
+    ));
+    let mut g: Vec<String> = group
+        .lines()
+        .filter(|l| {
+            field(l, 2).as_deref() != Some(&gid.to_string())
+                && field(l, 0).as_deref() != Some(SANDBOX_USER)
+        })
+        .map(str::to_string)
+        .collect();
+    g.push(format!("{SANDBOX_USER}:x:{gid}:"));
+    (p.join("\n") + "\n", g.join("\n") + "\n")
+}
+
+/// [`identity_text`] written once where bwrap can bind it from: a directory of this
+/// user's under the system temporary directory, named by the content, so processes
+/// share it and nothing accumulates. `None` (the host's files stay) when it cannot be
+/// written.
+fn identity_files() -> Option<(PathBuf, PathBuf)> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    static FILES: std::sync::OnceLock<Option<(PathBuf, PathBuf)>> = std::sync::OnceLock::new();
+    FILES
+        .get_or_init(|| {
+            let (uid, gid) = run_ids();
+            let host = |f: &str| fs::read_to_string(f).unwrap_or_default();
+            let (passwd, group) =
+                identity_text(&host("/etc/passwd"), &host("/etc/group"), uid, gid);
+            let key = crate::cache::Key::of(&[passwd.as_bytes(), group.as_bytes()]);
+            // SAFETY: geteuid has no preconditions and cannot fail.
+            let me = unsafe { libc::geteuid() };
+            let parent = std::env::temp_dir().join(format!("hunkgen-identity-{me}"));
+            let _ = fs::DirBuilder::new().mode(0o700).create(&parent);
+            // Only a directory this user owns and nobody else may write to.
+            let meta = fs::symlink_metadata(&parent).ok()?;
+            if !meta.is_dir() || meta.uid() != me || meta.mode() & 0o022 != 0 {
+                return None;
+            }
+            let dir = parent.join(&key.as_str()[..16]);
+            let (p, g) = (dir.join("passwd"), dir.join("group"));
+            let holds = |f: &Path, text: &str| fs::read_to_string(f).is_ok_and(|t| t == text);
+            if !holds(&p, &passwd) || !holds(&g, &group) {
+                let tmp = parent.join(format!(".{}-{}", &key.as_str()[..16], std::process::id()));
+                fs::create_dir_all(&tmp).ok()?;
+                fs::write(tmp.join("passwd"), &passwd).ok()?;
+                fs::write(tmp.join("group"), &group).ok()?;
+                let _ = fs::remove_dir_all(&dir);
+                if fs::rename(&tmp, &dir).is_err() {
+                    let _ = fs::remove_dir_all(&tmp);
+                }
+            }
+            (holds(&p, &passwd) && holds(&g, &group)).then_some((p, g))
+        })
+        .clone()
 }
 
 /// False for `/`, `/tmp` and anything holding `/tmp` (also when reached through `..` or

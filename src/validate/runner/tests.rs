@@ -124,3 +124,21 @@ fn shell_command_runs_through_sh() {
     assert_eq!(prog, "/bin/sh");
     assert_eq!(args, vec![OsString::from("-c"), OsString::from("echo hi")]);
 }
+
+#[test]
+fn the_sandbox_passwd_renames_the_run_uid_and_keeps_the_rest() {
+    use super::sandbox::identity_text;
+    let passwd = "root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/bash\nhunkgen:x:4242:4242::/nowhere:/bin/sh\n";
+    let group = "root:x:0:\nalice:x:1000:\n";
+    let (p, g) = identity_text(passwd, group, 1000, 1000);
+    assert_eq!(
+        p,
+        "root:x:0:0:root:/root:/bin/bash\nhunkgen:x:1000:1000:hunkgen:/tmp:/bin/sh\n"
+    );
+    assert_eq!(g, "root:x:0:\nhunkgen:x:1000:\n");
+    // A uid the host does not list gets the entry too.
+    let (p, _) = identity_text(passwd, group, 5000, 5000);
+    assert!(
+        p.contains("alice:x:1000") && p.ends_with("hunkgen:x:5000:5000:hunkgen:/tmp:/bin/sh\n")
+    );
+}
