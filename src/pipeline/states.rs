@@ -21,7 +21,9 @@ pub(super) fn states(
     opts: &BuildOptions,
 ) -> Reused {
     let previous = (!opts.no_cache && previous.is_dir()).then_some(previous);
-    let writer = StatesWriter::new(plan, spec, validator, dataset).reusing(previous);
+    let writer = StatesWriter::new(plan, spec, validator, dataset)
+        .reusing(previous)
+        .sharing(items.iter().map(|it| &it.instance));
     let progress = opts.progress_bar("states", items.len() as u64);
     let partials: Vec<_> = items
         .par_iter()

@@ -72,6 +72,11 @@ impl LayeredStore {
         })
     }
 
+    /// Whether `base` is one of the store's bases.
+    pub fn has(&self, base: &str) -> bool {
+        self.chains.iter().any(|c| c.iter().any(|b| b == base))
+    }
+
     /// The chains of base ids, each an ancestor of the next.
     pub fn chains(&self) -> &[Vec<String>] {
         &self.chains

@@ -651,27 +651,39 @@ pub fn materialize_layered(
     };
     let bases: Vec<&str> = instances.iter().map(|i| i.repo_base()).collect();
     let mut store = LayeredStore::new(repo, &layers_dir(dataset, &first.repo), &bases)?;
-    let best = which.iter().any(|(_, sc)| *sc == Scenario::Best);
     let mut out = Vec::new();
     for inst in instances {
-        let result = (|| {
-            let history = if best {
-                store.packs_for(inst.repo_base())?
-            } else {
-                Vec::new()
-            };
-            let partial = partial_for(inst);
-            states_of(
-                dataset,
-                inst,
-                repo,
-                which,
-                with_tests,
-                partial.as_ref(),
-                history,
-            )
-        })();
+        let partial = partial_for(inst);
+        let result = materialize_from_store(
+            dataset,
+            repo,
+            &mut store,
+            inst,
+            which,
+            with_tests,
+            partial.as_ref(),
+        );
         out.push((inst.instance_id.clone(), result));
     }
     Ok(out)
+}
+
+/// One instance's states, its Best states linking the segments of `store` (built with
+/// the bases of every instance of the repository, so instances share them).
+pub fn materialize_from_store(
+    dataset: &Path,
+    repo: &Path,
+    store: &mut LayeredStore,
+    inst: &Instance,
+    which: &[(StateKind, Scenario)],
+    with_tests: bool,
+    partial: Option<&PartialChange>,
+) -> Result<Vec<StateManifest>, StatesError> {
+    let best = which.iter().any(|(_, sc)| *sc == Scenario::Best);
+    let history = if best {
+        store.packs_for(inst.repo_base())?
+    } else {
+        Vec::new()
+    };
+    states_of(dataset, inst, repo, which, with_tests, partial, history)
 }

@@ -5,12 +5,14 @@
 //! validator, still builds and still fails a FAIL_TO_PASS test on every rerun. States
 //! that cannot be made are listed in the instance's `states.missing`, never fatal.
 
+use super::layers::LayeredStore;
 use super::PartialStrategy;
 use crate::model::{Instance, Scenario, SourceKind, StateKind, StatesRecord};
 use crate::recipe::{PartialSpec, Plan, SourcePlan, StatesSpec};
 use crate::source::defects4j::upstream_repo;
 use crate::source::Candidate;
 use crate::validate::stage::Validator;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// An instance's Partial change (or why there is none) and the verdict of the run that
@@ -60,6 +62,11 @@ pub struct StatesWriter<'a> {
     logs: PathBuf,
     previous: Option<PathBuf>,
     pending: std::sync::Mutex<Reused>,
+    /// Per repository name, the bases of every instance this build writes
+    /// ([`StatesWriter::sharing`]).
+    bases: BTreeMap<String, Vec<String>>,
+    /// Per repository name, the layered store all its instances' Best states share.
+    stores: std::sync::Mutex<BTreeMap<String, LayeredStore>>,
 }
 
 /// The states a build takes over from the dataset it replaces, not yet linked in: they
@@ -168,6 +175,72 @@ impl<'a> StatesWriter<'a> {
             logs: dataset.join("logs"),
             previous: None,
             pending: std::sync::Mutex::new(Reused::default()),
+            bases: BTreeMap::new(),
+            stores: std::sync::Mutex::new(BTreeMap::new()),
+        }
+    }
+
+    /// Share history across `instances` (every instance the build writes): the Best
+    /// states of one repository's instances link the segments of one layered store made
+    /// from all their bases, so the root history is stored once per repository, not once
+    /// per instance.
+    pub fn sharing<'i>(mut self, instances: impl IntoIterator<Item = &'i Instance>) -> Self {
+        for inst in instances {
+            let bases = self.bases.entry(inst.repo.clone()).or_default();
+            if !bases.iter().any(|b| b == inst.repo_base()) {
+                bases.push(inst.repo_base().to_string());
+            }
+        }
+        self
+    }
+
+    /// The instance's states, its Best states linking the repository's shared store
+    /// (made on first use from the bases the repository holds); an instance whose base
+    /// is not among them (an unknown revision, or a writer not told with
+    /// [`StatesWriter::sharing`]) gets a store of its own, which names its error.
+    fn layered(
+        &self,
+        repo: &Path,
+        inst: &Instance,
+        which: &[(StateKind, Scenario)],
+        tests: bool,
+        partial: Option<&super::PartialChange>,
+    ) -> Result<Vec<crate::model::StateManifest>, super::StatesError> {
+        let mut stores = self
+            .stores
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !stores.contains_key(&inst.repo) {
+            let known: Vec<&str> = self
+                .bases
+                .get(&inst.repo)
+                .into_iter()
+                .flatten()
+                .map(String::as_str)
+                .filter(|b| crate::git::commit_time(repo, b).is_ok())
+                .collect();
+            let root = super::layers_dir(self.dataset, &inst.repo);
+            if let Ok(store) = LayeredStore::new(repo, &root, &known) {
+                stores.insert(inst.repo.clone(), store);
+            }
+        }
+        match stores.get_mut(&inst.repo) {
+            Some(store) if store.has(inst.repo_base()) => super::materialize_from_store(
+                self.dataset,
+                repo,
+                store,
+                inst,
+                which,
+                tests,
+                partial,
+            ),
+            _ => {
+                let mut v =
+                    super::materialize_layered(self.dataset, repo, &[inst], which, tests, &|_| {
+                        partial.cloned()
+                    })?;
+                v.pop().map(|(_, r)| r).unwrap_or_else(|| Ok(Vec::new()))
+            }
         }
     }
 
@@ -363,14 +436,7 @@ impl<'a> StatesWriter<'a> {
                     .collect();
                 Some(read)
             } else {
-                let result =
-                    super::materialize_layered(dataset, repo, &[inst], &which, tests, &|_| {
-                        partial.as_ref().ok().cloned()
-                    });
-                match result {
-                    Ok(mut v) => v.pop().map(|(_, r)| r),
-                    Err(e) => Some(Err(e)),
-                }
+                Some(self.layered(repo, inst, &which, tests, partial.as_ref().ok()))
             };
             match outcome {
                 Some(Ok(manifests)) => {

@@ -233,6 +233,23 @@ fn every_confirmed_demo_instance_has_three_states_in_two_scenarios() {
             "{id}: {applied} of {counted}"
         );
     }
+    // The instances of one repository share their history: one layered store for the
+    // repository, whose bases (one linear history) form one chain with one root segment;
+    // every other segment holds only what lies between two bases.
+    let packs = demo().join("states/.packs");
+    let repos: Vec<_> = fs::read_dir(&packs)
+        .expect("states/.packs")
+        .flatten()
+        .collect();
+    assert_eq!(repos.len(), 1, "{repos:?}");
+    let segments: Vec<String> = fs::read_dir(repos[0].path())
+        .expect("segments")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let roots = segments.iter().filter(|s| s.ends_with("-root")).count();
+    assert_eq!(roots, 1, "{segments:?}");
+    assert_eq!(segments.len(), rows(demo()).len(), "{segments:?}");
 }
 
 /// A fix that adds a function, and a new test module that imports it: on base + test
