@@ -55,6 +55,17 @@ pub enum StatesError {
         /// What is missing or wrong.
         what: String,
     },
+    /// A weak patch (`patches`/`run` Partial) was refused by its run: every golden test
+    /// passes with it, or the tests could not run; `seen` is what the run recorded.
+    #[error("{instance}: no Partial state: with {} every golden test passes, or the tests could not run (the weak patch is not a failing one){}", file.display(), seen.as_ref().map(|v| format!(": {v}")).unwrap_or_default())]
+    WeakPatchPasses {
+        /// The instance id.
+        instance: String,
+        /// The weak patch's file.
+        file: PathBuf,
+        /// What the refusing run recorded, when known.
+        seen: Option<serde_json::Value>,
+    },
     /// A `patch-file` Partial patch does not parse.
     #[error(transparent)]
     PatchFile(#[from] PatchFileError),

@@ -273,10 +273,11 @@ fn weak_change(
     }
     if let Some(v) = verify {
         if !v(&patch) {
-            return Err(no(format!(
-                "no Partial state: with {} every golden test passes, or the tests could not run (the weak patch is not a failing one)",
-                file.display()
-            )));
+            return Err(StatesError::WeakPatchPasses {
+                instance: inst.instance_id.clone(),
+                file: file.to_path_buf(),
+                seen: None,
+            });
         }
     }
     Ok(PartialChange {

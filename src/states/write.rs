@@ -342,23 +342,15 @@ impl<'a> StatesWriter<'a> {
         let record = verdict.into_inner().ok().flatten();
         // A weak patch refused by its run says what the run saw (every golden test
         // passing, or why the tests did not run).
-        let change = match (change, &self.strategy) {
-            (
-                Err(super::StatesError::Instance { instance, what }),
-                PartialStrategy::PatchFile { .. } | PartialStrategy::Run { .. },
-            ) => {
-                let seen = refusal.into_inner().ok().flatten();
-                Err(NoPartial::States(super::StatesError::Instance {
+        let change = match change {
+            Err(super::StatesError::WeakPatchPasses { instance, file, .. }) => {
+                Err(NoPartial::States(super::StatesError::WeakPatchPasses {
                     instance,
-                    what: match seen {
-                        Some(v) if what.contains("every golden test passes") => {
-                            format!("{what}: {v}")
-                        }
-                        _ => what,
-                    },
+                    file,
+                    seen: refusal.into_inner().ok().flatten(),
                 }))
             }
-            (r, _) => r.map_err(NoPartial::from),
+            r => r.map_err(NoPartial::from),
         };
         (change, record)
     }
