@@ -99,6 +99,13 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
         (Some(p), _) => p,
         (None, Some(b)) => {
             let instances = dataset::read_instances(&dir)?;
+            if instances.is_empty() {
+                anyhow::bail!(
+                    "{}: the dataset has no instances, so the {} baseline has nothing to score (its rejections are in rejected.jsonl)",
+                    dir.display(),
+                    b.name()
+                );
+            }
             let preds = crate::evaluate::predictions::baseline(b, &instances, &dir);
             let path = dir.join("evaluations").join(format!("{}.jsonl", b.name()));
             let rows: Vec<serde_json::Value> = preds
