@@ -57,7 +57,7 @@ pub enum StatesError {
     },
     /// A weak patch (`patches`/`run` Partial) was refused by its run: every golden test
     /// passes with it, or the tests could not run; `seen` is what the run recorded.
-    #[error("{instance}: no Partial state: with {} every golden test passes, or the tests could not run (the weak patch is not a failing one){}", file.display(), seen.as_ref().map(|v| format!(": {v}")).unwrap_or_default())]
+    #[error("{instance}: no Partial state: with {} every golden test (FAIL_TO_PASS and PASS_TO_PASS) passes, or the tests could not run (the weak patch resolves the instance, or it cannot be checked){}", file.display(), seen.as_ref().map(|v| format!(": {v}")).unwrap_or_default())]
     WeakPatchPasses {
         /// The instance id.
         instance: String,

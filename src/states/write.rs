@@ -331,7 +331,15 @@ impl<'a> StatesWriter<'a> {
         let refusal = std::sync::Mutex::new(None);
         let verify = |change: &crate::diff::Patch| -> bool {
             let Some(v) = self.validator else { return true };
-            let (ok, record) = v.partial_still_fails(c, change, &inst.FAIL_TO_PASS, &self.logs);
+            // Still unresolved by the rule resolution is scored by (SWE-bench's, FixedBench's):
+            // some golden test, FAIL_TO_PASS or PASS_TO_PASS, does not pass.
+            let golden: Vec<String> = inst
+                .FAIL_TO_PASS
+                .iter()
+                .chain(&inst.PASS_TO_PASS)
+                .cloned()
+                .collect();
+            let (ok, record) = v.partial_still_fails(c, change, &golden, &self.logs);
             let slot = if ok { &verdict } else { &refusal };
             if let Ok(mut slot) = slot.lock() {
                 *slot = Some(record);

@@ -157,7 +157,7 @@ fn partial_from_a_weak_run_is_verified_recorded_and_scored_on_its_own_tree() {
     // Rejected, each with its reason.
     let missing = |id: &str| row(id)["states"]["missing"].to_string();
     assert!(
-        missing(&resolves).contains("every golden test passes"),
+        missing(&resolves).contains("every golden test (FAIL_TO_PASS and PASS_TO_PASS) passes"),
         "{}",
         missing(&resolves)
     );
@@ -726,4 +726,87 @@ fn repeated_attempts_give_pass_at_k_by_the_unbiased_estimator() {
     assert!((a["mean"].as_f64().expect("mean") - 1.0 / 3.0).abs() < 1e-9);
     assert!((a["sd"].as_f64().expect("sd") - (1.0f64 / 3.0).sqrt()).abs() < 1e-9);
     assert_eq!(a["instances"], 1);
+}
+
+/// A weak patch is a Partial state exactly when evaluation would score it unresolved: one
+/// that makes the failing test pass but breaks a passing one (PASS_TO_PASS) is an
+/// incorrect patch and is kept, with the broken test as what it fails; one with which
+/// every golden test passes is refused, saying so.
+#[test]
+fn a_weak_patch_that_breaks_a_passing_test_is_a_partial_state() {
+    let mut s = crate::common::Script::new();
+    let ops = |double: &str, half: &str| {
+        format!("def double(x):\n    return {double}\n\n\ndef half(x):\n    return {half}\n")
+    };
+    s.write("pkg/__init__.py", "");
+    s.write("pkg/ops.py", &ops("x + x + 1", "x // 2"));
+    let half_test = "from pkg.ops import double, half\n\n\ndef test_half():\n    assert half(8) == 4\n";
+    s.write("tests/test_ops.py", half_test);
+    s.commit("Add ops");
+    s.write("pkg/ops.py", &ops("x + x", "x // 2"));
+    s.write(
+        "tests/test_ops.py",
+        &format!("{half_test}\n\ndef test_double():\n    assert double(3) == 6\n"),
+    );
+    s.commit("Fix double adding one");
+    // Weak patches made against the buggy version.
+    s.git(&["checkout", "-q", "HEAD~1"]);
+    let mut weak = |double: &str, half: &str| {
+        s.write("pkg/ops.py", &ops(double, half));
+        let p = s.git_bytes(&["diff"]);
+        s.git(&["checkout", "-q", "--", "."]);
+        p
+    };
+    let breaks = weak("x + x", "x // 3");
+    let resolves = weak("2 * x", "x // 2");
+    s.git(&["checkout", "-q", "main"]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recipe = |partial: &str| {
+        let r = dir.path().join("r.yaml");
+        fs::write(
+            &r,
+            format!(
+                "name: ops\noutput: out\nsource:\n  git:\n    repo: {}\nfiles:\n  code_extensions: [py]\nselect:\n  min_code_hunks: 1\nvalidate:\n  cache: cache\n  suites:\n    - name: pytest\n      env:\n        python:\n          install: '\"$HUNKGEN_UV\" pip install --quiet pytest==9.2.0'\n      command: python -m pytest -rA -p no:cacheprovider -o junit_family=xunit1 --junitxml={{report_dir}}/pytest.xml {{tests}}\n      report: pytest\nstates:\n  kinds: [novel, partial, resolved]\n  scenarios: [worst]\n{partial}",
+                s.dir.display()
+            ),
+        )
+        .expect("recipe");
+        succeeds(
+            hunkgen()
+                .args(["build", "-q"])
+                .arg(&r)
+                .envs(validation_env()),
+        );
+        rows(&dir.path().join("out"))
+    };
+    let first = recipe("");
+    assert_eq!(first.len(), 1, "{first:?}");
+    let id = first[0]["instance_id"].as_str().expect("id").to_string();
+    assert_eq!(
+        first[0]["PASS_TO_PASS"],
+        serde_json::json!(["tests/test_ops.py::test_half"])
+    );
+    let patches = dir.path().join("patches");
+    fs::create_dir(&patches).expect("mkdir");
+    let partial = format!("  partial: {{from: patches, dir: {}}}\n", patches.display());
+    fs::write(patches.join(format!("{id}.patch")), &breaks).expect("patch");
+    let kept = recipe(&partial);
+    let m = manifest(&dir.path().join("out"), &id, "partial-worst");
+    assert_eq!(
+        m["verification"]["failing_tests"],
+        serde_norway::Value::from(vec!["tests/test_ops.py::test_half"]),
+        "{m:?}"
+    );
+    assert!(
+        kept[0]["states"]["missing"].is_null(),
+        "{:?}",
+        kept[0]["states"]
+    );
+    fs::write(patches.join(format!("{id}.patch")), &resolves).expect("patch");
+    let refused = recipe(&partial);
+    let missing = refused[0]["states"]["missing"].to_string();
+    assert!(
+        missing.contains("every golden test (FAIL_TO_PASS and PASS_TO_PASS) passes"),
+        "{missing}"
+    );
 }

@@ -781,12 +781,18 @@ fn patch_file_partial_is_verified_by_running_and_refusals_say_why() {
     let e = partial(golden.to_bytes())
         .expect_err("resolves")
         .to_string();
-    assert!(e.contains("every golden test passes"), "{e}");
+    assert!(
+        e.contains("every golden test (FAIL_TO_PASS and PASS_TO_PASS) passes"),
+        "{e}"
+    );
     // The mul hunk alone fixes what the verifier checks: refused too.
     let e = partial(states::subset_patch(&golden, &[2]).to_bytes())
         .expect_err("passes")
         .to_string();
-    assert!(e.contains("every golden test passes"), "{e}");
+    assert!(
+        e.contains("every golden test (FAIL_TO_PASS and PASS_TO_PASS) passes"),
+        "{e}"
+    );
     // Without the mul hunk it still fails: kept, and not as golden hunks.
     let kept = partial(states::subset_patch(&golden, &[0, 1]).to_bytes()).expect("still fails");
     assert!(kept.hunks_applied.is_empty());

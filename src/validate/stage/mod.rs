@@ -656,8 +656,10 @@ impl<'a> Validator<'a> {
     }
 
     /// Whether a Partial change is a still-buggy state: base + `change` + test patch must
-    /// build and run, and at least one of `fail_to_pass` must still not pass on every
-    /// rerun. Returns the verdict and a JSON record for the state's manifest.
+    /// build and run, and at least one of `fail_to_pass` (the states writer passes every
+    /// golden test, FAIL_TO_PASS and PASS_TO_PASS: unresolved as evaluation scores it)
+    /// must still not pass on every rerun. Returns the verdict and a JSON record for the
+    /// state's manifest.
     pub fn partial_still_fails(
         &self,
         c: &Candidate,
