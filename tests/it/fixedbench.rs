@@ -751,7 +751,7 @@ fn a_weak_patch_that_breaks_a_passing_test_is_a_partial_state() {
     s.commit("Fix double adding one");
     // Weak patches made against the buggy version.
     s.git(&["checkout", "-q", "HEAD~1"]);
-    let mut weak = |double: &str, half: &str| {
+    let weak = |double: &str, half: &str| {
         s.write("pkg/ops.py", &ops(double, half));
         let p = s.git_bytes(&["diff"]);
         s.git(&["checkout", "-q", "--", "."]);
