@@ -21,4 +21,5 @@ pub use localize::{
     parse_localizations, patched_files, read_localizations, scores, GoldenHunk, Localization,
     LocalizeError, Location, RowError,
 };
+pub use metrics::AbstentionRule;
 pub use rates::rates;
