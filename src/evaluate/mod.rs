@@ -6,6 +6,7 @@ pub mod attempts;
 pub mod compare;
 mod d4j;
 mod error;
+pub mod judge;
 pub mod localize;
 mod metrics;
 pub mod predictions;
