@@ -116,7 +116,7 @@ fn definitions(s: &JudgementSummary) -> Table {
 /// The sentence under the heading: who judged, how many runs.
 fn lead(s: &JudgementSummary) -> String {
     let judges = match s.judges.as_slice() {
-        [] => "no judge yet".to_string(),
+        [] => "no judge".to_string(),
         [one] => format!("judge `{one}`"),
         many => format!(
             "judges {}",
@@ -127,9 +127,9 @@ fn lead(s: &JudgementSummary) -> String {
         ),
     };
     format!(
-        "{} of {} run(s) judged by {judges} ({} failed, {} without a trajectory). Each cell: \
-         the share of judged runs labelled with the behaviour, in percent (k/n); behaviours \
-         are not exclusive.",
+        "{} of {} run(s) have a verdict ({judges}); {} failed, {} have no trajectory. Each \
+         cell: the share of the runs with a verdict labelled with the behaviour, in percent \
+         (k/n); behaviours are not exclusive.",
         s.judged, s.runs, s.errors, s.skipped
     )
 }

@@ -191,7 +191,6 @@ pub fn call(
     spec.stderr_path = Some(stderr.clone());
     spec.stdin = Some(input);
     spec.inherit_env = true;
-    spec.network = true;
     spec.env
         .push(("HUNKGEN_RUN_DIR".into(), run_dir.as_os_str().to_owned()));
     let outcome = runner.run(&spec).map_err(|e| e.to_string())?;
