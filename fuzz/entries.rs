@@ -76,8 +76,9 @@ pub fn swebench(data: &[u8]) {
 pub fn trajectory_claude(data: &[u8]) {
     use hunkgen::run::agents::TrajectoryFormat;
     if let Some(t) = text(data) {
-        let _ = hunkgen::run::trajectory::normalize(TrajectoryFormat::ClaudeStreamJson, t, "/w");
-        let _ = hunkgen::run::trajectory::normalize(TrajectoryFormat::Normalized, t, "/w");
+        // A small output bound: cuts land inside multi-byte characters.
+        let _ = hunkgen::run::trajectory::normalize(TrajectoryFormat::ClaudeStreamJson, t, "/w", 7);
+        let _ = hunkgen::run::trajectory::normalize(TrajectoryFormat::Normalized, t, "/w", 7);
     }
 }
 
@@ -85,7 +86,7 @@ pub fn trajectory_claude(data: &[u8]) {
 pub fn trajectory_codex(data: &[u8]) {
     use hunkgen::run::agents::TrajectoryFormat;
     if let Some(t) = text(data) {
-        let _ = hunkgen::run::trajectory::normalize(TrajectoryFormat::CodexJson, t, "/w");
+        let _ = hunkgen::run::trajectory::normalize(TrajectoryFormat::CodexJson, t, "/w", 7);
     }
 }
 

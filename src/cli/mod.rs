@@ -9,6 +9,7 @@ pub mod d4j_tool;
 pub mod evaluate;
 pub mod export;
 pub mod init;
+pub mod judge;
 pub mod mcp;
 pub mod merge;
 pub mod report;
@@ -215,6 +216,33 @@ pub enum Command {
         after_help = "Examples (make demo builds datasets/demo):\n  hunkgen run datasets/demo --agents demo/agents/agents.yaml --agent oracle --state novel\n  hunkgen run datasets/demo --agents agents.yaml --agent claude --prompt-variant mcp --jobs 2\n  hunkgen run datasets/demo --agents agents.yaml --agent claude --state resolved --prompt-variant abstain-or-fix\n  hunkgen evaluate datasets/demo --predictions datasets/demo/runs/oracle/novel-best/predictions.jsonl\n  hunkgen run datasets/demo --agents demo/agents/agents.yaml --agent oracle --shard 0/4\n  hunkgen merge datasets/demo/runs/oracle/novel-best \\\n      datasets/demo/runs-shard-*-of-4/oracle/novel-best"
     )]
     Run(run::RunArgs),
+    /// Label agent runs with behaviours (FixedBench appendix D) by a judge command, and
+    /// count them.
+    ///
+    /// For each run of `hunkgen run` under --runs (result.json with a normalized
+    /// trajectory.jsonl), the judge command gets one JSON document on stdin and answers
+    /// on stdout which of ten behaviours the run shows (not exclusive): checks-git-history,
+    /// realizes-already-fixed, reproduces-in-historic-codebase, reproduces-before-editing,
+    /// reproduces-only-after-editing, adds-defense-in-depth, adds-a-test,
+    /// implements-unrelated-fix, makes-no-op-edit, backtracks-on-fix (their definitions
+    /// are in the document). The judge is yours: it runs by `sh -c` in the current
+    /// directory with your environment (it may call a model API), not sandboxed, in its
+    /// own process group, killed at --timeout.
+    ///
+    /// Verdicts go to <runs>/judgements.jsonl, one line per run (its ids, instruction,
+    /// outcome, labels, the judge command, the document's SHA-256, or a one-line error),
+    /// rewritten atomically after each verdict; a rerun asks the judge only about runs it
+    /// has no verdict for from this command on the same document (--force: all). A judge
+    /// that exits non-zero, times out or prints no valid answer makes that run's verdict
+    /// an error; the others go on, and the command exits 1 at the end. Frequencies — each
+    /// behaviour's share of the judged runs overall and by outcome (abstained or edited,
+    /// by `hunkgen evaluate`'s abstention rule on the run's patch), instruction, scenario,
+    /// state and agent — go to <runs>/judgements-summary.json and .md and to stdout
+    /// (--json: the summary JSON); `hunkgen report` shows them. With --human, the judge's
+    /// precision, recall and F1 against human labels, micro-averaged over (run,
+    /// behaviour) pairs and per behaviour, over the runs both labelled.
+    #[command(after_help = JUDGE_HELP)]
+    Judge(judge::JudgeArgs),
     /// Serve repository context to a coding agent over MCP (stdio): find classes,
     /// methods and code, class skeletons and the directory structure.
     #[command(
@@ -227,6 +255,32 @@ pub enum Command {
     #[command(hide = true)]
     D4jTool(d4j_tool::D4jToolArgs),
 }
+
+/// `hunkgen judge --help`'s protocol and examples.
+const JUDGE_HELP: &str = "The protocol (hunkgen-judge/1). On stdin, one JSON object per call:
+  {\"protocol\": \"hunkgen-judge/1\", \"answer\": \"<what to print>\",
+   \"run\": \"claude/resolved-best/acme-1a2b\", \"instance_id\", \"agent\", \"state\", \"scenario\",
+   \"tests_present\", \"attempt\", \"instruction\": \"issue\", \"run_outcome\": \"completed\",
+   \"outcome\": \"abstained\" | \"edited\", \"issue\": \"<problem statement>\", \"prompt\",
+   \"patch\": \"<the run's model.patch>\",
+   \"categories\": [{\"id\": \"checks-git-history\", \"definition\": \"...\"}, ...],
+   \"steps\": [{\"kind\": \"read\", \"files\": [...], \"command\": \"git log -3\",
+              \"exit_code\": 0, \"output\": \"<what the tool returned>\", \"output_truncated\": 120}, ...]}
+HUNKGEN_RUN_DIR names the run's directory. On stdout, one JSON object (or as the last
+non-empty line):
+  {\"labels\": [\"checks-git-history\", \"realizes-already-fixed\"], \"rationale\": \"optional\"}
+Unknown label ids, other keys, no answer, a non-zero exit or a timeout: that run's error.
+
+Human labels (--human): JSON Lines, e.g. judgements.jsonl with its labels corrected:
+  {\"instance_id\": \"acme-1a2b\", \"agent\": \"claude\", \"state\": \"resolved\", \"scenario\": \"best\",
+   \"labels\": [\"checks-git-history\"]}
+
+Examples:
+  hunkgen run datasets/demo --agents agents.yaml --agent claude --state resolved --keep-output 8192
+  hunkgen judge datasets/demo --judge 'python3 judge.py'
+  hunkgen judge datasets/demo --runs /tmp/runs --judge './judge.sh' --timeout 300 --jobs 4
+  hunkgen judge datasets/demo --judge 'python3 judge.py' --human labels.jsonl --json
+  hunkgen report datasets/demo --judgements datasets/demo/runs";
 
 /// Parse the command line (exits with clap's usage error on bad input), so the binary
 /// needs no clap of its own.
@@ -256,6 +310,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Export(args) => export::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Run(args) => run::run(args),
+        Command::Judge(args) => judge::run(args),
         Command::Mcp(args) => mcp::run(args),
         Command::D4jTool(args) => d4j_tool::run(args),
     }

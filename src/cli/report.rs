@@ -17,6 +17,11 @@ pub struct ReportArgs {
     /// Write the page here instead of <dataset>/report/index.html.
     #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// The behaviour labels of agent runs by `hunkgen judge`: its
+    /// judgements-summary.json, the runs directory holding it, or the judgements.jsonl
+    /// beside it. Default: <dataset>/runs/judgements-summary.json when it exists.
+    #[arg(long, value_name = "FILE|DIR")]
+    judgements: Option<PathBuf>,
 }
 
 /// Run `hunkgen report`.
@@ -25,6 +30,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         dataset: dir,
         results,
         output,
+        judgements,
     } = args;
     if !dir.join("instances.jsonl").is_file() {
         anyhow::bail!(
@@ -37,7 +43,11 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("{}: cannot create directory", parent.display()))?;
     }
-    let page = report::page::Page::load(&dir, &out, &results)?;
+    let judgements = match judgements {
+        Some(arg) => Some(report::judgements::summary_path(&arg)),
+        None => Some(dir.join("runs/judgements-summary.json")).filter(|p| p.is_file()),
+    };
+    let page = report::page::Page::load(&dir, &out, &results, judgements.as_deref())?;
     for s in page.systems.iter().filter(|s| s.unknown > 0) {
         eprintln!(
             "warning: {}: {} row(s) of `{}` name instances this dataset lacks; left out",

@@ -74,6 +74,12 @@ pub struct RunArgs {
     /// URL), as in the agent study's prompt.
     #[arg(long, value_name = "FILE")]
     reports: Option<PathBuf>,
+    /// Bytes of each tool call's output (command output, file text, tool result) kept in
+    /// trajectory.jsonl's steps, cut on a character boundary with `output_truncated`
+    /// saying how many bytes were dropped; 0 keeps none. `hunkgen judge` reads them. A
+    /// run reused from an earlier one keeps the trajectory it had.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::run::trajectory::DEFAULT_KEEP_OUTPUT)]
+    keep_output: usize,
 }
 
 /// Run `hunkgen run`.
@@ -95,6 +101,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         quiet,
         shard,
         reports,
+        keep_output,
     } = args;
     set_jobs(jobs);
     let shard = crate::shard::Shard::resolve(shard.as_deref())?;
@@ -133,6 +140,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             attempts,
             shard,
             reports,
+            keep_output,
         },
     )?;
     if let Some(w) = &summary.warning {

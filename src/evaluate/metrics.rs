@@ -1,10 +1,14 @@
 //! The per-prediction metrics the evaluate orchestration records, from the pure functions
-//! of this module's siblings: abstention, localization (files, hunks, lines).
+//! of this module's siblings: abstention, localization (files, hunks, lines); and the
+//! abstention rule on its own for a run's patch ([`AbstentionRule`], `hunkgen judge`).
 
+use super::error::ScoreError;
 use crate::classify::Classifier;
 use crate::diff::Patch;
-use crate::model::{Instance, Scores};
+use crate::model::{Card, Instance, Scores, StateKind};
 use crate::source::{Base, Candidate, Tree};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// What a patch did, before any test runs.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -29,14 +33,7 @@ pub fn of(
     patch: &Patch,
     classifier: &Classifier,
 ) -> Metrics {
-    let pre_image = |path: &str| -> Option<Vec<u8>> {
-        let base = buggy_file(c, path);
-        match state_change.and_then(|p| p.files.iter().find(|f| f.path() == path)) {
-            Some(fp) => crate::diff::apply_file(fp, &base.unwrap_or_default()).ok(),
-            None => base,
-        }
-    };
-    let abstained = super::abstains(patch, classifier, pre_image);
+    let abstained = super::abstains(patch, classifier, pre_image(c, state_change));
     let patched = super::patched_files(patch);
     let touched = super::lines_touched(patch);
     let golden = crate::states::golden_patch(inst)
@@ -47,6 +44,100 @@ pub fn of(
         localized: super::localized(&inst.files, &patched),
         hunks_touched: super::hunks_touched(&golden, &touched),
         line_scores: super::scores(&touched, &super::golden_lines(&golden)),
+    }
+}
+
+/// A file of the state `base + state_change` the patch applies to (`None`: unreadable).
+fn pre_image<'a>(
+    c: &'a Candidate,
+    state_change: Option<&'a Patch>,
+) -> impl Fn(&str) -> Option<Vec<u8>> + 'a {
+    move |path: &str| {
+        let base = buggy_file(c, path);
+        match state_change.and_then(|p| p.files.iter().find(|f| f.path() == path)) {
+            Some(fp) => crate::diff::apply_file(fp, &base.unwrap_or_default()).ok(),
+            None => base,
+        }
+    }
+}
+
+/// The change from the base to a state: none (Novel), the golden patch (Resolved), or
+/// the change the dataset's Partial state holds ([`crate::states::stored_partial`]: the
+/// weak patch itself, whatever made it), so a prediction is scored on exactly the tree
+/// the agent saw.
+pub(super) fn state_change(
+    inst: &Instance,
+    kind: StateKind,
+    dataset: &Path,
+) -> Result<Option<Patch>, ScoreError> {
+    match kind {
+        StateKind::Novel => Ok(None),
+        StateKind::Resolved => Ok(Some(crate::states::golden_patch(inst)?)),
+        StateKind::Partial => match crate::states::stored_partial(dataset, inst)? {
+            Some(p) => Ok(Some(p.patch)),
+            None => Err(ScoreError::NoPartial {
+                instance: inst.instance_id.clone(),
+            }),
+        },
+    }
+}
+
+/// `hunkgen evaluate`'s abstention rule for patches outside an evaluation (an agent
+/// run's `model.patch`, judged by `hunkgen judge`): the same classifier, the same state
+/// trees, the same decision.
+#[derive(Debug)]
+pub struct AbstentionRule {
+    dataset: PathBuf,
+    card: Card,
+    classifier: Classifier,
+    instances: BTreeMap<String, Instance>,
+}
+
+impl AbstentionRule {
+    /// The rule of the dataset in `dataset` (its recipe's file roles, its instances).
+    pub fn open(dataset: &Path) -> Result<AbstentionRule, super::error::EvaluateError> {
+        let o = crate::recipe::open::open(dataset).map_err(|e| match e {
+            crate::recipe::open::OpenError::Dataset(e) => super::error::EvaluateError::Dataset(e),
+            other => super::error::EvaluateError::Open(other),
+        })?;
+        let instances = crate::dataset::read_instances(dataset)?
+            .into_iter()
+            .map(|i| (i.instance_id.clone(), i))
+            .collect();
+        Ok(AbstentionRule {
+            dataset: dataset.to_path_buf(),
+            card: o.card,
+            classifier: o.plan.rules.classifier,
+            instances,
+        })
+    }
+
+    /// The instance with this id, if the dataset has it.
+    pub fn instance(&self, id: &str) -> Option<&Instance> {
+        self.instances.get(id)
+    }
+
+    /// Whether `patch` (a unified diff; empty is an abstention) left on `state` of
+    /// instance `id` abstains; `Err` says in one line why it cannot be decided.
+    pub fn abstains(&self, id: &str, state: &str, patch: &str) -> Result<bool, String> {
+        let inst = self
+            .instances
+            .get(id)
+            .ok_or_else(|| format!("the dataset has no instance `{id}`"))?;
+        let kind: StateKind = state.parse().map_err(|e| format!("{e}"))?;
+        let patch = if patch.trim().is_empty() {
+            Patch::default()
+        } else {
+            crate::diff::parse(patch.as_bytes())
+                .map_err(|e| format!("model.patch is not a diff: line {}: {}", e.line, e.kind))?
+        };
+        let c = Candidate::from_instance(inst, &self.card).map_err(|e| e.to_string())?;
+        let change = state_change(inst, kind, &self.dataset).map_err(|e| e.to_string())?;
+        Ok(super::abstains(
+            &patch,
+            &self.classifier,
+            pre_image(&c, change.as_ref()),
+        ))
     }
 }
 

@@ -6,6 +6,7 @@ pub mod attempts;
 pub mod compare;
 mod d4j;
 mod error;
+pub mod judge;
 pub mod localize;
 mod metrics;
 pub mod misses;
@@ -22,4 +23,5 @@ pub use localize::{
     parse_localizations, patched_files, read_localizations, scores, GoldenHunk, Localization,
     LocalizeError, Location, RowError,
 };
+pub use metrics::AbstentionRule;
 pub use rates::rates;

@@ -423,7 +423,7 @@ fn score_one(
             return r;
         }
     };
-    let state_change = match state_change(inst, kind, dataset) {
+    let state_change = match super::metrics::state_change(inst, kind, dataset) {
         Ok(c) => c,
         Err(why) => {
             r.problems.push(why.to_string());
@@ -599,27 +599,6 @@ fn applies(
     let root = tmp.path().join("repo");
     crate::git::export_tree(repo, rev, state_change, &root)?;
     Ok(apply_fuzzy(patch, &root, Some(repo))?)
-}
-
-/// The change from the base to a state: none (Novel), the golden patch (Resolved), or
-/// the change the dataset's Partial state holds ([`crate::states::stored_partial`]: the
-/// weak patch itself, whatever made it), so a prediction is scored on exactly the tree
-/// the agent saw.
-fn state_change(
-    inst: &Instance,
-    kind: StateKind,
-    dataset: &Path,
-) -> Result<Option<Patch>, ScoreError> {
-    match kind {
-        StateKind::Novel => Ok(None),
-        StateKind::Resolved => Ok(Some(crate::states::golden_patch(inst)?)),
-        StateKind::Partial => match crate::states::stored_partial(dataset, inst)? {
-            Some(p) => Ok(Some(p.patch)),
-            None => Err(ScoreError::NoPartial {
-                instance: inst.instance_id.clone(),
-            }),
-        },
-    }
 }
 
 /// Rates overall and by class, divergence quartile, state and project, and the

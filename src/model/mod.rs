@@ -8,6 +8,7 @@
 mod card;
 mod evaluation;
 mod hunk;
+mod judge;
 mod name;
 mod note;
 mod rejected;
@@ -22,6 +23,10 @@ pub use evaluation::{
     PredictionResult, Rate, Rates, RegressionStats, ResolutionStatus, Scores, StudyMetrics,
 };
 pub use hunk::{HunkPlace, ProximityClass, SkipReason};
+pub use judge::{
+    behaviour, Agreement, Behaviour, Category, Frequencies, HumanAgreement, Judgement,
+    JudgementSummary, RunId, RunOutcome, BEHAVIOURS,
+};
 pub use name::{parse_name, UnknownName};
 pub use note::{Note, NoteKind};
 pub use rejected::{yield_counts, RejectReason, Rejected, Stage, YieldClass};
@@ -309,6 +314,15 @@ pub fn state_manifest_schema() -> String {
 /// The JSON Schema of a normalized trajectory step (`docs/trajectory-step.schema.json`).
 pub fn trajectory_step_schema() -> String {
     let schema = schemars::schema_for!(TrajectoryStep);
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The JSON Schema of a `judgements.jsonl` line of `hunkgen judge`
+/// (`docs/judgement.schema.json`).
+pub fn judgement_schema() -> String {
+    let schema = schemars::schema_for!(Judgement);
     let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
     text.push('\n');
     text

@@ -70,6 +70,14 @@ pub struct TrajectoryStep {
     /// Milliseconds since the run started at which the step ended, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elapsed_ms: Option<u64>,
+    /// What the tool call returned (a command's output, a file's text, an edit's
+    /// confirmation), cut to `hunkgen run --keep-output` bytes on a character boundary,
+    /// so a behaviour judge sees what the agent saw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// Bytes of the output dropped at that bound; absent when all of it is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_truncated: Option<u64>,
 }
 
 impl TrajectoryStep {
@@ -85,6 +93,33 @@ impl TrajectoryStep {
             started_at: None,
             ended_at: None,
             elapsed_ms: None,
+            output: None,
+            output_truncated: None,
+        }
+    }
+
+    /// Keep at most `bytes` of the output (cut on a character boundary), adding what is
+    /// dropped to [`TrajectoryStep::output_truncated`]; `0` keeps none.
+    pub fn bound_output(&mut self, bytes: usize) {
+        let Some(text) = self.output.as_mut() else {
+            return;
+        };
+        if bytes == 0 && text.is_empty() {
+            self.output = None;
+            return;
+        }
+        if text.len() <= bytes {
+            return;
+        }
+        let mut cut = bytes;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let dropped = (text.len() - cut) as u64;
+        text.truncate(cut);
+        self.output_truncated = Some(self.output_truncated.unwrap_or(0) + dropped);
+        if cut == 0 {
+            self.output = None;
         }
     }
 }
@@ -275,4 +310,36 @@ pub struct TrajectoryMetrics {
     pub trigrams: Vec<NGram>,
     /// Failed relative to successful runs.
     pub fail_fast: FailFast,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_output(text: &str) -> TrajectoryStep {
+        let mut s = TrajectoryStep::new(StepKind::Other);
+        s.output = Some(text.to_string());
+        s
+    }
+
+    #[test]
+    fn outputs_are_cut_on_a_character_boundary_and_say_what_was_dropped() {
+        let mut s = with_output("héllo");
+        s.bound_output(2);
+        // "é" is two bytes: cutting after its first byte would split it.
+        assert_eq!(s.output.as_deref(), Some("h"));
+        assert_eq!(s.output_truncated, Some(5));
+        // Bounding again adds to what was dropped.
+        s.bound_output(0);
+        assert_eq!((s.output, s.output_truncated), (None, Some(6)));
+        let mut short = with_output("ok");
+        short.bound_output(2);
+        assert_eq!(
+            (short.output.as_deref(), short.output_truncated),
+            (Some("ok"), None)
+        );
+        let mut empty = with_output("");
+        empty.bound_output(0);
+        assert_eq!((empty.output, empty.output_truncated), (None, None));
+    }
 }

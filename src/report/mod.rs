@@ -4,6 +4,7 @@
 
 pub mod d4j;
 pub mod html;
+pub mod judgements;
 pub mod page;
 pub mod results;
 pub mod tables;

@@ -100,6 +100,9 @@ pub struct Page {
     pub systems: Vec<SystemResults>,
     /// Their tables (`None` without results).
     pub results: Option<ResultsTables>,
+    /// The behaviour labels of agent runs (`hunkgen judge`), when a summary is given or
+    /// found.
+    pub judgements: Option<crate::model::JudgementSummary>,
 }
 
 /// A dataset or results file the report cannot use, with the file named.
@@ -111,12 +114,20 @@ pub enum PageError {
     /// A `--results` file cannot be used.
     #[error(transparent)]
     Results(#[from] results::ResultsError),
+    /// The judgements summary cannot be used.
+    #[error(transparent)]
+    Judgements(#[from] super::judgements::SummaryError),
 }
 
 impl Page {
     /// Gather the page for `dataset`, written to `out` (log links are relative to it),
-    /// with the given `--results` files or directories.
-    pub fn load(dataset: &Path, out: &Path, results_args: &[PathBuf]) -> Result<Page, PageError> {
+    /// with the given `--results` files or directories and a `hunkgen judge` summary.
+    pub fn load(
+        dataset: &Path,
+        out: &Path,
+        results_args: &[PathBuf],
+        judgements: Option<&Path>,
+    ) -> Result<Page, PageError> {
         let instances = crate::dataset::read_instances(dataset)?;
         let card = crate::dataset::read_card(dataset)?;
         let rejected = crate::dataset::read_rejected(dataset)?;
@@ -166,6 +177,10 @@ impl Page {
             }
         }
         let results = (!systems.is_empty()).then(|| ResultsTables::compute(&instances, &systems));
+        let judgements = match judgements {
+            Some(p) => Some(super::judgements::read_summary(p)?),
+            None => None,
+        };
         Ok(Page {
             card,
             instances,
@@ -174,6 +189,7 @@ impl Page {
             logs,
             systems,
             results,
+            judgements,
         })
     }
 }

@@ -137,6 +137,9 @@ pub struct RunOptions {
     /// Bug reports by instance (`--reports`): their title and description fill
     /// `{report_title}`, `{report_description}` and `{bug_report}`.
     pub reports: prompt::Reports,
+    /// Bytes of each tool output a normalized step keeps (`--keep-output`; 0: none), so
+    /// `hunkgen judge` sees what the agent saw without trajectories growing unbounded.
+    pub keep_output: usize,
 }
 
 /// What a run wrote.
@@ -999,7 +1002,12 @@ impl Ctx<'_> {
         if spec.trajectory_source() == TrajectorySource::File && source.is_file() {
             let _ = dataset::write_atomic(&inst_dir.join("trajectory.raw"), raw.as_bytes());
         }
-        match trajectory::normalize(spec.trajectory, &raw, &work.display().to_string()) {
+        match trajectory::normalize(
+            spec.trajectory,
+            &raw,
+            &work.display().to_string(),
+            self.opts.keep_output,
+        ) {
             Ok(steps) => {
                 record.trajectory_steps = steps.len();
                 let _ = dataset::write_atomic(

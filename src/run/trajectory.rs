@@ -6,12 +6,18 @@
 //!   line; `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Read",
 //!   "input":{"file_path":…}}],"usage":{"input_tokens":…,"output_tokens":…}}}`, tool
 //!   results as `{"type":"user","message":{"content":[{"type":"tool_result",
-//!   "tool_use_id":…,"is_error":…}]}}`, and a final `{"type":"result","duration_ms":…,
+//!   "tool_use_id":…,"content":…,"is_error":…}]}}` (the content a string or a list of
+//!   `{"type":"text","text":…}` blocks), and a final `{"type":"result","duration_ms":…,
 //!   "usage":…}` (Claude Code's headless-mode docs and the Agent SDK's message types).
 //! - Codex `codex exec --json`: `thread.started`, `turn.started`, `item.started` /
-//!   `item.completed` with items `command_execution` (`command`, `exit_code`),
-//!   `file_change` (`changes[].path`), `mcp_tool_call`, `agent_message`, `reasoning`, …,
-//!   and `turn.completed` with `usage` (openai/codex `codex-rs/exec/src/exec_events.rs`).
+//!   `item.completed` with items `command_execution` (`command`, `aggregated_output`,
+//!   `exit_code`), `file_change` (`changes[].path`), `mcp_tool_call` (`result.content`,
+//!   `error.message`), `agent_message`, `reasoning`, …, and `turn.completed` with `usage`
+//!   (openai/codex `codex-rs/exec/src/exec_events.rs`).
+//!
+//! Each step keeps what its tool returned (`output`), cut to the caller's bound: what a
+//! behaviour judge reads besides the calls themselves. The agent's own thinking and
+//! messages are not steps.
 //!
 //! Lines that are not JSON (a timeout trailer, a warning) are skipped; a log without a
 //! single event of its format is refused, so the caller keeps the raw log only.
@@ -44,17 +50,46 @@ pub enum TrajectoryError {
     NoCodexEvent,
 }
 
-/// Normalize `log` written in `format`; paths under `workdir` become relative.
+/// How many bytes of each tool output `hunkgen run` keeps by default (`--keep-output`).
+pub const DEFAULT_KEEP_OUTPUT: usize = 4096;
+
+/// Normalize `log` written in `format`; paths under `workdir` become relative, and each
+/// step keeps at most `keep_output` bytes of its tool's output (0: none).
 pub fn normalize(
     format: TrajectoryFormat,
     log: &str,
     workdir: &str,
+    keep_output: usize,
 ) -> Result<Vec<TrajectoryStep>, TrajectoryError> {
-    match format {
+    let mut steps = match format {
         TrajectoryFormat::Normalized => normalized(log),
         TrajectoryFormat::ClaudeStreamJson => claude(log, workdir),
         TrajectoryFormat::CodexJson => codex(log, workdir),
         TrajectoryFormat::Raw => Err(TrajectoryError::Raw),
+    }?;
+    for s in &mut steps {
+        s.bound_output(keep_output);
+    }
+    Ok(steps)
+}
+
+/// The text of a tool result: a string, or the `text` of a list of content blocks (an
+/// image block stands as `[image]`); `None` when there is none.
+fn result_text(content: &Value) -> Option<String> {
+    match content {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(blocks) => Some(
+            blocks
+                .iter()
+                .filter_map(|b| match b.get("type").and_then(Value::as_str) {
+                    Some("text") => b.get("text").and_then(Value::as_str).map(str::to_string),
+                    Some("image") => Some("[image]".to_string()),
+                    _ => b.as_str().map(str::to_string),
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        _ => None,
     }
 }
 
@@ -214,6 +249,7 @@ fn claude(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, TrajectoryErr
                             let err = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
                             steps[i].exit_code = Some(if err { 1 } else { 0 });
                         }
+                        steps[i].output = b.get("content").and_then(result_text);
                     }
                 }
             }
@@ -269,6 +305,10 @@ fn codex(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, TrajectoryErro
                         s.files = files.into_iter().map(|f| relative(&f, workdir)).collect();
                         s.command = Some(cmd.to_string());
                         s.exit_code = item.get("exit_code").and_then(Value::as_i64);
+                        s.output = item
+                            .get("aggregated_output")
+                            .and_then(Value::as_str)
+                            .map(str::to_string);
                         s
                     }
                     Some("file_change") => {
@@ -284,7 +324,17 @@ fn codex(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, TrajectoryErro
                     }
                     Some("mcp_tool_call") => {
                         let tool = item.get("tool").and_then(Value::as_str).unwrap_or("mcp");
-                        tool_step(tool, item.get("arguments").unwrap_or(&Value::Null), workdir)
+                        let mut s =
+                            tool_step(tool, item.get("arguments").unwrap_or(&Value::Null), workdir);
+                        s.output = item
+                            .get("result")
+                            .and_then(|r| r.get("content"))
+                            .and_then(result_text)
+                            .or_else(|| {
+                                let e = item.get("error")?.get("message")?.as_str()?;
+                                Some(format!("error: {e}"))
+                            });
+                        s
                     }
                     Some("web_search") => TrajectoryStep::new(StepKind::Other),
                     _ => continue,
@@ -437,14 +487,66 @@ mod tests {
 
     #[test]
     fn a_log_of_another_format_is_refused() {
-        assert!(normalize(TrajectoryFormat::ClaudeStreamJson, "hello\nworld\n", "/w").is_err());
+        let keep = DEFAULT_KEEP_OUTPUT;
+        assert!(normalize(
+            TrajectoryFormat::ClaudeStreamJson,
+            "hello\nworld\n",
+            "/w",
+            keep
+        )
+        .is_err());
         assert!(normalize(
             TrajectoryFormat::CodexJson,
             "{\"type\":\"assistant\"}\n",
-            "/w"
+            "/w",
+            keep
         )
         .is_err());
-        assert!(normalize(TrajectoryFormat::Normalized, "{\"kind\":\"fly\"}\n", "/w").is_err());
-        assert!(normalize(TrajectoryFormat::Raw, "", "/w").is_err());
+        assert!(normalize(
+            TrajectoryFormat::Normalized,
+            "{\"kind\":\"fly\"}\n",
+            "/w",
+            keep
+        )
+        .is_err());
+        assert!(normalize(TrajectoryFormat::Raw, "", "/w", keep).is_err());
+    }
+
+    #[test]
+    fn tool_results_become_bounded_outputs() {
+        let claude = concat!(
+            r#"{"type":"assistant","message":{"content":["#,
+            r#"{"type":"tool_use","id":"a","name":"Bash","input":{"command":"git log --oneline"}},"#,
+            r#"{"type":"tool_use","id":"b","name":"Read","input":{"file_path":"/w/x.py"}}]}}"#,
+            "\n",
+            r#"{"type":"user","message":{"content":["#,
+            r#"{"type":"tool_result","tool_use_id":"a","content":"abc123 fix the thing"},"#,
+            r#"{"type":"tool_result","tool_use_id":"b","content":[{"type":"text","text":"line 1"},{"type":"text","text":"line 2"}]}]}}"#,
+            "\n"
+        );
+        let steps = normalize(TrajectoryFormat::ClaudeStreamJson, claude, "/w", 10).expect("ok");
+        assert_eq!(steps[0].output.as_deref(), Some("abc123 fix"));
+        assert_eq!(steps[0].output_truncated, Some(10));
+        assert_eq!(steps[1].output.as_deref(), Some("line 1\nlin"));
+        assert_eq!(steps[1].output_truncated, Some(3));
+        let none = normalize(TrajectoryFormat::ClaudeStreamJson, claude, "/w", 0).expect("ok");
+        assert!(none.iter().all(|s| s.output.is_none()));
+        let codex = concat!(
+            r#"{"type":"item.completed","item":{"type":"command_execution","command":"ls","aggregated_output":"a.py\n","exit_code":0}}"#,
+            "\n",
+            r#"{"type":"item.completed","item":{"type":"mcp_tool_call","tool":"find_class","arguments":{},"error":{"message":"no such class"}}}"#,
+            "\n"
+        );
+        let steps = normalize(TrajectoryFormat::CodexJson, codex, "/w", 100).expect("ok");
+        assert_eq!(steps[0].output.as_deref(), Some("a.py\n"));
+        assert_eq!(steps[1].output.as_deref(), Some("error: no such class"));
+        let own = "{\"kind\":\"other\",\"output\":\"0123456789\",\"output_truncated\":5}\n";
+        let steps = normalize(TrajectoryFormat::Normalized, own, "/w", 4).expect("ok");
+        assert_eq!(steps[0].output.as_deref(), Some("0123"));
+        assert_eq!(
+            steps[0].output_truncated,
+            Some(11),
+            "its own cut is kept, and added to"
+        );
     }
 }

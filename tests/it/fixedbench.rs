@@ -740,7 +740,8 @@ fn a_weak_patch_that_breaks_a_passing_test_is_a_partial_state() {
     };
     s.write("pkg/__init__.py", "");
     s.write("pkg/ops.py", &ops("x + x + 1", "x // 2"));
-    let half_test = "from pkg.ops import double, half\n\n\ndef test_half():\n    assert half(8) == 4\n";
+    let half_test =
+        "from pkg.ops import double, half\n\n\ndef test_half():\n    assert half(8) == 4\n";
     s.write("tests/test_ops.py", half_test);
     s.commit("Add ops");
     s.write("pkg/ops.py", &ops("x + x", "x // 2"));

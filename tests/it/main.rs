@@ -33,6 +33,7 @@ mod hostile;
 mod hostile_fuzz_corpus;
 mod hunk4j;
 mod init;
+mod judge;
 mod mcp;
 mod python_auto;
 mod report;

@@ -492,6 +492,7 @@ fn claude_stream_json_log_normalizes() {
         TrajectoryFormat::ClaudeStreamJson,
         &fixture("claude-stream.jsonl"),
         "/w/repo",
+        hunkgen::run::trajectory::DEFAULT_KEEP_OUTPUT,
     )
     .expect("normalizes");
     let kinds: Vec<StepKind> = steps.iter().map(|s| s.kind).collect();
@@ -529,6 +530,13 @@ fn claude_stream_json_log_normalizes() {
     assert_eq!(test.elapsed_ms, Some(41250));
     let total: u64 = steps.iter().filter_map(|s| s.tokens_out).sum();
     assert_eq!(total, 275, "every message's output tokens counted once");
+    // What each tool returned, as the agent saw it.
+    assert_eq!(
+        steps[0].output.as_deref(),
+        Some("python/acme/text.py:12:def pad(s, width):")
+    );
+    assert_eq!(test.output.as_deref(), Some("1 failed, 3 passed"));
+    assert!(steps.iter().all(|s| s.output_truncated.is_none()));
 }
 
 #[test]
@@ -537,6 +545,7 @@ fn codex_exec_json_log_normalizes() {
         TrajectoryFormat::CodexJson,
         &fixture("codex-exec.jsonl"),
         "/w/repo",
+        hunkgen::run::trajectory::DEFAULT_KEEP_OUTPUT,
     )
     .expect("normalizes");
     let kinds: Vec<StepKind> = steps.iter().map(|s| s.kind).collect();
@@ -569,6 +578,11 @@ fn codex_exec_json_log_normalizes() {
         (Some(24763), Some(122))
     );
     assert!(steps[1..].iter().all(|s| s.tokens_in.is_none()));
+    assert_eq!(
+        steps[4].output.as_deref(),
+        Some("bash: mvn: command not found\n")
+    );
+    assert_eq!(steps[2].output, None, "a file change returns nothing");
 }
 
 /// The demo's instances.jsonl rows.

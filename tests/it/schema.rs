@@ -37,6 +37,10 @@ fn checked_in_schemas_match_the_types() {
         "docs/trajectory-step.schema.json",
         &hunkgen::model::trajectory_step_schema(),
     );
+    check(
+        "docs/judgement.schema.json",
+        &hunkgen::model::judgement_schema(),
+    );
 }
 
 #[test]

@@ -128,6 +128,9 @@ pub fn render(page: &Page) -> String {
     if page.results.is_some() {
         out.push_str("<a href=\"#results\">Results</a>");
     }
+    if page.judgements.is_some() {
+        out.push_str("<a href=\"#behaviours\">Behaviours</a>");
+    }
     out.push_str("<a href=\"#instances-section\">Instances</a></nav><main>");
     card_section(&mut out, page);
     funnel_section(&mut out, &page.funnel);
@@ -137,6 +140,9 @@ pub fn render(page: &Page) -> String {
     }
     if let Some(r) = &page.results {
         results::section(&mut out, r);
+    }
+    if let Some(j) = &page.judgements {
+        out.push_str(&crate::report::judgements::html(j));
     }
     instances::section(&mut out, page);
     let _ = writeln!(out, "</main><script>{SCRIPT}</script></body></html>");

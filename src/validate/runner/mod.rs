@@ -118,6 +118,13 @@ pub struct RunSpec {
     pub hidden: Vec<PathBuf>,
     /// Keep the network (environment builds that download); tests leave this false.
     pub network: bool,
+    /// A file given to the command on stdin (None: `/dev/null`), e.g. the document a
+    /// behaviour judge reads.
+    pub stdin: Option<PathBuf>,
+    /// Pass hunkgen's whole environment instead of the base allow-list: only for a
+    /// command the user runs as their own outside the sandbox (a judge that calls a model
+    /// API with its key), never for tests or agents.
+    pub inherit_env: bool,
 }
 
 impl RunSpec {
@@ -143,6 +150,8 @@ impl RunSpec {
             readable: Vec::new(),
             hidden: Vec::new(),
             network: false,
+            stdin: None,
+            inherit_env: false,
         }
     }
 
@@ -217,6 +226,15 @@ pub enum RunError {
     #[error("cannot write the run log {path}: {source}")]
     Log {
         /// The log path.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: io::Error,
+    },
+    /// The file meant for the command's stdin cannot be opened.
+    #[error("cannot read {path} for the command's stdin: {source}")]
+    Stdin {
+        /// The file.
         path: PathBuf,
         /// The I/O error.
         #[source]
@@ -357,7 +375,14 @@ impl Runner {
         let token = run_token();
         let mut cmd = self.build_command(spec);
         cmd.env(TOKEN_VAR, &token);
-        cmd.stdin(Stdio::null())
+        let stdin = match &spec.stdin {
+            Some(p) => Stdio::from(File::open(p).map_err(|source| RunError::Stdin {
+                path: p.clone(),
+                source,
+            })?),
+            None => Stdio::null(),
+        };
+        cmd.stdin(stdin)
             .stdout(Stdio::from(log))
             .stderr(Stdio::from(log2));
         let sandboxed = self.is_sandboxed();
@@ -448,9 +473,12 @@ impl Runner {
                 c
             }
         };
-        cmd.current_dir(&spec.workdir).env_clear();
-        for (k, v) in base_env(self.is_sandboxed()) {
-            cmd.env(k, v);
+        cmd.current_dir(&spec.workdir);
+        if !spec.inherit_env {
+            cmd.env_clear();
+            for (k, v) in base_env(self.is_sandboxed()) {
+                cmd.env(k, v);
+            }
         }
         for (k, v) in &spec.env {
             cmd.env(k, v);

@@ -142,3 +142,32 @@ fn the_sandbox_passwd_renames_the_run_uid_and_keeps_the_rest() {
         p.contains("alice:x:1000") && p.ends_with("hunkgen:x:5000:5000:hunkgen:/tmp:/bin/sh\n")
     );
 }
+
+#[test]
+fn a_file_can_be_the_commands_stdin_and_the_callers_environment_passed_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("in.json");
+    std::fs::write(&input, "{\"x\": 1}").expect("write");
+    let log = dir.path().join("out.log");
+    let runner = super::Runner::new(super::SandboxPolicy::Off).expect("runner");
+    // Cargo sets this for the test process; the base environment never passes it.
+    let script = "cat; echo; echo \"dir=${CARGO_MANIFEST_DIR:-none}\"";
+    let mut spec = super::RunSpec::shell(script, dir.path(), &log);
+    spec.stdin = Some(input.clone());
+    runner.run(&spec).expect("runs");
+    let out = std::fs::read_to_string(&log).expect("log");
+    assert!(out.starts_with("{\"x\": 1}\n"), "{out}");
+    assert!(out.contains("dir=none"), "{out}");
+    spec.inherit_env = true;
+    runner.run(&spec).expect("runs");
+    let out = std::fs::read_to_string(&log).expect("log");
+    if let Some(d) = std::env::var_os("CARGO_MANIFEST_DIR") {
+        assert!(
+            out.contains(&format!("dir={}", d.to_string_lossy())),
+            "{out}"
+        );
+    }
+    spec.stdin = Some(dir.path().join("missing"));
+    let e = runner.run(&spec).expect_err("no stdin file");
+    assert!(e.to_string().contains("for the command's stdin"), "{e}");
+}
