@@ -26,6 +26,9 @@ pub struct Tables {
     pub hunks: usize,
     /// Table I: `[single, multi] × [2, 3, ≥4]`.
     pub table1: [[usize; 3]; 2],
+    /// Kept instances with fewer than two counted hunks (outside Table I).
+    #[serde(default)]
+    pub below_table1: usize,
     /// Table II: per project, files = files with a counted hunk.
     pub table2: Vec<Table2Row>,
     /// Table II with files = every file of the patch.
@@ -255,6 +258,7 @@ impl Tables {
             instances: kept.len(),
             hunks: kept.iter().map(|i| i.stats.hunks).sum(),
             table1: tables::table1(kept),
+            below_table1: tables::below_table1(kept),
             table2: tables::table2(kept, false),
             table2_all_files: tables::table2(kept, true),
             not_counted,
@@ -561,7 +565,7 @@ pub fn instances_markdown(instances: &[Instance]) -> String {
 
 /// Tables I and II in markdown (the part `hunkgen stats` and the build summary print).
 pub fn tables12_markdown(t: &Tables, compare: bool) -> String {
-    tables::render(&t.table1, &t.table2, compare)
+    tables::render(&t.table1, t.below_table1, &t.table2, compare)
 }
 
 /// The yield table: why candidates were not kept, one row per maintainer's question,

@@ -70,18 +70,36 @@ const fn row(project: &'static str, bugs: usize, hunks: [f64; 4], files: [f64; 4
 pub const HUNK4J_TABLE1: [[usize; 3]; 2] = [[140, 55, 49], [37, 23, 68]];
 
 /// Computed Table I: `[single, multi] × [2, 3, ≥4]` counts over counted hunks and files.
+/// Instances with fewer than two counted hunks (a FixedBench recipe keeps single-hunk
+/// fixes) are outside its columns, never counted as two-hunk ones; [`below_table1`]
+/// counts them.
 pub fn table1(instances: &[Instance]) -> [[usize; 3]; 2] {
     let mut t = [[0usize; 3]; 2];
     for inst in instances {
         let r = usize::from(inst.stats.files > 1);
         let c = match inst.stats.hunks {
-            0..=2 => 0,
+            0 | 1 => continue,
+            2 => 0,
             3 => 1,
             _ => 2,
         };
         t[r][c] += 1;
     }
     t
+}
+
+/// Instances with fewer than two counted hunks, which Table I's columns leave out.
+pub fn below_table1(instances: &[Instance]) -> usize {
+    instances.iter().filter(|i| i.stats.hunks < 2).count()
+}
+
+/// The line said under Table I when some instances are outside it.
+pub fn below_table1_note(n: usize) -> Option<String> {
+    (n > 0).then(|| {
+        format!(
+            "{n} instance(s) with fewer than two counted hunks are outside Table I's columns (HUNK4J's start at two)."
+        )
+    })
 }
 
 /// One Table II row.
@@ -238,10 +256,13 @@ pub fn table2_table(rows: &[Table2Row], compare: bool, columns: Table2Columns) -
 
 /// Markdown for Tables I and II; with `compare`, published HUNK4J figures are shown
 /// beside every computed figure that differs.
-pub fn render(t1: &[[usize; 3]; 2], t2: &[Table2Row], compare: bool) -> String {
+pub fn render(t1: &[[usize; 3]; 2], below: usize, t2: &[Table2Row], compare: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## Table I — file scope × hunk count\n");
     out.push_str(&table1_table(t1, compare).to_markdown());
+    if let Some(note) = below_table1_note(below) {
+        let _ = writeln!(out, "\n{note}");
+    }
     let _ = writeln!(out);
 
     let _ = writeln!(out, "## Table II — per project\n");
@@ -313,5 +334,33 @@ impl SampleLine {
              validated, in no file of the dataset.\n\n",
             self.sampled, self.population, self.n, self.seed, self.not_sampled
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(hunks: usize, files: usize) -> Instance {
+        let mut i: Instance = serde_json::from_value(serde_json::json!({
+            "schema_version": 2, "instance_id": "x", "repo": "r", "base_commit": "b",
+            "patch": "", "test_patch": "", "problem_statement": "", "hints_text": "",
+            "created_at": "", "version": "", "FAIL_TO_PASS": [], "PASS_TO_PASS": [],
+            "environment_setup_commit": "", "source": "git", "fix_commit": "f",
+            "project": "p", "hunks": [], "files": [], "stats": crate::model::Stats::default()
+        }))
+        .expect("instance");
+        i.stats.hunks = hunks;
+        i.stats.files = files;
+        i
+    }
+
+    #[test]
+    fn single_hunk_instances_are_outside_table1_not_in_its_two_hunk_column() {
+        let kept = [with(1, 1), with(2, 1), with(3, 2), with(5, 2), with(1, 1)];
+        assert_eq!(table1(&kept), [[1, 0, 0], [0, 1, 1]]);
+        assert_eq!(below_table1(&kept), 2);
+        assert!(below_table1_note(2).is_some_and(|n| n.starts_with("2 instance(s)")));
+        assert_eq!(below_table1_note(0), None);
     }
 }

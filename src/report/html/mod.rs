@@ -286,6 +286,12 @@ fn tables_section(out: &mut String, t: &Tables) {
         "<section id=\"tables\"><h2>Tables</h2><h3>Table I — file scope × hunk count</h3>",
     );
     out.push_str(&table1_table(&t.table1, false).to_html());
+    if let Some(note) = super::tables::below_table1_note(t.below_table1) {
+        out.push_str(&format!(
+            "<p class=\"muted\">{}</p>",
+            super::html::esc(&note)
+        ));
+    }
     out.push_str("<h3>Table II — per project</h3><p class=\"muted\">Hunks: counted code hunks per bug. Files: files with a counted hunk per bug.</p>");
     let columns = |hunks| Table2Columns { bugs: true, hunks };
     out.push_str(&table2_table(&t.table2, false, columns(true)).to_html());
