@@ -294,11 +294,11 @@ pub fn funnel_markdown(f: &crate::model::MineFunnel) -> String {
         );
     }
     row("touching code and tests", f.code_and_tests);
-    row("multi-hunk", f.multi_hunk);
+    row("enough hunks (`select.min_code_hunks`)", f.multi_hunk);
     for (rule, n) in &f.rejected {
         row(&format!("rejected: {rule}"), *n);
     }
-    row("kept", f.kept);
+    row("past the commit rules", f.kept);
     if f.few_counted_hunks > 0 {
         row(
             "fewer counted hunks than the minimum once non-code hunks are skipped",
@@ -570,18 +570,52 @@ pub fn tables12_markdown(t: &Tables, compare: bool) -> String {
 
 /// The yield table: why candidates were not kept, one row per maintainer's question,
 /// with its share of the candidates kept or rejected.
-pub fn yield_markdown(kept: usize, yields: &[(crate::model::YieldClass, usize)]) -> String {
-    let rejected: usize = yields.iter().map(|(_, n)| n).sum();
+pub fn yield_markdown(
+    kept: usize,
+    yields: &[(crate::model::YieldClass, usize)],
+    sampled: Option<usize>,
+) -> String {
+    let (lead, table) = yield_table(kept, yields, sampled);
+    format!("## Yield\n\n{lead}\n\n{}\n", table.to_markdown())
+}
+
+/// The yield table and the sentence that says what its shares are of. With a sample
+/// (`sampled`: how many were drawn), the shares are of the sampled candidates: the
+/// commit rules' rejections came before the draw, from the whole history, and are left
+/// to the Funnel.
+pub fn yield_table(
+    kept: usize,
+    yields: &[(crate::model::YieldClass, usize)],
+    sampled: Option<usize>,
+) -> (String, Table) {
+    let before_sample = |c: &crate::model::YieldClass| {
+        sampled.is_some() && matches!(c, crate::model::YieldClass::CommitRule)
+    };
+    let rows: Vec<&(crate::model::YieldClass, usize)> =
+        yields.iter().filter(|(c, _)| !before_sample(c)).collect();
+    let rejected: usize = rows.iter().map(|(_, n)| n).sum();
     let all = (kept + rejected).max(1);
-    let mut table = Table::new(["question", "items", "share of candidates"]).right([1, 2]);
+    let share = match sampled {
+        Some(_) => "share of the sampled",
+        None => "share of candidates",
+    };
+    let mut table = Table::new(["question", "items", share]).right([1, 2]);
     table.push(["kept".to_string(), kept.to_string(), pct(kept, all)]);
-    for (class, n) in yields {
+    for (class, n) in rows {
         table.push([class.label().to_string(), n.to_string(), pct(*n, all)]);
     }
-    format!(
-        "## Yield\n\nEvery candidate kept or rejected, rejections by the question they answer (each a `rejected.jsonl` row).\n\n{}\n",
-        table.to_markdown()
-    )
+    let lead = match sampled {
+        Some(n) => {
+            let before: usize = yields
+                .iter()
+                .filter(|(c, _)| before_sample(c))
+                .map(|(_, n)| n)
+                .sum();
+            format!("Every sampled candidate ({n}) kept or rejected, rejections by the question they answer (each a `rejected.jsonl` row); the {before} rejected by the commit rules before the draw are in the Funnel.")
+        }
+        None => "Every candidate kept or rejected, rejections by the question they answer (each a `rejected.jsonl` row).".to_string(),
+    };
+    (lead, table)
 }
 
 fn pct(n: usize, of: usize) -> String {
@@ -607,7 +641,11 @@ pub fn markdown(name: &str, t: &Tables, warnings: &[String], compare: bool) -> S
         out.push_str(&s.markdown());
     }
     if !t.yields.is_empty() {
-        out.push_str(&yield_markdown(t.instances, &t.yields));
+        out.push_str(&yield_markdown(
+            t.instances,
+            &t.yields,
+            t.sample.as_ref().map(|s| s.sampled),
+        ));
     }
     out.push_str(&tables12_markdown(t, compare));
     out.push_str(&tables::render_all_files_variant(
@@ -676,6 +714,31 @@ pub fn json(t: &Tables) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_sampled_yield_is_over_the_sampled_and_leaves_the_commit_rules_to_the_funnel() {
+        use crate::model::YieldClass;
+        let yields = [
+            (YieldClass::NotAFix, 1),
+            (YieldClass::Environment, 2),
+            (YieldClass::CommitRule, 2),
+        ];
+        let md = yield_markdown(5, &yields, Some(8));
+        assert!(md.contains("| kept | 5 | 62.5% |"), "{md}");
+        assert!(
+            md.contains("| environment could not be built | 2 | 25.0% |"),
+            "{md}"
+        );
+        assert!(!md.contains("| commit rules |"), "{md}");
+        assert!(
+            md.contains("the 2 rejected by the commit rules before the draw"),
+            "{md}"
+        );
+        // Without a sample, every candidate kept or rejected.
+        let md = yield_markdown(5, &yields, None);
+        assert!(md.contains("| kept | 5 | 50.0% |"), "{md}");
+        assert!(md.contains("| commit rules | 2 | 20.0% |"), "{md}");
+    }
+
     use super::*;
 
     #[test]

@@ -239,17 +239,17 @@ fn funnel_section(out: &mut String, f: &Funnel) {
             .find(|(s, _)| *s == "kept")
             .and_then(|(_, v)| *v)
             .unwrap_or(0);
+        let sampled = f
+            .steps
+            .iter()
+            .find(|(s, _)| *s == "sampled")
+            .and_then(|(_, v)| *v);
+        let (lead, table) = super::yield_table(kept, &f.yields, sampled);
         let _ = write!(
             out,
-            "<h3>Yield: why candidates were not kept</h3><p class=\"muted\">{kept} kept of {} candidates that were kept or rejected; every rejection in one row.</p>",
-            kept + total
+            "<h3>Yield: why candidates were not kept</h3><p class=\"muted\">{}</p>",
+            esc(&lead)
         );
-        let mut table = Table::new(["question", "items", "share of candidates"]).right([1, 2]);
-        let share = |n: usize| format!("{:.1}%", 100.0 * n as f64 / (kept + total).max(1) as f64);
-        table.push(["kept".to_string(), kept.to_string(), share(kept)]);
-        for (class, n) in &f.yields {
-            table.push([class.label().to_string(), n.to_string(), share(*n)]);
-        }
         out.push_str(&table.to_html());
         let _ = write!(
             out,
