@@ -3,7 +3,8 @@
 
     python3 benches/hunk4j/summarize.py OUT [STATES_OUT]
 
-Per project: bugs run, buggy and fixed versions that compile, bugs validated with
+Per project: bugs run (a bug the repository snapshot cannot check out is listed as
+not run, never a failure), buggy and fixed versions that compile, bugs validated with
 FAIL_TO_PASS equal to Defects4J's trigger_tests, every other bug with its reason, the
 states written (Novel, Partial, Resolved; Best and Worst) with every missing one named,
 the gold and empty baselines' Novel bugs resolved (when measure.sh ran with EVAL=1), and
@@ -21,6 +22,19 @@ def rows(path):
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def snapshot_cannot_check_out(ds, row):
+    """Whether Defects4J's checkout of the bug failed because the repository (a snapshot
+    without its files of 4 MiB and more) lacks objects the revision needs: not run,
+    never a failure of the bug."""
+    if row["reason"] != "infrastructure" or "checkout" not in row["detail"]:
+        return False
+    for log in (ds / "logs" / row["id"]).glob("checkout-*.log"):
+        text = log.read_text(errors="replace")
+        if "unable to read sha1 file" in text or "missing blob" in text:
+            return True
+    return False
 
 
 def main(out, states_out=None):
@@ -42,10 +56,15 @@ def main(out, states_out=None):
     total = Counter()
     named = []
     named_missing = []
+    not_run = []
     for ds in sorted(p for p in (out / "ds").iterdir() if not p.name.startswith(".")):
         project = ds.name  # a build under way leaves a hidden sibling, skipped above
         kept = rows(ds / "instances.jsonl")
         rejected = [r for r in rows(ds / "rejected.jsonl") if r.get("stage") == "validate"]
+        not_run += [(r["id"], "the repository snapshot lacks files this revision needs "
+                     "(4 MiB and more); Defects4J cannot check it out")
+                    for r in rejected if snapshot_cannot_check_out(ds, r)]
+        rejected = [r for r in rejected if not snapshot_cannot_check_out(ds, r)]
         run = len(kept) + len(rejected)
         agree = sum(1 for r in kept if (r.get("validation") or {}).get("d4j_agrees") is True)
         reasons = Counter(r["reason"] for r in rejected)
@@ -76,6 +95,10 @@ def main(out, states_out=None):
     print(f"bugs run {total['run']}, validated with FAIL_TO_PASS = trigger_tests "
           f"{total['agree']} ({pct:.1f}%, target >= 95%), build wall {total['wall']} s, "
           f"evaluation wall {total['eval']} s")
+    if not_run:
+        print(f"\nnot run ({len(not_run)}), never counted as failures:")
+        for bug, why in sorted(not_run):
+            print(f"- {bug}: {why}")
     if named:
         print("\nevery other bug, with its reason:")
         for bug, reason, detail in sorted(named):
