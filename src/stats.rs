@@ -1,5 +1,5 @@
 //! Shared statistics, below both `evaluate` and `report`: Wilson score intervals,
-//! McNemar's exact test, means, percentiles and the min/median/mean/max summary.
+//! McNemar's exact test, Spearman's ρ, means, percentiles and the min/median/mean/max summary.
 
 use crate::model::Rate;
 
@@ -195,5 +195,108 @@ mod tests {
         // Normal approximation: z = (1600−1400)/√3000 ≈ 3.651 → p ≈ 2.6e-4.
         assert!((p - 2.6e-4).abs() < 0.5e-4, "{p}");
         assert_eq!(mcnemar_exact(3000, 0), 0.0, "underflows to 0, not NaN");
+    }
+}
+
+/// Ranks of `v` (1-based), ties given their average rank, as Spearman's ρ needs.
+fn average_ranks(v: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
+    let mut ranks = vec![0.0; v.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && v[order[j + 1]] == v[order[i]] {
+            j += 1;
+        }
+        let avg = (i + j) as f64 / 2.0 + 1.0;
+        for &k in &order[i..=j] {
+            ranks[k] = avg;
+        }
+        i = j + 1;
+    }
+    ranks
+}
+
+/// Spearman's rank correlation ρ of paired samples: Pearson's correlation of their
+/// average ranks (ties handled). `None` for fewer than two pairs, unequal lengths, or a
+/// side without variation (every value tied).
+pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
+    if x.len() != y.len() || x.len() < 2 {
+        return None;
+    }
+    let (rx, ry) = (average_ranks(x), average_ranks(y));
+    let n = x.len() as f64;
+    let (mx, my) = (rx.iter().sum::<f64>() / n, ry.iter().sum::<f64>() / n);
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in rx.iter().zip(&ry) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+        syy += (b - my) * (b - my);
+    }
+    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
+}
+
+/// Two-sided p-value of ρ against no correlation by the large-sample normal
+/// approximation, z = ρ·√(n − 1).
+pub fn spearman_p(rho: f64, n: usize) -> f64 {
+    if n < 2 {
+        return 1.0;
+    }
+    let z = rho.abs() * ((n - 1) as f64).sqrt();
+    if z == 0.0 {
+        return 1.0;
+    }
+    (2.0 * normal_upper_tail(z)).min(1.0)
+}
+
+/// P(Z > z) for a standard normal Z, by the complementary error function (Abramowitz and
+/// Stegun 7.1.26, absolute error below 1.5e-7).
+pub fn normal_upper_tail(z: f64) -> f64 {
+    let x = z.abs() / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.327_591_1 * x);
+    let poly = t
+        * (0.254_829_592
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let erfc = poly * (-x * x).exp();
+    if z >= 0.0 {
+        erfc / 2.0
+    } else {
+        1.0 - erfc / 2.0
+    }
+}
+
+#[cfg(test)]
+mod spearman_tests {
+    use super::*;
+
+    #[test]
+    fn spearman_matches_hand_computed_values() {
+        // Monotone: ρ = 1 whatever the spacing.
+        assert_eq!(
+            spearman(&[1.0, 2.0, 3.0, 4.0], &[1.0, 10.0, 100.0, 1000.0]),
+            Some(1.0)
+        );
+        assert_eq!(spearman(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]), Some(-1.0));
+        // No ties: 1 − 6Σd²/(n(n²−1)); ranks y = 2,1,4,3,5, Σd² = 4 → 1 − 24/120 = 0.8.
+        let r = spearman(&[1.0, 2.0, 3.0, 4.0, 5.0], &[2.0, 1.0, 4.0, 3.0, 5.0]).expect("rho");
+        assert!((r - 0.8).abs() < 1e-12, "{r}");
+        // Ties take average ranks: x = 1,1,2,2 → 1.5,1.5,3.5,3.5; y = 0,1,0,1 →
+        // 1.5,3.5,1.5,3.5: uncorrelated.
+        let r = spearman(&[1.0, 1.0, 2.0, 2.0], &[0.0, 1.0, 0.0, 1.0]).expect("rho");
+        assert!(r.abs() < 1e-12, "{r}");
+        assert_eq!(spearman(&[1.0, 1.0], &[0.0, 1.0]), None);
+        assert_eq!(spearman(&[1.0], &[1.0]), None);
+    }
+
+    #[test]
+    fn the_normal_tail_and_p_values_are_right() {
+        assert!((normal_upper_tail(0.0) - 0.5).abs() < 1e-7);
+        assert!((normal_upper_tail(Z95) - 0.025).abs() < 1e-6);
+        assert!((normal_upper_tail(-Z95) - 0.975).abs() < 1e-6);
+        // ρ = 0.5 with n = 17: z = 2, p = 0.0455.
+        assert!((spearman_p(0.5, 17) - 0.045_500_3).abs() < 1e-5);
+        assert!((spearman_p(0.0, 10) - 1.0).abs() < 1e-6);
     }
 }

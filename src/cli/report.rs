@@ -22,6 +22,11 @@ pub struct ReportArgs {
     /// beside it. Default: <dataset>/runs/judgements-summary.json when it exists.
     #[arg(long, value_name = "FILE|DIR")]
     judgements: Option<PathBuf>,
+    /// The thinking effort a system was run with, as a number (a reasoning budget, or
+    /// 1/2/3 for low/medium/high); repeatable. With two or more, FixedBench's table adds
+    /// Spearman's ρ between effort and abstention per task.
+    #[arg(long, value_name = "SYSTEM=NUMBER")]
+    effort: Vec<String>,
 }
 
 /// Run `hunkgen report`.
@@ -31,7 +36,9 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         results,
         output,
         judgements,
+        effort,
     } = args;
+    let efforts = report::effort::parse(&effort)?;
     if !dir.join("instances.jsonl").is_file() {
         anyhow::bail!(
             "{}: not a hunkgen dataset (no instances.jsonl)",
@@ -47,7 +54,15 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         Some(arg) => Some(report::judgements::summary_path(&arg)),
         None => Some(dir.join("runs/judgements-summary.json")).filter(|p| p.is_file()),
     };
-    let page = report::page::Page::load(&dir, &out, &results, judgements.as_deref())?;
+    let mut page = report::page::Page::load(&dir, &out, &results, judgements.as_deref())?;
+    let correlations = report::effort::compute(&page.systems, &efforts)?;
+    match page.results.as_mut().and_then(|r| r.fixedbench.as_mut()) {
+        Some(t) => t.effort = correlations,
+        None if !efforts.is_empty() => {
+            anyhow::bail!("--effort: the --results hold no FixedBench rows (no Resolved or Partial state, no FixedBench instruction)")
+        }
+        None => {}
+    }
     for s in page.systems.iter().filter(|s| s.unknown > 0) {
         eprintln!(
             "warning: {}: {} row(s) of `{}` name instances this dataset lacks; left out",

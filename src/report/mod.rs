@@ -3,6 +3,7 @@
 //! same values.
 
 pub mod d4j;
+pub mod effort;
 pub mod html;
 pub mod judgements;
 pub mod page;

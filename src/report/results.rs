@@ -413,6 +413,10 @@ pub struct FixedBenchTable {
     /// Per scenario × instruction with Partial tasks: resolution on the same instances'
     /// Novel versions.
     pub partial_control: Vec<FixedBenchControl>,
+    /// Thinking effort against abstention per task, when efforts are given
+    /// (`hunkgen report --effort`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub effort: Vec<super::effort::EffortCorrelation>,
 }
 
 /// One row of [`FixedBenchTable`].
@@ -569,6 +573,7 @@ impl FixedBenchTable {
             systems,
             rows,
             partial_control,
+            effort: Vec::new(),
         })
     }
 
@@ -625,6 +630,7 @@ impl FixedBenchTable {
             out.push_str("\n### Partial control: the same instances' Novel versions\n\n");
             out.push_str(&c.to_markdown());
         }
+        out.push_str(&super::effort::markdown(&self.effort));
         out
     }
 }

@@ -22,15 +22,9 @@ use crate::defects4j_states::{files, git_text, manifest_of, repo_of, upstream};
 
 const BUG: (&str, u32) = ("Cli", 34);
 
-/// Every state a recipe with `states: {}` writes, as directory names.
-const STATES: [&str; 6] = [
-    "novel-best",
-    "novel-worst",
-    "partial-best",
-    "partial-worst",
-    "resolved-best",
-    "resolved-worst",
-];
+/// Every state a recipe with `states: {}` writes (without the golden tests), as
+/// directory names.
+const STATES: &[&str] = crate::defects4j_states::WRITTEN.split_at(6).0;
 
 /// `committer <who> <seconds> <zone>` with one second added: a different commit id for
 /// every commit, the same trees.

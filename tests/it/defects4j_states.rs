@@ -32,7 +32,7 @@ const BUGS: [(&str, u32, &str); 2] = [
 ];
 
 /// Every state the recipe asks for (`golden_tests: both`), as directory names.
-const WRITTEN: [&str; 12] = [
+pub(crate) const WRITTEN: [&str; 12] = [
     "novel-best",
     "novel-worst",
     "partial-best",

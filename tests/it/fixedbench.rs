@@ -569,6 +569,16 @@ fn the_fixedbench_table_of_three_scripted_agents_equals_the_hand_computed_one() 
     let page = tmp.path().join("report/index.html");
     let mut report = hunkgen();
     report.arg("report").arg(&fb.out);
+    // Thinking effort, as the paper correlates it with abstention (the scripted agents
+    // stand in for one model at three efforts).
+    report.args([
+        "--effort",
+        "abstains=1",
+        "--effort",
+        "edits=2",
+        "--effort",
+        "golden=3",
+    ]);
     for agent in agent_names {
         report
             .arg("--results")
@@ -579,6 +589,27 @@ fn the_fixedbench_table_of_three_scripted_agents_equals_the_hand_computed_one() 
         &fs::read_to_string(tmp.path().join("report/fixedbench.json")).expect("fixedbench.json"),
     )
     .expect("json");
+    // Spearman's ρ between effort and abstention, by hand. Each system has 16
+    // predictions per task (2 instances × 2 scenarios × 4 instructions); effort ranks are
+    // 8.5, 24.5, 40.5 by system. Novel and Partial: only `abstains` abstains, abstention
+    // ranks 40.5 vs 16.5: Σdxdy = 16·(−16·16 − 16·8) = −6144, Σdx² = 8192, Σdy² = 6144,
+    // ρ = −√3/2. Resolved: `abstains` and `golden` abstain, `edits` does not: Σdxdy = 0.
+    let effort = table["effort"].as_array().expect("effort rows");
+    let rho_of = |task: &str| {
+        effort
+            .iter()
+            .find(|c| c["task"] == task)
+            .and_then(|c| c["rho"].as_f64())
+            .unwrap_or_else(|| panic!("no ρ for {task}: {effort:?}"))
+    };
+    for task in ["novel", "partial"] {
+        assert!(
+            (rho_of(task) + 3f64.sqrt() / 2.0).abs() < 1e-9,
+            "{task}: {effort:?}"
+        );
+    }
+    assert!(rho_of("resolved").abs() < 1e-12, "{effort:?}");
+    assert!(effort.iter().all(|c| c["n"] == 48), "{effort:?}");
     // Systems in name order: abstains, edits, golden.
     let systems: Vec<&str> = table["systems"]
         .as_array()
@@ -766,9 +797,14 @@ fn a_weak_patch_that_breaks_a_passing_test_is_a_partial_state() {
         let r = dir.path().join("r.yaml");
         fs::write(
             &r,
-            format!(
-                "name: ops\noutput: out\nsource:\n  git:\n    repo: {}\nfiles:\n  code_extensions: [py]\nselect:\n  min_code_hunks: 1\nvalidate:\n  cache: cache\n  suites:\n    - name: pytest\n      env:\n        python:\n          install: '\"$HUNKGEN_UV\" pip install --quiet pytest==9.2.0'\n      command: python -m pytest -rA -p no:cacheprovider -o junit_family=xunit1 --junitxml={{report_dir}}/pytest.xml {{tests}}\n      report: pytest\nstates:\n  kinds: [novel, partial, resolved]\n  scenarios: [worst]\n{partial}",
-                s.dir.display()
+            crate::golden::pytest_recipe(
+                "ops",
+                &s.dir,
+                "min_code_hunks: 1\n",
+                "",
+                &format!(
+                    "states:\n  kinds: [novel, partial, resolved]\n  scenarios: [worst]\n{partial}"
+                ),
             ),
         )
         .expect("recipe");

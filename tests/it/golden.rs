@@ -34,6 +34,27 @@ pub(crate) fn rows(dataset: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// A recipe for a git history `repo` validated by pytest (pinned by `make deps`' uv
+/// cache): `name`, then `select` and `validate` lines given as YAML under their keys
+/// (`min_code_hunks: 1\n`, `sandbox: required\n`), then `rest` (a `states:` section).
+pub(crate) fn pytest_recipe(
+    name: &str,
+    repo: &Path,
+    select: &str,
+    validate: &str,
+    rest: &str,
+) -> String {
+    let select = if select.is_empty() {
+        String::new()
+    } else {
+        format!("select:\n  {select}")
+    };
+    format!(
+        "name: {name}\noutput: out\nsource:\n  git:\n    repo: {}\nfiles:\n  code_extensions: [py]\n{select}validate:\n  cache: cache\n  {validate}suites:\n    - name: pytest\n      env:\n        python:\n          install: '\"$HUNKGEN_UV\" pip install --quiet pytest==9.2.0'\n      command: python -m pytest -rA -p no:cacheprovider -o junit_family=xunit1 --junitxml={{report_dir}}/pytest.xml {{tests}}\n      report: pytest\n{rest}",
+        repo.display()
+    )
+}
+
 #[test]
 fn demo_instances_are_validated_by_real_pytest_and_junit() {
     let rows = rows(demo());
@@ -282,14 +303,7 @@ fn a_new_test_that_cannot_import_before_the_fix_counts_as_absent() {
     s.commit("Fix missing twice and neg helpers");
     let dir = tempfile::tempdir().expect("tempdir");
     let recipe = dir.path().join("r.yaml");
-    fs::write(
-        &recipe,
-        format!(
-            "name: calc\noutput: out\nsource:\n  git:\n    repo: {}\nfiles:\n  code_extensions: [py]\nvalidate:\n  cache: cache\n  suites:\n    - name: pytest\n      env:\n        python:\n          install: '\"$HUNKGEN_UV\" pip install --quiet pytest==9.2.0'\n      command: python -m pytest -rA -p no:cacheprovider -o junit_family=xunit1 --junitxml={{report_dir}}/pytest.xml {{tests}}\n      report: pytest\n",
-            s.dir.display()
-        ),
-    )
-    .expect("recipe");
+    fs::write(&recipe, pytest_recipe("calc", &s.dir, "", "", "")).expect("recipe");
     succeeds(
         hunkgen()
             .args(["build", "-q"])
@@ -348,9 +362,12 @@ fn a_golden_test_that_reads_the_home_directory_passes_on_the_fixed_version() {
     let recipe = dir.path().join("r.yaml");
     fs::write(
         &recipe,
-        format!(
-            "name: home\noutput: out\nsource:\n  git:\n    repo: {}\nfiles:\n  code_extensions: [py]\nselect:\n  min_code_hunks: 1\nvalidate:\n  cache: cache\n  sandbox: required\n  suites:\n    - name: pytest\n      env:\n        python:\n          install: '\"$HUNKGEN_UV\" pip install --quiet pytest==9.2.0'\n      command: python -m pytest -rA -p no:cacheprovider -o junit_family=xunit1 --junitxml={{report_dir}}/pytest.xml {{tests}}\n      report: pytest\n",
-            s.dir.display()
+        pytest_recipe(
+            "home",
+            &s.dir,
+            "min_code_hunks: 1\n",
+            "sandbox: required\n  ",
+            "",
         ),
     )
     .expect("recipe");

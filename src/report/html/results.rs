@@ -308,12 +308,30 @@ pub(super) fn section(out: &mut String, r: &ResultsTables) {
     }
     if let Some(t) = &r.fixedbench {
         fixedbench_section(out, t);
+        effort_section(out, t);
     }
     out.push_str("</section>");
 }
 
 /// FixedBench's table: abstention and resolution per task × scenario × instruction and
 /// system, with the paper's ± (normal approximation) and the Partial control.
+fn effort_section(out: &mut String, t: &crate::report::results::FixedBenchTable) {
+    if t.effort.is_empty() {
+        return;
+    }
+    out.push_str("<h3>Thinking effort and abstention (Spearman)</h3><table><tr><th>task</th><th>systems (effort)</th><th>predictions</th><th>ρ</th><th>p</th></tr>");
+    for c in &t.effort {
+        let cells = crate::report::effort::row(c);
+        out.push_str("<tr>");
+        for (i, cell) in cells.iter().enumerate() {
+            let class = if i >= 2 { " class=\"n\"" } else { "" };
+            let _ = write!(out, "<td{class}>{}</td>", esc(cell));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table>");
+}
+
 fn fixedbench_section(out: &mut String, t: &crate::report::results::FixedBenchTable) {
     let cell = |r: &Rate| {
         format!(
