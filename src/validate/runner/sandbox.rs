@@ -222,28 +222,28 @@ fn run_ids() -> (u32, u32) {
 /// get a home directory the sandbox does not hold (Lang's `testGetUserHome` fails on the
 /// fixed version then), and one whose uid has none gets no `user.name`.
 pub(super) fn identity_text(passwd: &str, group: &str, uid: u32, gid: u32) -> (String, String) {
-    let field = |line: &str, i: usize| line.split(':').nth(i).map(str::to_string);
-    let mut p: Vec<String> = passwd
-        .lines()
-        .filter(|l| {
-            field(l, 2).as_deref() != Some(&uid.to_string())
-                && field(l, 0).as_deref() != Some(SANDBOX_USER)
-        })
-        .map(str::to_string)
-        .collect();
-    p.push(format!(
-        "{SANDBOX_USER}:x:{uid}:{gid}:{SANDBOX_USER}:{SANDBOX_HOME}:/bin/sh"
-    ));
-    let mut g: Vec<String> = group
-        .lines()
-        .filter(|l| {
-            field(l, 2).as_deref() != Some(&gid.to_string())
-                && field(l, 0).as_deref() != Some(SANDBOX_USER)
-        })
-        .map(str::to_string)
-        .collect();
-    g.push(format!("{SANDBOX_USER}:x:{gid}:"));
-    (p.join("\n") + "\n", g.join("\n") + "\n")
+    // The file's lines without the entry of `id` (third field) or of our name, then ours.
+    let replace = |text: &str, id: u32, ours: String| {
+        let id = id.to_string();
+        let mut lines: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                let mut f = l.split(':');
+                let name = f.next();
+                name != Some(SANDBOX_USER) && f.nth(1) != Some(id.as_str())
+            })
+            .collect();
+        lines.push(&ours);
+        lines.join("\n") + "\n"
+    };
+    (
+        replace(
+            passwd,
+            uid,
+            format!("{SANDBOX_USER}:x:{uid}:{gid}:{SANDBOX_USER}:{SANDBOX_HOME}:/bin/sh"),
+        ),
+        replace(group, gid, format!("{SANDBOX_USER}:x:{gid}:")),
+    )
 }
 
 /// [`identity_text`] written once where bwrap can bind it from: a directory of this
