@@ -612,9 +612,9 @@ pub fn yield_table(
                 .filter(|(c, _)| before_sample(c))
                 .map(|(_, n)| n)
                 .sum();
-            format!("Every sampled candidate ({n}) kept or rejected, rejections by the question they answer (each a `rejected.jsonl` row); the {before} rejected by the commit rules before the draw are in the Funnel.")
+            format!("{kept} kept of the {n} sampled candidates, every rejection by the question it answers (each a `rejected.jsonl` row); the {before} rejected by the commit rules before the draw are in the Funnel.")
         }
-        None => "Every candidate kept or rejected, rejections by the question they answer (each a `rejected.jsonl` row).".to_string(),
+        None => format!("{kept} kept of {all} candidates that were kept or rejected, every rejection by the question it answers (each a `rejected.jsonl` row)."),
     };
     (lead, table)
 }
