@@ -55,7 +55,8 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         None => Some(dir.join("runs/judgements-summary.json")).filter(|p| p.is_file()),
     };
     let mut page = report::page::Page::load(&dir, &out, &results, judgements.as_deref())?;
-    let correlations = report::effort::compute(&page.systems, &efforts)?;
+    let rows: Vec<_> = page.systems.iter().flat_map(|s| &s.rows).collect();
+    let correlations = report::effort::compute(&rows, &efforts)?;
     match page.results.as_mut().and_then(|r| r.fixedbench.as_mut()) {
         Some(t) => t.effort = correlations,
         None if !efforts.is_empty() => {

@@ -4,7 +4,7 @@
 //! its predictions abstained, per task (state), over every prediction of the systems
 //! with an effort.
 
-use super::results::SystemResults;
+use crate::model::PredictionResult;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -62,13 +62,10 @@ pub fn parse(args: &[String]) -> Result<BTreeMap<String, f64>, EffortError> {
 /// system's name is its `model_name_or_path`); empty when fewer than two systems have
 /// an effort.
 pub fn compute(
-    systems: &[SystemResults],
+    rows: &[&PredictionResult],
     efforts: &BTreeMap<String, f64>,
 ) -> Result<Vec<EffortCorrelation>, EffortError> {
-    let names: Vec<&str> = systems
-        .iter()
-        .flat_map(|s| s.rows.iter().map(|r| r.model_name_or_path.as_str()))
-        .collect();
+    let names: Vec<&str> = rows.iter().map(|r| r.model_name_or_path.as_str()).collect();
     for name in efforts.keys() {
         if !names.contains(&name.as_str()) {
             let mut known: Vec<&str> = names.clone();
@@ -85,19 +82,17 @@ pub fn compute(
     }
     // task → (effort, abstained) per prediction, and the systems seen.
     let mut by_task: BTreeMap<String, TaskPairs> = BTreeMap::new();
-    for s in systems {
-        for r in &s.rows {
-            let Some(&e) = efforts.get(&r.model_name_or_path) else {
-                continue;
-            };
-            if r.problems.iter().any(|p| p.starts_with("duplicate")) {
-                continue;
-            }
-            let slot = by_task.entry(r.state.clone()).or_default();
-            slot.0.push(e);
-            slot.1.push(f64::from(u8::from(r.abstained)));
-            slot.2.insert(r.model_name_or_path.clone(), e);
+    for r in rows {
+        let Some(&e) = efforts.get(&r.model_name_or_path) else {
+            continue;
+        };
+        if r.problems.iter().any(|p| p.starts_with("duplicate")) {
+            continue;
         }
+        let slot = by_task.entry(r.state.clone()).or_default();
+        slot.0.push(e);
+        slot.1.push(f64::from(u8::from(r.abstained)));
+        slot.2.insert(r.model_name_or_path.clone(), e);
     }
     let order = |t: &str| {
         crate::model::StateKind::ALL
@@ -157,8 +152,8 @@ pub fn row(c: &EffortCorrelation) -> [String; 5] {
 mod tests {
     use super::*;
 
-    fn system(name: &str, state: &str, abstained: &[bool]) -> SystemResults {
-        let rows = abstained
+    fn system(name: &str, state: &str, abstained: &[bool]) -> Vec<PredictionResult> {
+        abstained
             .iter()
             .enumerate()
             .map(|(i, a)| {
@@ -171,26 +166,18 @@ mod tests {
                 }))
                 .expect("row")
             })
-            .collect();
-        SystemResults {
-            name: name.into(),
-            file: "r.jsonl".into(),
-            rows,
-            unknown: 0,
-            trajectories: None,
-            study: None,
-            resolution_unavailable: false,
-        }
+            .collect()
     }
 
     #[test]
     fn effort_and_abstention_correlate_by_hand() {
         // Resolved: low effort abstains 1 of 2, high 2 of 2. Pairs (1,1) (1,0) (3,1) (3,1):
         // ranks x 1.5 1.5 3.5 3.5, y 3 1 3 3; Σdxdy = 2, Σdx² = 4, Σdy² = 3 → ρ = 2/√12.
-        let systems = [
+        let (low, high) = (
             system("low", "resolved", &[true, false]),
             system("high", "resolved", &[true, true]),
-        ];
+        );
+        let systems: Vec<&PredictionResult> = low.iter().chain(&high).collect();
         let efforts = parse(&["low=1".into(), "high=3".into()]).expect("parse");
         let c = compute(&systems, &efforts).expect("compute");
         assert_eq!(c.len(), 1);
