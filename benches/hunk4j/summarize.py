@@ -61,10 +61,10 @@ def main(out, states_out=None):
         project = ds.name  # a build under way leaves a hidden sibling, skipped above
         kept = rows(ds / "instances.jsonl")
         rejected = [r for r in rows(ds / "rejected.jsonl") if r.get("stage") == "validate"]
+        missing = [r for r in rejected if snapshot_cannot_check_out(ds, r)]
         not_run += [(r["id"], "the repository snapshot lacks files this revision needs "
-                     "(4 MiB and more); Defects4J cannot check it out")
-                    for r in rejected if snapshot_cannot_check_out(ds, r)]
-        rejected = [r for r in rejected if not snapshot_cannot_check_out(ds, r)]
+                     "(4 MiB and more); Defects4J cannot check it out") for r in missing]
+        rejected = [r for r in rejected if r not in missing]
         run = len(kept) + len(rejected)
         agree = sum(1 for r in kept if (r.get("validation") or {}).get("d4j_agrees") is True)
         reasons = Counter(r["reason"] for r in rejected)
