@@ -361,3 +361,79 @@ fn a_checkout_reads_project_repositories_linked_from_elsewhere() {
         w.display()
     );
 }
+
+/// Switching a copied work directory to the other version rewrites only the files the
+/// source patch touches: every other file keeps its time, so Ant's javac recompiles just
+/// those (a stale index made `git checkout -f` rewrite the whole tree, and the buggy
+/// version was compiled from scratch every time).
+#[test]
+fn switching_a_copied_work_directory_rewrites_only_the_patched_files() {
+    let _one = serial();
+    let d = d4j();
+    let r = sandboxed();
+    let dir = scratch("switch-");
+    let (fixed, _) = checkout(&d, &r, &BugVersion::fixed("Cli", 5), dir.path());
+    let copy = dir.path().join("copy");
+    let ok = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&fixed)
+        .arg(&copy)
+        .status()
+        .expect("cp");
+    assert!(ok.success(), "cp -a");
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&copy)
+            .output()
+            .expect("git");
+        assert!(out.status.success(), "git {args:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let patched: BTreeSet<String> = git(&[
+        "diff",
+        "--name-only",
+        "D4J_Cli_5_FIXED_VERSION",
+        "D4J_Cli_5_BUGGY_VERSION",
+    ])
+    .lines()
+    .filter(|f| f.ends_with(".java"))
+    .map(String::from)
+    .collect();
+    assert!(!patched.is_empty(), "Cli-5's source patch touches a file");
+    let tracked: Vec<String> = git(&["ls-files"])
+        .lines()
+        .filter(|f| f.ends_with(".java"))
+        .map(String::from)
+        .collect();
+    let mtime = |f: &str| {
+        std::fs::metadata(copy.join(f))
+            .and_then(|m| m.modified())
+            .unwrap_or_else(|e| panic!("{f}: {e}"))
+    };
+    let before: Vec<_> = tracked.iter().map(|f| mtime(f)).collect();
+    d.switch_version(
+        &r,
+        &copy,
+        &BugVersion::buggy("Cli", 5),
+        false,
+        &dir.path().join("switch.log"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut rewritten = BTreeSet::new();
+    for (f, t) in tracked.iter().zip(before) {
+        if mtime(f) != t {
+            rewritten.insert(f.clone());
+        }
+    }
+    assert_eq!(
+        rewritten,
+        patched,
+        "only the patched sources get a new time ({} Java files tracked)",
+        tracked.len()
+    );
+    assert_eq!(
+        Defects4j::work_dir_version(&copy).unwrap_or_else(|e| panic!("{e}")),
+        BugVersion::buggy("Cli", 5)
+    );
+}

@@ -489,14 +489,21 @@ impl Defects4j {
             }
         );
         let action = format!("switch {} to {}", from.name(), to.name());
-        let mut steps: Vec<Vec<OsString>> = vec![vec![
-            "-c".into(),
-            "core.hooksPath=/dev/null".into(),
-            "checkout".into(),
-            "-q".into(),
-            "-f".into(),
-            tag.into(),
-        ]];
+        // A copied work directory's index holds the original files' stat data, so git
+        // takes every file as possibly changed and `checkout -f` rewrites them all, with
+        // new times: Ant's javac then recompiles the whole project. Refreshing the index
+        // first (content unchanged, stat data renewed) leaves untouched files as they are.
+        let mut steps: Vec<Vec<OsString>> = vec![
+            vec!["update-index".into(), "-q".into(), "--refresh".into()],
+            vec![
+                "-c".into(),
+                "core.hooksPath=/dev/null".into(),
+                "checkout".into(),
+                "-q".into(),
+                "-f".into(),
+                tag.into(),
+            ],
+        ];
         if clean {
             steps.push(vec!["clean".into(), "-xdfq".into()]);
         }
