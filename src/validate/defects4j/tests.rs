@@ -63,3 +63,31 @@ fn missing_installation_is_named() {
         "{e}"
     );
 }
+
+#[test]
+fn only_compiles_get_the_fast_starting_jvm_and_a_callers_ant_opts_win() {
+    let mut d = Defects4j {
+        home: "/d4j".into(),
+        java_home: "/jdk".into(),
+        timeout: Duration::from_secs(1),
+        grace: Duration::from_secs(1),
+        memory_limit: None,
+        extra_env: Vec::new(),
+        repo_places: Vec::new(),
+    };
+    let ant_opts = |d: &Defects4j, action: &str| {
+        d.env_for(action)
+            .into_iter()
+            .filter(|(k, _)| k == "ANT_OPTS")
+            .map(|(_, v)| v.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ant_opts(&d, "compile"), vec![COMPILE_ANT_OPTS.to_string()]);
+    assert!(
+        ant_opts(&d, "test").is_empty(),
+        "tests run as plain Defects4J runs them"
+    );
+    assert!(ant_opts(&d, "checkout").is_empty());
+    d = d.with_env("ANT_OPTS", "-Xmx2g");
+    assert_eq!(ant_opts(&d, "compile"), vec!["-Xmx2g".to_string()]);
+}
