@@ -329,6 +329,7 @@ impl<'a> StatesWriter<'a> {
         };
         let verdict = std::sync::Mutex::new(None);
         let refusal = std::sync::Mutex::new(None);
+        let refusals = std::sync::Mutex::new(BTreeMap::<&'static str, usize>::new());
         let verify = |change: &crate::diff::Patch| -> bool {
             let Some(v) = self.validator else { return true };
             // Still unresolved by the rule resolution is scored by (SWE-bench's, FixedBench's):
@@ -340,6 +341,11 @@ impl<'a> StatesWriter<'a> {
                 .cloned()
                 .collect();
             let (ok, record) = v.partial_still_fails(c, change, &golden, &self.logs);
+            if !ok {
+                if let Ok(mut tally) = refusals.lock() {
+                    *tally.entry(refusal_cause(&record)).or_default() += 1;
+                }
+            }
             let slot = if ok { &verdict } else { &refusal };
             if let Ok(mut slot) = slot.lock() {
                 *slot = Some(record);
@@ -356,6 +362,15 @@ impl<'a> StatesWriter<'a> {
                     instance,
                     file,
                     seen: refusal.into_inner().ok().flatten(),
+                }))
+            }
+            // Every candidate refused: say how many were refused for what.
+            Err(super::StatesError::Instance { instance, what }) if !tally_is_empty(&refusals) => {
+                let tally = refusals.into_inner().unwrap_or_default();
+                let causes: Vec<String> = tally.iter().map(|(c, n)| format!("{n} {c}")).collect();
+                Err(NoPartial::States(super::StatesError::Instance {
+                    instance,
+                    what: format!("{what}: {}", causes.join(", ")),
                 }))
             }
             r => r.map_err(NoPartial::from),
@@ -502,4 +517,24 @@ pub fn state_repo<'p>(plan: &'p Plan, repo: &str) -> Option<&'p Path> {
             .find(|(project, _)| upstream_repo(project).unwrap_or(project) == repo)
             .and_then(|(_, r)| r.path.as_deref()),
     }
+}
+
+/// Why the Partial verifier refused a candidate, from its record: what a closing
+/// "none accepted" line counts.
+fn refusal_cause(record: &serde_json::Value) -> &'static str {
+    if record["golden_tests"] == "pass" {
+        return "let every golden test pass";
+    }
+    let error = record["error"].as_str().unwrap_or_default();
+    if error.starts_with("compile_error") {
+        "do not compile"
+    } else if record["kind"] == "Timeout" {
+        "time out"
+    } else {
+        "fail to run (the logs say why)"
+    }
+}
+
+fn tally_is_empty(t: &std::sync::Mutex<BTreeMap<&'static str, usize>>) -> bool {
+    t.lock().map(|t| t.is_empty()).unwrap_or(true)
 }

@@ -463,3 +463,60 @@ fn a_rebuild_from_the_cache_writes_every_log_and_an_unchanged_one_writes_none() 
     assert_ne!(inode(&out.join("logs")), logs, "replaced");
     assert_eq!(logs_of(&out), expected, "every log of the replaced dataset");
 }
+
+/// A fix whose every hunk alone already makes its golden test pass has no Partial
+/// state, and the missing state says how many candidates were refused for what.
+#[test]
+fn a_partial_refused_for_every_subset_says_why_each_was_refused() {
+    let mut s = crate::common::Script::new();
+    s.write("pkg/__init__.py", "");
+    let filler: String = (0..12)
+        .map(|i| format!("\n\ndef filler_{i}():\n    return {i}\n"))
+        .collect();
+    let calc = |a: u32, b: u32| {
+        format!("def a():\n    return {a}\n{filler}\n\ndef b():\n    return {b}\n\n\ndef value():\n    return max(a(), b())\n")
+    };
+    s.write("pkg/calc.py", &calc(0, 0));
+    s.write(
+        "tests/test_calc.py",
+        "from pkg.calc import a\n\n\ndef test_a():\n    assert a() >= 0\n",
+    );
+    s.commit("Initial calc");
+    s.write("pkg/calc.py", &calc(1, 1));
+    s.write(
+        "tests/test_value.py",
+        "from pkg.calc import value\n\n\ndef test_value():\n    assert value() == 1\n",
+    );
+    s.commit("Fix value to be one");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recipe = dir.path().join("r.yaml");
+    fs::write(
+        &recipe,
+        pytest_recipe(
+            "refused",
+            &s.dir,
+            "min_code_hunks: 2\n",
+            "",
+            "states:\n  kinds: [novel, partial]\n  scenarios: [worst]\n",
+        ),
+    )
+    .expect("recipe");
+    succeeds(
+        hunkgen()
+            .args(["build", "-q"])
+            .arg(&recipe)
+            .envs(validation_env()),
+    );
+    let rows = rows(&dir.path().join("out"));
+    assert_eq!(rows.len(), 1, "the fix is confirmed");
+    let missing = rows[0]["states"]["missing"].as_array().expect("missing");
+    assert_eq!(missing.len(), 1, "{missing:?}");
+    let why = missing[0].as_str().expect("a line");
+    assert!(
+        why.starts_with("partial: ")
+            && why.ends_with(
+                "none of 2 hunk subset(s) was accepted by the verifier: 2 let every golden test pass"
+            ),
+        "{why}"
+    );
+}
