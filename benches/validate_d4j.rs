@@ -2,8 +2,9 @@
 //! on the same bugs in the same invocation (target: hunkgen ≥ 2× faster per bug).
 //!
 //! Baseline: what a user's script does for each bug, one after the other:
-//! `defects4j checkout -v <id>b && compile && test` (the whole suite), then the same for
-//! `<id>f`; its fail-to-pass tests are those failing on `b` and not on `f`. hunkgen:
+//! `defects4j checkout -v <id>b && compile && test -r` (the relevant tests, the same ones
+//! hunkgen runs), then the same for `<id>f`; its fail-to-pass tests are those failing on
+//! `b` and not on `f`. hunkgen:
 //! `hunkgen build` of a recipe naming the same bugs, `validate.defects4j` with the
 //! relevant tests and one run per version, from an empty cache, once with one worker and
 //! once with two; then again from the warm cache. Both run the same framework and JDK.
@@ -90,12 +91,12 @@ fn main() {
                 ],
             );
             d4j(&home, &java, &w, &["compile"]);
-            d4j(&home, &java, &w, &["test"]);
+            d4j(&home, &java, &w, &["test", "-r"]);
             failing.push(failing_tests(&w.join("failing_tests")));
         }
         let secs = start.elapsed().as_secs_f64();
         // Printed as it goes: a long baseline that dies later still leaves its figures.
-        println!("  plain defects4j {id:<12}: {secs:>8.1}s (checkout+compile+test, b and f)");
+        println!("  plain defects4j {id:<12}: {secs:>8.1}s (checkout+compile+test -r, b and f)");
         base_secs.insert(id.clone(), secs);
         base_f2p.insert(id, failing[0].difference(&failing[1]).cloned().collect());
     }

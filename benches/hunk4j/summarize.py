@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
 """The per-project table of a HUNK4J measurement made by measure.sh.
 
-    python3 benches/hunk4j/summarize.py OUT [STATES_OUT]
+    python3 benches/hunk4j/summarize.py OUT [OUT ...] [--states-out STATES_OUT]
 
 Per project: bugs run (a bug the repository snapshot cannot check out is listed as
 not run, never a failure), buggy and fixed versions that compile, bugs validated with
 FAIL_TO_PASS equal to Defects4J's trigger_tests, every other bug with its reason, the
 states written (Novel, Partial, Resolved; Best and Worst) with every missing one named,
-the gold and empty baselines' Novel bugs resolved (when measure.sh ran with EVAL=1), and
-the wall times of the project's build and evaluations (from OUT/walls.tsv). Reads only
-what hunkgen wrote. STATES_OUT: read the states from STATES_OUT/ds/<project> instead
-(states written by a second build of the same bugs, after validation alone).
+the gold baseline's Novel bugs resolved and the empty baseline's bugs resolved per
+state (when measure.sh ran with EVAL=1), and the wall times of the project's build and
+evaluations (from OUT/walls.tsv). Several OUT directories (measurements made apart)
+give one table. Then the projected wall time of all 372 HUNK4J bugs: each project's
+measured seconds per bug (build and both evaluations) times its HUNK4J bug count, the
+mean of the measured projects for a project not measured. Reads only what hunkgen
+wrote. STATES_OUT: read the states from STATES_OUT/ds/<project> instead (states written
+by a second build of the same bugs, after validation alone).
 """
+import argparse
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -37,9 +41,15 @@ def snapshot_cannot_check_out(ds, row):
     return False
 
 
-def main(out, states_out=None):
-    out = Path(out)
-    states_ds = Path(states_out) / "ds" if states_out else None
+# HUNK4J's bugs per project (the paper's Table II): what the projection multiplies.
+HUNK4J_BUGS = {
+    "Chart": 10, "Cli": 17, "Closure": 82, "Codec": 7, "Collections": 1, "Compress": 18,
+    "Csv": 4, "Gson": 7, "JacksonCore": 12, "JacksonDatabind": 55, "JacksonXml": 3,
+    "Jsoup": 37, "JxPath": 14, "Lang": 25, "Math": 50, "Mockito": 20, "Time": 10,
+}
+
+
+def read_walls(out):
     walls = {}
     for name in ("walls.tsv.part", "walls.tsv"):
         p = out / name
@@ -47,9 +57,15 @@ def main(out, states_out=None):
             for line in p.read_text().splitlines():
                 project, rc, secs = line.split("\t")
                 walls[project] = int(secs)
+    return walls
+
+
+def main(outs, states_out=None):
+    states_ds = Path(states_out) / "ds" if states_out else None
     header = ("project", "bugs run", "buggy compiles", "fixed compiles",
               "validated, F2P = trigger_tests", "other outcomes",
-              "states N/P/R written (gated)", "gold resolves", "empty resolves",
+              "states N/P/R written (gated)", "gold resolves (Novel)",
+              "empty resolves (Novel · Partial · Resolved)",
               "build s", "s/bug", "eval s")
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
@@ -57,44 +73,52 @@ def main(out, states_out=None):
     named = []
     named_missing = []
     not_run = []
-    for ds in sorted(p for p in (out / "ds").iterdir() if not p.name.startswith(".")):
-        project = ds.name  # a build under way leaves a hidden sibling, skipped above
-        kept = rows(ds / "instances.jsonl")
-        rejected = [r for r in rows(ds / "rejected.jsonl") if r.get("stage") == "validate"]
-        missing = [r for r in rejected if snapshot_cannot_check_out(ds, r)]
-        not_run += [(r["id"], "the repository snapshot lacks files this revision needs "
-                     "(4 MiB and more); Defects4J cannot check it out") for r in missing]
-        rejected = [r for r in rejected if r not in missing]
-        run = len(kept) + len(rejected)
-        agree = sum(1 for r in kept if (r.get("validation") or {}).get("d4j_agrees") is True)
-        reasons = Counter(r["reason"] for r in rejected)
-        buggy_bad = sum(1 for r in rejected if r["reason"] == "compile_error"
-                        and f"{r['id'].replace('_', '-')}b " in r["detail"])
-        fixed_bad = sum(1 for r in rejected if r["reason"] == "compile_error"
-                        and f"{r['id'].replace('_', '-')}f " in r["detail"])
-        infra = reasons.get("infrastructure", 0)
-        wall = walls.get(project)
-        other = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "–"
-        if states_ds is not None:
-            states, missing = states_of(rows(states_ds / project / "instances.jsonl"))
-        else:
-            states, missing = states_of(kept)
-        named_missing += missing
-        gold = baseline(ds, "gold")
-        empty = baseline(ds, "empty")
-        evals = [walls[k] for k in (f"{project}:gold", f"{project}:empty") if k in walls]
-        print(f"| {project} | {run} | {run - buggy_bad - infra} | {run - fixed_bad - infra} | "
-              f"{agree} | {other} | {states} | {gold} | {empty} | "
-              f"{wall if wall is not None else '–'} | "
-              f"{(wall / run) if wall and run else 0:.0f} | "
-              f"{sum(evals) if evals else '–'} |")
-        total.update(run=run, agree=agree, wall=wall or 0, eval=sum(evals))
-        named += [(r["id"], r["reason"], r["detail"][:160]) for r in rejected]
+    per_bug = {}
+    for out in map(Path, outs):
+        walls = read_walls(out)
+        for ds in sorted(p for p in (out / "ds").iterdir() if not p.name.startswith(".")):
+            project = ds.name  # a build under way leaves a hidden sibling, skipped above
+            kept = rows(ds / "instances.jsonl")
+            rejected = [r for r in rows(ds / "rejected.jsonl") if r.get("stage") == "validate"]
+            missing = [r for r in rejected if snapshot_cannot_check_out(ds, r)]
+            not_run += [(r["id"], "the repository snapshot lacks files this revision needs "
+                         "(4 MiB and more); Defects4J cannot check it out") for r in missing]
+            rejected = [r for r in rejected if r not in missing]
+            run = len(kept) + len(rejected)
+            agree = sum(1 for r in kept
+                        if (r.get("validation") or {}).get("d4j_agrees") is True)
+            reasons = Counter(r["reason"] for r in rejected)
+            buggy_bad = sum(1 for r in rejected if r["reason"] == "compile_error"
+                            and f"{r['id'].replace('_', '-')}b " in r["detail"])
+            fixed_bad = sum(1 for r in rejected if r["reason"] == "compile_error"
+                            and f"{r['id'].replace('_', '-')}f " in r["detail"])
+            infra = reasons.get("infrastructure", 0)
+            wall = walls.get(project)
+            other = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "–"
+            if states_ds is not None:
+                states, missing = states_of(rows(states_ds / project / "instances.jsonl"))
+            else:
+                states, missing = states_of(kept)
+            named_missing += missing
+            gold = baseline(ds, "gold", ("novel",))
+            empty = baseline(ds, "empty", ("novel", "partial", "resolved"))
+            evals = [walls[k] for k in (f"{project}:gold", f"{project}:empty") if k in walls]
+            if wall and run:
+                per_bug[project] = (wall + sum(evals)) / run
+            print(f"| {project} | {run} | {run - buggy_bad - infra} | "
+                  f"{run - fixed_bad - infra} | {agree} | {other} | {states} | {gold} | "
+                  f"{empty} | {wall if wall is not None else '–'} | "
+                  f"{(wall / run) if wall and run else 0:.0f} | "
+                  f"{sum(evals) if evals else '–'} |")
+            total.update(run=run, agree=agree, wall=wall or 0, eval=sum(evals))
+            named += [(r["id"], r["reason"], r["detail"][:160]) for r in rejected]
     print()
     pct = 100.0 * total["agree"] / total["run"] if total["run"] else 0.0
     print(f"bugs run {total['run']}, validated with FAIL_TO_PASS = trigger_tests "
           f"{total['agree']} ({pct:.1f}%, target >= 95%), build wall {total['wall']} s, "
           f"evaluation wall {total['eval']} s")
+    if per_bug:
+        projection(per_bug)
     if not_run:
         print(f"\nnot run ({len(not_run)}), never counted as failures:")
         for bug, why in sorted(not_run):
@@ -107,6 +131,24 @@ def main(out, states_out=None):
         print("\nstates not written, with the reason:")
         for bug, state, reason in sorted(named_missing):
             print(f"- {bug} {state}: {reason[:160]}")
+
+
+def projection(per_bug):
+    """All 372 HUNK4J bugs at the measured seconds per bug (build, gold and empty) of
+    each project; a project without a measurement at the measured projects' mean."""
+    mean = sum(per_bug.values()) / len(per_bug)
+    secs = 0.0
+    guessed = []
+    for project, bugs in HUNK4J_BUGS.items():
+        if project in per_bug:
+            secs += bugs * per_bug[project]
+        else:
+            secs += bugs * mean
+            guessed.append(f"{project} ({bugs})")
+    n = sum(HUNK4J_BUGS.values())
+    print(f"projected wall time of all {n} HUNK4J bugs (build with states, gold, empty; "
+          f"this machine's settings): {secs / 3600:.1f} h"
+          + (f"; at the mean {mean:.0f} s/bug for {', '.join(guessed)}" if guessed else ""))
 
 
 def states_of(kept):
@@ -122,23 +164,34 @@ def states_of(kept):
         for kind in ("novel", "partial", "resolved"):
             if any(w.startswith(kind + "-") for w in written):
                 counts[kind] += 1
+        bug = r.get("instance_id") or r.get("id", "?")
         for m in st.get("missing") or []:
             if isinstance(m, dict):
-                missing.append((r["id"], m.get("state", "?"), m.get("reason", "")))
+                missing.append((bug, m.get("state", "?"), m.get("reason", "")))
             else:
-                missing.append((r["id"], str(m), ""))
+                # "<state>: <reason>", the reason naming the bug again
+                state, _, reason = str(m).partition(": ")
+                missing.append((bug, state, reason.removeprefix(f"{bug}: ")))
     return f"{counts['novel']}/{counts['partial']}/{counts['resolved']} of {len(kept)}", missing
 
 
-def baseline(ds, name):
-    """'resolved/scored' of a baseline's Novel predictions, '–' when not evaluated."""
+def baseline(ds, name, states):
+    """'resolved/scored' of a baseline's predictions per state (joined by ' · '), '–'
+    when not evaluated."""
     results = ds / "evaluations" / f"baseline-{name}" / "results.jsonl"
     if not results.exists():
         return "–"
-    novel = [r for r in rows(results) if r.get("state", "novel") == "novel"]
-    resolved = sum(1 for r in novel if r.get("resolved") is True)
-    return f"{resolved}/{len(novel)}"
+    scored = rows(results)
+    parts = []
+    for state in states:
+        of = [r for r in scored if r.get("state", "novel") == state]
+        parts.append(f"{sum(1 for r in of if r.get('resolved') is True)}/{len(of)}")
+    return " · ".join(parts)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".", sys.argv[2] if len(sys.argv) > 2 else None)
+    cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    cli.add_argument("out", nargs="+", help="measure.sh output directories")
+    cli.add_argument("--states-out", help="read the states from STATES_OUT/ds/<project>")
+    args = cli.parse_args()
+    main(args.out, args.states_out)
