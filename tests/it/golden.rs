@@ -55,6 +55,27 @@ pub(crate) fn pytest_recipe(
     )
 }
 
+/// A pytest recipe (as [`pytest_recipe`] writes it) built in a fresh directory: the
+/// dataset is `out/` there.
+fn built_pytest(
+    name: &str,
+    repo: &Path,
+    select: &str,
+    validate: &str,
+    rest: &str,
+) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let recipe = dir.path().join("r.yaml");
+    fs::write(&recipe, pytest_recipe(name, repo, select, validate, rest)).expect("recipe");
+    succeeds(
+        hunkgen()
+            .args(["build", "-q"])
+            .arg(&recipe)
+            .envs(validation_env()),
+    );
+    dir
+}
+
 #[test]
 fn demo_instances_are_validated_by_real_pytest_and_junit() {
     let rows = rows(demo());
@@ -301,15 +322,7 @@ fn a_new_test_that_cannot_import_before_the_fix_counts_as_absent() {
         "from pkg.calc import neg, twice\n\n\ndef test_twice():\n    assert twice(2) == 4\n\n\ndef test_neg():\n    assert neg(2) == -2\n",
     );
     s.commit("Fix missing twice and neg helpers");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let recipe = dir.path().join("r.yaml");
-    fs::write(&recipe, pytest_recipe("calc", &s.dir, "", "", "")).expect("recipe");
-    succeeds(
-        hunkgen()
-            .args(["build", "-q"])
-            .arg(&recipe)
-            .envs(validation_env()),
-    );
+    let dir = built_pytest("calc", &s.dir, "", "", "");
     let rows = rows(&dir.path().join("out"));
     assert_eq!(
         rows.len(),
@@ -358,24 +371,12 @@ fn a_golden_test_that_reads_the_home_directory_passes_on_the_fixed_version() {
         "import os\n\nfrom cfg.store import home, save\n\n\ndef test_save_writes_into_the_home_directory():\n    assert os.path.isdir(home())\n    assert home() == os.path.expanduser('~')\n    path = save('.cfgrc', 'x = 1')\n    assert open(path).read() == 'x = 1'\n",
     );
     s.commit("Fix save to write the file into the home directory");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let recipe = dir.path().join("r.yaml");
-    fs::write(
-        &recipe,
-        pytest_recipe(
-            "home",
-            &s.dir,
-            "min_code_hunks: 1\n",
-            "sandbox: required\n  ",
-            "",
-        ),
-    )
-    .expect("recipe");
-    succeeds(
-        hunkgen()
-            .args(["build", "-q"])
-            .arg(&recipe)
-            .envs(validation_env()),
+    let dir = built_pytest(
+        "home",
+        &s.dir,
+        "min_code_hunks: 1\n",
+        "sandbox: required\n  ",
+        "",
     );
     let out = dir.path().join("out");
     let rows = rows(&out);
@@ -488,24 +489,12 @@ fn a_partial_refused_for_every_subset_says_why_each_was_refused() {
         "from pkg.calc import value\n\n\ndef test_value():\n    assert value() == 1\n",
     );
     s.commit("Fix value to be one");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let recipe = dir.path().join("r.yaml");
-    fs::write(
-        &recipe,
-        pytest_recipe(
-            "refused",
-            &s.dir,
-            "min_code_hunks: 2\n",
-            "",
-            "states:\n  kinds: [novel, partial]\n  scenarios: [worst]\n",
-        ),
-    )
-    .expect("recipe");
-    succeeds(
-        hunkgen()
-            .args(["build", "-q"])
-            .arg(&recipe)
-            .envs(validation_env()),
+    let dir = built_pytest(
+        "refused",
+        &s.dir,
+        "min_code_hunks: 2\n",
+        "",
+        "states:\n  kinds: [novel, partial]\n  scenarios: [worst]\n",
     );
     let rows = rows(&dir.path().join("out"));
     assert_eq!(rows.len(), 1, "the fix is confirmed");
