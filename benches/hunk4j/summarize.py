@@ -28,6 +28,19 @@ def rows(path):
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def not_runnable_here(ds, row):
+    """Why this machine cannot run the bug at all (never a failure of the bug), or None:
+    a repository snapshot without the revision's large files, or a build tool Defects4J
+    downloads from a site this machine cannot reach (Mockito's Gradle distribution)."""
+    if snapshot_cannot_check_out(ds, row):
+        return ("the repository snapshot lacks files this revision needs (4 MiB and more); "
+                "Defects4J cannot check it out")
+    if row["reason"] == "infrastructure" and "Gradle distribution is not installed" in row["detail"]:
+        return ("Defects4J's Gradle distribution (init.sh downloads it from services.gradle.org, "
+                "which this machine cannot reach) is not installed")
+    return None
+
+
 def snapshot_cannot_check_out(ds, row):
     """Whether Defects4J's checkout of the bug failed because the repository (a snapshot
     without its files of 4 MiB and more) lacks objects the revision needs: not run,
@@ -80,9 +93,8 @@ def main(outs, states_out=None):
             project = ds.name  # a build under way leaves a hidden sibling, skipped above
             kept = rows(ds / "instances.jsonl")
             rejected = [r for r in rows(ds / "rejected.jsonl") if r.get("stage") == "validate"]
-            missing = [r for r in rejected if snapshot_cannot_check_out(ds, r)]
-            not_run += [(r["id"], "the repository snapshot lacks files this revision needs "
-                         "(4 MiB and more); Defects4J cannot check it out") for r in missing]
+            missing = [r for r in rejected if not_runnable_here(ds, r)]
+            not_run += [(r["id"], not_runnable_here(ds, r)) for r in missing]
             rejected = [r for r in rejected if r not in missing]
             run = len(kept) + len(rejected)
             agree = sum(1 for r in kept
