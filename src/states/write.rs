@@ -354,6 +354,7 @@ impl<'a> StatesWriter<'a> {
         };
         let change = super::partial_change(inst, repo, &self.strategy, Some(&verify));
         let record = verdict.into_inner().ok().flatten();
+        let tally = refusals.into_inner().unwrap_or_default();
         // A weak patch refused by its run says what the run saw (every golden test
         // passing, or why the tests did not run).
         let change = match change {
@@ -365,8 +366,7 @@ impl<'a> StatesWriter<'a> {
                 }))
             }
             // Every candidate refused: say how many were refused for what.
-            Err(super::StatesError::Instance { instance, what }) if !tally_is_empty(&refusals) => {
-                let tally = refusals.into_inner().unwrap_or_default();
+            Err(super::StatesError::Instance { instance, what }) if !tally.is_empty() => {
                 let causes: Vec<String> = tally.iter().map(|(c, n)| format!("{n} {c}")).collect();
                 Err(NoPartial::States(super::StatesError::Instance {
                     instance,
@@ -533,8 +533,4 @@ fn refusal_cause(record: &serde_json::Value) -> &'static str {
     } else {
         "fail to run (the logs say why)"
     }
-}
-
-fn tally_is_empty(t: &std::sync::Mutex<BTreeMap<&'static str, usize>>) -> bool {
-    t.lock().map(|t| t.is_empty()).unwrap_or(true)
 }
