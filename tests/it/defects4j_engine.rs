@@ -381,15 +381,8 @@ fn switching_a_copied_work_directory_rewrites_only_the_patched_files() {
         .status()
         .expect("cp");
     assert!(ok.success(), "cp -a");
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(&copy)
-            .output()
-            .expect("git");
-        assert!(out.status.success(), "git {args:?}");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    let git =
+        |args: &[&str]| String::from_utf8_lossy(&crate::common::git(&copy, args)).into_owned();
     let patched: BTreeSet<String> = git(&[
         "diff",
         "--name-only",
