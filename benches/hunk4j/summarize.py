@@ -93,9 +93,9 @@ def main(outs, states_out=None):
             project = ds.name  # a build under way leaves a hidden sibling, skipped above
             kept = rows(ds / "instances.jsonl")
             rejected = [r for r in rows(ds / "rejected.jsonl") if r.get("stage") == "validate"]
-            missing = [r for r in rejected if not_runnable_here(ds, r)]
-            not_run += [(r["id"], not_runnable_here(ds, r)) for r in missing]
-            rejected = [r for r in rejected if r not in missing]
+            why_not = [(r, not_runnable_here(ds, r)) for r in rejected]
+            not_run += [(r["id"], why) for r, why in why_not if why]
+            rejected = [r for r, why in why_not if not why]
             run = len(kept) + len(rejected)
             agree = sum(1 for r in kept
                         if (r.get("validation") or {}).get("d4j_agrees") is True)
