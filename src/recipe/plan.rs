@@ -220,7 +220,6 @@ fn validate_plan(
     cx: &Ctx<'_>,
     v: &ValidateSpec,
 ) -> Result<crate::validate::stage::ValidatePlan, RecipeError> {
-    use crate::validate::env::EnvSpec;
     if v.suites.is_empty() && v.defects4j.is_none() {
         return Err(cx.err(
             "validate.suites",
@@ -235,36 +234,11 @@ fn validate_plan(
     let mut suites = v.suites.clone();
     for (i, s) in suites.iter_mut().enumerate() {
         let key = format!("validate.suites.{i}.env");
-        match &mut s.env {
-            EnvSpec::Python(p) => {
-                if let Some(r) = &p.requirements {
-                    let r = absolute(cx.resolve(r));
-                    if !r.is_file() {
-                        return Err(
-                            cx.err(&key, format!("{}: no such requirements file", r.display()))
-                        );
-                    }
-                    p.requirements = Some(r);
-                }
-            }
-            EnvSpec::Java(j) => {
-                for jar in j.jars.iter_mut() {
-                    *jar = absolute(cx.resolve(jar));
-                    if !jar.is_file() {
-                        return Err(cx.err(
-                            &key,
-                            format!("{}: no such jar (Debian: junit5, junit4, libhamcrest-java; `make deps` installs them)", jar.display()),
-                        ));
-                    }
-                }
-            }
-            EnvSpec::Command { inputs, .. } => {
-                for f in inputs.iter_mut() {
-                    *f = absolute(cx.resolve(f));
-                }
-            }
-            EnvSpec::PythonAuto => {}
-        }
+        let resolve = |p: &Path| absolute(cx.resolve(p));
+        s.env
+            .kind_mut()
+            .absolutize(&resolve)
+            .map_err(|why| cx.err(&key, why))?;
     }
     let cache_dir = absolute(match &v.cache {
         Some(p) => cx.resolve(p),

@@ -475,11 +475,11 @@ fn install_commands_and_setup_commands_build_environments() {
     // Any setup command, with its input file in the key.
     let input = dir.path().join("tool.cfg");
     fs::write(&input, "v1").unwrap();
-    let setup = EnvSpec::Command {
+    let setup = EnvSpec::Command(hunkgen::validate::env::CommandEnv {
         setup: "mkdir bin && printf '#!/bin/sh\\necho tool-ok\\n' > bin/tool && chmod +x bin/tool"
             .into(),
         inputs: vec![input.clone()],
-    };
+    });
     let built = cache.ensure(&runner, "org/cmd", &setup).unwrap();
     assert!(!built.reused);
     assert!(built.dir.join("bin/tool").exists());
@@ -489,10 +489,10 @@ fn install_commands_and_setup_commands_build_environments() {
     assert!(!rebuilt.reused);
     assert_ne!(rebuilt.dir, built.dir);
     // A failing setup leaves nothing behind but its log.
-    let bad = EnvSpec::Command {
+    let bad = EnvSpec::Command(hunkgen::validate::env::CommandEnv {
         setup: "echo nope >&2; exit 9".into(),
         inputs: vec![],
-    };
+    });
     match cache.ensure(&runner, "org/cmd", &bad) {
         Err(e @ EnvError::Step { .. }) => assert!(e.to_string().contains("nope"), "{e}"),
         other => panic!("{other:?}"),

@@ -35,6 +35,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::kind::{InstanceEnv, InstanceTree, KeyInputs, Kind, KindRecord};
 use super::pythons::{self, Interpreter};
 use super::{hex8, sh_quote, write_new, BuiltEnv, EnvCache, EnvError, EnvSpec, PythonSpec};
 use crate::init::{normalize_distribution as normalize, requirement_name};
@@ -50,6 +51,68 @@ pub const MAX_EXEMPT: usize = 4;
 /// The cut-off given to exempt packages: later than any release, so their newest is
 /// taken (fixed, so a resolution does not depend on the day it ran).
 pub const NEWEST: &str = "2100-01-01T00:00:00Z";
+
+/// `python: auto` as a spec: nothing is spelled out, everything is read per instance.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AutoSpec;
+
+impl Kind for AutoSpec {
+    fn name(&self) -> &'static str {
+        "python"
+    }
+
+    fn absolutize(&mut self, _resolve: &dyn Fn(&Path) -> PathBuf) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn key_inputs(&self, repo: &str) -> Result<KeyInputs, EnvError> {
+        Err(per_instance(repo))
+    }
+
+    fn build(
+        &self,
+        _cache: &EnvCache,
+        _runner: &Runner,
+        repo: &str,
+        _key: &str,
+        _tmp: &Path,
+    ) -> Result<bool, EnvError> {
+        Err(per_instance(repo))
+    }
+
+    /// What the base commit declares ([`declared_at`]), then the interpreter and the
+    /// dependency ladder ([`EnvCache::ensure_auto`]).
+    fn for_instance(
+        &self,
+        cache: &EnvCache,
+        runner: &Runner,
+        repo: &str,
+        tree: &InstanceTree<'_>,
+    ) -> Option<Result<InstanceEnv, EnvError>> {
+        let memo = cache.commit_memo();
+        let made = declared_at(tree.repo_path, tree.rev, tree.workdir, Some(&memo))
+            .map_err(|why| EnvError::Auto {
+                repo: repo.to_string(),
+                why,
+            })
+            .and_then(|d| cache.ensure_auto(runner, repo, &d))
+            .map(|a| InstanceEnv {
+                prefix: a.command_prefix(),
+                generated: a.generated.clone(),
+                record: KindRecord::Python(a.record.clone()),
+                env: a.env,
+            });
+        Some(made)
+    }
+}
+
+/// `python: auto` asked of [`EnvCache::ensure`], which builds what is spelled out.
+fn per_instance(repo: &str) -> EnvError {
+    EnvError::Auto {
+        repo: repo.to_string(),
+        why: "resolved per instance from its base commit (EnvCache::ensure_auto)".into(),
+    }
+}
 
 /// What a base tree declares about its Python environment.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -1079,7 +1142,7 @@ mod tests {
             env: BuiltEnv {
                 dir: PathBuf::from("/e"),
                 key: "k".into(),
-                spec: EnvSpec::PythonAuto,
+                spec: EnvSpec::PythonAuto(AutoSpec),
                 reused: false,
                 offline: true,
             },

@@ -1,8 +1,113 @@
-//! The command that runs a Java environment's tests: `javac`, then the JUnit console
-//! launcher writing JUnit XML.
+//! `env: java: {…}`: the jars of a class path (JUnit console launcher, JUnit 4,
+//! hamcrest) linked into the environment, and the command that runs a tree's tests with
+//! `javac`, then the JUnit console launcher writing JUnit XML.
 
-use super::{file_name, sh_quote, BuiltEnv, EnvError, EnvSpec};
-use crate::validate::runner::Command;
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::kind::{KeyInputs, Kind, Selected};
+use super::{file_name, sh_quote, BuiltEnv, EnvCache, EnvError, EnvSpec, JavaSpec};
+use crate::validate::runner::{find_in_path, Command, Runner};
+
+impl Kind for JavaSpec {
+    fn name(&self) -> &'static str {
+        "java"
+    }
+
+    fn absolutize(&mut self, resolve: &dyn Fn(&Path) -> PathBuf) -> Result<(), String> {
+        for jar in self.jars.iter_mut() {
+            *jar = resolve(jar);
+            if !jar.is_file() {
+                return Err(format!(
+                    "{}: no such jar (Debian: junit5, junit4, libhamcrest-java; `make deps` installs them)",
+                    jar.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn key_inputs(&self, _repo: &str) -> Result<KeyInputs, EnvError> {
+        Ok(KeyInputs {
+            facts: Vec::new(),
+            files: self.jars.clone(),
+        })
+    }
+
+    fn build(
+        &self,
+        _cache: &EnvCache,
+        _runner: &Runner,
+        _repo: &str,
+        _key: &str,
+        tmp: &Path,
+    ) -> Result<bool, EnvError> {
+        if find_in_path("javac").is_none() {
+            return Err(EnvError::MissingTool {
+                tool: "javac".into(),
+                hint: "install a JDK".into(),
+            });
+        }
+        super::fresh(tmp)?;
+        let lib = tmp.join("lib");
+        fs::create_dir_all(&lib).map_err(|source| EnvError::Write {
+            path: lib.clone(),
+            source,
+        })?;
+        for jar in &self.jars {
+            let to = lib.join(file_name(jar));
+            if fs::hard_link(jar, &to).is_err() {
+                fs::copy(jar, &to).map_err(|source| EnvError::Read {
+                    path: jar.clone(),
+                    source,
+                })?;
+            }
+        }
+        Ok(true)
+    }
+
+    fn vars(&self, dir: &Path) -> Vec<(OsString, OsString)> {
+        let cp = std::env::join_paths(self.class_path(dir)).unwrap_or_default();
+        vec![("CLASSPATH".into(), cp)]
+    }
+
+    fn class_path(&self, dir: &Path) -> Vec<PathBuf> {
+        self.jars
+            .iter()
+            .map(|jar| dir.join("lib").join(file_name(jar)))
+            .collect()
+    }
+
+    fn default_command(
+        &self,
+        env: &BuiltEnv,
+        report_dir: &str,
+        classes: &[String],
+    ) -> Option<Result<Command, EnvError>> {
+        Some(java_test_command(env, report_dir, classes))
+    }
+
+    fn default_command_runs_classes(&self) -> bool {
+        true
+    }
+
+    /// A `.java` file under one of the test directories is its class; another `.java`
+    /// file is no test; anything else goes to the command as a file.
+    fn select(&self, rel: &str) -> Selected {
+        if !rel.ends_with(".java") {
+            return Selected::File;
+        }
+        let mut classes = Vec::new();
+        for d in &self.test_dirs {
+            let d = format!("{}/", d.trim_end_matches('/'));
+            if let Some(class) = rel.strip_prefix(&d) {
+                classes.push(class.trim_end_matches(".java").replace('/', "."));
+            }
+        }
+        Selected::Classes(classes)
+    }
+}
 
 /// The command that compiles a Java tree's sources and tests with `javac` and runs
 /// them with the JUnit console launcher, writing JUnit XML into `reports_dir`

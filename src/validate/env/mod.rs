@@ -1,15 +1,14 @@
 //! Test environments, built once per content hash into a cache and reused.
 //!
-//! Python: a venv made by uv (`--relocatable`, so the temp-dir-then-rename build stays
-//! valid) from a requirements file and/or an install command, with uv's shared cache
-//! (`UV_CACHE_DIR`, `--link-mode hardlink`); builds try `UV_OFFLINE=1` first and reach
-//! the network only when the cache lacks something and the cache allows it. Java: the
-//! jars of a class path (JUnit console launcher, JUnit 4, hamcrest) copied into the
-//! environment and a compile-and-test command for `javac` + the console launcher. Any
-//! other setup is a shell command run in the new environment directory. A Python
-//! version is one of the interpreters found on the machine (`pythons`), else reported as
-//! unsupported, never faked.
-//! Every step runs through [`Runner`], so builds are sandboxed and logged too.
+//! Each kind of `env:` is a module implementing [`Kind`] ([`kind`] names the phases):
+//! `python` (a uv venv from a requirements file and/or an install command, with uv's
+//! shared cache and hardlinks, offline first), `python: auto` (`auto`: inferred per
+//! instance from its base commit), `java` (jars + `javac` and the JUnit console
+//! launcher) and `command` (any setup command run in the new environment directory).
+//! This module holds what every kind shares: the spec as written, the cache (key, build
+//! into a temporary directory, rename), and the build step through [`Runner`], so builds
+//! are sandboxed and logged too. A Python version is one of the interpreters found on
+//! the machine (`pythons`), else reported as unsupported, never faked.
 
 use std::ffi::OsString;
 use std::fs;
@@ -23,8 +22,12 @@ use sha2::{Digest, Sha256};
 use super::runner::{find_in_path, ExitKind, RunError, RunSpec, Runner};
 
 pub mod auto;
+mod command;
 mod java;
-pub use auto::AutoEnv;
+pub mod kind;
+mod python;
+pub use auto::{AutoEnv, AutoSpec};
+pub use kind::{InstanceEnv, InstanceTree, Kind, KindRecord, Selected};
 pub mod pythons;
 pub use java::java_test_command;
 pub use pythons::python_matches;
@@ -66,17 +69,34 @@ pub enum EnvSpec {
     Python(PythonSpec),
     /// A uv venv per instance, inferred from its base commit: interpreter, dependencies
     /// pinned to the commit's date, layout (`auto`).
-    PythonAuto,
+    PythonAuto(AutoSpec),
     /// javac + jars.
     Java(JavaSpec),
     /// Any setup command, run in the environment directory (`HUNKGEN_ENV_DIR`); it
     /// should write relative paths, as the directory is renamed after the build.
-    Command {
-        /// The shell command.
-        setup: String,
-        /// Files whose contents the environment depends on (hashed into its key).
-        inputs: Vec<PathBuf>,
-    },
+    Command(CommandEnv),
+}
+
+impl EnvSpec {
+    /// The kind behind this spec: the one place that knows every kind.
+    pub fn kind(&self) -> &dyn Kind {
+        match self {
+            EnvSpec::Python(p) => p,
+            EnvSpec::PythonAuto(a) => a,
+            EnvSpec::Java(j) => j,
+            EnvSpec::Command(c) => c,
+        }
+    }
+
+    /// The kind behind this spec, to resolve its paths when the recipe is loaded.
+    pub fn kind_mut(&mut self) -> &mut dyn Kind {
+        match self {
+            EnvSpec::Python(p) => p,
+            EnvSpec::PythonAuto(a) => a,
+            EnvSpec::Java(j) => j,
+            EnvSpec::Command(c) => c,
+        }
+    }
 }
 
 /// [`EnvSpec`] as written: a map with exactly one of its keys (YAML has no plain enum
@@ -106,12 +126,12 @@ pub enum PythonEntry {
 }
 
 /// A setup-command environment as written.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CommandEnv {
     /// The shell command.
     pub setup: String,
-    /// Files whose contents the environment depends on.
+    /// Files whose contents the environment depends on (hashed into its key).
     #[serde(default)]
     pub inputs: Vec<PathBuf>,
 }
@@ -132,14 +152,13 @@ impl TryFrom<EnvChoice> for EnvSpec {
     type Error = NotOneEnv;
     fn try_from(c: EnvChoice) -> Result<Self, NotOneEnv> {
         match (c.python, c.java, c.command) {
-            (Some(PythonEntry::Word(w)), None, None) if w == "auto" => Ok(EnvSpec::PythonAuto),
+            (Some(PythonEntry::Word(w)), None, None) if w == "auto" => {
+                Ok(EnvSpec::PythonAuto(AutoSpec))
+            }
             (Some(PythonEntry::Word(w)), None, None) => Err(NotOneEnv::Word(w)),
             (Some(PythonEntry::Spec(p)), None, None) => Ok(EnvSpec::Python(p)),
             (None, Some(j), None) => Ok(EnvSpec::Java(j)),
-            (None, None, Some(c)) => Ok(EnvSpec::Command {
-                setup: c.setup,
-                inputs: c.inputs,
-            }),
+            (None, None, Some(c)) => Ok(EnvSpec::Command(c)),
             _ => Err(NotOneEnv::Kinds),
         }
     }
@@ -152,7 +171,7 @@ impl From<EnvSpec> for EnvChoice {
                 python: Some(PythonEntry::Spec(p)),
                 ..Default::default()
             },
-            EnvSpec::PythonAuto => EnvChoice {
+            EnvSpec::PythonAuto(AutoSpec) => EnvChoice {
                 python: Some(PythonEntry::Word("auto".into())),
                 ..Default::default()
             },
@@ -160,8 +179,8 @@ impl From<EnvSpec> for EnvChoice {
                 java: Some(j),
                 ..Default::default()
             },
-            EnvSpec::Command { setup, inputs } => EnvChoice {
-                command: Some(CommandEnv { setup, inputs }),
+            EnvSpec::Command(c) => EnvChoice {
+                command: Some(c),
                 ..Default::default()
             },
         }
@@ -244,6 +263,19 @@ pub enum EnvError {
     },
 }
 
+impl EnvError {
+    /// The rejection reason of an instance whose environment failed this way: no
+    /// interpreter for it is `unsupported_python`, anything else `environment`.
+    pub fn reject_reason(&self) -> crate::model::RejectReason {
+        match self {
+            EnvError::UnsupportedPython { .. } | EnvError::Python2Only { .. } => {
+                crate::model::RejectReason::UnsupportedPython
+            }
+            _ => crate::model::RejectReason::Environment,
+        }
+    }
+}
+
 /// A ready environment in the cache.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BuiltEnv {
@@ -263,40 +295,22 @@ pub struct BuiltEnv {
 const MANIFEST: &str = "hunkgen-env.json";
 
 impl BuiltEnv {
-    /// The venv's interpreter (Python environments).
+    /// The environment's interpreter, for kinds that have one (a venv's `python`).
     pub fn python(&self) -> Option<PathBuf> {
-        matches!(self.spec, EnvSpec::Python(_)).then(|| self.dir.join("venv/bin/python"))
+        self.spec.kind().interpreter(&self.dir)
     }
 
-    /// The class path jars as copied into the environment (Java environments).
+    /// The class path jars as linked into the environment (Java environments).
     pub fn class_path(&self) -> Vec<PathBuf> {
-        match &self.spec {
-            EnvSpec::Java(j) => j
-                .jars
-                .iter()
-                .map(|jar| self.dir.join("lib").join(file_name(jar)))
-                .collect(),
-            _ => Vec::new(),
-        }
+        self.spec.kind().class_path(&self.dir)
     }
 
     /// What a run in this environment reads, to be bound read-only into its sandbox
-    /// wherever it lives: the environment's directory and, for a venv, the base
-    /// interpreter's installation its `python` links to (both may be under `/tmp`).
+    /// wherever it lives: the environment's directory and what its kind links to
+    /// outside it (both may be under `/tmp`).
     pub fn binds(&self) -> Vec<PathBuf> {
         let mut v = vec![self.dir.clone()];
-        if matches!(self.spec, EnvSpec::Python(_)) {
-            let cfg = fs::read_to_string(self.dir.join("venv/pyvenv.cfg")).unwrap_or_default();
-            let home = cfg.lines().find_map(|l| {
-                let (k, v) = l.split_once('=')?;
-                (k.trim() == "home").then(|| PathBuf::from(v.trim()))
-            });
-            v.extend(
-                home.as_deref()
-                    .and_then(Path::parent)
-                    .map(Path::to_path_buf),
-            );
-        }
+        v.extend(self.spec.kind().binds(&self.dir));
         v
     }
 
@@ -307,23 +321,12 @@ impl BuiltEnv {
         spec.readable.extend(self.binds());
     }
 
-    /// Variables a run in this environment needs: `HUNKGEN_ENV_DIR`, and the venv on
-    /// `PATH` with `VIRTUAL_ENV`, or `CLASSPATH`.
+    /// Variables a run in this environment needs: `HUNKGEN_ENV_DIR` and its kind's (a
+    /// venv on `PATH` with `VIRTUAL_ENV`, or `CLASSPATH`).
     pub fn vars(&self) -> Vec<(OsString, OsString)> {
         let mut v: Vec<(OsString, OsString)> =
             vec![("HUNKGEN_ENV_DIR".into(), self.dir.clone().into())];
-        match &self.spec {
-            EnvSpec::Python(_) => {
-                let venv = self.dir.join("venv");
-                v.push(("VIRTUAL_ENV".into(), venv.clone().into()));
-                v.push(("PATH".into(), prepend_path(&venv.join("bin"))));
-            }
-            EnvSpec::Java(_) => {
-                let cp = std::env::join_paths(self.class_path()).unwrap_or_default();
-                v.push(("CLASSPATH".into(), cp));
-            }
-            EnvSpec::Command { .. } | EnvSpec::PythonAuto => {}
-        }
+        v.extend(self.spec.kind().vars(&self.dir));
         v
     }
 }
@@ -413,16 +416,11 @@ impl EnvCache {
         h.update(repo.as_bytes());
         h.update(b"\0");
         h.update(serde_json::to_vec(spec).unwrap_or_default());
-        let files: Vec<&PathBuf> = match spec {
-            EnvSpec::Python(p) => {
-                let version = pythons::for_request(repo, p.python.as_deref())?.version;
-                h.update(version.as_bytes());
-                p.requirements.iter().collect()
-            }
-            EnvSpec::Java(j) => j.jars.iter().collect(),
-            EnvSpec::Command { inputs, .. } => inputs.iter().collect(),
-            EnvSpec::PythonAuto => return Err(per_instance(repo)),
-        };
+        let inputs = spec.kind().key_inputs(repo)?;
+        for fact in &inputs.facts {
+            h.update(fact.as_bytes());
+        }
+        let files = &inputs.files;
         for f in files {
             let bytes = fs::read(f).map_err(|source| EnvError::Read {
                 path: f.clone(),
@@ -453,10 +451,6 @@ impl EnvCache {
         repo: &str,
         spec: &EnvSpec,
     ) -> Result<BuiltEnv, EnvError> {
-        let python = match spec {
-            EnvSpec::Python(p) => Some(pythons::for_request(repo, p.python.as_deref())?.exe),
-            _ => None,
-        };
         let key = self.key(repo, spec)?;
         let dir = self.root.join(&key);
         if let Some(env) = read_manifest(&dir) {
@@ -473,7 +467,7 @@ impl EnvCache {
         let work =
             crate::lock::WorkDir::reserve(&self.root, &key).map_err(write_err(&self.root))?;
         let tmp = work.path().to_path_buf();
-        let result = self.build(runner, repo, spec, &key, &tmp, python.as_deref());
+        let result = spec.kind().build(self, runner, repo, &key, &tmp);
         let offline = match result {
             Ok(offline) => offline,
             Err(e) => {
@@ -550,147 +544,15 @@ impl EnvCache {
             }),
         }
     }
+}
 
-    /// Builds into `tmp`; returns whether it was done offline.
-    fn build(
-        &self,
-        runner: &Runner,
-        repo: &str,
-        spec: &EnvSpec,
-        key: &str,
-        tmp: &Path,
-        python: Option<&Path>,
-    ) -> Result<bool, EnvError> {
-        // What the steps read besides the environment being built: uv, the interpreter's
-        // installation, the setup's input files (under the private /tmp too).
-        let mut readable: Vec<PathBuf> = self.uv.iter().cloned().collect();
-        if let Some(prefix) = python
-            .and_then(|p| fs::canonicalize(p).ok())
-            .and_then(|p| p.parent()?.parent().map(Path::to_path_buf))
-        {
-            readable.push(prefix);
-        }
-        if let EnvSpec::Command { inputs, .. } = spec {
-            readable.extend(inputs.iter().cloned());
-        }
-        let step = |script: String,
-                    name: &str,
-                    network: bool,
-                    extra: &[(OsString, OsString)]|
-         -> Result<(), EnvError> {
-            self.step(
-                runner,
-                repo,
-                &format!("{key}-{name}"),
-                script,
-                tmp,
-                network,
-                extra,
-                &readable,
-            )
-        };
-        let fresh = || -> Result<(), EnvError> {
-            let _ = fs::remove_dir_all(tmp);
-            fs::create_dir_all(tmp).map_err(|source| EnvError::Write {
-                path: tmp.to_path_buf(),
-                source,
-            })
-        };
-        match spec {
-            EnvSpec::Python(p) => {
-                let uv = self.uv.clone().ok_or_else(|| EnvError::MissingTool {
-                    tool: "uv".into(),
-                    hint: "set HUNKGEN_UV or put uv on PATH (`pip install uv`; `make deps`)".into(),
-                })?;
-                fs::create_dir_all(&self.uv_cache).map_err(|source| EnvError::Write {
-                    path: self.uv_cache.clone(),
-                    source,
-                })?;
-                let python = python.unwrap_or(Path::new("python3"));
-                let venv = tmp.join("venv");
-                let mut script = format!(
-                    "{} venv --quiet --relocatable --python {} {}",
-                    sh_quote(&uv),
-                    sh_quote(python),
-                    sh_quote(&venv)
-                );
-                // Copied into the environment: the sandbox's /tmp hides the host's.
-                let req_copy = tmp.join("requirements.txt");
-                if p.requirements.is_some() {
-                    script.push_str(&format!(
-                        " && {} pip install --quiet --python {} --link-mode hardlink -r {}",
-                        sh_quote(&uv),
-                        sh_quote(venv.join("bin/python")),
-                        sh_quote(&req_copy)
-                    ));
-                }
-                let prepare = || -> Result<(), EnvError> {
-                    fresh()?;
-                    if let Some(req) = &p.requirements {
-                        fs::copy(req, &req_copy).map_err(|source| EnvError::Read {
-                            path: req.clone(),
-                            source,
-                        })?;
-                    }
-                    Ok(())
-                };
-                if let Some(cmd) = &p.install {
-                    script.push_str(&format!(" && ( {cmd} )"));
-                }
-                let mut vars: Vec<(OsString, OsString)> = vec![
-                    ("UV_CACHE_DIR".into(), self.uv_cache.clone().into()),
-                    ("UV_LINK_MODE".into(), "hardlink".into()),
-                    ("UV_PYTHON_DOWNLOADS".into(), "never".into()),
-                    ("UV_NO_CONFIG".into(), "1".into()),
-                    ("VIRTUAL_ENV".into(), venv.clone().into()),
-                    ("HUNKGEN_UV".into(), uv.clone().into()),
-                    ("PATH".into(), prepend_path(&venv.join("bin"))),
-                ];
-                prepare()?;
-                vars.push(("UV_OFFLINE".into(), "1".into()));
-                match step(script.clone(), "offline", false, &vars) {
-                    Ok(()) => Ok(true),
-                    Err(e) if !self.allow_network => Err(e),
-                    Err(_) => {
-                        vars.pop();
-                        prepare()?;
-                        step(script, "online", true, &vars).map(|()| false)
-                    }
-                }
-            }
-            EnvSpec::Java(j) => {
-                if find_in_path("javac").is_none() {
-                    return Err(EnvError::MissingTool {
-                        tool: "javac".into(),
-                        hint: "install a JDK".into(),
-                    });
-                }
-                fresh()?;
-                let lib = tmp.join("lib");
-                fs::create_dir_all(&lib).map_err(|source| EnvError::Write {
-                    path: lib.clone(),
-                    source,
-                })?;
-                for jar in &j.jars {
-                    let to = lib.join(file_name(jar));
-                    if fs::hard_link(jar, &to).is_err() {
-                        fs::copy(jar, &to).map_err(|source| EnvError::Read {
-                            path: jar.clone(),
-                            source,
-                        })?;
-                    }
-                }
-                Ok(true)
-            }
-            EnvSpec::PythonAuto => Err(per_instance(repo)),
-            EnvSpec::Command { setup, .. } => {
-                fresh()?;
-                let vars = [("HUNKGEN_ENV_DIR".into(), tmp.as_os_str().to_owned())];
-                step(setup.clone(), "setup", self.allow_network, &vars)
-                    .map(|()| !self.allow_network)
-            }
-        }
-    }
+/// Empties `tmp` for a build (what a failed attempt left goes).
+fn fresh(tmp: &Path) -> Result<(), EnvError> {
+    let _ = fs::remove_dir_all(tmp);
+    fs::create_dir_all(tmp).map_err(|source| EnvError::Write {
+        path: tmp.to_path_buf(),
+        source,
+    })
 }
 
 /// The deepest directory containing both paths, unless it is `/`, `/tmp` or anything
@@ -705,14 +567,6 @@ fn common_ancestor(a: &Path, b: &Path) -> Option<PathBuf> {
         .map(|(x, _)| x)
         .collect();
     (!Path::new("/tmp").starts_with(&common)).then_some(common)
-}
-
-/// `python: auto` asked of [`EnvCache::ensure`], which builds what is spelled out.
-fn per_instance(repo: &str) -> EnvError {
-    EnvError::Auto {
-        repo: repo.to_string(),
-        why: "resolved per instance from its base commit (EnvCache::ensure_auto)".into(),
-    }
 }
 
 /// Writes `bytes` to `path` through a temporary sibling unique to this process and
@@ -776,20 +630,20 @@ mod tests {
         let setup = dir.path().join("setup.txt");
         fs::write(&setup, "a").unwrap();
         let cache = EnvCache::new(dir.path().join("envs"), dir.path().join("uv"));
-        let spec = EnvSpec::Command {
+        let spec = EnvSpec::Command(CommandEnv {
             setup: "true".into(),
             inputs: vec![setup.clone()],
-        };
+        });
         let k1 = cache.key("org/repo", &spec).unwrap();
         assert!(k1.starts_with("org_repo-"), "{k1}");
         assert_eq!(k1, cache.key("org/repo", &spec).unwrap());
         assert_ne!(k1, cache.key("org/other", &spec).unwrap());
         fs::write(&setup, "b").unwrap();
         assert_ne!(k1, cache.key("org/repo", &spec).unwrap());
-        let missing = EnvSpec::Command {
+        let missing = EnvSpec::Command(CommandEnv {
             setup: "true".into(),
             inputs: vec![dir.path().join("nope")],
-        };
+        });
         assert!(matches!(
             cache.key("r", &missing),
             Err(EnvError::Read { .. })

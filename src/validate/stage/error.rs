@@ -26,9 +26,9 @@ pub enum StageError {
         #[source]
         source: Arc<EnvError>,
     },
-    /// The default Java test command cannot be made.
+    /// The kind's default test command cannot be made.
     #[error(transparent)]
-    JavaCommand(EnvError),
+    DefaultCommand(EnvError),
     /// The temporary working copy cannot be created.
     #[error("cannot create a working copy: {0}")]
     WorkingCopy(#[source] std::io::Error),

@@ -18,7 +18,7 @@ pub use d4j::{
 };
 pub use error::StageError;
 
-use super::env::{AutoEnv, BuiltEnv, EnvCache, EnvError, EnvSpec};
+use super::env::{BuiltEnv, EnvCache, EnvError, EnvSpec, InstanceEnv, InstanceTree, KindRecord};
 use super::golden::{self, Label, Rejection};
 use super::parse::{InfraFailure, InfraKind, RunResult};
 use super::runner::Runner;
@@ -130,8 +130,9 @@ pub struct Validator<'a> {
     envs: EnvCache,
     results: Cache,
     built: Mutex<HashMap<String, Result<BuiltEnv, Arc<EnvError>>>>,
-    /// `python: auto` environments, per repository, suite and base revision.
-    auto_built: Mutex<HashMap<String, Result<AutoEnv, Arc<EnvError>>>>,
+    /// Environments declared per instance (`python: auto`), per repository, suite and
+    /// base revision.
+    instance_built: Mutex<HashMap<String, Result<InstanceEnv, Arc<EnvError>>>>,
     /// Content hashes of Defects4J projects and JDKs, once per pass.
     d4j_fingerprints: Mutex<HashMap<String, String>>,
     /// With [`Validator::defer_cached_logs`]: the logs of runs answered from the cache,
@@ -165,8 +166,9 @@ struct Setup<'c, 'p> {
     /// The suites covering the test patch, each with its environment and the tests it
     /// runs (chosen once here, not again per run).
     suites: Vec<(&'p Suite, BuiltEnv, run::Selection)>,
-    /// What `python: auto` chose (the first auto suite's), for `validation.python`.
-    python: Option<crate::model::PythonRecord>,
+    /// What a kind declared per instance records (the first such suite's), for
+    /// `validation{}`.
+    record: Option<KindRecord>,
 }
 
 /// One suite's environment as an agent gets it in the Best scenario.
@@ -234,7 +236,7 @@ impl<'a> Validator<'a> {
             envs,
             results: Cache::new(plan.cache_dir.join("runs")),
             built: Mutex::new(HashMap::new()),
-            auto_built: Mutex::new(HashMap::new()),
+            instance_built: Mutex::new(HashMap::new()),
             d4j_fingerprints: Mutex::new(HashMap::new()),
             deferred_logs: None,
         }
@@ -308,38 +310,39 @@ impl<'a> Validator<'a> {
     }
 
     /// The environment of `suite` for a candidate whose base is `rev` of `repo_path`:
-    /// the suite's own, or (`python: auto`) the one inferred from the base commit, with
-    /// its record and the `PYTHONPATH` its runs need.
+    /// the suite's own, shared by the repository, or the one its kind declares from the
+    /// base commit (`python: auto`), with what the runs need and the record.
     fn env_for(
         &self,
         repo: &str,
         suite: &Suite,
         repo_path: &Path,
         rev: &str,
-    ) -> Result<(BuiltEnv, Option<AutoEnv>), StageError> {
-        if suite.env != EnvSpec::PythonAuto {
-            return self.env(repo, suite).map(|e| (e, None));
-        }
+    ) -> Result<(BuiltEnv, Option<InstanceEnv>), StageError> {
         let id = format!("{repo}\0{}\0{rev}", suite.name);
         let named = |source| StageError::Env {
             suite: suite.name.clone(),
             source,
         };
-        if let Ok(map) = self.auto_built.lock() {
+        if let Ok(map) = self.instance_built.lock() {
             if let Some(r) = map.get(&id) {
                 return r.clone().map(|a| (a.env.clone(), Some(a))).map_err(named);
             }
         }
-        let workdir = suite.workdir.as_deref().unwrap_or_default();
-        let memo = self.envs.commit_memo();
-        let r = super::env::auto::declared_at(repo_path, rev, workdir, Some(&memo))
-            .map_err(|why| EnvError::Auto {
-                repo: repo.to_string(),
-                why,
-            })
-            .and_then(|d| self.envs.ensure_auto(&self.runner, repo, &d))
-            .map_err(Arc::new);
-        if let Ok(mut map) = self.auto_built.lock() {
+        let tree = InstanceTree {
+            repo_path,
+            rev,
+            workdir: suite.workdir.as_deref().unwrap_or_default(),
+        };
+        let Some(made) = suite
+            .env
+            .kind()
+            .for_instance(&self.envs, &self.runner, repo, &tree)
+        else {
+            return self.env(repo, suite).map(|e| (e, None));
+        };
+        let r = made.map_err(Arc::new);
+        if let Ok(mut map) = self.instance_built.lock() {
             map.insert(id, r.clone());
         }
         r.map(|a| (a.env.clone(), Some(a))).map_err(named)
@@ -386,15 +389,15 @@ impl<'a> Validator<'a> {
         if suites.is_empty() {
             return Err(SetupError::NothingSelected);
         }
-        let mut python = None;
+        let mut record = None;
         let suites = suites
             .into_iter()
             .map(|(s, mut sel)| {
-                let (env, auto) = self.env_for(&c.repo, s, repo, rev)?;
-                if let Some(a) = auto {
-                    sel.prefix = a.command_prefix();
-                    sel.generated = a.generated.clone();
-                    python.get_or_insert(a.record);
+                let (env, made) = self.env_for(&c.repo, s, repo, rev)?;
+                if let Some(a) = made {
+                    sel.prefix = a.prefix;
+                    sel.generated = a.generated;
+                    record.get_or_insert(a.record);
                 }
                 Ok((s, env, sel))
             })
@@ -412,7 +415,7 @@ impl<'a> Validator<'a> {
                 tree_id,
             },
             suites,
-            python,
+            record,
         })
     }
 
@@ -498,12 +501,9 @@ impl<'a> Validator<'a> {
                         )
                     }
                     SetupError::Env(why) => {
-                        let python = matches!(&why, StageError::Env { source, .. }
-                            if matches!(**source, EnvError::UnsupportedPython { .. } | EnvError::Python2Only { .. }));
-                        let reason = if python {
-                            RejectReason::UnsupportedPython
-                        } else {
-                            RejectReason::Environment
+                        let reason = match &why {
+                            StageError::Env { source, .. } => source.reject_reason(),
+                            _ => RejectReason::Environment,
                         };
                         (reason, why.to_string())
                     }
@@ -512,7 +512,9 @@ impl<'a> Validator<'a> {
                 return out;
             }
         };
-        out.record.python = setup.python.clone();
+        if let Some(r) = &setup.record {
+            r.write(&mut out.record);
+        }
         for (s, env, _) in &setup.suites {
             out.record.environments.push(env.key.clone());
             out.record.suites.push(s.name.clone());

@@ -7,7 +7,7 @@ use crate::cache::Key;
 use crate::diff::Patch;
 use crate::source::Candidate;
 use crate::validate::apply::{apply_fuzzy, apply_to_dir};
-use crate::validate::env::{java_test_command, sh_quote, BuiltEnv, EnvSpec};
+use crate::validate::env::{sh_quote, BuiltEnv, Selected};
 use crate::validate::parse::{self, IdStyle, InfraFailure, InfraKind, RunResult};
 use crate::validate::runner::{Command, RunSpec};
 use crate::validate::select::{
@@ -88,10 +88,10 @@ impl Selection {
     /// Whether `suite` has nothing to run: its command runs only the selection (`{tests}`
     /// files, or the default Java command's classes) and that is empty.
     pub(super) fn nothing_for(&self, suite: &Suite) -> bool {
-        match (&suite.command, &suite.env) {
-            (Some(cmd), _) => cmd.contains("{tests}") && self.paths.is_empty(),
-            (None, EnvSpec::Java(_)) => self.classes.is_empty(),
-            (None, _) => false,
+        match &suite.command {
+            Some(cmd) => cmd.contains("{tests}") && self.paths.is_empty(),
+            // A default command runs the selected classes only.
+            None => suite.env.kind().default_command_runs_classes() && self.classes.is_empty(),
         }
     }
 }
@@ -103,20 +103,25 @@ impl Validator<'_> {
         let workdir = suite.workdir.clone().unwrap_or_default();
         let selected = a.selected;
         let report_dir = ".hunkgen-reports";
-        let command = match (&suite.command, &suite.env) {
-            (Some(cmd), _) => Command::Shell(format!(
+        let command = match &suite.command {
+            Some(cmd) => Command::Shell(format!(
                 "{}{}",
                 selected.prefix,
                 cmd.replace("{tests}", &selected.files)
                     .replace("{report_dir}", report_dir)
             )),
-            (None, EnvSpec::Java(_)) => java_test_command(a.env, report_dir, &selected.classes)
-                .map_err(StageError::JavaCommand)?,
-            (None, _) => {
-                return Err(StageError::NoCommand {
-                    suite: suite.name.clone(),
-                })
-            }
+            None => match suite
+                .env
+                .kind()
+                .default_command(a.env, report_dir, &selected.classes)
+            {
+                Some(c) => c.map_err(StageError::DefaultCommand)?,
+                None => {
+                    return Err(StageError::NoCommand {
+                        suite: suite.name.clone(),
+                    })
+                }
+            },
         };
         let test_patch = matches!(a.kind, TreeKind::Before | TreeKind::After);
         let patch = a.kind == TreeKind::After;
@@ -363,19 +368,9 @@ impl Validator<'_> {
                 continue;
             }
             let rel = &path[prefix.len()..];
-            match &suite.env {
-                EnvSpec::Java(j) if rel.ends_with(".java") => {
-                    for d in &j.test_dirs {
-                        let d = format!("{}/", d.trim_end_matches('/'));
-                        if let Some(class) = rel.strip_prefix(&d) {
-                            sel.classes
-                                .push(class.trim_end_matches(".java").replace('/', "."));
-                        }
-                    }
-                }
-                _ => {
-                    sel.paths.push(rel.to_string());
-                }
+            match suite.env.kind().select(rel) {
+                Selected::Classes(classes) => sel.classes.extend(classes),
+                Selected::File => sel.paths.push(rel.to_string()),
             }
         }
         sel.files = sel.paths.iter().map(sh_quote).collect::<Vec<_>>().join(" ");
