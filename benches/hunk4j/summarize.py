@@ -107,7 +107,7 @@ def main(outs, states_out=None):
             infra = reasons.get("infrastructure", 0)
             wall = walls.get(project)
             other = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "–"
-            if states_ds is not None:
+            if states_ds is not None and (states_ds / project / "instances.jsonl").is_file():
                 states, missing = states_of(rows(states_ds / project / "instances.jsonl"))
             else:
                 states, missing = states_of(kept)
@@ -204,6 +204,7 @@ def baseline(ds, name, states):
 if __name__ == "__main__":
     cli = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     cli.add_argument("out", nargs="+", help="measure.sh output directories")
-    cli.add_argument("--states-out", help="read the states from STATES_OUT/ds/<project>")
+    cli.add_argument("--states-out", help="read the states from STATES_OUT/ds/<project> "
+                     "where it has that project (a later build of the same bugs)")
     args = cli.parse_args()
     main(args.out, args.states_out)
