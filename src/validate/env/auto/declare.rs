@@ -1,0 +1,497 @@
+//! `python: auto`, declare: what an instance's base tree says about its Python
+//! environment (read offline, through [`crate::init::python_project`]) and the
+//! interpreter chosen for it among those found.
+
+use serde::{Deserialize, Serialize};
+
+use super::super::pythons::Interpreter;
+use crate::init::{normalize_distribution as normalize, requirement_name};
+
+/// What a base tree declares about its Python environment.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Declared {
+    /// `requires-python` / `python_requires` (a PEP 440 specifier set).
+    pub requires_python: Option<String>,
+    /// Versions the project says it supports (`3.6`, `2.7`): trove classifiers and tox's
+    /// envlist.
+    pub versions: Vec<String>,
+    /// Requirements to install, runner included.
+    pub requirements: Vec<String>,
+    /// The directory on `PYTHONPATH` (`src` in a src layout), relative to the project
+    /// root.
+    pub pythonpath: Option<String>,
+    /// The commit's committer time (Unix seconds), the cut-off of the pin.
+    pub date: i64,
+    /// What installing the project would add that a run from the working copy lacks
+    /// ([`build_outputs`]): (path relative to the workdir, contents).
+    pub generated: Vec<(String, String)>,
+}
+
+/// The interpreter chosen for an instance, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    /// The interpreter.
+    pub interpreter: Interpreter,
+    /// One line: what decided it.
+    pub why: String,
+    /// The cut-off of the dependency pin: the commit's date, or, for an interpreter
+    /// released after the commit (none of its era was found), that interpreter's
+    /// release date, the first day dependencies could have run on it.
+    pub pin_date: i64,
+}
+
+/// No interpreter found satisfies what the tree requires.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoInterpreter {
+    /// What the tree requires, as a version request (`>=3.12`, `2.6 or 2.7`, `3`).
+    pub needs: String,
+    /// The tree declares Python 2 versions only, which no interpreter found here can
+    /// change: uv resolves and builds Python 3 environments only.
+    pub python2_only: bool,
+}
+
+/// Release dates (UTC midnight, Unix seconds) of CPython minor versions: a commit is
+/// not tested on a Python released after it. A minor not listed counts as released.
+pub(super) const RELEASED: [(&str, i64); 12] = [
+    ("2.7", 1_278_115_200),  // 2010-07-03
+    ("3.4", 1_394_928_000),  // 2014-03-16
+    ("3.5", 1_442_102_400),  // 2015-09-13
+    ("3.6", 1_482_451_200),  // 2016-12-23
+    ("3.7", 1_530_057_600),  // 2018-06-27
+    ("3.8", 1_571_011_200),  // 2019-10-14
+    ("3.9", 1_601_856_000),  // 2020-10-05
+    ("3.10", 1_633_305_600), // 2021-10-04
+    ("3.11", 1_666_569_600), // 2022-10-24
+    ("3.12", 1_696_204_800), // 2023-10-02
+    ("3.13", 1_728_259_200), // 2024-10-07
+    ("3.14", 1_759_795_200), // 2025-10-07
+];
+
+/// The release date of `version`'s minor (`3.6.15` → 2016-12-23), when listed.
+pub(super) fn release_date(version: &str) -> Option<i64> {
+    let minor = minor_of(version);
+    RELEASED.iter().find(|(m, _)| *m == minor).map(|(_, t)| *t)
+}
+
+pub(super) fn minor_of(version: &str) -> String {
+    version.split('.').take(2).collect::<Vec<_>>().join(".")
+}
+
+pub(super) fn parts(v: &str) -> Vec<u64> {
+    v.split('.')
+        .map(|p| {
+            p.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+                .parse()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
+pub(super) fn cmp_versions(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
+    let n = a.len().max(b.len());
+    for i in 0..n {
+        let (x, y) = (
+            a.get(i).copied().unwrap_or(0),
+            b.get(i).copied().unwrap_or(0),
+        );
+        if x != y {
+            return x.cmp(&y);
+        }
+    }
+    std::cmp::Ordering::Equal
+}
+
+/// Whether `version` (`3.6.15`) satisfies a PEP 440 specifier set (`>=3.6, !=3.0.*,
+/// <4`). Clauses it cannot read are ignored, never fatal.
+pub fn satisfies(version: &str, spec: &str) -> bool {
+    let v = parts(version);
+    spec.split(',').all(|clause| {
+        let c = clause.trim();
+        if c.is_empty() {
+            return true;
+        }
+        let ops = ["~=", "===", "==", "!=", "<=", ">=", "<", ">"];
+        let Some(op) = ops.iter().find(|o| c.starts_with(**o)) else {
+            return true;
+        };
+        let rhs = c[op.len()..].trim();
+        let wildcard = rhs.ends_with(".*");
+        let r = parts(rhs.trim_end_matches(".*"));
+        if r.is_empty() {
+            return true;
+        }
+        let prefix_eq = v.len() >= r.len() && v[..r.len()] == r[..];
+        use std::cmp::Ordering::*;
+        let ord = cmp_versions(&v, &r);
+        match *op {
+            "==" | "===" if wildcard => prefix_eq,
+            "==" | "===" => ord == Equal,
+            "!=" if wildcard => !prefix_eq,
+            "!=" => ord != Equal,
+            ">=" => ord != Less,
+            "<=" => ord != Greater,
+            ">" => ord == Greater,
+            "<" => ord == Less,
+            "~=" => {
+                let keep = r.len().saturating_sub(1).max(1);
+                ord != Less && v.len() >= keep && v[..keep] == r[..keep]
+            }
+            _ => true,
+        }
+    })
+}
+
+/// The interpreter for a tree that declares `d`, among `found` (see the module doc).
+pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpreter> {
+    let declares_3 = d.versions.iter().any(|v| v.starts_with('3'));
+    let declares_only_2 = !d.versions.is_empty() && !declares_3;
+    let allowed: Vec<&Interpreter> = found
+        .iter()
+        // uv, which resolves and builds the environments, targets Python 3 only.
+        .filter(|i| {
+            !declares_only_2
+                && i.version.starts_with("3.")
+                && d.requires_python
+                    .as_deref()
+                    .is_none_or(|r| satisfies(&i.version, r))
+        })
+        .collect();
+    if allowed.is_empty() {
+        let needs = match (&d.requires_python, declares_only_2) {
+            (_, true) => d.versions.join(" or "),
+            (Some(r), false) => r.clone(),
+            (None, false) => "3".into(),
+        };
+        return Err(NoInterpreter {
+            needs,
+            python2_only: declares_only_2,
+        });
+    }
+    let released = |i: &Interpreter| release_date(&i.version).is_none_or(|t| t <= d.date);
+    let newest = |v: &[&Interpreter]| -> Option<Interpreter> {
+        v.iter()
+            .max_by(|a, b| cmp_versions(&parts(&a.version), &parts(&b.version)))
+            .map(|i| (*i).clone())
+    };
+    let era: Vec<&Interpreter> = allowed.iter().copied().filter(|i| released(i)).collect();
+    let date = crate::dataset::rfc3339(d.date);
+    let day = date.get(..10).unwrap_or(&date);
+    let req = d
+        .requires_python
+        .as_deref()
+        .map(|r| format!("requires-python {r}; "))
+        .unwrap_or_default();
+    if era.is_empty() {
+        let oldest = allowed
+            .iter()
+            .min_by(|a, b| cmp_versions(&parts(&a.version), &parts(&b.version)))
+            .map(|i| (*i).clone());
+        if let Some(i) = oldest {
+            let released = release_date(&i.version).unwrap_or(d.date).max(d.date);
+            let moved = crate::dataset::rfc3339(released);
+            return Ok(Choice {
+                why: format!(
+                    "{req}no interpreter found was released by the commit's date ({day}): \
+                     the oldest allowed one, dependencies pinned to its release ({})",
+                    moved.get(..10).unwrap_or(&moved)
+                ),
+                interpreter: i,
+                pin_date: released,
+            });
+        }
+    }
+    let declared: Vec<&Interpreter> = era
+        .iter()
+        .copied()
+        .filter(|i| d.versions.contains(&minor_of(&i.version)))
+        .collect();
+    if let Some(i) = newest(&declared) {
+        return Ok(Choice {
+            why: format!(
+                "{req}the newest of the declared versions ({}) released by {day}",
+                d.versions.join(", ")
+            ),
+            interpreter: i,
+            pin_date: d.date,
+        });
+    }
+    match newest(&era) {
+        Some(i) => Ok(Choice {
+            why: format!("{req}the newest interpreter found released by {day}"),
+            interpreter: i,
+            pin_date: d.date,
+        }),
+        None => Err(NoInterpreter {
+            needs: "3".into(),
+            python2_only: false,
+        }),
+    }
+}
+
+/// What the tree of `rev` declares below `workdir` (the suite's; `.` or empty for the
+/// root), and the commit's date; `memo`, when given, remembers the commit's nearest tag
+/// between builds.
+pub fn declared_at(
+    repo: &std::path::Path,
+    rev: &str,
+    workdir: &str,
+    memo: Option<&crate::cache::Cache>,
+) -> Result<Declared, String> {
+    let all = crate::git::tree_paths(repo, rev).map_err(|e| e.to_string())?;
+    let prefix = match workdir.trim_matches('/') {
+        "" | "." => String::new(),
+        w => format!("{w}/"),
+    };
+    let paths: Vec<String> = all
+        .iter()
+        .filter_map(|p| p.strip_prefix(&prefix).map(str::to_string))
+        .collect();
+    let read = |p: &str| -> Option<String> {
+        crate::git::read_blob(repo, rev, &format!("{prefix}{p}"), &[])
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    let project = crate::init::python_project(&paths, &read);
+    let root = match project.root.as_str() {
+        "" => String::new(),
+        r => format!("{r}/"),
+    };
+    let at_root = |f: &str| read(&format!("{root}{f}"));
+    let (setup_py, setup_cfg, pyproject, tox) = (
+        at_root("setup.py"),
+        at_root("setup.cfg"),
+        at_root("pyproject.toml"),
+        at_root("tox.ini"),
+    );
+    let texts: Vec<String> = [&setup_py, &setup_cfg, &pyproject]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    let date = crate::git::commit_time(repo, rev).map_err(|e| e.to_string())?;
+    // Local paths and editable installs name the project itself: it runs from the
+    // working copy (PYTHONPATH), not installed.
+    let mut requirements: Vec<String> = project
+        .requirements
+        .into_iter()
+        .filter(|r| {
+            let r = r.trim();
+            !(r.starts_with('.') || r.starts_with('/') || r.starts_with("file:"))
+        })
+        .collect();
+    // Every virtualenv of the era had setuptools (pkg_resources): pinned with the rest.
+    if !requirements
+        .iter()
+        .any(|r| normalize(requirement_name(r.trim())) == "setuptools")
+    {
+        requirements.push("setuptools".into());
+    }
+    let pythonpath = match (project.root.as_str(), project.pythonpath) {
+        (_, None) if project.root.is_empty() => None,
+        ("", Some(p)) => Some(p),
+        (r, Some(p)) => Some(format!("{r}/{p}")),
+        (r, None) => Some(r.to_string()),
+    };
+    let version = match memo {
+        Some(m) => crate::git::nearest_tag_memo(repo, rev, m),
+        None => crate::git::nearest_tag(repo, rev),
+    }
+    .ok()
+    .flatten()
+    .and_then(|t| release_of(&t))
+    .unwrap_or_else(|| "0.0.0".into());
+    let pyproject_doc = pyproject
+        .as_deref()
+        .and_then(|t| t.parse::<toml::Table>().ok());
+    let generated = build_outputs(
+        project_name(
+            pyproject_doc.as_ref(),
+            setup_cfg.as_deref(),
+            setup_py.as_deref(),
+        )
+        .as_deref(),
+        &version,
+        pythonpath.as_deref().unwrap_or_default(),
+        &version_files(pyproject_doc.as_ref(), setup_py.as_deref())
+            .into_iter()
+            .map(|f| format!("{root}{f}"))
+            .collect::<Vec<_>>(),
+    );
+    Ok(Declared {
+        requires_python: project
+            .requires_python
+            .or_else(|| python_requires(setup_py.as_deref(), setup_cfg.as_deref())),
+        versions: declared_versions(&texts, tox.as_deref()),
+        requirements,
+        pythonpath,
+        date,
+        generated,
+    })
+}
+
+/// The release a tag names (`v4.12.0` → `4.12.0`), if it names one.
+pub(super) fn release_of(tag: &str) -> Option<String> {
+    static RELEASE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^\D{0,12}?(\d+(?:\.\d+)*)").expect("fixed regex")
+    });
+    let name = tag.rsplit('/').next().unwrap_or(tag);
+    RELEASE.captures(name).map(|c| c[1].to_string())
+}
+
+/// The distribution's name: `[project] name`, setup.cfg's `[metadata] name`, or a
+/// literal `name=` in setup.py.
+pub(super) fn project_name(
+    pyproject: Option<&toml::Table>,
+    setup_cfg: Option<&str>,
+    setup_py: Option<&str>,
+) -> Option<String> {
+    static CFG: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?m)^\[metadata\][^\[]*?^name\s*=\s*([A-Za-z0-9._-]+)\s*$")
+            .expect("fixed regex")
+    });
+    static PY: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"(?:^|[^\w.])name\s*=\s*["']([A-Za-z0-9._-]+)["']"#)
+            .expect("fixed regex")
+    });
+    let from_toml = pyproject
+        .and_then(|doc| doc.get("project"))
+        .and_then(|p| p.get("name"))
+        .and_then(|n| n.as_str())
+        .map(str::to_string);
+    let from_cfg = || Some(CFG.captures(setup_cfg?)?[1].to_string());
+    let from_py = || Some(PY.captures(setup_py?)?[1].to_string());
+    from_toml.or_else(from_cfg).or_else(from_py)
+}
+
+/// The version files a build writes from the history, relative to the project root:
+/// setuptools_scm's `write_to`/`version_file` (pyproject or setup.py's
+/// `use_scm_version`) and hatch-vcs's `version-file`.
+pub(super) fn version_files(
+    pyproject: Option<&toml::Table>,
+    setup_py: Option<&str>,
+) -> Vec<String> {
+    static WRITE_TO: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"["']?write_to["']?\s*[:=]\s*["']([^"']+)["']"#).expect("fixed regex")
+    });
+    let mut out = Vec::new();
+    if let Some(doc) = pyproject {
+        let tool = doc.get("tool");
+        let scm = tool.and_then(|t| t.get("setuptools_scm"));
+        for key in ["write_to", "version_file"] {
+            if let Some(f) = scm.and_then(|s| s.get(key)).and_then(|v| v.as_str()) {
+                out.push(f.to_string());
+            }
+        }
+        let vcs = tool
+            .and_then(|t| t.get("hatch"))
+            .and_then(|h| h.get("build"))
+            .and_then(|b| b.get("hooks"))
+            .and_then(|h| h.get("vcs"))
+            .and_then(|v| v.get("version-file"))
+            .and_then(|v| v.as_str());
+        out.extend(vcs.map(str::to_string));
+    }
+    if let Some(text) = setup_py {
+        out.extend(WRITE_TO.captures_iter(text).map(|c| c[1].to_string()));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// What installing the project (as `pip install -e .` does) would add that a run from
+/// the working copy on `PYTHONPATH` lacks, as (path relative to the workdir, contents):
+/// the distribution's metadata in `site` (the `PYTHONPATH` directory, or the workdir),
+/// which `importlib.metadata.version(…)` and `pkg_resources.get_distribution(…)` read
+/// (humanize's `__init__`), and the version files its build writes from the history
+/// (setuptools_scm's template), which the package imports. `version` is the nearest
+/// tag's. A path leaving the working copy (absolute, `..`) is never written.
+pub fn build_outputs(
+    name: Option<&str>,
+    version: &str,
+    site: &str,
+    version_files: &[String],
+) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let inside = |p: &str| {
+        let path = std::path::Path::new(p);
+        !p.is_empty()
+            && path
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+    };
+    if let Some(name) = name {
+        let dir = format!("{}-{version}.dist-info", name.replace(['-', '.'], "_"));
+        let path = match site.trim_matches('/') {
+            "" => format!("{dir}/METADATA"),
+            s => format!("{s}/{dir}/METADATA"),
+        };
+        if inside(&path) {
+            out.push((
+                path,
+                format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"),
+            ));
+        }
+    }
+    let parts: Vec<&str> = version.split('.').collect();
+    let tuple = if parts.iter().all(|p| p.parse::<u64>().is_ok()) {
+        parts.join(", ")
+    } else {
+        format!("{version:?}")
+    };
+    for f in version_files.iter().filter(|f| inside(f)) {
+        out.push((
+            f.clone(),
+            format!(
+                "# file generated by setuptools_scm (written by hunkgen: the build is not run)\n\
+                 __version__ = version = '{version}'\n\
+                 __version_tuple__ = version_tuple = ({tuple},)\n"
+            ),
+        ));
+    }
+    out
+}
+
+/// Versions a file declares: `Programming Language :: Python :: 3.6` classifiers, and
+/// tox envlist names (`py36`, `py27`).
+pub fn declared_versions(classifier_texts: &[String], tox_ini: Option<&str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let classifier =
+        regex::Regex::new(r"Programming Language :: Python :: ([23]\.\d+)\b").expect("fixed regex");
+    for t in classifier_texts {
+        for c in classifier.captures_iter(t) {
+            out.push(c[1].to_string());
+        }
+    }
+    if let Some(tox) = tox_ini {
+        let env = regex::Regex::new(r"\bpy([23])(\d{1,2})\b").expect("fixed regex");
+        if let Some((first, rest)) = crate::pyconfig::ini_value(tox, "tox", "envlist") {
+            let text = std::iter::once(first)
+                .chain(rest)
+                .collect::<Vec<_>>()
+                .join(" ");
+            for c in env.captures_iter(&text) {
+                out.push(format!("{}.{}", &c[1], &c[2]));
+            }
+        }
+    }
+    out.sort_by(|a, b| cmp_versions(&parts(a), &parts(b)));
+    out.dedup();
+    out
+}
+
+/// `python_requires='>=3.6'` in a setup.py, or `python_requires = >=3.6` in setup.cfg.
+pub fn python_requires(setup_py: Option<&str>, setup_cfg: Option<&str>) -> Option<String> {
+    if let Some(t) = setup_py {
+        let re = regex::Regex::new(r#"python_requires\s*=\s*['"]([^'"]+)['"]"#).expect("fixed");
+        if let Some(c) = re.captures(t) {
+            return Some(c[1].trim().to_string());
+        }
+    }
+    setup_cfg
+        .and_then(|t| crate::pyconfig::ini_value(t, "options", "python_requires"))
+        .map(|(v, _)| v)
+        .filter(|v| !v.is_empty())
+}

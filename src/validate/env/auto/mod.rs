@@ -1,0 +1,408 @@
+//! `python: auto`: each instance's Python environment inferred from its base commit.
+//!
+//! What the base tree declares (read by [`crate::init::python_project`]): the project's
+//! dependencies and test dependencies, the runner (`pytest<8` for nose-era suites), the
+//! src or flat layout (`PYTHONPATH`), `requires-python`/`python_requires`, trove
+//! classifiers and tox's envlist. From that and the commit's date:
+//!
+//! - **Interpreter** ([`choose`]): among the interpreters found on the machine, those
+//!   `requires-python` allows (Python 3 only: uv builds no Python 2 environments, so a
+//!   project that declares only Python 2 is `unsupported_python`); of them, those
+//!   already released on the commit's date (a
+//!   2017 commit never ran on 3.9); of them, the newest the project declares
+//!   (classifiers, tox), else the newest. With none of the era, the oldest allowed one
+//!   is taken, its dependencies pinned to its release date (the first day any ran on
+//!   it), and the record says so. With none allowed at all, the instance is
+//!   `unsupported_python`, naming what it needs.
+//! - **Dependencies pinned to the commit's date** (the ladder, [`Step`]): resolved by uv
+//!   for that interpreter with `--exclude-newer <committer date>`, setuptools among them
+//!   as every virtualenv of the era had it (old pytest and old projects import
+//!   `pkg_resources`). The exact pins install without the cut-off, so an sdist builds
+//!   with today's build tools (an old setuptools cannot build today's sdists and vice
+//!   versa). When the pinned set does not install, the package uv names as failing to
+//!   build is exempt (its newest release, with wheels, is taken), up to [`MAX_EXEMPT`]
+//!   times; then, as a last step, the dependencies are resolved unpinned. The step that
+//!   worked is recorded in `validation.python`.
+//!
+//! The resolved requirements (exact versions) are what the environment is keyed by, so
+//! commits that resolve alike share one environment: a history of hundreds of commits
+//! builds a handful. Each commit's resolution is cached, so a warm rebuild runs no uv.
+//!
+//! [`declare`] reads the tree (offline); [`resolve`] chooses nothing new but runs the
+//! ladder and builds the venv (the only part that uses the network).
+
+mod declare;
+mod resolve;
+
+pub use declare::*;
+pub use resolve::*;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::kind::{InstanceEnv, InstanceTree, KeyInputs, Kind, KindRecord};
+use super::{sh_quote, BuiltEnv, EnvCache, EnvError};
+use crate::validate::runner::Runner;
+use declare::{cmp_versions, parts};
+
+/// `python: auto` as a spec: nothing is spelled out, everything is read per instance.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AutoSpec;
+
+impl Kind for AutoSpec {
+    fn name(&self) -> &'static str {
+        "python"
+    }
+
+    fn absolutize(&mut self, _resolve: &dyn Fn(&Path) -> PathBuf) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn key_inputs(&self, repo: &str) -> Result<KeyInputs, EnvError> {
+        Err(per_instance(repo))
+    }
+
+    fn build(
+        &self,
+        _cache: &EnvCache,
+        _runner: &Runner,
+        repo: &str,
+        _key: &str,
+        _tmp: &Path,
+    ) -> Result<bool, EnvError> {
+        Err(per_instance(repo))
+    }
+
+    /// What the base commit declares ([`declared_at`]), then the interpreter and the
+    /// dependency ladder ([`EnvCache::ensure_auto`]).
+    fn for_instance(
+        &self,
+        cache: &EnvCache,
+        runner: &Runner,
+        repo: &str,
+        tree: &InstanceTree<'_>,
+    ) -> Option<Result<InstanceEnv, EnvError>> {
+        let memo = cache.commit_memo();
+        let made = declared_at(tree.repo_path, tree.rev, tree.workdir, Some(&memo))
+            .map_err(|why| EnvError::Auto {
+                repo: repo.to_string(),
+                why,
+            })
+            .and_then(|d| cache.ensure_auto(runner, repo, &d))
+            .map(|a| InstanceEnv {
+                prefix: a.command_prefix(),
+                generated: a.generated.clone(),
+                record: KindRecord::Python(a.record.clone()),
+                env: a.env,
+            });
+        Some(made)
+    }
+}
+
+/// `python: auto` asked of [`EnvCache::ensure`], which builds what is spelled out.
+fn per_instance(repo: &str) -> EnvError {
+    EnvError::Auto {
+        repo: repo.to_string(),
+        why: "resolved per instance from its base commit (EnvCache::ensure_auto)".into(),
+    }
+}
+
+/// What `python: auto` chose for one instance (`validation.python`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AutoEnv {
+    /// The environment.
+    pub env: BuiltEnv,
+    /// The record: interpreter, why, the ladder's step.
+    pub record: crate::model::PythonRecord,
+    /// `PYTHONPATH` for the runs (`src` in a src layout), relative to the workdir.
+    pub pythonpath: Option<String>,
+    /// The pinned pytest's version, when the requirements hold one.
+    pub pytest: Option<String>,
+    /// Files written into the working copy before each run, where absent
+    /// ([`build_outputs`]).
+    #[serde(default)]
+    pub generated: Vec<(String, String)>,
+}
+
+impl AutoEnv {
+    /// The variables set in front of a suite's command: `PYTHONPATH` for the layout, and
+    /// `PYTEST_ADDOPTS='-o junit_family=xunit1'` for a pytest that has the option
+    /// (5.1 on; xunit2, the default from 6.0, drops the file of each test case). Older
+    /// pytest writes xunit1 only and refuses `-o` before 3.0, so the option is not in
+    /// the command `init` writes.
+    pub fn command_prefix(&self) -> String {
+        let mut out = String::new();
+        if let Some(p) = &self.pythonpath {
+            out.push_str(&format!("PYTHONPATH={} ", sh_quote(p)));
+        }
+        let has_junit_family = self
+            .pytest
+            .as_deref()
+            .is_none_or(|v| cmp_versions(&parts(v), &[5, 1]) != std::cmp::Ordering::Less);
+        if has_junit_family {
+            out.push_str("PYTEST_ADDOPTS='-o junit_family=xunit1' ");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::pythons::{self, Interpreter};
+    use super::super::EnvSpec;
+    use super::declare::*;
+    use super::*;
+    use std::path::PathBuf;
+
+    fn i(v: &str) -> Interpreter {
+        pythons::made_up(v)
+    }
+
+    fn at(day: &str) -> i64 {
+        // Days since the epoch by the civil calendar, midnight UTC.
+        let y: i64 = day[..4].parse().expect("y");
+        let m: i64 = day[5..7].parse().expect("m");
+        let d: i64 = day[8..10].parse().expect("d");
+        let (y, m) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let doy = (153 * m + 2) / 5 + d - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        (era * 146_097 + doe - 719_468) * 86_400
+    }
+
+    #[test]
+    fn specifiers_are_read_as_pep_440_says() {
+        assert!(satisfies("3.6.15", ">=3.6"));
+        assert!(!satisfies("3.5.9", ">=3.6"));
+        assert!(satisfies("3.9.18", ">=3.6, <4"));
+        assert!(!satisfies("3.0.1", ">=2.7, !=3.0.*, !=3.1.*"));
+        assert!(satisfies("2.7.18", ">=2.7, !=3.0.*, !=3.1.*"));
+        assert!(satisfies("3.7.16", "~=3.7"));
+        assert!(!satisfies("4.0.0", "~=3.7"));
+        assert!(satisfies("3.10.13", ">3.9"));
+        assert!(!satisfies("3.9.0", ">3.9"));
+        assert!(satisfies("3.9.18", ">3.9"));
+        assert!(satisfies("3.9.18", "==3.9.*"));
+        assert!(satisfies("3.11.7", "garbage"));
+    }
+
+    #[test]
+    fn the_newest_declared_interpreter_of_the_commits_era_is_chosen() {
+        let found = [
+            i("3.11.7"),
+            i("3.9.18"),
+            i("3.6.15"),
+            i("3.12.1"),
+            i("2.7.18"),
+        ];
+        let mut d = Declared {
+            date: at("2017-12-13"),
+            ..Default::default()
+        };
+        // Nothing declared: the newest released by the date.
+        assert_eq!(
+            choose(&d, &found).expect("choice").interpreter.version,
+            "3.6.15"
+        );
+        // Declared versions within the era win over newer ones.
+        d.date = at("2021-03-01");
+        assert_eq!(choose(&d, &found).expect("c").interpreter.version, "3.9.18");
+        d.versions = vec!["3.6".into(), "3.7".into()];
+        assert_eq!(choose(&d, &found).expect("c").interpreter.version, "3.6.15");
+        // requires-python rules out what it excludes.
+        d.requires_python = Some(">=3.7".into());
+        assert_eq!(choose(&d, &found).expect("c").interpreter.version, "3.9.18");
+        // None of the era found: the oldest allowed, said so.
+        let c = choose(
+            &Declared {
+                date: at("2015-01-01"),
+                ..Default::default()
+            },
+            &found,
+        )
+        .expect("c");
+        assert_eq!(c.interpreter.version, "3.6.15");
+        assert!(c.why.contains("oldest"), "{}", c.why);
+        // Its dependencies are those of its release: none of 2015 ran on 3.6.
+        assert_eq!(c.pin_date, at("2016-12-23"));
+        assert_eq!(
+            choose(&d, &found).expect("c").pin_date,
+            d.date,
+            "an interpreter of the era pins to the commit's date"
+        );
+        // A project that declares only Python 2 is unsupported (uv builds Python 3
+        // environments only), whatever interpreters are found.
+        let py2 = Declared {
+            date: at("2015-01-01"),
+            versions: vec!["2.6".into(), "2.7".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            choose(&py2, &found),
+            Err(NoInterpreter {
+                needs: "2.6 or 2.7".into(),
+                python2_only: true
+            })
+        );
+        // Nothing allowed: what it needs.
+        let new = Declared {
+            requires_python: Some(">=3.14".into()),
+            date: at("2026-01-01"),
+            ..Default::default()
+        };
+        assert_eq!(
+            choose(&new, &found),
+            Err(NoInterpreter {
+                needs: ">=3.14".into(),
+                python2_only: false
+            })
+        );
+    }
+
+    #[test]
+    fn what_an_install_would_add_is_named_from_the_build_config() {
+        // humanize, 2024: hatch-vcs writes src/humanize/_version.py; the package on
+        // PYTHONPATH=src also needs its metadata (2020's __init__ asks pkg_resources).
+        let pyproject = "[project]\nname = \"humanize\"\n[tool.hatch.build.hooks.vcs]\nversion-file = \"src/humanize/_version.py\"\n";
+        let pyproject: toml::Table = pyproject.parse().expect("toml");
+        assert_eq!(
+            project_name(Some(&pyproject), None, None).as_deref(),
+            Some("humanize")
+        );
+        assert_eq!(
+            version_files(Some(&pyproject), None),
+            vec!["src/humanize/_version.py"]
+        );
+        let setup_py = "setup(\n    name='humanize',\n    use_scm_version={'write_to': 'src/humanize/_v.py'},\n)\n";
+        assert_eq!(
+            project_name(None, None, Some(setup_py)).as_deref(),
+            Some("humanize")
+        );
+        assert_eq!(
+            version_files(None, Some(setup_py)),
+            vec!["src/humanize/_v.py"]
+        );
+        let cfg = "[metadata]\nversion = 1\nname = my.pkg\n[options]\nname = no\n";
+        assert_eq!(
+            project_name(None, Some(cfg), None).as_deref(),
+            Some("my.pkg")
+        );
+        assert_eq!(release_of("v4.12.0").as_deref(), Some("4.12.0"));
+        assert_eq!(release_of("release-2.0").as_deref(), Some("2.0"));
+        assert_eq!(release_of("nightly"), None);
+        let out = build_outputs(
+            Some("my.pkg"),
+            "4.12.0",
+            "src",
+            &[
+                "src/pkg/_version.py".into(),
+                "../outside.py".into(),
+                "/etc/x".into(),
+            ],
+        );
+        assert_eq!(out.len(), 2, "{out:?}");
+        assert_eq!(out[0].0, "src/my_pkg-4.12.0.dist-info/METADATA");
+        assert!(out[0].1.contains("Name: my.pkg\nVersion: 4.12.0\n"));
+        assert_eq!(out[1].0, "src/pkg/_version.py");
+        assert!(out[1].1.contains("__version__ = version = '4.12.0'"));
+        assert!(out[1].1.contains("version_tuple = (4, 12, 0,)"));
+        assert_eq!(
+            build_outputs(Some("a"), "1", "", &[])[0].0,
+            "a-1.dist-info/METADATA"
+        );
+    }
+
+    #[test]
+    fn classifiers_tox_and_python_requires_are_read() {
+        let setup = r#"setup(
+    python_requires=">=3.5",
+    classifiers=[
+        "Programming Language :: Python :: 3.5",
+        "Programming Language :: Python :: 3.6",
+        "Programming Language :: Python :: 3",
+    ])"#;
+        let tox = "[tox]\nenvlist = py27,py36, pypy3\n  py37\n";
+        assert_eq!(
+            declared_versions(&[setup.to_string()], Some(tox)),
+            vec!["2.7", "3.5", "3.6", "3.7"]
+        );
+        assert_eq!(python_requires(Some(setup), None).as_deref(), Some(">=3.5"));
+        let cfg = "[options]\npython_requires = >=3.7\n";
+        assert_eq!(python_requires(None, Some(cfg)).as_deref(), Some(">=3.7"));
+        assert_eq!(python_requires(None, None), None);
+    }
+
+    #[test]
+    fn the_command_prefix_follows_the_layout_and_the_pinned_pytest() {
+        let pins = "attrs==20.3.0\npytest==2.9.2 ; python_version >= \"3\"\nsix==1.15.0\n";
+        assert_eq!(pinned_version(pins, "pytest").as_deref(), Some("2.9.2"));
+        assert_eq!(pinned_version(pins, "py"), None);
+        let env = |pytest: Option<&str>, pythonpath: Option<&str>| AutoEnv {
+            env: BuiltEnv {
+                dir: PathBuf::from("/e"),
+                key: "k".into(),
+                spec: EnvSpec::PythonAuto(AutoSpec),
+                reused: false,
+                offline: true,
+            },
+            record: crate::model::PythonRecord {
+                version: "3.6.15".into(),
+                chosen: String::new(),
+                step: "pinned".into(),
+                pinned_to: None,
+                exempt: Vec::new(),
+                tried: Vec::new(),
+            },
+            pythonpath: pythonpath.map(str::to_string),
+            pytest: pytest.map(str::to_string),
+            generated: Vec::new(),
+        };
+        assert_eq!(
+            env(Some("2.9.2"), Some("src")).command_prefix(),
+            "PYTHONPATH='src' "
+        );
+        assert_eq!(env(Some("5.0.1"), None).command_prefix(), "");
+        assert_eq!(
+            env(Some("6.1.2"), None).command_prefix(),
+            "PYTEST_ADDOPTS='-o junit_family=xunit1' "
+        );
+    }
+
+    #[test]
+    fn the_ladder_exempts_what_fails_then_goes_unpinned() {
+        let log = "  × Failed to build `zope.interface==4.4.3`\n  ├─▶ The build backend returned an error\n";
+        let failing = failing_packages(log);
+        assert_eq!(failing, vec!["zope-interface"]);
+        let (s, e) = next_rung(Step::Pinned, &[], &failing).expect("rung");
+        assert_eq!(
+            (s, e.clone()),
+            (Step::Exempt, vec!["zope-interface".to_string()])
+        );
+        // Each failure names the next package of a chain (cryptography → cffi →
+        // pycparser on a 2015 tree); each is exempt in turn, up to the bound.
+        let (mut s, mut e) = (s, e);
+        for next in ["cffi", "pycparser", "six"].iter().take(MAX_EXEMPT - 1) {
+            (s, e) = next_rung(s, &e, &[next.to_string()]).expect("rung");
+            assert_eq!(s, Step::Exempt);
+        }
+        assert_eq!(e.len(), MAX_EXEMPT);
+        assert_eq!(
+            next_rung(s, &e, &["lxml".into()]).map(|r| r.0),
+            Some(Step::Unpinned)
+        );
+        // A failure that names nothing new goes straight to unpinned.
+        assert_eq!(
+            next_rung(Step::Pinned, &[], &[]).map(|r| r.0),
+            Some(Step::Unpinned)
+        );
+        assert_eq!(next_rung(Step::Unpinned, &[], &failing), None);
+        assert_eq!(
+            failing_packages("error: Failed to download and build `PyYAML==3.12`"),
+            vec!["pyyaml"]
+        ); // A project that deleted its old releases (uv's words, 0.9).
+        let gone = "error: No solution found when resolving dependencies\n  cause: Because there are no versions of atomicwrites and pytest>=3.6.2 depends on atomicwrites>=1.0, we can conclude that pytest>=3.6.2 cannot be used.\n\nhint: `atomicwrites` was filtered by `exclude-newer` to only include packages uploaded before 2018-07-01T21:39:51Z.";
+        assert_eq!(failing_packages(gone), vec!["atomicwrites"]);
+    }
+}

@@ -1,0 +1,337 @@
+//! `python: auto`, resolve: the dependencies of what a tree declares, resolved for the
+//! chosen interpreter down the ladder (pinned to the commit's date, exempt, unpinned)
+//! and built into a venv shared by every commit that resolves alike; each commit's
+//! resolution cached.
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::super::pythons;
+use super::super::{hex8, sh_quote, write_new, BuiltEnv, EnvCache, EnvError, EnvSpec, PythonSpec};
+use super::{choose, AutoEnv, Declared};
+use crate::init::normalize_distribution as normalize;
+use crate::validate::runner::Runner;
+
+/// How many failing packages the ladder exempts from the date pin before it resolves
+/// unpinned. Failures come in chains: pyjwt's 2015 tree on Python 3.6 failed on
+/// cryptography, then cffi, then pycparser (its 2016 tree on cryptography, pycrypto,
+/// setuptools); with 2 both went unpinned, to today's pytest, which refuses their
+/// `[pytest]` section.
+pub const MAX_EXEMPT: usize = 4;
+
+/// The cut-off given to exempt packages: later than any release, so their newest is
+/// taken (fixed, so a resolution does not depend on the day it ran).
+pub const NEWEST: &str = "2100-01-01T00:00:00Z";
+/// Which rung of the ladder gave an environment that installs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    /// Every dependency at its release of the commit's date (setuptools too).
+    Pinned,
+    /// Pinned, with the packages named in `exempt` at their newest.
+    Exempt,
+    /// Nothing pinned: today's releases.
+    Unpinned,
+}
+
+/// The packages uv says failed to build (`Failed to build `zope-interface==4.4.3``), or
+/// has no release of before the cutoff (`` `atomicwrites` was filtered by `exclude-newer` ``:
+/// a project that deleted its old releases), normalized, in order of appearance.
+pub fn failing_packages(log: &str) -> Vec<String> {
+    static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)(?:failed to (?:download and )?build[^`]*`([A-Za-z0-9._-]+))|(?:`([A-Za-z0-9._-]+)` was filtered by `exclude-newer`)",
+        )
+        .expect("fixed regex")
+    });
+    let mut out: Vec<String> = Vec::new();
+    for c in RE.captures_iter(log) {
+        let Some(m) = c.get(1).or_else(|| c.get(2)) else {
+            continue;
+        };
+        let name = normalize(m.as_str().trim());
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// The next rung after a failure at (`step`, `exempt`), given the packages the failure
+/// names: exempt the first new one while fewer than [`MAX_EXEMPT`] are, else unpinned;
+/// `None` after unpinned.
+pub fn next_rung(step: Step, exempt: &[String], failing: &[String]) -> Option<(Step, Vec<String>)> {
+    match step {
+        Step::Unpinned => None,
+        _ => {
+            let new = failing.iter().find(|f| !exempt.contains(f));
+            match new {
+                Some(f) if exempt.len() < MAX_EXEMPT => {
+                    let mut e = exempt.to_vec();
+                    e.push(f.clone());
+                    Some((Step::Exempt, e))
+                }
+                _ => Some((Step::Unpinned, Vec::new())),
+            }
+        }
+    }
+}
+
+/// The version pinned for `package` in exact requirements (`pytest==6.1.2`).
+pub fn pinned_version(requirements: &str, package: &str) -> Option<String> {
+    requirements.lines().find_map(|l| {
+        let (name, version) = l.split(';').next()?.split_once("==")?;
+        (normalize(name.trim()) == normalize(package)).then(|| version.trim().to_string())
+    })
+}
+
+/// A commit's resolution as cached: the record and the exact requirements it installed
+/// (or the failure of the whole ladder).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+enum Resolved {
+    /// The ladder's rung that worked and the requirements it resolved.
+    Ok {
+        record: crate::model::PythonRecord,
+        requirements: String,
+    },
+    /// Every rung failed: the last error.
+    Failed(String),
+}
+
+impl EnvCache {
+    /// The environment `python: auto` infers for a tree that declares `d` (see the
+    /// module doc): the interpreter chosen, the dependencies resolved for it pinned to the
+    /// commit's date down the ladder, and the venv built from the exact requirements
+    /// (shared by every commit that resolves alike). Each commit's resolution is cached,
+    /// failures included, so a warm rebuild runs no uv.
+    pub fn ensure_auto(
+        &self,
+        runner: &Runner,
+        repo: &str,
+        d: &Declared,
+    ) -> Result<AutoEnv, EnvError> {
+        let found = pythons::discover_in(Some(&self.root.join("pythons")));
+        let choice = choose(d, found).map_err(|n| match n.python2_only {
+            true => EnvError::Python2Only {
+                repo: repo.to_string(),
+                versions: n.needs,
+            },
+            false => EnvError::UnsupportedPython {
+                repo: repo.to_string(),
+                requested: n.needs,
+                available: found
+                    .iter()
+                    .map(|f| f.version.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            },
+        })?;
+        let version = choice.interpreter.version.clone();
+        let date = choice.pin_date.to_le_bytes();
+        let mut parts: Vec<&[u8]> = vec![
+            // v2: the ladder also exempts a package with no release before the cutoff;
+            // v3: up to 4 packages, not 2.
+            b"hunkgen-auto-v3",
+            repo.as_bytes(),
+            version.as_bytes(),
+            &date,
+        ];
+        parts.extend(d.requirements.iter().map(String::as_bytes));
+        let key = crate::cache::Key::of(&parts);
+        let hex: String = key.as_str().chars().take(16).collect();
+        let resolved_dir = self.root.join("resolved");
+        let memos = crate::cache::Cache::new(&resolved_dir);
+        let write_err = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| EnvError::Write { path, source }
+        };
+        let cached: Option<Resolved> = memos
+            .get(&key)
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        let build = |requirements: &str| -> Result<BuiltEnv, EnvError> {
+            let mut rh = Sha256::new();
+            rh.update(requirements.as_bytes());
+            let file = resolved_dir.join(format!("requirements-{}.txt", hex8(rh)));
+            if !file.is_file() {
+                write_new(&file, requirements.as_bytes()).map_err(write_err(&file))?;
+            }
+            self.ensure(
+                runner,
+                repo,
+                &EnvSpec::Python(PythonSpec {
+                    python: Some(version.clone()),
+                    requirements: Some(file),
+                    install: None,
+                }),
+            )
+        };
+        let done =
+            |record: crate::model::PythonRecord, requirements: &str, env: BuiltEnv| AutoEnv {
+                env,
+                record,
+                pythonpath: d.pythonpath.clone(),
+                pytest: pinned_version(requirements, "pytest"),
+                generated: d.generated.clone(),
+            };
+        match cached {
+            Some(Resolved::Ok {
+                record,
+                requirements,
+            }) => return build(&requirements).map(|env| done(record, &requirements, env)),
+            Some(Resolved::Failed(why)) => {
+                return Err(EnvError::Auto {
+                    repo: repo.to_string(),
+                    why,
+                })
+            }
+            None => {}
+        }
+        fs::create_dir_all(&resolved_dir).map_err(write_err(&resolved_dir))?;
+        let cutoff = crate::dataset::rfc3339(choice.pin_date);
+        let (mut rung, mut exempt) = (Step::Pinned, Vec::<String>::new());
+        let mut tried = Vec::new();
+        let outcome = loop {
+            let pinned = (rung != Step::Unpinned).then_some(cutoff.as_str());
+            let attempt = self
+                .compile(
+                    runner,
+                    repo,
+                    &hex,
+                    &version,
+                    &d.requirements,
+                    pinned,
+                    &exempt,
+                )
+                .and_then(|reqs| build(&reqs).map(|env| (reqs, env)));
+            let failure = match attempt {
+                Ok((requirements, env)) => {
+                    let record = crate::model::PythonRecord {
+                        version: version.clone(),
+                        chosen: choice.why.clone(),
+                        step: match rung {
+                            Step::Pinned => "pinned",
+                            Step::Exempt => "exempt",
+                            Step::Unpinned => "unpinned",
+                        }
+                        .into(),
+                        pinned_to: pinned.map(str::to_string),
+                        exempt: exempt.clone(),
+                        tried: tried.clone(),
+                    };
+                    break Ok((record, requirements, env));
+                }
+                Err(e @ (EnvError::Step { .. } | EnvError::Auto { .. })) => e,
+                Err(e) => return Err(e),
+            };
+            let log = match &failure {
+                EnvError::Step { log, .. } => fs::read_to_string(log).unwrap_or_default(),
+                e => e.to_string(),
+            };
+            let failing = failing_packages(&log);
+            // Named: the package this failure adds to the exempt ones (an exempt one may
+            // fail again, and uv names it first).
+            let new = failing.iter().find(|f| !exempt.contains(f));
+            tried.push(match new.or(failing.first()) {
+                Some(f) => format!("{rung:?} failed on {f}").to_lowercase(),
+                None => format!("{rung:?} failed").to_lowercase(),
+            });
+            match next_rung(rung, &exempt, &failing) {
+                Some((r, e)) => {
+                    rung = r;
+                    exempt = e;
+                }
+                None => break Err(failure),
+            }
+        };
+        let memo_bytes = match &outcome {
+            Ok((record, requirements, _)) => serde_json::to_vec(&Resolved::Ok {
+                record: record.clone(),
+                requirements: requirements.clone(),
+            }),
+            Err(e) => serde_json::to_vec(&Resolved::Failed(e.to_string())),
+        }
+        .unwrap_or_default();
+        memos
+            .put(&key, &memo_bytes)
+            .map_err(write_err(&resolved_dir))?;
+        outcome.map(|(record, requirements, env)| done(record, &requirements, env))
+    }
+
+    /// `uv pip compile` of `requirements` for Python `version` on Linux: pinned to
+    /// `cutoff` (`exempt` at their newest) or unpinned; against the
+    /// index when the network is allowed, else from uv's cache. The exact requirements.
+    #[allow(clippy::too_many_arguments)]
+    fn compile(
+        &self,
+        runner: &Runner,
+        repo: &str,
+        tag: &str,
+        version: &str,
+        requirements: &[String],
+        cutoff: Option<&str>,
+        exempt: &[String],
+    ) -> Result<String, EnvError> {
+        let uv = self.uv.clone().ok_or_else(|| EnvError::MissingTool {
+            tool: "uv".into(),
+            hint: "set HUNKGEN_UV or put uv on PATH (`pip install uv`; `make deps`)".into(),
+        })?;
+        let write_err = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| EnvError::Write { path, source }
+        };
+        fs::create_dir_all(&self.uv_cache).map_err(write_err(&self.uv_cache))?;
+        let work = crate::lock::WorkDir::reserve(&self.root, &format!("resolve-{tag}"))
+            .map_err(write_err(&self.root))?;
+        let dir = work.path().to_path_buf();
+        fs::create_dir_all(&dir).map_err(write_err(&dir))?;
+        let input = dir.join("requirements.in");
+        let mut text = requirements.join("\n");
+        text.push('\n');
+        fs::write(&input, text).map_err(write_err(&input))?;
+        let output = dir.join("requirements.txt");
+        let mut script = format!(
+            "{} pip compile --quiet --no-header --no-annotate --python-version {} \
+             --python-platform linux -o {} {}",
+            sh_quote(&uv),
+            sh_quote(version),
+            sh_quote(&output),
+            sh_quote(&input)
+        );
+        if let Some(cutoff) = cutoff {
+            script.push_str(&format!(" --exclude-newer {}", sh_quote(cutoff)));
+            for p in exempt {
+                script.push_str(&format!(
+                    " --exclude-newer-package {}",
+                    sh_quote(format!("{p}={}", NEWEST))
+                ));
+            }
+        }
+        // Online when allowed: offline, uv resolves among the versions whose metadata
+        // happens to be cached, which is not what the cut-off gives. Offline (no network
+        // for setup), the answer is the cache's: a cache seeded for the dates resolves
+        // as the index would.
+        let online = self.allow_network;
+        let mut vars: Vec<(OsString, OsString)> = vec![
+            ("UV_CACHE_DIR".into(), self.uv_cache.clone().into()),
+            ("UV_PYTHON_DOWNLOADS".into(), "never".into()),
+            ("UV_NO_CONFIG".into(), "1".into()),
+        ];
+        if !online {
+            vars.push(("UV_OFFLINE".into(), "1".into()));
+        }
+        let readable: Vec<PathBuf> = self.uv.iter().cloned().collect();
+        let log = format!(
+            "resolve-{tag}-{}",
+            if online { "online" } else { "offline" }
+        );
+        self.step(runner, repo, &log, script, &dir, online, &vars, &readable)?;
+        fs::read_to_string(&output).map_err(|source| EnvError::Read {
+            path: output,
+            source,
+        })
+    }
+}
