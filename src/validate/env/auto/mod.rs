@@ -28,8 +28,8 @@
 //! commits that resolve alike share one environment: a history of hundreds of commits
 //! builds a handful. Each commit's resolution is cached, so a warm rebuild runs no uv.
 //!
-//! [`declare`] reads the tree (offline); [`resolve`] chooses nothing new but runs the
-//! ladder and builds the venv (the only part that uses the network).
+//! `declare` reads the tree and chooses the interpreter (offline); `resolve` runs the
+//! ladder and builds the venv (the only part that may use the network).
 
 mod declare;
 mod resolve;
