@@ -25,6 +25,7 @@ pub mod auto;
 mod command;
 mod java;
 pub mod kind;
+pub mod maven;
 mod python;
 pub use auto::{AutoEnv, AutoSpec};
 pub use kind::{InstanceEnv, InstanceTree, Kind, KindRecord, Selected};

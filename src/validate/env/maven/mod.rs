@@ -1,0 +1,32 @@
+//! `env: maven: auto` (not wired in yet): a Maven project's test environment inferred
+//! from each instance's base commit, the way `python: auto` infers a Python one.
+//!
+//! The kind runs in four phases, so the network is touched once per distinct build and
+//! never while tests run:
+//!
+//! 1. **Declare** ([`mod@declare`], offline): read from the git revision what the tree says
+//!    about its build: the reactor and its modules, each module's source and test
+//!    roots, the Java level it compiles at, the enforcer's Java range, the wrapper's
+//!    Maven version, and the build files (every pom and `.mvn/`) whose content keys
+//!    the resolved dependencies.
+//! 2. **JDK** ([`jdks`], offline): pick, among the JDKs installed here (never
+//!    downloaded, never faked), one whose javac still takes that level, inside the
+//!    enforcer's range, released by the commit's date when one is; a pre-Java-6 level
+//!    no JDK takes is lifted to 6 on a JDK of 11 or older. Every JDK found is offered
+//!    to the build through a `toolchains.xml`.
+//! 3. **Resolve** (later, with network, once per key): download the plugins and
+//!    dependencies the build files name into a local repository shared by every
+//!    commit with the same key.
+//! 4. **Run** (later, offline): `mvn -o` against that repository with the chosen JDK.
+//!
+//! This module holds phases 1 and 2: pure functions of the tree's text and the JDKs
+//! found, tested without Maven or the network.
+
+pub mod declare;
+pub mod jdks;
+mod pom;
+
+pub use declare::{declare, declared_at, JavaLevel, MavenDeclared, MavenModule};
+pub use jdks::{
+    accepts, choose, discover, discover_in, satisfies_range, toolchains_xml, Jdk, JdkChoice, NoJdk,
+};
