@@ -247,41 +247,31 @@ fn source_dir(module_dir: &str, written: &str, props: &[(String, String)]) -> Op
     pom::join(module_dir, rel)
 }
 
-/// The level a module compiles at, by the precedence the compiler plugin applies:
-/// `<release>`, then `<source>`/`<target>` of its configuration (nearest pom first),
-/// then the `maven.compiler.*` properties. A value that does not resolve to a level
-/// (an unknown property) is passed over.
+/// The level a module compiles at, by the precedence the compiler plugin applies: a
+/// release (its `<release>`, else the `maven.compiler.release` property) wins over any
+/// source or target, then `<source>`/`<target>` of its configuration (nearest pom
+/// first), then the `maven.compiler.source`/`target` properties. A value that does not
+/// resolve to a level (an unknown property) is passed over.
 fn java_level(chain: &[(String, Pom)], props: &[(String, String)]) -> Option<JavaLevel> {
     type Get = fn(&Pom) -> &Option<String>;
-    let configured: [(&str, Get); 3] = [
-        ("release", |p| &p.release),
-        ("source", |p| &p.source),
-        ("target", |p| &p.target),
-    ];
-    for (name, get) in configured {
-        let found = chain
+    let configured = |name: &str, get: Get| {
+        let (path, raw) = chain
             .iter()
-            .find_map(|(path, p)| get(p).as_ref().map(|v| (path, v)));
-        if let Some((path, raw)) = found {
-            if let Some(l) = level_of(raw, props, || {
-                format!("{path}: maven-compiler-plugin <{name}>")
-            }) {
-                return Some(l);
-            }
-        }
-    }
-    for key in [
-        "maven.compiler.release",
-        "maven.compiler.source",
-        "maven.compiler.target",
-    ] {
-        if let Some((_, raw)) = props.iter().rev().find(|(k, _)| k == key) {
-            if let Some(l) = level_of(raw, props, || format!("property {key}")) {
-                return Some(l);
-            }
-        }
-    }
-    None
+            .find_map(|(path, p)| get(p).as_ref().map(|v| (path, v)))?;
+        level_of(raw, props, || {
+            format!("{path}: maven-compiler-plugin <{name}>")
+        })
+    };
+    let property = |key: &str| {
+        let (_, raw) = props.iter().rev().find(|(k, _)| k == key)?;
+        level_of(raw, props, || format!("property {key}"))
+    };
+    configured("release", |p| &p.release)
+        .or_else(|| property("maven.compiler.release"))
+        .or_else(|| configured("source", |p| &p.source))
+        .or_else(|| configured("target", |p| &p.target))
+        .or_else(|| property("maven.compiler.source"))
+        .or_else(|| property("maven.compiler.target"))
 }
 
 fn level_of(

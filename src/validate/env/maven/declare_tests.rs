@@ -141,8 +141,17 @@ fn a_compiler_release_overrides_the_properties_and_a_childs_source() {
             "pom.xml: maven-compiler-plugin <release> ${jdk.release}"
         );
     }
-    // Without the <release>, the child's own <source> wins over the properties.
+    // Without the <release>, the maven.compiler.release property still sets the
+    // plugin's release, which wins over the child's own <source>.
     let root_no_release = root.replace("<release>${jdk.release}</release>", "");
+    let d =
+        declare_files(&[("pom.xml", &root_no_release), ("core/pom.xml", &core)]).expect("declares");
+    let core_level = module(&d, "core").java_level.clone().expect("a level");
+    assert_eq!(core_level.level, 9);
+    assert_eq!(core_level.origin, "property maven.compiler.release");
+    // With no release at all, the child's <source> wins over the source property.
+    let root_no_release =
+        root_no_release.replace("<maven.compiler.release>9</maven.compiler.release>", "");
     let d =
         declare_files(&[("pom.xml", &root_no_release), ("core/pom.xml", &core)]).expect("declares");
     let core_level = module(&d, "core").java_level.clone().expect("a level");
@@ -152,9 +161,9 @@ fn a_compiler_release_overrides_the_properties_and_a_childs_source() {
         "core/pom.xml: maven-compiler-plugin <source>"
     );
     let root_level = module(&d, ".").java_level.clone().expect("a level");
-    assert_eq!(root_level.level, 9, "maven.compiler.release before .source");
+    assert_eq!(root_level.level, 7, "the source property");
     // The tree's level is the highest of its modules.
-    assert_eq!(d.java_level.map(|l| l.level), Some(9));
+    assert_eq!(d.java_level.map(|l| l.level), Some(7));
 }
 
 #[test]
