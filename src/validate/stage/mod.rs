@@ -11,21 +11,24 @@
 mod d4j;
 mod error;
 mod run;
+mod setup;
 
 pub use d4j::{
     broken_on_fixed, copy_checkout, D4jCheckout, D4jEvalError, D4jEvalRun, D4jTests, D4jValidate,
     HIDDEN_FROM_AGENT,
 };
 pub use error::StageError;
+pub use setup::AgentEnv;
+use setup::{GitBase, SetupError};
 
-use super::env::{BuiltEnv, EnvCache, EnvError, EnvSpec, InstanceEnv, InstanceTree, KindRecord};
+use super::env::{BuiltEnv, EnvCache, EnvError, EnvSpec, InstanceEnv};
 use super::golden::{self, Label, Rejection};
 use super::parse::{InfraFailure, InfraKind, RunResult};
 use super::runner::Runner;
 use crate::cache::Cache;
 use crate::diff::Patch;
 use crate::model::{RejectReason, TreeRuns, TreeSeconds, ValidationRecord};
-use crate::source::{Base, Candidate, Tree};
+use crate::source::Candidate;
 use run::RunArgs;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -150,57 +153,6 @@ struct DeferredLogs {
 /// Log bytes held back at most; past it a cached run's log is written at once.
 const DEFERRED_LOG_BYTES: usize = 256 << 20;
 
-/// A candidate's base: git repository, revision, (Defects4J) fixed→buggy patch, and
-/// the id of the revision's tree, which keys the run cache.
-struct GitBase<'c> {
-    repo: &'c Path,
-    rev: &'c str,
-    to_buggy: Option<&'c Patch>,
-    tree_id: String,
-}
-
-/// What every run of a candidate needs, made once by [`Validator::setup`] for each of
-/// the three entry points (validate, partial check, evaluation run).
-struct Setup<'c, 'p> {
-    base: GitBase<'c>,
-    /// The suites covering the test patch, each with its environment and the tests it
-    /// runs (chosen once here, not again per run).
-    suites: Vec<(&'p Suite, BuiltEnv, run::Selection)>,
-    /// What a kind declared per instance records (the first such suite's), for
-    /// `validation{}`.
-    record: Option<KindRecord>,
-}
-
-/// One suite's environment as an agent gets it in the Best scenario.
-#[derive(Debug, Clone)]
-pub struct AgentEnv {
-    /// The suite's name.
-    pub suite: String,
-    /// The suite's working directory in the repository (empty: its root).
-    pub workdir: String,
-    /// The environment (a venv, a class path, or commands only).
-    pub env: BuiltEnv,
-}
-
-/// Why a candidate cannot be set up, in the order the checks run.
-enum SetupError {
-    /// The base is missing or not a git tree.
-    Base(String),
-    /// No suite of the recipe covers the test patch.
-    NoSuite,
-    /// The suites covering the test patch select none of its files as tests.
-    NothingSelected,
-    /// A suite's environment cannot be built.
-    Env(StageError),
-    /// The base revision's tree cannot be read.
-    Tree {
-        /// The revision.
-        rev: String,
-        /// git's error.
-        error: String,
-    },
-}
-
 /// The three trees of an instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum TreeKind {
@@ -286,160 +238,6 @@ impl<'a> Validator<'a> {
     /// Whether runs are sandboxed.
     pub fn sandboxed(&self) -> bool {
         self.runner.is_sandboxed()
-    }
-
-    fn env(&self, repo: &str, suite: &Suite) -> Result<BuiltEnv, StageError> {
-        let id = format!("{repo}\0{}", suite.name);
-        let named = |source| StageError::Env {
-            suite: suite.name.clone(),
-            source,
-        };
-        if let Ok(map) = self.built.lock() {
-            if let Some(r) = map.get(&id) {
-                return r.clone().map_err(named);
-            }
-        }
-        let r = self
-            .envs
-            .ensure(&self.runner, repo, &suite.env)
-            .map_err(Arc::new);
-        if let Ok(mut map) = self.built.lock() {
-            map.insert(id, r.clone());
-        }
-        r.map_err(named)
-    }
-
-    /// The environment of `suite` for a candidate whose base is `rev` of `repo_path`:
-    /// the suite's own, shared by the repository, or the one its kind declares from the
-    /// base commit (`python: auto`), with what the runs need and the record.
-    fn env_for(
-        &self,
-        repo: &str,
-        suite: &Suite,
-        repo_path: &Path,
-        rev: &str,
-    ) -> Result<(BuiltEnv, Option<InstanceEnv>), StageError> {
-        let id = format!("{repo}\0{}\0{rev}", suite.name);
-        let named = |source| StageError::Env {
-            suite: suite.name.clone(),
-            source,
-        };
-        if let Ok(map) = self.instance_built.lock() {
-            if let Some(r) = map.get(&id) {
-                return r.clone().map(|a| (a.env.clone(), Some(a))).map_err(named);
-            }
-        }
-        let tree = InstanceTree {
-            repo_path,
-            rev,
-            workdir: suite.workdir.as_deref().unwrap_or_default(),
-        };
-        let Some(made) = suite
-            .env
-            .kind()
-            .for_instance(&self.envs, &self.runner, repo, &tree)
-        else {
-            return self.env(repo, suite).map(|e| (e, None));
-        };
-        let r = made.map_err(Arc::new);
-        if let Ok(mut map) = self.instance_built.lock() {
-            map.insert(id, r.clone());
-        }
-        r.map(|a| (a.env.clone(), Some(a))).map_err(named)
-    }
-
-    /// The suites that run a candidate's tests: those whose `paths` its test patch touches.
-    fn suites_for(&self, c: &Candidate) -> Vec<&Suite> {
-        self.plan
-            .suites
-            .iter()
-            .filter(|s| {
-                s.paths.is_empty()
-                    || c.test_patch
-                        .files
-                        .iter()
-                        .any(|f| s.paths.iter().any(|p| f.path().starts_with(p.as_str())))
-            })
-            .collect()
-    }
-
-    /// The candidate's base, its tree id, and its suites with their environments; checks
-    /// run in this order: base, suites, environments, tree.
-    fn setup<'c>(&self, c: &'c Candidate) -> Result<Setup<'c, '_>, SetupError> {
-        let (repo, rev, to_buggy) = match &c.base {
-            Base::Buggy(Tree::Git { repo, rev, .. }) => (repo.as_path(), rev.as_str(), None),
-            Base::Fixed {
-                tree: Tree::Git { repo, rev, .. },
-                to_buggy,
-            } => (repo.as_path(), rev.as_str(), Some(to_buggy)),
-            Base::Missing { reason } => return Err(SetupError::Base(reason.clone())),
-            _ => return Err(SetupError::Base("validation needs a git base tree".into())),
-        };
-        let suites = self.suites_for(c);
-        if suites.is_empty() {
-            return Err(SetupError::NoSuite);
-        }
-        // A suite that runs only the selected tests and has none selected runs nothing
-        // (never the whole suite).
-        let suites: Vec<(&Suite, run::Selection)> = suites
-            .into_iter()
-            .map(|s| (s, self.selection(c, s, repo, rev)))
-            .filter(|(s, sel)| !sel.nothing_for(s))
-            .collect();
-        if suites.is_empty() {
-            return Err(SetupError::NothingSelected);
-        }
-        let mut record = None;
-        let suites = suites
-            .into_iter()
-            .map(|(s, mut sel)| {
-                let (env, made) = self.env_for(&c.repo, s, repo, rev)?;
-                if let Some(a) = made {
-                    sel.prefix = a.prefix;
-                    sel.generated = a.generated;
-                    record.get_or_insert(a.record);
-                }
-                Ok((s, env, sel))
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(SetupError::Env)?;
-        let tree_id = crate::git::tree_id(repo, rev).map_err(|e| SetupError::Tree {
-            rev: rev.to_string(),
-            error: e.to_string(),
-        })?;
-        Ok(Setup {
-            base: GitBase {
-                repo,
-                rev,
-                to_buggy,
-                tree_id,
-            },
-            suites,
-            record,
-        })
-    }
-
-    /// The environments validation built for a candidate, one per suite that runs its
-    /// golden tests (with the suite's name and working directory), for an agent's
-    /// Best-scenario run (FixedBench: the execution environment is set up). Built now if
-    /// the cache lacks them; `Err` says why there is none.
-    pub fn agent_environments(&self, c: &Candidate) -> Result<Vec<AgentEnv>, String> {
-        let setup = self.setup(c).map_err(|e| match e {
-            SetupError::Base(why) => why,
-            SetupError::NoSuite => "no test suite of the recipe covers the golden tests".into(),
-            SetupError::NothingSelected => "the suites select no golden test".into(),
-            SetupError::Env(e) => e.to_string(),
-            SetupError::Tree { rev, error } => format!("{rev}: {error}"),
-        })?;
-        Ok(setup
-            .suites
-            .into_iter()
-            .map(|(s, env, _)| AgentEnv {
-                suite: s.name.clone(),
-                workdir: s.workdir.clone().unwrap_or_default(),
-                env,
-            })
-            .collect())
     }
 
     /// Validate one candidate, writing run logs under `logs/<instance id>/`.
