@@ -14,6 +14,7 @@ pub mod predictions;
 pub mod rates;
 pub mod score;
 pub mod study;
+mod summary;
 pub mod trajectory;
 
 pub use abstain::{abstains, effective_patch, DropReason, Effective};
