@@ -303,6 +303,7 @@ mod tests {
                 detail: None,
                 had: Vec::new(),
                 environment_error: None,
+                keep_output: None,
                 attempt: None,
             },
             steps: Some(steps),

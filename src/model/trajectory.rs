@@ -216,6 +216,11 @@ pub struct AgentRunRecord {
     /// Which of `--attempts K` this run is (1-based); absent for a single attempt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt: Option<u32>,
+    /// Bytes of each tool output `trajectory.jsonl` keeps (`--keep-output`), so a rerun
+    /// asking for another bound rewrites it from the raw log instead of running the
+    /// agent again; absent in records written before it was kept (the default bound).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_output: Option<usize>,
 }
 
 /// Mean tokens and time of a group of runs.

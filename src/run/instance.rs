@@ -125,8 +125,15 @@ impl Ctx<'_> {
             let old = std::fs::read_to_string(&result_path)
                 .ok()
                 .and_then(|t| serde_json::from_str::<AgentRunRecord>(&t).ok());
-            if let Some(old) = old.filter(|o| o.key == key) {
+            if let Some(mut old) = old.filter(|o| o.key == key) {
                 if let Ok(patch) = std::fs::read_to_string(inst_dir.join("model.patch")) {
+                    if old.keep_output.unwrap_or(trajectory::DEFAULT_KEEP_OUTPUT)
+                        != opts.keep_output
+                        && self.renormalize(&mut old, &inst_dir, &work)
+                    {
+                        let json = serde_json::to_string_pretty(&old).unwrap_or_default() + "\n";
+                        let _ = dataset::write_atomic(&result_path, json.as_bytes());
+                    }
                     return (old, patch, true);
                 }
             }
@@ -152,6 +159,7 @@ impl Ctx<'_> {
             had: Vec::new(),
             environment_error: envs.as_ref().err().cloned(),
             attempt: self.attempt,
+            keep_output: Some(opts.keep_output),
         };
         for p in [&inst_dir, &work, &snapshot, &private, &oracle_dir] {
             remove(p);
@@ -413,6 +421,38 @@ impl Ctx<'_> {
             ));
         }
         had
+    }
+
+    /// A finished run's `trajectory.jsonl` rewritten from its kept raw log under this
+    /// run's `--keep-output` (the agent is not run again); whether it was.
+    fn renormalize(&self, record: &mut AgentRunRecord, inst_dir: &Path, work: &Path) -> bool {
+        if record.trajectory_format == "raw" {
+            return false;
+        }
+        let source = match self.opts.spec.trajectory_source() {
+            TrajectorySource::Stdout => inst_dir.join("stdout.log"),
+            TrajectorySource::File => inst_dir.join("trajectory.raw"),
+        };
+        // Kept redacted, as it was written.
+        let Ok(raw) = std::fs::read(&source) else {
+            return false;
+        };
+        let Ok(steps) = trajectory::normalize(
+            self.opts.spec.trajectory,
+            &String::from_utf8_lossy(&raw),
+            &work.display().to_string(),
+            self.opts.keep_output,
+        ) else {
+            return false;
+        };
+        if dataset::write_atomic(&inst_dir.join("trajectory.jsonl"), &dataset::jsonl(&steps))
+            .is_err()
+        {
+            return false;
+        }
+        record.trajectory_steps = steps.len();
+        record.keep_output = Some(self.opts.keep_output);
+        true
     }
 
     /// Keep the raw trajectory log and write the normalized one when it can be read.

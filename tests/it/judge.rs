@@ -423,3 +423,67 @@ fn a_scripted_judge_labels_runs_and_its_frequencies_and_agreement_are_the_hand_c
     let html = fs::read_to_string(&page).expect("page");
     assert!(html.contains("Agent behaviours") && html.contains("realizes-already-fixed"));
 }
+
+#[test]
+fn another_keep_output_rewrites_the_trajectory_from_the_raw_log_without_running_the_agent_again() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (data, a, _) = dataset(tmp.path());
+    let agents_dir = tmp.path().join("agents");
+    fs::create_dir(&agents_dir).expect("mkdir");
+    fs::write(agents_dir.join("agent.py"), AGENT).expect("agent");
+    fs::write(
+        agents_dir.join("agents.yaml"),
+        "historian:\n  command: python3 {agents_dir}/agent.py historian {trajectory_file}\n  trajectory: normalized\n  timeout: 60\n",
+    )
+    .expect("agents");
+    let runs = tmp.path().join("runs");
+    let run = |keep: &str| {
+        succeeds(
+            hunkgen()
+                .arg("run")
+                .arg(&data)
+                .arg("--agents")
+                .arg(agents_dir.join("agents.yaml"))
+                .args(["--agent", "historian", "--state", "resolved"])
+                .args(["--scenario", "best", "--only", &a])
+                .args(["--keep-output", keep, "-q", "--out"])
+                .arg(&runs),
+        );
+    };
+    let dir = runs.join("historian/resolved-best").join(&a);
+    let record = || -> serde_json::Value {
+        serde_json::from_str(&fs::read_to_string(dir.join("result.json")).expect("result"))
+            .expect("json")
+    };
+    run("64");
+    let first = record();
+    assert_eq!(first["keep_output"], 64);
+    let started = first["started_at"].clone();
+    let cut = &lines(&dir.join("trajectory.jsonl"))[1];
+    assert_eq!(cut["output_truncated"], 162, "{cut}");
+
+    // Another bound: the same run (its start time and patch), its trajectory rewritten.
+    run("8");
+    let again = record();
+    assert_eq!(again["started_at"], started, "the agent ran again: {again}");
+    assert_eq!(again["keep_output"], 8);
+    let steps = lines(&dir.join("trajectory.jsonl"));
+    assert_eq!(
+        steps.len() as u64,
+        again["trajectory_steps"].as_u64().unwrap_or(0)
+    );
+    let cut = &steps[1];
+    assert_eq!(cut["output"].as_str(), Some("the bug "), "{cut}");
+    assert_eq!(cut["output_truncated"], 225 - 8, "{cut}");
+
+    // The same bound again: nothing rewritten, nothing run.
+    let before = fs::metadata(dir.join("trajectory.jsonl"))
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    run("8");
+    assert_eq!(record()["started_at"], started);
+    let after = fs::metadata(dir.join("trajectory.jsonl"))
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    assert_eq!(before, after, "rewritten although the bound is the same");
+}
