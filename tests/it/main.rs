@@ -46,6 +46,7 @@ mod selection;
 mod shard;
 mod shard_tasks;
 mod states;
+mod stats_scipy;
 mod swebench_grader;
 mod swebench_io;
 mod syntax_dast;
