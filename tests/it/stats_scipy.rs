@@ -1,4 +1,4 @@
-//! src/stats.rs's statistics for the agent study against SciPy, the reference
+//! src/stats/'s statistics for the agent study against SciPy, the reference
 //! implementation the field's papers compute them with: Pearson's r and Spearman's ρ with
 //! their t-test p-values, the Mann–Whitney U and rank-sum tests, Cliff's δ (from SciPy's
 //! U) and the regularized incomplete beta function, on fixed samples that include ties,
