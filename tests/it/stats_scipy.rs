@@ -3,7 +3,9 @@
 //! their t-test p-values, the Mann–Whitney U and rank-sum tests, Cliff's δ (from SciPy's
 //! U) and the regularized incomplete beta function, on fixed samples that include ties,
 //! unequal sizes, three and two pairs, a negative correlation, identical samples and
-//! p-values far out in the tails. They must agree to 1e-9 relative (1e-12 absolute near 0).
+//! p-values far out in the tails; and the Wilson interval and exact McNemar test the
+//! reports already used, against SciPy's binomial test. They must agree to 1e-9 relative
+//! (1e-12 absolute near 0).
 //! `make deps` installs the pinned SciPy into target/venv-scipy; without it the tests fail.
 
 use crate::common::manifest;
@@ -299,6 +301,71 @@ fn incomplete_beta_agrees_with_scipy() {
             incomplete_beta(*a, *b, *x),
             want,
             true,
+        );
+    }
+}
+
+/// SciPy's Wilson interval (`binomtest(k, n).proportion_ci(method="wilson")`) and exact
+/// McNemar p (`binomtest(b, b + c, 0.5)`, two-sided) for each (k, n) given.
+const SCIPY_BINOMIAL: &str = r#"
+import json, sys
+from scipy import stats
+out = []
+for k, n in json.load(sys.stdin):
+    ci = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    out.append([ci.low, ci.high, stats.binomtest(k, n, 0.5).pvalue])
+json.dump(out, sys.stdout)
+"#;
+
+#[test]
+fn wilson_intervals_and_exact_mcnemar_equal_scipys_binomial_test() {
+    // (k, n): the extremes k = 0 and k = n, small and large n, a lopsided split.
+    let points: [(usize, usize); 9] = [
+        (0, 1),
+        (1, 1),
+        (0, 10),
+        (10, 10),
+        (3, 10),
+        (7, 40),
+        (1, 372),
+        (186, 372),
+        (2_500, 6_000),
+    ];
+    let mut child = Command::new(scipy_python())
+        .args(["-c", SCIPY_BINOMIAL])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python runs");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(json!(points).to_string().as_bytes())
+            .expect("write");
+    }
+    let out = child.wait_with_output().expect("python output");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let theirs: Vec<[f64; 3]> = serde_json::from_slice(&out.stdout).expect("json");
+    for ((k, n), [low, high, p]) in points.iter().zip(theirs) {
+        let ours = hunkgen::stats::wilson(*k, *n);
+        assert!(
+            agree(ours.low, low) && agree(ours.high, high),
+            "wilson({k}, {n}): ours [{}, {}], SciPy [{low}, {high}]",
+            ours.low,
+            ours.high
+        );
+        // McNemar's discordant counts b = k, c = n − k: the binomial test of k in n at ½.
+        let mc = hunkgen::stats::mcnemar_exact(*k, n - k);
+        assert!(
+            agree_p(mc, p),
+            "mcnemar({k}, {}): ours {mc}, SciPy {p}",
+            n - k
         );
     }
 }
