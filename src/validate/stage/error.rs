@@ -11,11 +11,15 @@ use std::sync::Arc;
 /// or the evaluation row's infrastructure note.
 #[derive(Debug, thiserror::Error)]
 pub enum StageError {
-    /// A suite without `command` outside a Java environment.
-    #[error("suite `{suite}`: no `command` (only Java environments have a default)")]
+    /// A suite without `command` whose environment kind has no default one.
+    #[error(
+        "suite `{suite}`: no `command`, and `env: {kind}` has none of its own (only `java` has)"
+    )]
     NoCommand {
         /// The suite.
         suite: String,
+        /// The kind of its environment.
+        kind: &'static str,
     },
     /// A suite's environment cannot be built (shared: built once per pass).
     #[error("environment `{suite}`: {source}")]
@@ -109,5 +113,24 @@ fn with_cause(e: &crate::git::GitError) -> String {
     match std::error::Error::source(e) {
         Some(src) => format!("{e}: {src}"),
         None => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_suite_without_a_command_names_its_environment_kind() {
+        let spec: crate::validate::env::EnvSpec =
+            serde_json::from_str(r#"{"python": "auto"}"#).expect("spec");
+        let e = StageError::NoCommand {
+            suite: "py".into(),
+            kind: spec.kind().name(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "suite `py`: no `command`, and `env: python` has none of its own (only `java` has)"
+        );
     }
 }

@@ -119,6 +119,7 @@ impl Validator<'_> {
                 None => {
                     return Err(StageError::NoCommand {
                         suite: suite.name.clone(),
+                        kind: suite.env.kind().name(),
                     })
                 }
             },
