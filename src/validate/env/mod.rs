@@ -398,6 +398,14 @@ impl EnvCache {
         self
     }
 
+    /// uv, or the error every uv-built environment gives without it.
+    fn require_uv(&self) -> Result<PathBuf, EnvError> {
+        self.uv.clone().ok_or_else(|| EnvError::MissingTool {
+            tool: "uv".into(),
+            hint: "set HUNKGEN_UV or put uv on PATH (`pip install uv`; `make deps`)".into(),
+        })
+    }
+
     /// uv's package cache, which built venvs hardlink their files from.
     pub fn uv_cache(&self) -> &Path {
         &self.uv_cache

@@ -43,10 +43,7 @@ impl Kind for PythonSpec {
         tmp: &Path,
     ) -> Result<bool, EnvError> {
         let python = pythons::for_request(repo, self.python.as_deref())?.exe;
-        let uv = cache.uv.clone().ok_or_else(|| EnvError::MissingTool {
-            tool: "uv".into(),
-            hint: "set HUNKGEN_UV or put uv on PATH (`pip install uv`; `make deps`)".into(),
-        })?;
+        let uv = cache.require_uv()?;
         fs::create_dir_all(&cache.uv_cache).map_err(|source| EnvError::Write {
             path: cache.uv_cache.clone(),
             source,

@@ -275,10 +275,7 @@ impl EnvCache {
         cutoff: Option<&str>,
         exempt: &[String],
     ) -> Result<String, EnvError> {
-        let uv = self.uv.clone().ok_or_else(|| EnvError::MissingTool {
-            tool: "uv".into(),
-            hint: "set HUNKGEN_UV or put uv on PATH (`pip install uv`; `make deps`)".into(),
-        })?;
+        let uv = self.require_uv()?;
         let write_err = |path: &Path| {
             let path = path.to_path_buf();
             move |source| EnvError::Write { path, source }
