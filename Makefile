@@ -32,6 +32,13 @@ D4J_SHARED ?= $(CURDIR)/../shared
 D4J_HOME := $(CURDIR)/target/defects4j
 export HUNKGEN_D4J_HOME ?= $(D4J_HOME)
 export HUNKGEN_D4J_JAVA_HOME ?= /usr/lib/jvm/java-11-openjdk-amd64
+# A local Maven repository for `env: maven: auto` (tests/it/maven_auto.rs): the plugins
+# and JUnit its fixture project pins, filled ONLINE by one real test run of
+# tests/fixtures/maven/seed (surefire fetches its provider only when a test runs); the
+# tests resolve offline from it (HUNKGEN_MAVEN_SEED).
+MAVEN_SEED_DIR := target/maven-seed
+export HUNKGEN_MAVEN_SEED ?= $(CURDIR)/$(MAVEN_SEED_DIR)
+MAVEN_SEEDED := target/.maven-seeded-1
 # A second Python interpreter for the interpreter-discovery tests (src/validate/env/
 # pythons.rs): Debian bullseye's python3.9 under a low apt pin (python3.9-venv conflicts
 # with bookworm's and uv does not need it).
@@ -41,7 +48,7 @@ PYTHON_OLD_DISTUTILS := /usr/lib/python3.9/distutils/sysconfig.py
 # Headless Chromium (Debian) renders report/index.html in the browser check.
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: demo test lint deps d4j-deps bench hunk4j clean-datasets check-report check-slurm fuzz
+.PHONY: demo test lint deps d4j-deps maven-seed bench hunk4j clean-datasets check-report check-slurm fuzz
 
 ## Build the embedded demo repository and the demo dataset (datasets/demo).
 demo: $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(UV_SEEDED)
@@ -104,7 +111,18 @@ lint:
 deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR) $(BWRAP) $(JUNIT_CONSOLE_JAR) \
       $(UV_SEEDED) target/venv-swebench/.installed target/venv-k8s/.installed \
       target/venv-mcp/.installed target/venv-scipy/.installed $(CHROMIUM) $(PYTHON_OLD) \
-      $(PYTHON_OLD_DISTUTILS) d4j-deps
+      $(PYTHON_OLD_DISTUTILS) d4j-deps maven-seed
+
+## The Maven seed repository (online, once).
+maven-seed: $(MAVEN_SEEDED)
+
+$(MAVEN_SEEDED): $(wildcard tests/fixtures/maven/seed/pom.xml tests/fixtures/maven/seed/src/*/java/seed/*.java)
+	@echo "== seeding $(MAVEN_SEED_DIR) with Maven (online, once)"
+	rm -rf "$(MAVEN_SEED_DIR)" target/maven-seed-work
+	cp -R tests/fixtures/maven/seed target/maven-seed-work
+	cd target/maven-seed-work && mvn -B -q -Dmaven.repo.local="$(CURDIR)/$(MAVEN_SEED_DIR)" test
+	rm -rf target/maven-seed-work
+	touch "$@"
 
 ## Defects4J, offline: Ant, its Perl modules and JDK 11 (bullseye, pinned low) with apt
 ## (skipped when present), and a framework working copy with the Cli and Codec mirrors

@@ -86,6 +86,9 @@ pub enum RejectReason {
     /// The environment asks for a Python version no interpreter on this machine has (the
     /// detail names the version needed and those found).
     UnsupportedPython,
+    /// The build needs a JDK no JDK on this machine is (`maven: auto`; the detail names
+    /// the level or range needed and the JDKs found).
+    UnsupportedJdk,
     /// A suite's environment could not be built (the detail names the step that failed).
     Environment,
     /// A test run did not finish within the recipe's timeout.
@@ -175,7 +178,7 @@ impl RejectReason {
         match self {
             R::NoFailToPass | R::NewApiOnly => YieldClass::NotAFix,
             R::PassToFail => YieldClass::BrokenFix,
-            R::Environment | R::UnsupportedPython => YieldClass::Environment,
+            R::Environment | R::UnsupportedPython | R::UnsupportedJdk => YieldClass::Environment,
             R::Infrastructure | R::NoTestSuite | R::CompileError => YieldClass::TestInfrastructure,
             R::Timeout => YieldClass::Timeout,
             R::FewNecessaryHunks => YieldClass::FewNecessaryHunks,

@@ -39,6 +39,28 @@ pub struct ValidationRecord {
     /// `python: auto`: the interpreter and dependency pin chosen for this instance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub python: Option<PythonRecord>,
+    /// `maven: auto`: the JDK, level and Maven chosen for this instance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maven: Option<MavenRecord>,
+}
+
+/// What `maven: auto` chose for an instance, so a reader can rebuild its environment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MavenRecord {
+    /// The JDK's version (`17.0.15`).
+    pub jdk: String,
+    /// Why that JDK (the tree's level, the enforcer's range, the commit's era).
+    pub chosen: String,
+    /// The Java level compiled at, when the tree declares one (after any lift).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<u32>,
+    /// The level the tree declares when no JDK found takes it and it was lifted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifted_from: Option<u32>,
+    /// `mvn --version`'s first line (`Apache Maven 3.8.7`).
+    pub maven: String,
+    /// The reactor's module directories, root (`.`) first.
+    pub modules: Vec<String>,
 }
 
 /// What `python: auto` chose for an instance, and the rung of its dependency ladder.

@@ -291,6 +291,7 @@ fn revalidate_one(
             | R::NoTestSuite
             | R::Environment
             | R::UnsupportedPython
+            | R::UnsupportedJdk
             | R::Timeout => "broken",
             _ => "changed",
         };

@@ -68,6 +68,8 @@ pub struct InstanceEnv {
 pub enum KindRecord {
     /// `validation.python`: what `python: auto` chose.
     Python(crate::model::PythonRecord),
+    /// `validation.maven`: what `maven: auto` chose.
+    Maven(crate::model::MavenRecord),
 }
 
 impl KindRecord {
@@ -75,6 +77,7 @@ impl KindRecord {
     pub fn write(&self, v: &mut ValidationRecord) {
         match self {
             KindRecord::Python(p) => v.python = Some(p.clone()),
+            KindRecord::Maven(m) => v.maven = Some(m.clone()),
         }
     }
 }

@@ -29,6 +29,7 @@ pub mod maven;
 mod python;
 pub use auto::{AutoEnv, AutoSpec};
 pub use kind::{InstanceEnv, InstanceTree, Kind, KindRecord, Selected};
+pub use maven::MavenAutoSpec;
 pub mod pythons;
 pub use java::java_test_command;
 pub use pythons::python_matches;
@@ -73,6 +74,9 @@ pub enum EnvSpec {
     PythonAuto(AutoSpec),
     /// javac + jars.
     Java(JavaSpec),
+    /// A Maven build per instance, inferred from its base commit: JDK, a local
+    /// repository resolved once per build files, `mvn -o` runs (`maven`).
+    MavenAuto(MavenAutoSpec),
     /// Any setup command, run in the environment directory (`HUNKGEN_ENV_DIR`); it
     /// should write relative paths, as the directory is renamed after the build.
     Command(CommandEnv),
@@ -85,6 +89,7 @@ impl EnvSpec {
             EnvSpec::Python(p) => p,
             EnvSpec::PythonAuto(a) => a,
             EnvSpec::Java(j) => j,
+            EnvSpec::MavenAuto(m) => m,
             EnvSpec::Command(c) => c,
         }
     }
@@ -95,6 +100,7 @@ impl EnvSpec {
             EnvSpec::Python(p) => p,
             EnvSpec::PythonAuto(a) => a,
             EnvSpec::Java(j) => j,
+            EnvSpec::MavenAuto(m) => m,
             EnvSpec::Command(c) => c,
         }
     }
@@ -114,6 +120,9 @@ pub struct EnvChoice {
     /// A setup command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<CommandEnv>,
+    /// A Maven build: only the word `auto`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maven: Option<String>,
 }
 
 /// `python:` as written: `auto`, or the environment spelled out.
@@ -142,16 +151,27 @@ pub struct CommandEnv {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NotOneEnv {
     /// None or several kinds.
-    #[error("expected exactly one of `python`, `java`, `command`")]
+    #[error("expected exactly one of `python`, `java`, `command`, `maven`")]
     Kinds,
     /// `python: <word>`.
     #[error("`python: {0}`: expected `auto` or a map (python, requirements, install)")]
     Word(String),
+    /// `maven: <word>` other than `auto`.
+    #[error("`maven: {0}`: expected `auto`")]
+    MavenWord(String),
 }
 
 impl TryFrom<EnvChoice> for EnvSpec {
     type Error = NotOneEnv;
     fn try_from(c: EnvChoice) -> Result<Self, NotOneEnv> {
+        match c.maven {
+            Some(_) if c.python.is_some() || c.java.is_some() || c.command.is_some() => {
+                return Err(NotOneEnv::Kinds)
+            }
+            Some(w) if w == "auto" => return Ok(EnvSpec::MavenAuto(MavenAutoSpec)),
+            Some(w) => return Err(NotOneEnv::MavenWord(w)),
+            None => {}
+        }
         match (c.python, c.java, c.command) {
             (Some(PythonEntry::Word(w)), None, None) if w == "auto" => {
                 Ok(EnvSpec::PythonAuto(AutoSpec))
@@ -178,6 +198,10 @@ impl From<EnvSpec> for EnvChoice {
             },
             EnvSpec::Java(j) => EnvChoice {
                 java: Some(j),
+                ..Default::default()
+            },
+            EnvSpec::MavenAuto(MavenAutoSpec) => EnvChoice {
+                maven: Some("auto".into()),
                 ..Default::default()
             },
             EnvSpec::Command(c) => EnvChoice {
@@ -253,6 +277,23 @@ pub enum EnvError {
     /// The runner could not run a step.
     #[error(transparent)]
     Run(#[from] RunError),
+    /// No JDK found on this machine builds the tree (`maven: auto`).
+    #[error("{repo}: no JDK found builds this commit: {why}; install one (under /usr/lib/jvm) or name its home in HUNKGEN_JDKS")]
+    UnsupportedJdk {
+        /// The repository.
+        repo: String,
+        /// What the tree needs and the JDKs found.
+        why: String,
+    },
+    /// `maven: auto` could not read the tree, or could not resolve its dependencies
+    /// (`dependency_unresolvable: …`).
+    #[error("maven: auto for {repo}: {why}")]
+    Maven {
+        /// The repository.
+        repo: String,
+        /// Why.
+        why: String,
+    },
     /// `python: auto` could not read what the base commit declares, or was asked to
     /// build without an instance.
     #[error("python: auto for {repo}: {why}")]
@@ -272,6 +313,7 @@ impl EnvError {
             EnvError::UnsupportedPython { .. } | EnvError::Python2Only { .. } => {
                 crate::model::RejectReason::UnsupportedPython
             }
+            EnvError::UnsupportedJdk { .. } => crate::model::RejectReason::UnsupportedJdk,
             _ => crate::model::RejectReason::Environment,
         }
     }
@@ -439,17 +481,7 @@ impl EnvCache {
             h.update((bytes.len() as u64).to_le_bytes());
             h.update(&bytes);
         }
-        let slug: String = repo
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        Ok(format!("{slug}-{}", hex8(h)))
+        Ok(format!("{}-{}", slug(repo), hex8(h)))
     }
 
     /// The environment for `repo` and `spec`: reused from the cache, or built into a
@@ -553,6 +585,19 @@ impl EnvCache {
             }),
         }
     }
+}
+
+/// A repository's name as the start of a cache directory's name.
+fn slug(repo: &str) -> String {
+    repo.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Empties `tmp` for a build (what a failed attempt left goes).

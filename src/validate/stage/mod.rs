@@ -262,6 +262,7 @@ impl<'a> Validator<'a> {
                 d4j_agrees: None,
                 d4j_excluded: Vec::new(),
                 python: None,
+                maven: None,
             },
             rejection: None,
             cached_runs: 0,

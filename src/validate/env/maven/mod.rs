@@ -1,4 +1,4 @@
-//! `env: maven: auto` (not wired in yet): a Maven project's test environment inferred
+//! `env: maven: auto`: a Maven project's test environment inferred
 //! from each instance's base commit, the way `python: auto` infers a Python one.
 //!
 //! The kind runs in four phases, so the network is touched once per distinct build and
@@ -14,19 +14,21 @@
 //!    enforcer's range, released by the commit's date when one is; a pre-Java-6 level
 //!    no JDK takes is lifted to 6 on a JDK of 11 or older. Every JDK found is offered
 //!    to the build through a `toolchains.xml`.
-//! 3. **Resolve** (later, with network, once per key): download the plugins and
-//!    dependencies the build files name into a local repository shared by every
-//!    commit with the same key.
-//! 4. **Run** (later, offline): `mvn -o` against that repository with the chosen JDK.
+//! 3. **Resolve** ([`mod@kind`], with network, once per key): one real test run at the
+//!    base tree fills a local repository shared by every commit with the same key.
+//! 4. **Run** ([`mod@kind`], offline): `mvn -o` against that repository with the
+//!    chosen JDK, the surefire reports copied where the suite reads them.
 //!
-//! This module holds phases 1 and 2: pure functions of the tree's text and the JDKs
-//! found, tested without Maven or the network.
+//! Phases 1 and 2 are pure functions of the tree's text and the JDKs found, tested
+//! without Maven or the network.
 
 pub mod declare;
 pub mod jdks;
+pub mod kind;
 mod pom;
 
 pub use declare::{declare, declared_at, JavaLevel, MavenDeclared, MavenModule};
 pub use jdks::{
     accepts, choose, discover, discover_in, satisfies_range, toolchains_xml, Jdk, JdkChoice, NoJdk,
 };
+pub use kind::MavenAutoSpec;

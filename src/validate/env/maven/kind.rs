@@ -1,0 +1,545 @@
+//! `env: maven: auto` as a [`Kind`]: per instance, the base commit's poms are read
+//! ([`super::declared_at`]), a JDK chosen ([`super::choose`]), and a local Maven
+//! repository resolved once per key (build files, JDK, Maven) by one real test run —
+//! the only step with network (docs/design/maven-offline.md §1). Runs are `mvn -o`
+//! against that repository, read-only, with hunkgen's own settings so the repository
+//! ids match (§2), and the surefire reports copied into the suite's report directory.
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+
+use super::super::kind::{InstanceEnv, InstanceTree, KeyInputs, Kind, KindRecord, Selected};
+use super::super::{
+    fresh, hex8, prepend_path, read_manifest, sh_quote, slug, BuiltEnv, EnvCache, EnvError,
+    EnvSpec, MANIFEST,
+};
+use super::{choose, declared_at, discover, toolchains_xml, JdkChoice, MavenDeclared};
+use crate::validate::runner::{find_in_path, Command, RunSpec, Runner, SandboxPolicy};
+
+/// `maven: auto` as a spec: nothing is spelled out, everything is read per instance.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MavenAutoSpec;
+
+/// Plugins that check rather than build, skipped in every resolve and run (§8): a
+/// patch's formatting or licence header must not decide a test's outcome.
+pub const SKIP: &[&str] = &[
+    "-Drat.skip",
+    "-Denforcer.skip",
+    "-Dspotless.check.skip=true",
+    "-Dcheckstyle.skip",
+    "-Djacoco.skip",
+    "-Danimal.sniffer.skip",
+    "-Dspotbugs.skip",
+    "-Djapicmp.skip",
+    "-Dmaven.javadoc.skip",
+    "-Dpmd.skip",
+    "-Dcpd.skip",
+    "-Dlicense.skip",
+];
+
+/// Surefire's flags for a selection: a module without the selected classes is no error,
+/// and failing tests do not stop the reactor — the verdict is read from the reports (§4, §6).
+pub const TEST_FLAGS: &[&str] = &[
+    "-Dsurefire.failIfNoSpecifiedTests=false",
+    "-DfailIfNoTests=false",
+    "-Dmaven.test.failure.ignore=true",
+];
+
+/// The seed repository variable: copied into a new environment's repository so it
+/// resolves offline first (tests, air-gapped machines).
+pub const SEED_VAR: &str = "HUNKGEN_MAVEN_SEED";
+
+/// The file in an environment holding the arguments its instance's level needs (a
+/// lifted `-source`/`-target`, or nothing), read by the run command.
+const ARGS_FILE: &str = "mvn.args";
+
+impl Kind for MavenAutoSpec {
+    fn name(&self) -> &'static str {
+        "maven"
+    }
+
+    fn absolutize(&mut self, _resolve: &dyn Fn(&Path) -> PathBuf) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn key_inputs(&self, repo: &str) -> Result<KeyInputs, EnvError> {
+        Err(per_instance(repo))
+    }
+
+    fn build(
+        &self,
+        _cache: &EnvCache,
+        _runner: &Runner,
+        repo: &str,
+        _key: &str,
+        _tmp: &Path,
+    ) -> Result<bool, EnvError> {
+        Err(per_instance(repo))
+    }
+
+    fn vars(&self, dir: &Path) -> Vec<(OsString, OsString)> {
+        match java_home(dir) {
+            Some(home) => vec![
+                ("JAVA_HOME".into(), home.clone().into_os_string()),
+                ("PATH".into(), prepend_path(&home.join("bin"))),
+            ],
+            None => Vec::new(),
+        }
+    }
+
+    fn binds(&self, dir: &Path) -> Vec<PathBuf> {
+        java_home(dir).into_iter().collect()
+    }
+
+    fn default_command(
+        &self,
+        _env: &BuiltEnv,
+        report_dir: &str,
+        classes: &[String],
+    ) -> Option<Result<Command, EnvError>> {
+        Some(Ok(Command::Shell(run_script(report_dir, classes))))
+    }
+
+    fn default_command_runs_classes(&self) -> bool {
+        true
+    }
+
+    /// A `.java` file under a `src/test/java/` directory is its class; another `.java`
+    /// file is no test; anything else goes to a suite's own command as a file.
+    fn select(&self, rel: &str) -> Selected {
+        if !rel.ends_with(".java") {
+            return Selected::File;
+        }
+        Selected::Classes(test_class(rel).into_iter().collect())
+    }
+
+    fn for_instance(
+        &self,
+        cache: &EnvCache,
+        runner: &Runner,
+        repo: &str,
+        tree: &InstanceTree<'_>,
+    ) -> Option<Result<InstanceEnv, EnvError>> {
+        Some(cache.ensure_maven(runner, repo, tree))
+    }
+}
+
+/// `maven: auto` asked of [`EnvCache::ensure`], which builds what is spelled out.
+fn per_instance(repo: &str) -> EnvError {
+    maven_err(
+        repo,
+        "resolved per instance from its base commit (EnvCache::ensure_maven)",
+    )
+}
+
+fn maven_err(repo: &str, why: impl Into<String>) -> EnvError {
+    EnvError::Maven {
+        repo: repo.to_string(),
+        why: why.into(),
+    }
+}
+
+/// The JDK home an environment at `dir` runs with (its `java_home` file).
+fn java_home(dir: &Path) -> Option<PathBuf> {
+    let text = fs::read_to_string(dir.join("java_home")).ok()?;
+    let home = text.trim();
+    (!home.is_empty()).then(|| PathBuf::from(home))
+}
+
+/// The fully qualified class of a test source under a `src/test/java/` directory.
+pub fn test_class(rel: &str) -> Option<String> {
+    const ROOT: &str = "src/test/java/";
+    let after = match rel.strip_prefix(ROOT) {
+        Some(a) => a,
+        None => rel.split_once(&format!("/{ROOT}"))?.1,
+    };
+    let class = after.strip_suffix(".java")?;
+    (!class.is_empty() && !class.contains("..")).then(|| class.replace('/', "."))
+}
+
+/// Whether surefire's default includes take this file name (`Test*`, `*Test`,
+/// `*Tests`, `*TestCase`): a class the resolve run can select to fork a test.
+fn surefire_default(file: &str) -> bool {
+    let Some(stem) = file.strip_suffix(".java") else {
+        return false;
+    };
+    stem.starts_with("Test")
+        || stem.ends_with("Test")
+        || stem.ends_with("Tests")
+        || stem.ends_with("TestCase")
+}
+
+/// One test class per module that has one (the first in path order), so the resolve
+/// run forks surefire in each module and fetches its provider (§1).
+pub fn resolve_classes(d: &MavenDeclared, paths: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for m in &d.modules {
+        let prefix = match m.dir.as_str() {
+            "." | "" => String::new(),
+            dir => format!("{}/", dir.trim_end_matches('/')),
+        };
+        let found = paths.iter().find(|p| {
+            let Some(rel) = p.strip_prefix(&prefix) else {
+                return false;
+            };
+            // The module's own tests, not a nested module's.
+            rel.starts_with("src/test/java/") && p.rsplit('/').next().is_some_and(surefire_default)
+        });
+        if let Some(class) = found.and_then(|p| test_class(&p[prefix.len()..])) {
+            if !out.contains(&class) {
+                out.push(class);
+            }
+        }
+    }
+    out
+}
+
+/// The arguments every `mvn` of an environment takes, `env_dir` being its directory as
+/// a shell word: batch mode, hunkgen's settings (user and global, so no host mirror
+/// renames `central`), the toolchains, the private repository and the skip set.
+pub fn mvn_args(env_dir: &str) -> String {
+    let mut v = vec![
+        "-B".to_string(),
+        format!("-s {env_dir}/settings.xml"),
+        format!("-gs {env_dir}/settings.xml"),
+        format!("-t {env_dir}/toolchains.xml"),
+        format!("-Dmaven.repo.local={env_dir}/repository"),
+    ];
+    v.extend(SKIP.iter().map(|s| s.to_string()));
+    v.join(" ")
+}
+
+/// The level a JDK choice compiles at when it was lifted (§7: the command line
+/// overrides the pom's properties and the compiler's defaults); nothing otherwise.
+pub fn level_flags(choice: &JdkChoice) -> Vec<String> {
+    match (choice.lifted_from, choice.level) {
+        (Some(_), Some(l)) => vec![
+            format!("-Dmaven.compiler.source={l}"),
+            format!("-Dmaven.compiler.target={l}"),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// The run's shell script: stale reports removed, `mvn -o` on the selected classes with
+/// the environment's arguments, then every surefire report copied into `report_dir`;
+/// it exits with mvn's status.
+pub fn run_script(report_dir: &str, classes: &[String]) -> String {
+    let test = match classes.is_empty() {
+        true => String::new(),
+        false => format!(" {}", sh_quote(format!("-Dtest={}", classes.join(",")))),
+    };
+    let reports = sh_quote(report_dir);
+    format!(
+        "find . -type d -path '*/target/surefire-reports' -prune -exec rm -rf {{}} +\n\
+         mvn -o {args} $(cat \"$HUNKGEN_ENV_DIR/{ARGS_FILE}\"){test} {flags} test\n\
+         rc=$?\n\
+         mkdir -p {reports}\n\
+         find . -path '*/target/surefire-reports/TEST-*.xml' -type f -exec cp {{}} {reports}/ \\;\n\
+         exit $rc\n",
+        args = mvn_args("\"$HUNKGEN_ENV_DIR\""),
+        flags = TEST_FLAGS.join(" "),
+    )
+}
+
+/// The settings both steps use: Maven Central under its usual id `central` and no
+/// mirrors, so what the resolve step recorded is found again offline (§2).
+pub fn settings_xml() -> String {
+    let repo = |tag: &str| {
+        format!(
+            "        <{tag}>\n          <id>central</id>\n          \
+             <url>https://repo.maven.apache.org/maven2</url>\n          \
+             <snapshots><enabled>false</enabled></snapshots>\n        </{tag}>\n"
+        )
+    };
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <settings xmlns=\"http://maven.apache.org/SETTINGS/1.0.0\">\n  <profiles>\n    \
+         <profile>\n      <id>hunkgen</id>\n      <repositories>\n{}      </repositories>\n      \
+         <pluginRepositories>\n{}      </pluginRepositories>\n    </profile>\n  </profiles>\n  \
+         <activeProfiles>\n    <activeProfile>hunkgen</activeProfile>\n  </activeProfiles>\n\
+         </settings>\n",
+        repo("repository"),
+        repo("pluginRepository")
+    )
+}
+
+/// `mvn --version`'s first line, asked once per process (the Maven version keys the
+/// repository: its default plugin versions differ, §1).
+fn maven_version() -> Result<String, EnvError> {
+    static VERSION: OnceLock<Option<String>> = OnceLock::new();
+    let missing = || EnvError::MissingTool {
+        tool: "mvn".into(),
+        hint: "install Maven (Debian: maven) and put mvn on PATH".into(),
+    };
+    VERSION
+        .get_or_init(|| {
+            let mvn = find_in_path("mvn")?;
+            let runner = Runner::new(SandboxPolicy::Off).ok()?;
+            let dir = tempfile::Builder::new()
+                .prefix("hunkgen-mvn-")
+                .tempdir()
+                .ok()?;
+            let stdout = dir.path().join("stdout");
+            let mut spec = RunSpec::new(
+                Command::Exec {
+                    program: mvn,
+                    args: vec!["-B".into(), "--version".into()],
+                },
+                dir.path(),
+                &stdout,
+            )
+            .with_timeout(Duration::from_secs(120), Duration::from_secs(5));
+            spec.stderr_path = Some(dir.path().join("stderr"));
+            let out = runner.run(&spec).ok()?;
+            let text = fs::read_to_string(&stdout).ok()?;
+            let first = text.lines().next()?.trim().to_string();
+            (out.exit.success() && first.starts_with("Apache Maven")).then_some(first)
+        })
+        .clone()
+        .ok_or_else(missing)
+}
+
+impl EnvCache {
+    /// The environment `maven: auto` infers for an instance's base tree: the JDK chosen
+    /// from its poms, and a local repository keyed by the build files' contents, the
+    /// JDK and Maven, resolved once per key (offline from a seed first, then online
+    /// when the network is allowed).
+    pub fn ensure_maven(
+        &self,
+        runner: &Runner,
+        repo: &str,
+        tree: &InstanceTree<'_>,
+    ) -> Result<InstanceEnv, EnvError> {
+        if !tree.workdir.is_empty() {
+            return Err(maven_err(
+                repo,
+                "runs from the reactor's root pom: give the suite no workdir",
+            ));
+        }
+        let d = declared_at(tree.repo_path, tree.rev).map_err(|why| maven_err(repo, why))?;
+        let found = discover();
+        let choice = choose(
+            d.java_level.as_ref().map(|l| l.level),
+            d.enforcer_java.as_deref(),
+            d.commit_time,
+            &found,
+        )
+        .map_err(|n| EnvError::UnsupportedJdk {
+            repo: repo.to_string(),
+            why: n.to_string(),
+        })?;
+        let maven = maven_version()?;
+        let mut h = Sha256::new();
+        h.update(b"hunkgen-maven-v1\0");
+        h.update(repo.as_bytes());
+        for f in &d.build_files {
+            let bytes = crate::git::read_blob(tree.repo_path, tree.rev, f, &[])
+                .map_err(|e| maven_err(repo, format!("{f}: {e}")))?;
+            h.update(b"\0");
+            h.update(f.as_bytes());
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(&bytes);
+        }
+        h.update(b"\0");
+        h.update(choice.jdk.version.as_bytes());
+        h.update(b"\0");
+        h.update(maven.as_bytes());
+        let key = format!("{}-maven-{}", slug(repo), hex8(h));
+        let record = crate::model::MavenRecord {
+            jdk: choice.jdk.version.clone(),
+            chosen: choice.why.clone(),
+            level: choice.level,
+            lifted_from: choice.lifted_from,
+            maven,
+            modules: d.modules.iter().map(|m| m.dir.clone()).collect(),
+        };
+        let env = self.build_maven(runner, repo, tree, &d, &choice, &found, key)?;
+        Ok(InstanceEnv {
+            env,
+            prefix: String::new(),
+            generated: Vec::new(),
+            record: KindRecord::Maven(record),
+        })
+    }
+
+    /// The environment at `key`: reused, or made in a reserved temporary directory
+    /// (settings, toolchains, JDK, repository resolved at the base tree) and renamed.
+    #[allow(clippy::too_many_arguments)]
+    fn build_maven(
+        &self,
+        runner: &Runner,
+        repo: &str,
+        tree: &InstanceTree<'_>,
+        d: &MavenDeclared,
+        choice: &JdkChoice,
+        found: &[super::Jdk],
+        key: String,
+    ) -> Result<BuiltEnv, EnvError> {
+        let dir = self.root.join(&key);
+        if let Some(env) = read_manifest(&dir) {
+            return Ok(BuiltEnv {
+                reused: true,
+                ..env
+            });
+        }
+        let write_err = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| EnvError::Write { path, source }
+        };
+        let work =
+            crate::lock::WorkDir::reserve(&self.root, &key).map_err(write_err(&self.root))?;
+        let tmp = work.path().to_path_buf();
+        let made = self.resolve_maven(runner, repo, tree, d, choice, found, &key, &tmp);
+        let offline = match made {
+            Ok(offline) => offline,
+            Err(e) => {
+                let _ = fs::remove_dir_all(&tmp);
+                return Err(e);
+            }
+        };
+        let env = BuiltEnv {
+            dir: dir.clone(),
+            key,
+            spec: EnvSpec::MavenAuto(MavenAutoSpec),
+            reused: false,
+            offline,
+        };
+        let manifest = serde_json::to_vec_pretty(&env).unwrap_or_default();
+        fs::write(tmp.join(MANIFEST), manifest).map_err(write_err(&tmp))?;
+        if let Err(e) = fs::rename(&tmp, &dir) {
+            let _ = fs::remove_dir_all(&tmp);
+            // Another builder finished first: use its environment.
+            return read_manifest(&dir)
+                .map(|env| BuiltEnv {
+                    reused: true,
+                    ..env
+                })
+                .ok_or(EnvError::Write {
+                    path: dir,
+                    source: e,
+                });
+        }
+        Ok(env)
+    }
+
+    /// Writes the environment's files into `tmp` and fills `tmp/repository` by one test
+    /// run at the base tree: offline from the seed when there is one, online when that
+    /// fails or there is none and the network is allowed. Whether it stayed offline.
+    #[allow(clippy::too_many_arguments)]
+    fn resolve_maven(
+        &self,
+        runner: &Runner,
+        repo: &str,
+        tree: &InstanceTree<'_>,
+        d: &MavenDeclared,
+        choice: &JdkChoice,
+        found: &[super::Jdk],
+        key: &str,
+        tmp: &Path,
+    ) -> Result<bool, EnvError> {
+        let write_err = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| EnvError::Write { path, source }
+        };
+        let seed = std::env::var_os(SEED_VAR)
+            .map(PathBuf::from)
+            .filter(|p| p.is_dir());
+        if seed.is_none() && !self.allow_network {
+            return Err(maven_err(
+                repo,
+                format!(
+                    "dependency_unresolvable: the network is off for setup \
+                     (validate.network_for_setup: false) and no seed repository is \
+                     given ({SEED_VAR})"
+                ),
+            ));
+        }
+        fresh(tmp)?;
+        let home = choice.jdk.home.to_string_lossy().into_owned();
+        let level = level_flags(choice).join(" ");
+        let files = [
+            ("settings.xml", settings_xml()),
+            ("toolchains.xml", toolchains_xml(found)),
+            ("java_home", format!("{home}\n")),
+            (ARGS_FILE, format!("{level}\n")),
+        ];
+        for (name, text) in files {
+            let p = tmp.join(name);
+            fs::write(&p, text).map_err(write_err(&p))?;
+        }
+        let repository = tmp.join("repository");
+        fs::create_dir_all(&repository).map_err(write_err(&repository))?;
+        let src = tmp.join("src");
+        crate::git::export_tree(tree.repo_path, tree.rev, None, &src)
+            .map_err(|e| maven_err(repo, format!("exporting {}: {e}", tree.rev)))?;
+        let paths = crate::git::tree_paths(tree.repo_path, tree.rev)
+            .map_err(|e| maven_err(repo, e.to_string()))?;
+        let classes = resolve_classes(d, &paths);
+        let mvn = |offline: bool| {
+            // The temporary directory's paths: the environment is renamed only after.
+            let args = mvn_args(&sh_quote(tmp));
+            let test = match classes.is_empty() {
+                true => String::new(),
+                false => format!(" {}", sh_quote(format!("-Dtest={}", classes.join(",")))),
+            };
+            format!(
+                "cd src && mvn{} {args} {level}{test} {} test",
+                if offline { " -o" } else { "" },
+                TEST_FLAGS.join(" ")
+            )
+        };
+        let vars: Vec<(OsString, OsString)> = vec![
+            ("JAVA_HOME".into(), home.clone().into()),
+            ("PATH".into(), prepend_path(&choice.jdk.home.join("bin"))),
+        ];
+        let mut readable = vec![choice.jdk.home.clone()];
+        let tag = key.rsplit('-').next().unwrap_or(key);
+        let mut offline_failure = None;
+        if let Some(seed) = &seed {
+            readable.push(seed.clone());
+            let script = format!("cp -R {}/. repository/ && {}", sh_quote(seed), mvn(true));
+            let log = format!("maven-resolve-{tag}-offline");
+            match self.step(runner, repo, &log, script, tmp, false, &vars, &readable) {
+                Ok(()) => {
+                    self.finish_maven(tmp, &src)?;
+                    return Ok(true);
+                }
+                Err(e @ EnvError::Step { .. }) => offline_failure = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        if !self.allow_network {
+            let why = offline_failure.map(|e| e.to_string()).unwrap_or_default();
+            return Err(maven_err(
+                repo,
+                format!(
+                    "dependency_unresolvable: resolving offline from the seed repository \
+                     ({SEED_VAR}) failed and the network is off for setup: {why}"
+                ),
+            ));
+        }
+        let log = format!("maven-resolve-{tag}-online");
+        self.step(runner, repo, &log, mvn(false), tmp, true, &vars, &readable)?;
+        self.finish_maven(tmp, &src)?;
+        Ok(false)
+    }
+
+    /// After a resolve the exported tree goes: the environment keeps its files and
+    /// the repository only.
+    fn finish_maven(&self, _tmp: &Path, src: &Path) -> Result<(), EnvError> {
+        fs::remove_dir_all(src).map_err(|source| EnvError::Write {
+            path: src.to_path_buf(),
+            source,
+        })
+    }
+}
+
+#[cfg(test)]
+#[path = "kind_tests.rs"]
+mod tests;

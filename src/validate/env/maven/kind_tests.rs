@@ -1,0 +1,167 @@
+use super::*;
+use crate::validate::env::maven::{declare, Jdk};
+
+#[test]
+fn test_sources_under_src_test_java_are_their_classes() {
+    let k = MavenAutoSpec;
+    assert_eq!(
+        k.select("src/test/java/com/acme/CalcTest.java"),
+        Selected::Classes(vec!["com.acme.CalcTest".into()])
+    );
+    assert_eq!(
+        k.select("core/src/test/java/com/acme/CoreTest.java"),
+        Selected::Classes(vec!["com.acme.CoreTest".into()])
+    );
+    // Main code and a stray `test` directory are no test.
+    assert_eq!(
+        k.select("src/main/java/com/acme/Calc.java"),
+        Selected::Classes(Vec::new())
+    );
+    assert_eq!(
+        k.select("test/java/Foo.java"),
+        Selected::Classes(Vec::new())
+    );
+    assert_eq!(
+        k.select("xsrc/test/java/Foo.java"),
+        Selected::Classes(Vec::new())
+    );
+    assert_eq!(k.select("src/test/resources/data.txt"), Selected::File);
+    assert!(k.default_command_runs_classes());
+}
+
+#[test]
+fn the_run_script_cleans_runs_offline_and_copies_the_reports() {
+    let s = run_script(".hunkgen-reports", &["a.BTest".into(), "c.DTest".into()]);
+    let lines: Vec<&str> = s.lines().collect();
+    // Stale reports of an earlier run go first (§5).
+    assert!(lines[0].contains("'*/target/surefire-reports'") && lines[0].contains("rm -rf"));
+    let mvn = lines[1];
+    assert!(mvn.starts_with("mvn -o -B "), "{mvn}");
+    assert!(
+        mvn.contains("-s \"$HUNKGEN_ENV_DIR\"/settings.xml"),
+        "{mvn}"
+    );
+    assert!(
+        mvn.contains("-gs \"$HUNKGEN_ENV_DIR\"/settings.xml"),
+        "{mvn}"
+    );
+    assert!(mvn.contains("-Dmaven.repo.local=\"$HUNKGEN_ENV_DIR\"/repository"));
+    assert!(
+        mvn.contains("$(cat \"$HUNKGEN_ENV_DIR/mvn.args\")"),
+        "{mvn}"
+    );
+    assert!(mvn.contains("'-Dtest=a.BTest,c.DTest'"), "{mvn}");
+    for f in SKIP.iter().chain(TEST_FLAGS) {
+        assert!(mvn.contains(f), "{f} in {mvn}");
+    }
+    assert!(mvn.ends_with(" test"), "{mvn}");
+    assert_eq!(lines[2], "rc=$?");
+    assert!(s.contains("'*/target/surefire-reports/TEST-*.xml'"), "{s}");
+    assert!(s.contains("cp {} '.hunkgen-reports'/"), "{s}");
+    assert!(s.ends_with("exit $rc\n"), "{s}");
+    // No class: the whole suite (a suite with `scope: full`).
+    assert!(!run_script("r", &[]).contains("-Dtest"));
+}
+
+#[test]
+fn the_run_script_works_in_a_shell() {
+    // A fake mvn records its arguments and writes one report, then fails: the script
+    // copies the report and keeps mvn's status.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bin = dir.path().join("bin");
+    let env = dir.path().join("env");
+    let wc = dir.path().join("wc");
+    for d in [&bin, &env, &wc.join("m/target/surefire-reports")] {
+        fs::create_dir_all(d).expect("mkdir");
+    }
+    fs::write(wc.join("m/target/surefire-reports/TEST-old.xml"), "stale").expect("stale");
+    fs::write(env.join(ARGS_FILE), "-Dmaven.compiler.source=6\n").expect("args");
+    let mvn = bin.join("mvn");
+    fs::write(
+        &mvn,
+        "#!/bin/sh\necho \"$@\" > args.txt\nmkdir -p m/target/surefire-reports\n\
+         echo '<testsuite/>' > m/target/surefire-reports/TEST-a.BTest.xml\nexit 3\n",
+    )
+    .expect("mvn");
+    let mut perm = fs::metadata(&mvn).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    fs::set_permissions(&mvn, perm).expect("chmod");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(run_script("reports", &["a.BTest".into()]))
+        .current_dir(&wc)
+        .env("HUNKGEN_ENV_DIR", &env)
+        .env("PATH", prepend_path(&bin))
+        .output()
+        .expect("sh");
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let args = fs::read_to_string(wc.join("args.txt")).expect("args");
+    assert!(args.starts_with("-o -B -s "), "{args}");
+    assert!(args.contains(&format!("-Dmaven.repo.local={}/repository", env.display())));
+    assert!(
+        args.contains("-Dmaven.compiler.source=6 -Dtest=a.BTest"),
+        "{args}"
+    );
+    assert!(wc.join("reports/TEST-a.BTest.xml").is_file());
+    assert!(!wc.join("reports/TEST-old.xml").exists());
+}
+
+#[test]
+fn the_resolve_run_selects_one_test_class_per_module() {
+    let pom = |modules: &str| {
+        format!(
+            "<project><modelVersion>4.0.0</modelVersion><groupId>g</groupId>\
+             <artifactId>a</artifactId><version>1</version>{modules}</project>"
+        )
+    };
+    let root = pom(
+        "<packaging>pom</packaging><modules><module>core</module><module>app</module></modules>",
+    );
+    let leaf = pom("");
+    let paths: Vec<String> = [
+        "pom.xml",
+        "core/pom.xml",
+        "app/pom.xml",
+        "core/src/test/java/c/Helper.java",
+        "core/src/test/java/c/CoreTest.java",
+        "core/src/test/java/c/OtherTest.java",
+        "app/src/main/java/a/App.java",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let read = |p: &str| match p {
+        "pom.xml" => Some(root.clone()),
+        "core/pom.xml" | "app/pom.xml" => Some(leaf.clone()),
+        _ => None,
+    };
+    let d = declare(&read, &paths, 0).expect("declared");
+    assert_eq!(resolve_classes(&d, &paths), vec!["c.CoreTest".to_string()]);
+}
+
+#[test]
+fn a_lifted_level_is_passed_on_the_command_line() {
+    let jdk = Jdk {
+        home: "/j".into(),
+        feature: 11,
+        version: "11.0.25".into(),
+    };
+    let lifted = JdkChoice {
+        jdk: jdk.clone(),
+        level: Some(6),
+        lifted_from: Some(5),
+        why: String::new(),
+    };
+    assert_eq!(
+        level_flags(&lifted),
+        vec!["-Dmaven.compiler.source=6", "-Dmaven.compiler.target=6"]
+    );
+    let plain = JdkChoice {
+        lifted_from: None,
+        level: Some(8),
+        ..lifted
+    };
+    assert!(level_flags(&plain).is_empty());
+    let settings = settings_xml();
+    assert!(settings.contains("<id>central</id>") && !settings.contains("mirror"));
+}

@@ -1,0 +1,195 @@
+//! `env: maven: auto` end to end: a small Maven project (JUnit 4.13.2, surefire 2.22.2,
+//! compiler 3.8.1, release 8) whose fix commit changes two places in main code and adds
+//! the test that shows it. `hunkgen build` chooses a JDK from the pom, resolves a local
+//! repository once (offline, from the seed `make deps` fills: no network for setup),
+//! runs `mvn -o` in the sandbox, and proves FAIL_TO_PASS; a second build reuses the
+//! environment and resolves nothing.
+
+use crate::common::{hunkgen, manifest, validation_env, Script};
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The seed repository `make deps` fills; the test fails (never skips) without it.
+fn seed() -> PathBuf {
+    let p = std::env::var_os("HUNKGEN_MAVEN_SEED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest().join("target/maven-seed"));
+    assert!(
+        p.join("junit/junit/4.13.2").is_dir()
+            && p.join("org/apache/maven/surefire/surefire-junit4/2.22.2")
+                .is_dir(),
+        "{} is not a seeded Maven repository: run `make deps` (or `make maven-seed`)",
+        p.display()
+    );
+    p
+}
+
+/// The pom: the plugin and JUnit versions of tests/fixtures/maven/seed/pom.xml.
+const POM: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>org.acme</groupId>
+  <artifactId>calc</artifactId>
+  <version>1.0</version>
+  <packaging>jar</packaging>
+  <properties>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+    <maven.compiler.release>8</maven.compiler.release>
+  </properties>
+  <dependencies>
+    <dependency>
+      <groupId>junit</groupId>
+      <artifactId>junit</artifactId>
+      <version>4.13.2</version>
+      <scope>test</scope>
+    </dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-compiler-plugin</artifactId>
+        <version>3.8.1</version>
+      </plugin>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-surefire-plugin</artifactId>
+        <version>2.22.2</version>
+      </plugin>
+    </plugins>
+  </build>
+</project>
+"#;
+
+/// `Calc.java` with two methods far apart (two hunks when both change); `fixed` makes
+/// both right.
+fn calc(fixed: bool) -> String {
+    let (lo, hi) = if fixed {
+        ("a + b", "a * b")
+    } else {
+        ("a - b", "a + b")
+    };
+    format!(
+        "package org.acme;\n\npublic class Calc {{\n    public static int add(int a, int b) {{\n        \
+         return {lo};\n    }}\n{pad}\n    public static int mul(int a, int b) {{\n        return {hi};\n    }}\n}}\n",
+        pad = "\n    // padding\n".repeat(8)
+    )
+}
+
+const OLD_TEST: &str = "package org.acme;\n\nimport static org.junit.Assert.assertEquals;\n\n\
+import org.junit.Test;\n\npublic class ZeroTest {\n    @Test\n    public void zero() {\n        \
+assertEquals(0, Calc.add(0, 0));\n    }\n}\n";
+
+const NEW_TEST: &str = "package org.acme;\n\nimport static org.junit.Assert.assertEquals;\n\n\
+import org.junit.Test;\n\npublic class CalcTest {\n    @Test\n    public void addsAndMultiplies() {\n        \
+assertEquals(5, Calc.add(2, 3));\n        assertEquals(6, Calc.mul(2, 3));\n    }\n}\n";
+
+fn history() -> Script {
+    let mut s = Script::new();
+    s.write("pom.xml", POM);
+    s.write("src/main/java/org/acme/Calc.java", &calc(false));
+    s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
+    s.commit("Initial import");
+    s.write("src/main/java/org/acme/Calc.java", &calc(true));
+    s.write("src/test/java/org/acme/CalcTest.java", NEW_TEST);
+    s.commit("Fix add and mul");
+    s
+}
+
+fn recipe(dir: &Path, repo: &Path) -> PathBuf {
+    let path = dir.join("recipe.yaml");
+    fs::write(
+        &path,
+        format!(
+            "name: mvn\nsource:\n  git:\n    repo: {}\nfiles:\n  code_extensions: [java]\n\
+             select:\n  min_code_hunks: 2\nvalidate:\n  reruns: 1\n  timeout: 600\n  \
+             network_for_setup: false\n  suites:\n    - name: maven\n      env:\n        \
+             maven: auto\n      report: junit\n",
+            repo.display()
+        ),
+    )
+    .expect("recipe");
+    path
+}
+
+/// `hunkgen build` as the validation tests run it, with the seed repository.
+fn build(recipe: &Path, out: &Path, cache: &Path, seed: &Path) -> std::process::Output {
+    hunkgen()
+        .args(["build", "-q"])
+        .arg(recipe)
+        .arg("-o")
+        .arg(out)
+        .envs(validation_env())
+        .env_remove("HUNKGEN_SHARD")
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX")
+        .env("HUNKGEN_CACHE_DIR", cache)
+        .env("HUNKGEN_MAVEN_SEED", seed)
+        .output()
+        .expect("builds")
+}
+
+fn rows(out: &Path, f: &str) -> Vec<Value> {
+    fs::read_to_string(out.join(f))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect()
+}
+
+/// The resolve logs the environment cache holds (one per resolution).
+fn resolve_logs(cache: &Path) -> Vec<String> {
+    fs::read_dir(cache.join("envs/logs"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("maven-resolve-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn maven_auto_proves_the_new_test_offline_and_reuses_its_environment() {
+    let seed = seed();
+    let repo = history();
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &repo.dir);
+    let cache = work.path().join("cache");
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &cache, &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept = rows(&out, "instances.jsonl");
+    let rejected = rows(&out, "rejected.jsonl");
+    assert_eq!(kept.len(), 1, "kept {kept:?}\nrejected {rejected:?}");
+    let row = &kept[0];
+    assert_eq!(
+        row["FAIL_TO_PASS"],
+        serde_json::json!(["org.acme.CalcTest::addsAndMultiplies"]),
+        "{row}"
+    );
+    let mvn = &row["validation"]["maven"];
+    assert!(mvn["jdk"].as_str().is_some_and(|v| !v.is_empty()), "{mvn}");
+    assert_eq!(mvn["level"], 8, "{mvn}");
+    assert!(
+        mvn["maven"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("Apache Maven")),
+        "{mvn}"
+    );
+    assert_eq!(mvn["modules"], serde_json::json!(["."]), "{mvn}");
+    let logs = resolve_logs(&cache);
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    assert!(logs[0].ends_with("-offline.log"), "{logs:?}");
+
+    // Warm: the same key, nothing resolved again (and the same rows).
+    let out2 = work.path().join("out2");
+    let o = build(&recipe, &out2, &cache, &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(resolve_logs(&cache), logs);
+    let again = rows(&out2, "instances.jsonl");
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0]["FAIL_TO_PASS"], row["FAIL_TO_PASS"]);
+    assert_eq!(again[0]["validation"]["maven"], *mvn);
+}
