@@ -298,11 +298,30 @@ fn maven_version() -> Result<String, EnvError> {
             spec.stderr_path = Some(dir.path().join("stderr"));
             let out = runner.run(&spec).ok()?;
             let text = fs::read_to_string(&stdout).ok()?;
-            let first = text.lines().next()?.trim().to_string();
+            let first = strip_ansi(text.lines().next()?).trim().to_string();
             (out.exit.success() && first.starts_with("Apache Maven")).then_some(first)
         })
         .clone()
         .ok_or_else(missing)
+}
+
+/// `text` without its ANSI colour sequences (Maven 3.8 writes some even in batch mode).
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // ESC [ parameters, ended by a letter.
+            for e in chars.by_ref() {
+                if e.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 impl EnvCache {
@@ -461,6 +480,8 @@ impl EnvCache {
             ));
         }
         fresh(tmp)?;
+        // Every step binds uv's cache: it must exist, though Maven never reads it.
+        fs::create_dir_all(&self.uv_cache).map_err(write_err(&self.uv_cache))?;
         let home = choice.jdk.home.to_string_lossy().into_owned();
         let level = level_flags(choice).join(" ");
         let files = [

@@ -165,3 +165,11 @@ fn a_lifted_level_is_passed_on_the_command_line() {
     let settings = settings_xml();
     assert!(settings.contains("<id>central</id>") && !settings.contains("mirror"));
 }
+
+#[test]
+fn maven_colours_are_stripped_from_its_version() {
+    assert_eq!(
+        strip_ansi("\u{1b}[0mApache Maven 3.8.7\u{1b}[0m"),
+        "Apache Maven 3.8.7"
+    );
+}
