@@ -173,3 +173,23 @@ fn maven_colours_are_stripped_from_its_version() {
         "Apache Maven 3.8.7"
     );
 }
+
+#[test]
+fn maven_auto_is_read_and_written_as_the_word_auto() {
+    use crate::validate::env::{EnvSpec, NotOneEnv};
+    let spec: EnvSpec = serde_norway::from_str("maven: auto\n").expect("maven: auto");
+    assert_eq!(spec, EnvSpec::MavenAuto(MavenAutoSpec));
+    assert_eq!(spec.kind().name(), "maven");
+    assert_eq!(
+        serde_json::to_string(&spec).expect("json"),
+        r#"{"maven":"auto"}"#
+    );
+    let back: EnvSpec = serde_json::from_str(r#"{"maven":"auto"}"#).expect("back");
+    assert_eq!(back, spec);
+    // Other forms are written as before: no `maven` key.
+    let py: EnvSpec = serde_norway::from_str("python: auto\n").expect("python: auto");
+    assert_eq!(serde_json::to_string(&py).expect("json"), r#"{"python":"auto"}"#);
+    let err = |y: &str| serde_norway::from_str::<EnvSpec>(y).expect_err(y).to_string();
+    assert!(err("maven: manual\n").contains(&NotOneEnv::MavenWord("manual".into()).to_string()));
+    assert!(err("maven: auto\npython: auto\n").contains(&NotOneEnv::Kinds.to_string()));
+}
