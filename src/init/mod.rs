@@ -46,6 +46,9 @@ pub struct JavaInference {
     pub source_dirs: Vec<String>,
     /// Test directories.
     pub test_dirs: Vec<String>,
+    /// A Maven build at the root (`pom.xml`): the suite is `env: maven: auto`, which
+    /// resolves the project's dependencies itself.
+    pub maven: bool,
 }
 
 /// Why a repository could not be read.
@@ -245,6 +248,15 @@ fn java(
             .map(|b| format!(", build file {b}"))
             .unwrap_or_default()
     ));
+    if paths.iter().any(|p| p == "pom.xml") {
+        inferred.push(maven_line(paths, read));
+        return JavaInference {
+            build_file,
+            source_dirs,
+            test_dirs,
+            maven: true,
+        };
+    }
     let deps = build_file
         .as_deref()
         .filter(|b| b.ends_with("pom.xml"))
@@ -267,7 +279,32 @@ fn java(
         build_file,
         source_dirs,
         test_dirs,
+        maven: false,
     }
+}
+
+/// What `init` says of a root `pom.xml`: the suite it writes and what the poms declare
+/// at `HEAD` (each commit's own are read again when it is validated).
+fn maven_line(paths: &[String], read: &dyn Fn(&str) -> Option<String>) -> String {
+    let what = match crate::validate::env::maven::declare(read, paths, 0) {
+        Ok(d) => format!(
+            "{} module(s) ({}), Java level {}",
+            d.modules.len(),
+            d.modules
+                .iter()
+                .map(|m| m.dir.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            d.java_level
+                .map(|l| format!("{} ({})", l.written, l.origin))
+                .unwrap_or_else(|| "not declared".into())
+        ),
+        Err(e) => format!("the poms do not read at HEAD: {e}"),
+    };
+    format!(
+        "Maven build (pom.xml): env `maven: auto`: each commit's JDK chosen from its poms, \
+         its dependencies resolved once per build files, tests run with `mvn -o`; at HEAD: {what}"
+    )
 }
 
 /// `https://host/owner/repo` from a remote URL (`https://…(.git)`, `git@host:owner/repo`).
@@ -393,7 +430,17 @@ fn validate_section(inf: &Inference) -> String {
     if let Some(p) = &inf.python {
         s.push_str(&p.suite(both));
     }
-    if let Some(j) = &inf.java {
+    if let Some(j) = inf.java.as_ref().filter(|j| j.maven) {
+        s.push_str("    - name: maven\n");
+        if both && !j.test_dirs.is_empty() {
+            let dirs: Vec<String> = j.test_dirs.iter().map(|t| yq(&format!("{t}/"))).collect();
+            s.push_str(&format!("      paths: [{}]\n", dirs.join(", ")));
+        }
+        s.push_str(
+            "      # JDK, local repository and `mvn -o` per commit (docs/validate.md).\n      \
+             env:\n        maven: auto\n      report: junit\n",
+        );
+    } else if let Some(j) = &inf.java {
         s.push_str("    - name: java\n");
         if both && !j.test_dirs.is_empty() {
             let dirs: Vec<String> = j.test_dirs.iter().map(|t| yq(&format!("{t}/"))).collect();

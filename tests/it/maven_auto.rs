@@ -193,3 +193,34 @@ fn maven_auto_proves_the_new_test_offline_and_reuses_its_environment() {
     assert_eq!(again[0]["FAIL_TO_PASS"], row["FAIL_TO_PASS"]);
     assert_eq!(again[0]["validation"]["maven"], *mvn);
 }
+
+/// `hunkgen init` on a tree with a root `pom.xml` writes a `maven: auto` suite and says
+/// what it read from the poms.
+#[test]
+fn init_writes_maven_auto_for_a_root_pom() {
+    let repo = history();
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = work.path().join("recipe.yaml");
+    let o = hunkgen()
+        .arg("init")
+        .arg(&repo.dir)
+        .arg("-o")
+        .arg(&recipe)
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(said.contains("env `maven: auto`"), "{said}");
+    assert!(said.contains("1 module(s) (.), Java level 8"), "{said}");
+    let text = fs::read_to_string(&recipe).expect("recipe");
+    assert!(
+        text.contains("    - name: maven\n")
+            && text.contains("        maven: auto\n      report: junit\n"),
+        "{text}"
+    );
+    assert!(!text.contains("jars:"), "{text}");
+}

@@ -188,8 +188,15 @@ fn maven_auto_is_read_and_written_as_the_word_auto() {
     assert_eq!(back, spec);
     // Other forms are written as before: no `maven` key.
     let py: EnvSpec = serde_norway::from_str("python: auto\n").expect("python: auto");
-    assert_eq!(serde_json::to_string(&py).expect("json"), r#"{"python":"auto"}"#);
-    let err = |y: &str| serde_norway::from_str::<EnvSpec>(y).expect_err(y).to_string();
+    assert_eq!(
+        serde_json::to_string(&py).expect("json"),
+        r#"{"python":"auto"}"#
+    );
+    let err = |y: &str| {
+        serde_norway::from_str::<EnvSpec>(y)
+            .expect_err(y)
+            .to_string()
+    };
     assert!(err("maven: manual\n").contains(&NotOneEnv::MavenWord("manual".into()).to_string()));
     assert!(err("maven: auto\npython: auto\n").contains(&NotOneEnv::Kinds.to_string()));
 }
