@@ -224,3 +224,104 @@ fn init_writes_maven_auto_for_a_root_pom() {
     );
     assert!(!text.contains("jars:"), "{text}");
 }
+
+/// `Calc.java` before (`add` wrong) and after a fix that rights `add` and adds `neg`
+/// far below it (two hunks; a new test that calls `neg` does not compile before).
+fn calc_neg(with_neg: bool) -> String {
+    let neg = if with_neg {
+        "\n    public static int neg(int a) {\n        return -a;\n    }\n"
+    } else {
+        ""
+    };
+    format!(
+        "package org.acme;\n\npublic class Calc {{\n    public static int add(int a, int b) {{\n        \
+         return {add};\n    }}\n{pad}\n    public static int mul(int a, int b) {{\n        return a * b;\n    }}\n{neg}}}\n",
+        pad = "\n    // padding\n".repeat(8),
+        add = if with_neg { "a + b" } else { "a - b" },
+    )
+}
+
+const NEG_TEST: &str = "package org.acme;\n\nimport static org.junit.Assert.assertEquals;\n\n\
+import org.junit.Test;\n\npublic class NegTest {\n    @Test\n    public void negates() {\n        \
+assertEquals(-2, Calc.neg(2));\n    }\n}\n";
+
+/// A fix whose test calls what the fix adds (absent before it: `before_unbuilt`), then a
+/// commit that asks for Java 99, then a fix on top of it (`unsupported_jdk`).
+#[test]
+fn a_test_of_what_the_fix_adds_passes_and_a_level_no_jdk_takes_is_unsupported_jdk() {
+    let seed = seed();
+    let mut s = Script::new();
+    s.write("pom.xml", POM);
+    s.write("src/main/java/org/acme/Calc.java", &calc_neg(false));
+    s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
+    s.commit("Initial import");
+    s.write("src/main/java/org/acme/Calc.java", &calc_neg(true));
+    s.write("src/test/java/org/acme/NegTest.java", NEG_TEST);
+    s.commit("Fix add and add neg");
+    s.write(
+        "pom.xml",
+        &POM.replace("<maven.compiler.release>8<", "<maven.compiler.release>99<"),
+    );
+    s.commit("Require Java 99");
+    let v3 = calc_neg(true)
+        .replace("return a + b;", "return b + a;")
+        .replace("return -a;", "return 0 - a;");
+    s.write("src/main/java/org/acme/Calc.java", &v3);
+    s.write("src/test/java/org/acme/CalcTest.java", NEW_TEST);
+    s.commit("Fix add and neg");
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &work.path().join("cache"), &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept = rows(&out, "instances.jsonl");
+    let rejected = rows(&out, "rejected.jsonl");
+    assert_eq!(kept.len(), 1, "kept {kept:?}\nrejected {rejected:?}");
+    assert_eq!(
+        kept[0]["FAIL_TO_PASS"],
+        serde_json::json!(["org.acme.NegTest::negates"]),
+        "{}",
+        kept[0]
+    );
+    assert!(
+        kept[0]["validation"]["before_unbuilt"].is_string(),
+        "{}",
+        kept[0]["validation"]
+    );
+    let jdk: Vec<&Value> = rejected
+        .iter()
+        .filter(|r| r["reason"] == "unsupported_jdk")
+        .collect();
+    assert_eq!(jdk.len(), 1, "{rejected:?}");
+    assert!(
+        jdk[0]["detail"].as_str().is_some_and(|d| d.contains("99")),
+        "{}",
+        jdk[0]
+    );
+}
+
+/// Without network for setup and without a seed, the environment cannot be resolved:
+/// the instance is rejected, saying `dependency_unresolvable` and why.
+#[test]
+fn without_network_or_seed_the_dependencies_are_unresolvable() {
+    let repo = history();
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &repo.dir);
+    let out = work.path().join("out");
+    let o = build(
+        &recipe,
+        &out,
+        &work.path().join("cache"),
+        &work.path().join("no-seed"),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(rows(&out, "instances.jsonl").is_empty());
+    let rejected = rows(&out, "rejected.jsonl");
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    assert_eq!(rejected[0]["reason"], "environment", "{}", rejected[0]);
+    let detail = rejected[0]["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("dependency_unresolvable") && detail.contains("HUNKGEN_MAVEN_SEED"),
+        "{detail}"
+    );
+}
