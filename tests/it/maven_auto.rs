@@ -325,3 +325,55 @@ fn without_network_or_seed_the_dependencies_are_unresolvable() {
         "{detail}"
     );
 }
+
+/// A fix that also changes the pom (hamcrest named as a test dependency of its own,
+/// as a fix that needs a new library would): the environment is resolved at the base and
+/// again at the changed tree, and the runs find what the changed pom names.
+#[test]
+fn a_fix_that_changes_the_pom_is_resolved_at_the_changed_tree_too() {
+    let seed = seed();
+    let mut s = Script::new();
+    s.write("pom.xml", POM);
+    s.write("src/main/java/org/acme/Calc.java", &calc(false));
+    s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
+    s.commit("Initial import");
+    s.write(
+        "pom.xml",
+        &POM.replace(
+            "  </dependencies>",
+            "    <dependency>\n      <groupId>org.hamcrest</groupId>\n      \
+             <artifactId>hamcrest-core</artifactId>\n      <version>1.3</version>\n      \
+             <scope>test</scope>\n    </dependency>\n  </dependencies>",
+        ),
+    );
+    s.write("src/main/java/org/acme/Calc.java", &calc(true));
+    s.write(
+        "src/test/java/org/acme/CalcTest.java",
+        &NEW_TEST.replace(
+            "import org.junit.Test;",
+            "import org.hamcrest.CoreMatchers;\nimport org.junit.Test;",
+        ),
+    );
+    s.commit("Fix add and mul");
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let cache = work.path().join("cache");
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &cache, &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept = rows(&out, "instances.jsonl");
+    assert_eq!(
+        kept.len(),
+        1,
+        "kept {kept:?}\nrejected {:?}",
+        rows(&out, "rejected.jsonl")
+    );
+    assert_eq!(
+        kept[0]["FAIL_TO_PASS"],
+        serde_json::json!(["org.acme.CalcTest::addsAndMultiplies"])
+    );
+    let logs = resolve_logs(&cache);
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    let log = fs::read_to_string(cache.join("envs/logs").join(&logs[0])).expect("log");
+    assert_eq!(log.matches("BUILD SUCCESS").count(), 2, "{log}");
+}

@@ -48,6 +48,9 @@ pub struct InstanceTree<'a> {
     pub rev: &'a str,
     /// The suite's working directory in the tree (empty: the root).
     pub workdir: &'a str,
+    /// The changes the runs apply over the base, in order (test patch, then patch): a
+    /// kind whose environment follows build files resolves the changed ones too.
+    pub changes: &'a [&'a crate::diff::Patch],
 }
 
 /// An environment made for one instance from its base tree, with what its runs need.

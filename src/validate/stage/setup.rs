@@ -92,6 +92,7 @@ impl Validator<'_> {
         suite: &Suite,
         repo_path: &Path,
         rev: &str,
+        changes: &[&Patch],
     ) -> Result<(BuiltEnv, Option<InstanceEnv>), StageError> {
         let id = format!("{repo}\0{}\0{rev}", suite.name);
         let named = |source| StageError::Env {
@@ -107,6 +108,7 @@ impl Validator<'_> {
             repo_path,
             rev,
             workdir: suite.workdir.as_deref().unwrap_or_default(),
+            changes,
         };
         let Some(made) = suite
             .env
@@ -167,7 +169,8 @@ impl Validator<'_> {
         let suites = suites
             .into_iter()
             .map(|(s, mut sel)| {
-                let (env, made) = self.env_for(&c.repo, s, repo, rev)?;
+                let changes = [&c.test_patch, &c.patch];
+                let (env, made) = self.env_for(&c.repo, s, repo, rev, &changes)?;
                 if let Some(a) = made {
                     sel.prefix = a.prefix;
                     sel.generated = a.generated;

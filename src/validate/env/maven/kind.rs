@@ -162,6 +162,19 @@ pub fn test_class(rel: &str) -> Option<String> {
     (!class.is_empty() && !class.contains("..")).then(|| class.replace('/', "."))
 }
 
+/// Whether a change to this path can change what Maven resolves (a pom, `.mvn/`).
+pub fn is_build_file(path: &str) -> bool {
+    path == "pom.xml" || path.ends_with("/pom.xml") || path.starts_with(".mvn/")
+}
+
+/// Whether any of `changes` touches a build file: then the environment is resolved at
+/// the changed tree too (its poms may name what the base's do not).
+fn changes_build(changes: &[&crate::diff::Patch]) -> bool {
+    changes
+        .iter()
+        .any(|p| p.files.iter().any(|f| is_build_file(f.path())))
+}
+
 /// Whether surefire's default includes take this file name (`Test*`, `*Test`,
 /// `*Tests`, `*TestCase`): a class the resolve run can select to fork a test.
 fn surefire_default(file: &str) -> bool {
@@ -369,6 +382,14 @@ impl EnvCache {
         h.update(choice.jdk.version.as_bytes());
         h.update(b"\0");
         h.update(maven.as_bytes());
+        if changes_build(tree.changes) {
+            // The changed tree's build files follow from the base's and the changes.
+            h.update(b"\0changes");
+            for p in tree.changes {
+                h.update(b"\0");
+                h.update(p.to_bytes());
+            }
+        }
         let key = format!("{}-maven-{}", slug(repo), hex8(h));
         let record = crate::model::MavenRecord {
             jdk: choice.jdk.version.clone(),
@@ -502,6 +523,19 @@ impl EnvCache {
         let paths = crate::git::tree_paths(tree.repo_path, tree.rev)
             .map_err(|e| maven_err(repo, e.to_string()))?;
         let classes = resolve_classes(d, &paths);
+        // The tree the runs end at, when the changes touch a build file: resolved too.
+        let after = tmp.join("after");
+        let mut trees = vec!["src"];
+        if changes_build(tree.changes) {
+            crate::git::export_tree(tree.repo_path, tree.rev, None, &after)
+                .map_err(|e| maven_err(repo, format!("exporting {}: {e}", tree.rev)))?;
+            for p in tree.changes {
+                crate::validate::apply::apply_to_dir(p, &after).map_err(|e| {
+                    maven_err(repo, format!("applying the changes to resolve them: {e}"))
+                })?;
+            }
+            trees.push("after");
+        }
         let mvn = |offline: bool| {
             // The temporary directory's paths: the environment is renamed only after.
             let args = mvn_args(&sh_quote(tmp));
@@ -509,11 +543,17 @@ impl EnvCache {
                 true => String::new(),
                 false => format!(" {}", sh_quote(format!("-Dtest={}", classes.join(",")))),
             };
-            format!(
-                "cd src && mvn{} {args} {level}{test} {} test",
-                if offline { " -o" } else { "" },
-                TEST_FLAGS.join(" ")
-            )
+            trees
+                .iter()
+                .map(|t| {
+                    format!(
+                        "(cd {t} && mvn{} {args} {level}{test} {} test)",
+                        if offline { " -o" } else { "" },
+                        TEST_FLAGS.join(" ")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(" && ")
         };
         let vars: Vec<(OsString, OsString)> = vec![
             ("JAVA_HOME".into(), home.clone().into()),
@@ -528,7 +568,7 @@ impl EnvCache {
             let log = format!("maven-resolve-{tag}-offline");
             match self.step(runner, repo, &log, script, tmp, false, &vars, &readable) {
                 Ok(()) => {
-                    self.finish_maven(tmp, &src)?;
+                    self.finish_maven(&src, &after)?;
                     return Ok(true);
                 }
                 Err(e @ EnvError::Step { .. }) => offline_failure = Some(e),
@@ -547,17 +587,20 @@ impl EnvCache {
         }
         let log = format!("maven-resolve-{tag}-online");
         self.step(runner, repo, &log, mvn(false), tmp, true, &vars, &readable)?;
-        self.finish_maven(tmp, &src)?;
+        self.finish_maven(&src, &after)?;
         Ok(false)
     }
 
-    /// After a resolve the exported tree goes: the environment keeps its files and
+    /// After a resolve the exported trees go: the environment keeps its files and
     /// the repository only.
-    fn finish_maven(&self, _tmp: &Path, src: &Path) -> Result<(), EnvError> {
-        fs::remove_dir_all(src).map_err(|source| EnvError::Write {
-            path: src.to_path_buf(),
-            source,
-        })
+    fn finish_maven(&self, src: &Path, after: &Path) -> Result<(), EnvError> {
+        for t in [src, after].into_iter().filter(|t| t.exists()) {
+            fs::remove_dir_all(t).map_err(|source| EnvError::Write {
+                path: t.to_path_buf(),
+                source,
+            })?;
+        }
+        Ok(())
     }
 }
 

@@ -200,3 +200,12 @@ fn maven_auto_is_read_and_written_as_the_word_auto() {
     assert!(err("maven: manual\n").contains(&NotOneEnv::MavenWord("manual".into()).to_string()));
     assert!(err("maven: auto\npython: auto\n").contains(&NotOneEnv::Kinds.to_string()));
 }
+
+#[test]
+fn poms_and_the_mvn_directory_are_build_files() {
+    assert!(is_build_file("pom.xml"));
+    assert!(is_build_file("core/pom.xml"));
+    assert!(is_build_file(".mvn/maven.config"));
+    assert!(!is_build_file("src/main/java/Pom.java"));
+    assert!(!is_build_file("docs/pom.xml.md"));
+}
