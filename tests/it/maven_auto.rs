@@ -377,3 +377,70 @@ fn a_fix_that_changes_the_pom_is_resolved_at_the_changed_tree_too() {
     let log = fs::read_to_string(cache.join("envs/logs").join(&logs[0])).expect("log");
     assert_eq!(log.matches("BUILD SUCCESS").count(), 2, "{log}");
 }
+
+/// A reactor of two modules (`app` depends on `core`): the resolve run selects a test of
+/// each, the fix in `core` is proven by a new test in `app`, whose report is copied out of
+/// `app/target/surefire-reports`.
+#[test]
+fn a_two_module_reactor_is_validated_from_its_root() {
+    let seed = seed();
+    let module = |name: &str, deps: &str| {
+        POM.replace(
+            "<artifactId>calc</artifactId>\n  <version>1.0</version>\n  <packaging>jar</packaging>",
+            &format!(
+                "<parent><groupId>org.acme</groupId><artifactId>parent</artifactId>\
+                 <version>1.0</version></parent>\n  <artifactId>{name}</artifactId>"
+            ),
+        )
+        .replace("  <dependencies>\n", &format!("  <dependencies>\n{deps}"))
+    };
+    let root = POM
+        .replace("<artifactId>calc</artifactId>", "<artifactId>parent</artifactId>")
+        .replace(
+            "<packaging>jar</packaging>",
+            "<packaging>pom</packaging>\n  <modules><module>core</module><module>app</module></modules>",
+        );
+    let core_dep = "    <dependency><groupId>org.acme</groupId><artifactId>core</artifactId>\
+                    <version>1.0</version></dependency>\n";
+    let mut s = Script::new();
+    s.write("pom.xml", &root);
+    s.write("core/pom.xml", &module("core", ""));
+    s.write("app/pom.xml", &module("app", core_dep));
+    s.write("core/src/main/java/org/acme/Calc.java", &calc(false));
+    s.write("core/src/test/java/org/acme/ZeroTest.java", OLD_TEST);
+    s.write(
+        "app/src/test/java/org/acme/AppZeroTest.java",
+        &OLD_TEST.replace("ZeroTest", "AppZeroTest"),
+    );
+    s.commit("Initial import");
+    s.write("core/src/main/java/org/acme/Calc.java", &calc(true));
+    s.write("app/src/test/java/org/acme/CalcTest.java", NEW_TEST);
+    s.commit("Fix add and mul");
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let cache = work.path().join("cache");
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &cache, &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept = rows(&out, "instances.jsonl");
+    assert_eq!(
+        kept.len(),
+        1,
+        "kept {kept:?}\nrejected {:?}",
+        rows(&out, "rejected.jsonl")
+    );
+    assert_eq!(
+        kept[0]["FAIL_TO_PASS"],
+        serde_json::json!(["org.acme.CalcTest::addsAndMultiplies"])
+    );
+    assert_eq!(
+        kept[0]["validation"]["maven"]["modules"],
+        serde_json::json!([".", "core", "app"])
+    );
+    let logs = resolve_logs(&cache);
+    let log = fs::read_to_string(cache.join("envs/logs").join(&logs[0])).expect("log");
+    // One test of each module ran, so each forked surefire.
+    for t in ["Running org.acme.ZeroTest", "Running org.acme.AppZeroTest"] {
+        assert!(log.contains(t), "{t} in {log}");
+    }
+}
