@@ -239,9 +239,24 @@ pub fn level_flags(choice: &JdkChoice) -> Vec<String> {
     }
 }
 
+/// Where the run keeps mvn's output to look for resolution errors in it.
+const LOG: &str = ".hunkgen-mvn.log";
+
+/// What Maven says offline when the repository lacks an artifact (§3): the run's tree
+/// needs what the resolve step did not fetch, an environment problem, not the tests'.
+pub const UNRESOLVED: &[&str] = &[
+    "has not been downloaded from it before",
+    "in offline mode",
+    "Could not resolve dependencies",
+];
+
+/// The line the run adds after such an error, so the run's log ends saying so.
+const UNRESOLVED_WHY: &str =
+    "the environment's repository lacks an artifact this tree needs (Maven ran offline)";
+
 /// The run's shell script: stale reports removed, `mvn -o` on the selected classes with
-/// the environment's arguments, then every surefire report copied into `report_dir`;
-/// it exits with mvn's status.
+/// the environment's arguments (a resolution error named on a line of its own), then
+/// every surefire report copied into `report_dir`; it exits with mvn's status.
 pub fn run_script(report_dir: &str, classes: &[String]) -> String {
     let test = match classes.is_empty() {
         true => String::new(),
@@ -250,13 +265,24 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
     let reports = sh_quote(report_dir);
     format!(
         "find . -type d -path '*/target/surefire-reports' -prune -exec rm -rf {{}} +\n\
-         mvn -o {args} $(cat \"$HUNKGEN_ENV_DIR/{ARGS_FILE}\"){test} {flags} test\n\
+         mvn -o {args} $(cat \"$HUNKGEN_ENV_DIR/{ARGS_FILE}\"){test} {flags} test > {LOG} 2>&1\n\
          rc=$?\n\
+         cat {LOG}\n\
+         if [ $rc -ne 0 ] && grep -q {unresolved} {LOG}; then \
+         echo {why}; fi\n\
          mkdir -p {reports}\n\
          find . -path '*/target/surefire-reports/TEST-*.xml' -type f -exec cp {{}} {reports}/ \\;\n\
          exit $rc\n",
         args = mvn_args("\"$HUNKGEN_ENV_DIR\""),
         flags = TEST_FLAGS.join(" "),
+        why = sh_quote(format!(
+            "hunkgen: dependency_unresolvable: {UNRESOLVED_WHY}"
+        )),
+        unresolved = UNRESOLVED
+            .iter()
+            .map(|p| format!("-e {}", sh_quote(p)))
+            .collect::<Vec<_>>()
+            .join(" "),
     )
 }
 

@@ -54,7 +54,7 @@ fn the_run_script_cleans_runs_offline_and_copies_the_reports() {
     for f in SKIP.iter().chain(TEST_FLAGS) {
         assert!(mvn.contains(f), "{f} in {mvn}");
     }
-    assert!(mvn.ends_with(" test"), "{mvn}");
+    assert!(mvn.ends_with(" test > .hunkgen-mvn.log 2>&1"), "{mvn}");
     assert_eq!(lines[2], "rc=$?");
     assert!(s.contains("'*/target/surefire-reports/TEST-*.xml'"), "{s}");
     assert!(s.contains("cp {} '.hunkgen-reports'/"), "{s}");
@@ -80,7 +80,8 @@ fn the_run_script_works_in_a_shell() {
     fs::write(
         &mvn,
         "#!/bin/sh\necho \"$@\" > args.txt\nmkdir -p m/target/surefire-reports\n\
-         echo '<testsuite/>' > m/target/surefire-reports/TEST-a.BTest.xml\nexit 3\n",
+         echo '<testsuite/>' > m/target/surefire-reports/TEST-a.BTest.xml\n\
+         echo 'Cannot access central in offline mode'\nexit 3\n",
     )
     .expect("mvn");
     let mut perm = fs::metadata(&mvn).expect("meta").permissions();
@@ -95,6 +96,15 @@ fn the_run_script_works_in_a_shell() {
         .output()
         .expect("sh");
     assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("Cannot access central in offline mode"),
+        "{said}"
+    );
+    assert!(
+        said.contains("hunkgen: dependency_unresolvable: "),
+        "{said}"
+    );
     let args = fs::read_to_string(wc.join("args.txt")).expect("args");
     assert!(args.starts_with("-o -B -s "), "{args}");
     assert!(args.contains(&format!("-Dmaven.repo.local={}/repository", env.display())));
