@@ -35,6 +35,27 @@ pub fn try_exclusive(file: &File) -> std::io::Result<bool> {
     }
 }
 
+/// Open (creating) `path` and wait for an exclusive lock on it: one builder per cache
+/// key at a time, across threads (each open is its own description) and processes.
+pub fn wait_exclusive(path: &Path) -> std::io::Result<File> {
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)?;
+    loop {
+        // SAFETY: flock on a descriptor this `File` owns for the duration of the call.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+        if rc == 0 {
+            return Ok(file);
+        }
+        let err = std::io::Error::last_os_error();
+        if err.kind() != std::io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+}
+
 /// Whether a live process holds the lock on `path` (a file it created and locked); a
 /// file that is gone or cannot be opened counts as held (leave it alone).
 pub fn held_elsewhere(path: &Path) -> bool {
