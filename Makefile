@@ -38,7 +38,7 @@ export HUNKGEN_D4J_JAVA_HOME ?= /usr/lib/jvm/java-11-openjdk-amd64
 # tests resolve offline from it (HUNKGEN_MAVEN_SEED).
 MAVEN_SEED_DIR := target/maven-seed
 export HUNKGEN_MAVEN_SEED ?= $(CURDIR)/$(MAVEN_SEED_DIR)
-MAVEN_SEEDED := target/.maven-seeded-1
+MAVEN_SEEDED := target/.maven-seeded-2
 # A second Python interpreter for the interpreter-discovery tests (src/validate/env/
 # pythons.rs): Debian bullseye's python3.9 under a low apt pin (python3.9-venv conflicts
 # with bookworm's and uv does not need it).

@@ -550,7 +550,10 @@ fn grade(r: &mut PredictionResult, result: &RunResult, gold: &GoldenTests, error
             r.resolved = status == Resolution::Full;
         }
         RunResult::Infra(f) => match f.kind {
-            InfraKind::BuildFailure | InfraKind::CollectionError => {
+            InfraKind::BuildFailure
+            | InfraKind::CollectionError
+            | InfraKind::CompileError
+            | InfraKind::TestCompileError => {
                 r.compiled = Some(false);
                 r.resolution = Some(ResolutionStatus::No);
             }

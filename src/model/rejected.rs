@@ -78,8 +78,8 @@ pub enum RejectReason {
     /// other than a bug (`enhancement`, `feature`, …) and none as a bug
     /// (`source.git.issue_labels`; the detail names each issue and label).
     IssueLabelNotFix,
-    /// A Defects4J version does not compile with the JDK in use (the detail quotes the
-    /// compiler's first errors).
+    /// The code under test does not compile: a Defects4J version with the JDK in use, or
+    /// a `maven: auto` run's main sources (the detail quotes the compiler's first errors).
     CompileError,
     /// The proven FAIL_TO_PASS is not Defects4J's `trigger_tests` (the detail names both).
     D4jDisagrees,
@@ -89,6 +89,18 @@ pub enum RejectReason {
     /// The build needs a JDK no JDK on this machine is (`maven: auto`; the detail names
     /// the level or range needed and the JDKs found).
     UnsupportedJdk,
+    /// The build tool could not resolve a dependency (`maven: auto`: no network for the
+    /// resolve step and no seed repository, or an artifact a run needs that the resolve
+    /// step did not fetch; the detail quotes the tool).
+    DependencyUnresolvable,
+    /// The build tool a suite needs is not on this machine (`gradle: auto` without a
+    /// Gradle distribution; the detail says where it was looked for).
+    BuildToolUnavailable,
+    /// The test code does not compile (`maven: auto`; the detail quotes the compiler).
+    TestCompileError,
+    /// The selected test classes ran no test (JUnit 5 under an old surefire, a class
+    /// that is no test): never counted as passing.
+    ZeroTests,
     /// A suite's environment could not be built (the detail names the step that failed).
     Environment,
     /// A test run did not finish within the recipe's timeout.
@@ -178,8 +190,16 @@ impl RejectReason {
         match self {
             R::NoFailToPass | R::NewApiOnly => YieldClass::NotAFix,
             R::PassToFail => YieldClass::BrokenFix,
-            R::Environment | R::UnsupportedPython | R::UnsupportedJdk => YieldClass::Environment,
-            R::Infrastructure | R::NoTestSuite | R::CompileError => YieldClass::TestInfrastructure,
+            R::Environment
+            | R::UnsupportedPython
+            | R::UnsupportedJdk
+            | R::DependencyUnresolvable
+            | R::BuildToolUnavailable => YieldClass::Environment,
+            R::Infrastructure
+            | R::NoTestSuite
+            | R::CompileError
+            | R::TestCompileError
+            | R::ZeroTests => YieldClass::TestInfrastructure,
             R::Timeout => YieldClass::Timeout,
             R::FewNecessaryHunks => YieldClass::FewNecessaryHunks,
             R::D4jDisagrees => YieldClass::D4jDisagrees,

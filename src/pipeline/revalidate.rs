@@ -292,6 +292,10 @@ fn revalidate_one(
             | R::Environment
             | R::UnsupportedPython
             | R::UnsupportedJdk
+            | R::DependencyUnresolvable
+            | R::BuildToolUnavailable
+            | R::TestCompileError
+            | R::ZeroTests
             | R::Timeout => "broken",
             _ => "changed",
         };

@@ -58,6 +58,33 @@ pub enum InfraKind {
     BuildFailure,
     /// Exit 0 but no test results at all (wrong test selection, reports not written).
     NoResults,
+    /// The build tool could not resolve a dependency offline (`maven: auto`).
+    Unresolved,
+    /// The code under test did not compile (`maven: auto`).
+    CompileError,
+    /// The test code did not compile (`maven: auto`): before a fix, a test calling
+    /// what the fix adds.
+    TestCompileError,
+    /// The selected test classes exist but ran no test (JUnit 5 under an old surefire).
+    ZeroTests,
+}
+
+/// The prefix of the line a kind's run script ends its log with to say why no test
+/// ran (`hunkgen: compile_error: …`); the build tool's own words are above it.
+pub const MARK: &str = "hunkgen: ";
+
+/// The kind a run's log names on one of its last lines, with that line's words.
+fn marked(tail: &str) -> Option<(InfraKind, String)> {
+    let line = tail.rsplit(" | ").find_map(|l| l.strip_prefix(MARK))?;
+    let (code, why) = line.split_once(": ").unwrap_or((line, ""));
+    let kind = match code {
+        "dependency_unresolvable" => InfraKind::Unresolved,
+        "compile_error" => InfraKind::CompileError,
+        "test_compile_error" => InfraKind::TestCompileError,
+        "zero_tests" => InfraKind::ZeroTests,
+        _ => return None,
+    };
+    Some((kind, format!("{code}: {why}")))
 }
 
 /// A run whose suite did not run: kind, a human reason, and the log to read.
@@ -454,6 +481,9 @@ pub fn verdict(
         );
     }
     if tests.is_empty() {
+        if let Some((kind, why)) = marked(&log_tail(&outcome.log_path, 3)) {
+            return infra(kind, format!("{why}; log ends: {tail}"));
+        }
         return match outcome.exit {
             ExitKind::Code(0) => infra(
                 InfraKind::NoResults,

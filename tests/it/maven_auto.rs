@@ -17,6 +17,8 @@ fn seed() -> PathBuf {
         .unwrap_or_else(|| manifest().join("target/maven-seed"));
     assert!(
         p.join("junit/junit/4.13.2").is_dir()
+            && p.join("org/junit/jupiter/junit-jupiter-api/5.10.2")
+                .is_dir()
             && p.join("org/apache/maven/surefire/surefire-junit4/2.22.2")
                 .is_dir(),
         "{} is not a seeded Maven repository: run `make deps` (or `make maven-seed`)",
@@ -318,10 +320,14 @@ fn without_network_or_seed_the_dependencies_are_unresolvable() {
     assert!(rows(&out, "instances.jsonl").is_empty());
     let rejected = rows(&out, "rejected.jsonl");
     assert_eq!(rejected.len(), 1, "{rejected:?}");
-    assert_eq!(rejected[0]["reason"], "environment", "{}", rejected[0]);
+    assert_eq!(
+        rejected[0]["reason"], "dependency_unresolvable",
+        "{}",
+        rejected[0]
+    );
     let detail = rejected[0]["detail"].as_str().unwrap_or_default();
     assert!(
-        detail.contains("dependency_unresolvable") && detail.contains("HUNKGEN_MAVEN_SEED"),
+        detail.contains("network") && detail.contains("HUNKGEN_MAVEN_SEED"),
         "{detail}"
     );
 }
@@ -443,4 +449,145 @@ fn a_two_module_reactor_is_validated_from_its_root() {
     for t in ["Running org.acme.ZeroTest", "Running org.acme.AppZeroTest"] {
         assert!(log.contains(t), "{t} in {log}");
     }
+}
+
+/// The history behind [`each_way_a_run_fails_has_its_own_reason`]: `Calc.add` is
+/// wrong; four commits each fix it and add a test, and each fails to prove it its own way.
+fn failing_history() -> Script {
+    let jupiter = POM.replace(
+        "  </dependencies>",
+        "    <dependency>\n      <groupId>org.junit.jupiter</groupId>\n      \
+         <artifactId>junit-jupiter-api</artifactId>\n      <version>5.10.2</version>\n      \
+         <scope>test</scope>\n    </dependency>\n  </dependencies>",
+    );
+    let mut s = Script::new();
+    s.write("pom.xml", &jupiter);
+    s.write("src/main/java/org/acme/Calc.java", &calc(false));
+    s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
+    s.commit("Initial import");
+    // 1. The fixed main code does not compile.
+    s.write(
+        "src/main/java/org/acme/Calc.java",
+        &calc(true).replace("return a * b;", "return a * b"),
+    );
+    s.write("src/test/java/org/acme/CalcTest.java", NEW_TEST);
+    s.commit("Fix add and mul, not compiling");
+    // 2. The new test is a JUnit 5 class: surefire 2.22.2 without the platform engine
+    //    takes JUnit 4's provider, which runs none of its tests.
+    s.write("src/main/java/org/acme/Calc.java", &calc(false));
+    s.commit("Initial import again");
+    s.write("src/main/java/org/acme/Calc.java", &calc(true));
+    s.write(
+        "src/test/java/org/acme/JupiterTest.java",
+        "package org.acme;\n\nimport static org.junit.jupiter.api.Assertions.assertEquals;\n\n\
+         import org.junit.jupiter.api.Test;\n\npublic class JupiterTest {\n    @Test\n    \
+         public void adds() {\n        assertEquals(5, Calc.add(2, 3));\n        \
+         assertEquals(6, Calc.mul(2, 3));\n    }\n}\n",
+    );
+    s.commit("Fix add and mul, tested with JUnit 5");
+    // 3. Broken again, then fixed with a test that needs the network: it fails in the
+    //    sandbox on both sides, so nothing goes from failing to passing.
+    s.write("src/main/java/org/acme/Calc.java", &calc(false));
+    s.commit("Initial import once more");
+    s.write("src/main/java/org/acme/Calc.java", &calc(true));
+    s.write(
+        "src/test/java/org/acme/NetTest.java",
+        &NEW_TEST.replace("CalcTest", "NetTest").replace(
+            "        assertEquals(5, Calc.add(2, 3));",
+            "        new java.net.URL(\"https://repo.maven.apache.org/maven2/\").openStream().close();\n        \
+             assertEquals(5, Calc.add(2, 3));",
+        ).replace("addsAndMultiplies()", "addsAndMultiplies() throws Exception"),
+    );
+    s.commit("Fix add and mul, tested online");
+    s
+}
+
+/// A fix whose main code does not compile is `compile_error`; one whose new test class
+/// runs no test is `zero_tests` (never a pass); one whose test needs the network fails in
+/// the sandbox on both sides (`no_fail_to_pass`, the run's log saying why): each with
+/// its own reason, none an infrastructure failure.
+#[test]
+fn each_way_a_run_fails_has_its_own_reason() {
+    let seed = seed();
+    let s = failing_history();
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &work.path().join("cache"), &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept = rows(&out, "instances.jsonl");
+    let rejected = rows(&out, "rejected.jsonl");
+    assert!(kept.is_empty(), "kept {kept:?}");
+    // Rejections name no commit: each reason once, each detail in its own words.
+    let mut reasons: Vec<&str> = rejected
+        .iter()
+        .map(|r| r["reason"].as_str().unwrap_or_default())
+        .collect();
+    reasons.sort_unstable();
+    assert_eq!(
+        reasons,
+        ["compile_error", "no_fail_to_pass", "zero_tests"],
+        "{rejected:?}"
+    );
+    let detail = |reason: &str| -> String {
+        rejected
+            .iter()
+            .find(|r| r["reason"] == reason)
+            .and_then(|r| r["detail"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let d = detail("compile_error");
+    assert!(
+        d.starts_with("after run 0: compile_error: the main sources"),
+        "{d}"
+    );
+    let d = detail("zero_tests");
+    assert!(d.contains("zero_tests: Maven finished"), "{d}");
+    // The network test failed on both sides: nothing reached the network.
+    let d = detail("no_fail_to_pass");
+    assert!(d.contains("f2f 1"), "{d}");
+}
+
+/// A pom at source level 1.5, which no JDK here compiles: JDK 11 builds it lifted to
+/// 1.6 (as Defects4J does), recorded in `validation.maven`, and the fix is proven.
+#[test]
+fn a_source_level_below_every_jdk_is_lifted_and_recorded() {
+    let seed = seed();
+    let old = POM.replace(
+        "<maven.compiler.release>8</maven.compiler.release>",
+        "<maven.compiler.source>1.5</maven.compiler.source>\n    \
+         <maven.compiler.target>1.5</maven.compiler.target>",
+    );
+    let mut s = Script::new();
+    s.write("pom.xml", &old);
+    s.write("src/main/java/org/acme/Calc.java", &calc(false));
+    s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
+    s.commit("Initial import");
+    s.write("src/main/java/org/acme/Calc.java", &calc(true));
+    s.write("src/test/java/org/acme/CalcTest.java", NEW_TEST);
+    s.commit("Fix add and mul");
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &work.path().join("cache"), &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept = rows(&out, "instances.jsonl");
+    assert_eq!(
+        kept.len(),
+        1,
+        "kept {kept:?}\nrejected {:?}",
+        rows(&out, "rejected.jsonl")
+    );
+    assert_eq!(
+        kept[0]["FAIL_TO_PASS"],
+        serde_json::json!(["org.acme.CalcTest::addsAndMultiplies"])
+    );
+    let mvn = &kept[0]["validation"]["maven"];
+    assert_eq!(mvn["level"], 6, "{mvn}");
+    assert_eq!(mvn["lifted_from"], 5, "{mvn}");
+    assert!(
+        mvn["jdk"].as_str().is_some_and(|v| v.starts_with("11")),
+        "{mvn}"
+    );
 }

@@ -285,8 +285,24 @@ pub enum EnvError {
         /// What the tree needs and the JDKs found.
         why: String,
     },
-    /// `maven: auto` could not read the tree, or could not resolve its dependencies
-    /// (`dependency_unresolvable: …`).
+    /// The build tool could not resolve the tree's dependencies: no network for the
+    /// resolve step and no seed, or the repositories lack an artifact.
+    #[error("{repo}: dependency_unresolvable: {why}")]
+    Unresolvable {
+        /// The repository.
+        repo: String,
+        /// The cause, in the build tool's words where it gave some.
+        why: String,
+    },
+    /// The build tool a suite needs is not on this machine (`gradle: auto`).
+    #[error("{repo}: build_tool_unavailable: {why}")]
+    BuildToolUnavailable {
+        /// The repository.
+        repo: String,
+        /// What was looked for, and where.
+        why: String,
+    },
+    /// `maven: auto` could not read the tree.
     #[error("maven: auto for {repo}: {why}")]
     Maven {
         /// The repository.
@@ -307,13 +323,18 @@ pub enum EnvError {
 
 impl EnvError {
     /// The rejection reason of an instance whose environment failed this way: no
-    /// interpreter for it is `unsupported_python`, anything else `environment`.
+    /// interpreter for it is `unsupported_python`, no JDK `unsupported_jdk`, an artifact
+    /// out of reach `dependency_unresolvable`, anything else `environment`.
     pub fn reject_reason(&self) -> crate::model::RejectReason {
         match self {
             EnvError::UnsupportedPython { .. } | EnvError::Python2Only { .. } => {
                 crate::model::RejectReason::UnsupportedPython
             }
             EnvError::UnsupportedJdk { .. } => crate::model::RejectReason::UnsupportedJdk,
+            EnvError::Unresolvable { .. } => crate::model::RejectReason::DependencyUnresolvable,
+            EnvError::BuildToolUnavailable { .. } => {
+                crate::model::RejectReason::BuildToolUnavailable
+            }
             _ => crate::model::RejectReason::Environment,
         }
     }

@@ -241,3 +241,39 @@ fn verdict_separates_infra_failures_from_test_failures() {
         RunResult::Tests(one)
     );
 }
+
+/// A kind's last-line mark names why nothing ran; an unknown mark, a mark above the
+/// last lines or one beside test results changes nothing.
+#[test]
+fn a_marked_log_names_its_infrastructure_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("run.log");
+    let kind = |text: &str, exit: i32, tests: TestResults| {
+        fs::write(&log, text).unwrap();
+        match verdict(&outcome(ExitKind::Code(exit), false, &log), tests, &[]) {
+            RunResult::Infra(f) => Some((f.kind, f.reason)),
+            RunResult::Tests(_) => None,
+        }
+    };
+    let cases = [
+        ("dependency_unresolvable", InfraKind::Unresolved, 1),
+        ("compile_error", InfraKind::CompileError, 1),
+        ("test_compile_error", InfraKind::TestCompileError, 1),
+        ("zero_tests", InfraKind::ZeroTests, 0),
+    ];
+    for (code, want, exit) in cases {
+        let text = format!("[ERROR] BUILD FAILURE\n\n{MARK}{code}: because\n");
+        let (k, reason) = kind(&text, exit, TestResults::new()).unwrap();
+        assert_eq!(k, want, "{code}");
+        assert!(reason.starts_with(&format!("{code}: because")), "{reason}");
+    }
+    let (k, _) = kind("x\nhunkgen: no_such_reason: y\n", 1, TestResults::new()).unwrap();
+    assert_eq!(k, InfraKind::BuildFailure);
+    let buried = format!("{MARK}compile_error: old\na\nb\nc\nd\n");
+    assert_eq!(
+        kind(&buried, 1, TestResults::new()).unwrap().0,
+        InfraKind::BuildFailure
+    );
+    let one: TestResults = [("a.B::t".to_string(), TestStatus::Failed)].into();
+    assert_eq!(kind(&format!("{MARK}zero_tests: x\n"), 0, one), None);
+}

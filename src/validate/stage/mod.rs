@@ -384,7 +384,7 @@ impl<'a> Validator<'a> {
         // rejection. Any other infrastructure failure still rejects the instance.
         let unbuilt = |r: &RunResult| {
             matches!(r, RunResult::Infra(f)
-                if matches!(f.kind, InfraKind::CollectionError | InfraKind::BuildFailure))
+                if matches!(f.kind, InfraKind::CollectionError | InfraKind::BuildFailure | InfraKind::TestCompileError))
         };
         let before_unbuilt = !by_tree[1].is_empty()
             && by_tree[1].iter().all(unbuilt)
@@ -427,10 +427,13 @@ impl<'a> Validator<'a> {
         out.pass_to_pass = v.golden.pass_to_pass.clone();
         out.rejection = v.rejection.map(|r| match r {
             Rejection::Infra { side, run, failure } => (
-                if failure.kind == InfraKind::Timeout {
-                    RejectReason::Timeout
-                } else {
-                    RejectReason::Infrastructure
+                match failure.kind {
+                    InfraKind::Timeout => RejectReason::Timeout,
+                    InfraKind::Unresolved => RejectReason::DependencyUnresolvable,
+                    InfraKind::CompileError => RejectReason::CompileError,
+                    InfraKind::TestCompileError => RejectReason::TestCompileError,
+                    InfraKind::ZeroTests => RejectReason::ZeroTests,
+                    _ => RejectReason::Infrastructure,
                 },
                 infra_detail(&c.id, &side, run, &failure),
             ),

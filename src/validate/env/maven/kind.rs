@@ -19,6 +19,7 @@ use super::super::{
     EnvSpec, MANIFEST,
 };
 use super::{choose, declared_at, discover, toolchains_xml, JdkChoice, MavenDeclared};
+use crate::validate::parse::MARK;
 use crate::validate::runner::{find_in_path, Command, RunSpec, Runner, SandboxPolicy};
 
 /// `maven: auto` as a spec: nothing is spelled out, everything is read per instance.
@@ -250,6 +251,14 @@ pub const UNRESOLVED: &[&str] = &[
     "Could not resolve dependencies",
 ];
 
+/// Whether Maven's log at `log` says an artifact could not be resolved.
+fn unresolved_in(log: &Path) -> bool {
+    let text = fs::read(log)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    UNRESOLVED.iter().any(|p| text.contains(p))
+}
+
 /// The line the run adds after such an error, so the run's log ends saying so.
 const UNRESOLVED_WHY: &str =
     "the environment's repository lacks an artifact this tree needs (Maven ran offline)";
@@ -268,15 +277,31 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
          mvn -o {args} $(cat \"$HUNKGEN_ENV_DIR/{ARGS_FILE}\"){test} {flags} test > {LOG} 2>&1\n\
          rc=$?\n\
          cat {LOG}\n\
-         if [ $rc -ne 0 ] && grep -q {unresolved} {LOG}; then \
-         echo {why}; fi\n\
          mkdir -p {reports}\n\
          find . -path '*/target/surefire-reports/TEST-*.xml' -type f -exec cp {{}} {reports}/ \\;\n\
+         echo\n\
+         if [ $rc -ne 0 ]; then\n\
+         if grep -q {unresolved} {LOG}; then echo {why}\n\
+         elif grep -q -E {test_compile} {LOG}; then echo {test_compile_why}\n\
+         elif grep -q -E {compile} {LOG}; then echo {compile_why}\n\
+         fi\n\
+         elif ! grep -q -l '<testcase' {reports}/TEST-*.xml 2>/dev/null; then echo {zero_why}\n\
+         fi\n\
          exit $rc\n",
         args = mvn_args("\"$HUNKGEN_ENV_DIR\""),
         flags = TEST_FLAGS.join(" "),
-        why = sh_quote(format!(
-            "hunkgen: dependency_unresolvable: {UNRESOLVED_WHY}"
+        why = sh_quote(format!("{MARK}dependency_unresolvable: {UNRESOLVED_WHY}")),
+        test_compile = sh_quote(":testCompile \\(.*\\) on project"),
+        compile = sh_quote(":compile \\(.*\\) on project"),
+        test_compile_why = sh_quote(format!(
+            "{MARK}test_compile_error: the test sources do not compile (the compiler's errors are above)"
+        )),
+        compile_why = sh_quote(format!(
+            "{MARK}compile_error: the main sources do not compile (the compiler's errors are above)"
+        )),
+        zero_why = sh_quote(format!(
+            "{MARK}zero_tests: Maven finished but the selected classes ran no test \
+             (a JUnit 5 class under a surefire without its provider, or no test class)"
         )),
         unresolved = UNRESOLVED
             .iter()
@@ -458,6 +483,18 @@ impl EnvCache {
             let path = path.to_path_buf();
             move |source| EnvError::Write { path, source }
         };
+        // One resolve per key: a second worker (or process) on the same build files
+        // waits for the first and reuses what it made instead of downloading it again.
+        let locks = self.root.join(".locks");
+        fs::create_dir_all(&locks).map_err(write_err(&locks))?;
+        let lock = locks.join(format!("{key}.lock"));
+        let _held = crate::lock::wait_exclusive(&lock).map_err(write_err(&lock))?;
+        if let Some(env) = read_manifest(&dir) {
+            return Ok(BuiltEnv {
+                reused: true,
+                ..env
+            });
+        }
         let work =
             crate::lock::WorkDir::reserve(&self.root, &key).map_err(write_err(&self.root))?;
         let tmp = work.path().to_path_buf();
@@ -517,14 +554,13 @@ impl EnvCache {
             .map(PathBuf::from)
             .filter(|p| p.is_dir());
         if seed.is_none() && !self.allow_network {
-            return Err(maven_err(
-                repo,
-                format!(
-                    "dependency_unresolvable: the network is off for setup \
-                     (validate.network_for_setup: false) and no seed repository is \
-                     given ({SEED_VAR})"
+            return Err(EnvError::Unresolvable {
+                repo: repo.to_string(),
+                why: format!(
+                    "the network is off for setup (validate.network_for_setup: false) \
+                     and no seed repository is given ({SEED_VAR})"
                 ),
-            ));
+            });
         }
         fresh(tmp)?;
         // Every step binds uv's cache: it must exist, though Maven never reads it.
@@ -603,16 +639,32 @@ impl EnvCache {
         }
         if !self.allow_network {
             let why = offline_failure.map(|e| e.to_string()).unwrap_or_default();
-            return Err(maven_err(
-                repo,
-                format!(
-                    "dependency_unresolvable: resolving offline from the seed repository \
-                     ({SEED_VAR}) failed and the network is off for setup: {why}"
+            return Err(EnvError::Unresolvable {
+                repo: repo.to_string(),
+                why: format!(
+                    "resolving offline from the seed repository ({SEED_VAR}) failed and \
+                     the network is off for setup: {why}"
                 ),
-            ));
+            });
         }
         let log = format!("maven-resolve-{tag}-online");
-        self.step(runner, repo, &log, mvn(false), tmp, true, &vars, &readable)?;
+        match self.step(runner, repo, &log, mvn(false), tmp, true, &vars, &readable) {
+            Ok(()) => {}
+            // Maven said an artifact is out of reach (a removed SNAPSHOT, a dead
+            // repository): the dependencies, not the step, are the cause.
+            Err(EnvError::Step {
+                exit, tail, log, ..
+            }) if unresolved_in(&log) => {
+                return Err(EnvError::Unresolvable {
+                    repo: repo.to_string(),
+                    why: format!(
+                        "the online resolve run ({exit}) ended: {tail}; see {}",
+                        log.display()
+                    ),
+                });
+            }
+            Err(e) => return Err(e),
+        }
         self.finish_maven(&src, &after)?;
         Ok(false)
     }
