@@ -34,6 +34,7 @@ mod hostile_fuzz_corpus;
 mod hunk4j;
 mod init;
 mod judge;
+mod loopback;
 mod maven_auto;
 mod mcp;
 mod python_auto;
