@@ -5,6 +5,7 @@ pub mod defects4j;
 pub mod files;
 pub mod git_history;
 pub mod github;
+pub mod jira;
 pub mod names;
 pub mod refs;
 pub mod rules;

@@ -1,0 +1,4 @@
+//! JIRA issue types as a commit rule of the git source (`source.git.issue_types`), the
+//! JIRA twin of `issue_labels`: which JIRA keys a commit message references.
+
+pub mod keys;
