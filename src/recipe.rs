@@ -12,6 +12,7 @@
 //! with its recipe and `validator` makes the validator a plan's `validate:` asks for.
 
 mod context;
+mod jira;
 pub mod open;
 mod plan;
 mod schema;

@@ -35,8 +35,9 @@ pub struct BuildArgs {
     /// build otherwise resumes: runs finished before an interruption are reused).
     #[arg(long)]
     no_cache: bool,
-    /// GitHub source and the git source's `issue_labels`: answer every API request
-    /// from the response cache, sending nothing (a request the cache lacks is an error).
+    /// GitHub source and the git source's `issue_labels` and `issue_types` (JIRA):
+    /// answer every API request from the response cache, sending nothing (a request
+    /// the cache lacks is an error).
     #[arg(long)]
     offline: bool,
     /// A project's git repository, e.g. `--repo Lang=/src/commons-lang` (repeatable;

@@ -78,6 +78,11 @@ pub enum RejectReason {
     /// other than a bug (`enhancement`, `feature`, …) and none as a bug
     /// (`source.git.issue_labels`; the detail names each issue and label).
     IssueLabelNotFix,
+    /// The JIRA issues the commit references are of a type other than a bug
+    /// (`Improvement`, `New Feature`, …) and none of a bug type, or the commit was
+    /// selected only for its JIRA key and none is of a bug type
+    /// (`source.git.issue_types`; the detail names each key and type).
+    IssueTypeNotFix,
     /// The code under test does not compile: a Defects4J version with the JDK in use, or
     /// a `maven: auto` run's main sources (the detail quotes the compiler's first errors).
     CompileError,
@@ -214,7 +219,8 @@ impl RejectReason {
             | R::ChangelogNotFix
             | R::RevertedLater
             | R::ClosingKeywordOnly
-            | R::IssueLabelNotFix => YieldClass::CommitRule,
+            | R::IssueLabelNotFix
+            | R::IssueTypeNotFix => YieldClass::CommitRule,
             R::PatchParse
             | R::Read
             | R::GitObjects

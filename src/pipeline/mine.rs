@@ -30,6 +30,14 @@ pub(super) fn mine(plan: &Plan, opts: &BuildOptions) -> Result<SourceOutput, Bui
                 progress.finish();
                 out.notes.push(traffic.to_string());
             }
+            if let Some(jira) = &cfg.issue_types {
+                let admitted = source::jira::admissions(jira, &cfg.rules, &out.candidates);
+                let progress = opts.progress_bar("jira", 0);
+                let traffic =
+                    source::jira::apply(jira, &mut out, &admitted, &jira_run(opts), &progress)?;
+                progress.finish();
+                out.notes.push(traffic.to_string());
+            }
             out
         }
         SourcePlan::Swebench(cfg) => {
@@ -58,6 +66,15 @@ fn github_run(opts: &BuildOptions) -> source::github::RunOptions {
     source::github::RunOptions {
         offline: opts.offline,
         token: std::env::var("GITHUB_TOKEN").ok().filter(|t| !t.is_empty()),
+        backoff: std::time::Duration::ZERO,
+    }
+}
+
+/// How this build talks to JIRA: `--offline`, and the Bearer token in `JIRA_TOKEN`.
+fn jira_run(opts: &BuildOptions) -> source::jira::client::RunOptions {
+    source::jira::client::RunOptions {
+        offline: opts.offline,
+        token: std::env::var("JIRA_TOKEN").ok().filter(|t| !t.is_empty()),
         backoff: std::time::Duration::ZERO,
     }
 }

@@ -52,6 +52,10 @@ pub enum BuildError {
     /// The GitHub API could not be used (bad token, no such repository, offline miss).
     #[error(transparent)]
     Github(#[from] crate::source::github::GithubError),
+    /// The JIRA API of the git source's `issue_types` could not be used (bad token,
+    /// malformed answer, offline miss).
+    #[error(transparent)]
+    Jira(#[from] crate::source::jira::JiraError),
     /// The dataset could not be written.
     #[error(transparent)]
     Dataset(#[from] DatasetError),

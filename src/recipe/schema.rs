@@ -445,6 +445,11 @@ pub struct GitSpec {
     /// the API. Off when omitted; `issue_labels: {}` takes the default lists.
     #[serde(default)]
     pub issue_labels: Option<IssueLabelsSpec>,
+    /// Reject a commit whose referenced JIRA issues are of a type other than a bug and
+    /// none of a bug type (`issue_type_not_fix`); a subject naming a JIRA key selects its
+    /// commit so the type can decide. Needs `url:` (the JIRA server). Off when omitted.
+    #[serde(default)]
+    pub issue_types: Option<IssueTypesSpec>,
     /// Reject a commit whose git patch-id an earlier commit has (cherry-picks); the
     /// earliest is kept.
     #[serde(default = "yes")]
@@ -476,6 +481,36 @@ pub struct IssueLabelsSpec {
     #[serde(default)]
     pub cache: Option<PathBuf>,
     /// Seconds the build may wait for rate limits before it keeps the rest unchecked.
+    #[serde(default = "default_max_wait")]
+    pub max_wait: u64,
+}
+
+/// The issue-type rule of the git source: the JIRA server, which projects' keys count,
+/// which issue types mark a bug and which mark something else.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IssueTypesSpec {
+    /// The JIRA server (`https://issues.apache.org/jira`); required.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Project keys whose issues count (`[LANG]`); default: the keys `issue_regex`
+    /// matches when the recipe has one, else any `ABC-123` key.
+    #[serde(default)]
+    pub projects: Option<Vec<String>>,
+    /// Issue types that mark a bug: a commit referencing one such issue is kept
+    /// (default `Bug`).
+    #[serde(default)]
+    pub fix: Option<Vec<String>>,
+    /// Issue types that mark something else (default `Improvement`, `New Feature`,
+    /// `Task`, `Wish`, `Test`, `Documentation`, `Dependency upgrade`, `Story`, `Epic`).
+    /// Compared without case.
+    #[serde(default)]
+    pub not_fix: Option<Vec<String>>,
+    /// Response cache (default `<hunkgen cache>/jira`).
+    #[serde(default)]
+    pub cache: Option<PathBuf>,
+    /// Seconds the build may wait for `Retry-After` before it judges the rest without
+    /// their types.
     #[serde(default = "default_max_wait")]
     pub max_wait: u64,
 }

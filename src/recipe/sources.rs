@@ -328,7 +328,7 @@ pub(super) fn git_plan(
     }
     walk.subject_regex = spec.subject_regex.clone();
     walk.exclude_regex = spec.exclude_regex.clone();
-    let rules = MessageRules::compile(&walk).map_err(|e| {
+    let mut rules = MessageRules::compile(&walk).map_err(|e| {
         cx.err(
             &format!("source.git.{}", e.key),
             format!("not a valid regex: {}", e.message),
@@ -351,6 +351,21 @@ pub(super) fn git_plan(
         }
         None => None,
     };
+    let issue_types = match &spec.issue_types {
+        Some(t) => {
+            let jira = super::jira::issue_types_plan(
+                cx,
+                t,
+                &links,
+                spec.reject_closing_keyword_only,
+                spec.issue_url.as_deref(),
+            )?;
+            // A subject naming one of its keys is selected: the type decides.
+            rules.issue_keys = Some(jira.keys.clone());
+            Some(jira)
+        }
+        None => None,
+    };
     Ok(GitConfig {
         name,
         repo,
@@ -358,11 +373,12 @@ pub(super) fn git_plan(
         rules,
         links,
         issue_labels,
+        issue_types,
     })
 }
 
 /// An API root the recipe names at `key`, checked to be an http(s) URL.
-fn api_url(cx: &Ctx<'_>, key: &str, api: &str) -> Result<(), RecipeError> {
+pub(super) fn api_url(cx: &Ctx<'_>, key: &str, api: &str) -> Result<(), RecipeError> {
     match api.parse::<http::Uri>() {
         Ok(u) if u.scheme().is_some() && u.host().is_some() => Ok(()),
         _ => Err(cx.err(key, format!("expected an http(s) URL, got `{api}`"))),

@@ -26,6 +26,8 @@ pub struct GitConfig {
     pub links: refs::Links,
     /// The issue-label rule (`issue_labels`), when the recipe asks for it.
     pub issue_labels: Option<super::github::labels::LabelConfig>,
+    /// The JIRA issue-type rule (`issue_types`), when the recipe asks for it.
+    pub issue_types: Option<super::jira::JiraConfig>,
 }
 
 /// Mine the history into candidates; a commit that cannot be read becomes a rejection.

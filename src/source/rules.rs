@@ -137,6 +137,9 @@ pub struct MessageRules {
     pub subject: Option<Regex>,
     /// Must not match the message, when set.
     pub exclude: Option<Regex>,
+    /// JIRA keys that select a commit whose subject references one, fix word or not
+    /// (`source.git.issue_types`: the issue's type decides after the walk); `None` off.
+    pub issue_keys: Option<crate::source::jira::keys::KeyRule>,
 }
 
 impl MessageRules {
@@ -154,10 +157,10 @@ impl MessageRules {
                 .as_deref()
                 .map(|r| compile_rule("exclude_regex", r))
                 .transpose()?,
+            issue_keys: None,
         })
     }
 
-    /// Whether a commit message passes every rule.
     /// Why a subject's fix words only close an issue, when they do: with every closing
     /// keyword and its reference (`Fix #43:`, `Fixes GH-7`, `fixed issue #9`) taken
     /// out, the subject no longer passes the subject rule (the message rule when there
@@ -185,13 +188,28 @@ impl MessageRules {
         })
     }
 
-    /// Whether `message` passes the rules: the message rule, the subject rule, and no
-    /// exclusion.
+    /// Whether `message` passes the rules: the message rule and the subject rule, or a
+    /// subject that references one of `issue_keys`; and no exclusion.
     pub fn accepts(&self, message: &str) -> bool {
+        (self.accepts_words(message)
+            || self
+                .issue_keys
+                .as_ref()
+                .is_some_and(|k| k.in_subject(message)))
+            && !self.excluded(message)
+    }
+
+    /// Whether `message` passes the message and subject rules and no exclusion, keys
+    /// aside: whether its own words select it.
+    pub fn accepts_words(&self, message: &str) -> bool {
         let subject = message.lines().next().unwrap_or("");
         self.message.is_match(message)
             && self.subject.as_ref().is_none_or(|r| r.is_match(subject))
-            && !self.exclude.as_ref().is_some_and(|r| r.is_match(message))
+            && !self.excluded(message)
+    }
+
+    fn excluded(&self, message: &str) -> bool {
+        self.exclude.as_ref().is_some_and(|r| r.is_match(message))
     }
 }
 

@@ -33,6 +33,7 @@ mod hostile;
 mod hostile_fuzz_corpus;
 mod hunk4j;
 mod init;
+mod jira;
 mod judge;
 mod loopback;
 mod maven_auto;
