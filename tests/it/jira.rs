@@ -255,7 +255,7 @@ fn issue_types_keep_bugs_reject_other_types_and_answer_offline_from_the_cache() 
         .all(|s| s.authorization.as_deref() == Some(&format!("Bearer {TOKEN}") as &str)));
     assert!(
         stderr(&a).contains(
-            "note: JIRA API: 8 request(s) sent, 0 answered from the cache offline; 1 s waited for Retry-After"
+            "note: JIRA API: 8 request(s) sent, 0 answered from the cache; 1 s waited for Retry-After"
         ),
         "{}",
         stderr(&a)
@@ -267,13 +267,19 @@ fn issue_types_keep_bugs_reject_other_types_and_answer_offline_from_the_cache() 
     }
     let instances = std::fs::read(out.join("instances.jsonl")).expect("instances");
     let rejections = std::fs::read(out.join("rejected.jsonl")).expect("rejected");
-    // With the server gone, --offline answers from the cache (the 404s included) and the
-    // dataset is the same.
+    // A rebuild online asks nothing again: every answer (the 404s too) is cached.
+    let again = build(dir.path(), &recipe, &[]).success();
+    assert!(
+        stderr(&again).contains("note: JIRA API: 0 request(s) sent, 7 answered from the cache;"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(server.log().len(), log.len());
+    // With the server gone, --offline answers from the cache and the dataset is the same.
     drop(server);
     let offline = build(dir.path(), &recipe, &["--offline"]).success();
     assert!(
-        stderr(&offline)
-            .contains("note: JIRA API: 0 request(s) sent, 7 answered from the cache offline"),
+        stderr(&offline).contains("note: JIRA API: 0 request(s) sent, 7 answered from the cache;"),
         "{}",
         stderr(&offline)
     );
@@ -325,7 +331,8 @@ fn a_malformed_jira_answer_is_one_line_naming_the_key() {
         "{err}"
     );
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    // A refused token says which variable to fix.
+    // A refused token says which variable to fix (a cache of its own: LANG-1's answer
+    // above is cached, and a cached answer is never asked again).
     server.route(
         &path("LANG-1"),
         vec![Reply {
@@ -334,7 +341,9 @@ fn a_malformed_jira_answer_is_one_line_naming_the_key() {
             body: String::new(),
         }],
     );
-    let err = stderr(&build(dir.path(), &recipe, &[]).failure());
+    let refused = tempfile::tempdir().expect("tempdir");
+    let recipe401 = server_recipe(refused.path(), &clone.dir, &server.base);
+    let err = stderr(&build(refused.path(), &recipe401, &[]).failure());
     assert!(
         err.contains("source.git.issue_types: LANG-1: ")
             && err.contains("401 Unauthorized: JIRA_TOKEN was refused"),

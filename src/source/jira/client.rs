@@ -121,8 +121,8 @@ pub enum ClientError {
 pub struct Traffic {
     /// Requests sent.
     pub requests: usize,
-    /// Answered from the cache without a request (`--offline`).
-    pub offline_hits: usize,
+    /// Answered from the cache without a request.
+    pub cache_hits: usize,
     /// Seconds spent waiting for `Retry-After`.
     pub waited_secs: u64,
 }
@@ -131,8 +131,8 @@ impl std::fmt::Display for Traffic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "JIRA API: {} request(s) sent, {} answered from the cache offline; {} s waited for Retry-After",
-            self.requests, self.offline_hits, self.waited_secs
+            "JIRA API: {} request(s) sent, {} answered from the cache; {} s waited for Retry-After",
+            self.requests, self.cache_hits, self.waited_secs
         )
     }
 }
@@ -202,17 +202,22 @@ impl Client {
         Key::of(&[b"jira-issuetype 1", self.base.as_bytes(), key.as_bytes()])
     }
 
-    /// The type of issue `key`: from the cache when offline, else asked (and cached).
+    /// The type of issue `key`: from the cache when it holds an answer (a filed issue's
+    /// type is settled, and a rebuild of a long history must not ask a thousand times
+    /// again), else asked and cached; offline, a miss is an error.
     pub fn issue_type(&mut self, key: &str) -> Result<Lookup, ClientError> {
         let url = self.url(key);
         let ck = self.cache_key(key);
+        let cached: Option<Lookup> = self
+            .cache
+            .get(&ck)
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        if let Some(answer) = cached {
+            self.traffic.cache_hits += 1;
+            return Ok(answer);
+        }
         if self.opts.offline {
-            let cached: Option<Lookup> = self
-                .cache
-                .get(&ck)
-                .and_then(|b| serde_json::from_slice(&b).ok());
-            self.traffic.offline_hits += usize::from(cached.is_some());
-            return cached.ok_or(ClientError::Offline { url });
+            return Err(ClientError::Offline { url });
         }
         let mut failures = 0u32;
         loop {
