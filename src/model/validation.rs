@@ -61,6 +61,10 @@ pub struct MavenRecord {
     pub maven: String,
     /// The reactor's module directories, root (`.`) first.
     pub modules: Vec<String>,
+    /// Build-file repairs the resolve step made (an unreachable parent or BOM snapshot
+    /// resolved at its release), one line each; none is the usual case.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repairs: Vec<String>,
 }
 
 /// What `python: auto` chose for an instance, and the rung of its dependency ladder.

@@ -591,3 +591,59 @@ fn a_source_level_below_every_jdk_is_lifted_and_recorded() {
         "{mvn}"
     );
 }
+
+/// A pom whose parent is a snapshot no repository has (`1.0-SNAPSHOT`; the seed has the
+/// release `1.0`): the resolve step moves its copy of the pom to the release, installs
+/// the release under the snapshot's coordinates and records the repair; the runs use the
+/// commit's own pom offline and prove the fix.
+#[test]
+fn an_unreachable_snapshot_parent_is_resolved_at_its_release_and_recorded() {
+    let seed = seed();
+    let child = POM.replace(
+        "<groupId>org.acme</groupId>",
+        "<parent>\n    <groupId>org.hunkgen.fixture</groupId>\n    \
+             <artifactId>parent</artifactId>\n    <version>1.0-SNAPSHOT</version>\n  \
+             </parent>\n  <groupId>org.acme</groupId>",
+    );
+    // The plugin versions come from the parent alone.
+    let start = child.find("  <build>").expect("build");
+    let end = child.find("</build>\n").expect("build end") + "</build>\n".len();
+    let child = format!("{}{}", &child[..start], &child[end..]);
+    let mut s = Script::new();
+    s.write("pom.xml", &child);
+    s.write("src/main/java/org/acme/Calc.java", &calc(false));
+    s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
+    s.commit("Initial import");
+    s.write("src/main/java/org/acme/Calc.java", &calc(true));
+    s.write("src/test/java/org/acme/CalcTest.java", NEW_TEST);
+    s.commit("Fix add and mul");
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let cache = work.path().join("cache");
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &cache, &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept = rows(&out, "instances.jsonl");
+    assert_eq!(
+        kept.len(),
+        1,
+        "kept {kept:?}\nrejected {:?}",
+        rows(&out, "rejected.jsonl")
+    );
+    assert_eq!(
+        kept[0]["FAIL_TO_PASS"],
+        serde_json::json!(["org.acme.CalcTest::addsAndMultiplies"])
+    );
+    assert_eq!(
+        kept[0]["validation"]["maven"]["repairs"],
+        serde_json::json!([
+            "org.hunkgen.fixture:parent 1.0-SNAPSHOT -> 1.0 (the snapshot is unreachable)"
+        ])
+    );
+    let logs = resolve_logs(&cache);
+    assert_eq!(logs.len(), 2, "{logs:?}");
+    assert!(
+        logs.iter().any(|l| l.ends_with("-offline-repair1.log")),
+        "{logs:?}"
+    );
+}

@@ -18,6 +18,7 @@ use super::super::{
     fresh, hex8, prepend_path, read_manifest, sh_quote, slug, BuiltEnv, EnvCache, EnvError,
     EnvSpec, MANIFEST,
 };
+use super::repair::{self, Repair};
 use super::{choose, declared_at, discover, toolchains_xml, JdkChoice, MavenDeclared};
 use crate::validate::parse::MARK;
 use crate::validate::runner::{find_in_path, Command, RunSpec, Runner, SandboxPolicy};
@@ -54,6 +55,26 @@ pub const TEST_FLAGS: &[&str] = &[
 /// The seed repository variable: copied into a new environment's repository so it
 /// resolves offline first (tests, air-gapped machines).
 pub const SEED_VAR: &str = "HUNKGEN_MAVEN_SEED";
+
+/// The file in an environment listing its build-file repairs, one per line.
+const REPAIRS_FILE: &str = "repairs";
+
+/// How many times a resolve run is repaired and run again before it fails.
+const MAX_REPAIR_ROUNDS: usize = 3;
+
+/// One resolve run's inputs, for [`EnvCache::resolve_repairing`].
+struct Attempt<'a> {
+    repo: &'a str,
+    runner: &'a Runner,
+    log: &'a str,
+    script: &'a str,
+    online: bool,
+    tmp: &'a Path,
+    trees: &'a [&'a str],
+    poms: &'a [String],
+    vars: &'a [(OsString, OsString)],
+    readable: &'a [PathBuf],
+}
 
 /// The file in an environment holding the arguments its instance's level needs (a
 /// lifted `-source`/`-target`, or nothing), read by the run command.
@@ -449,8 +470,15 @@ impl EnvCache {
             lifted_from: choice.lifted_from,
             maven,
             modules: d.modules.iter().map(|m| m.dir.clone()).collect(),
+            repairs: Vec::new(),
         };
         let env = self.build_maven(runner, repo, tree, &d, &choice, &found, key)?;
+        let mut record = record;
+        record.repairs = fs::read_to_string(env.dir.join(REPAIRS_FILE))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect();
         Ok(InstanceEnv {
             env,
             prefix: String::new(),
@@ -623,14 +651,27 @@ impl EnvCache {
         ];
         let mut readable = vec![choice.jdk.home.clone()];
         let tag = key.rsplit('-').next().unwrap_or(key);
+        let mut repairs: Vec<Repair> = Vec::new();
         let mut offline_failure = None;
         if let Some(seed) = &seed {
             readable.push(seed.clone());
             let script = format!("cp -R {}/. repository/ && {}", sh_quote(seed), mvn(true));
             let log = format!("maven-resolve-{tag}-offline");
-            match self.step(runner, repo, &log, script, tmp, false, &vars, &readable) {
+            let attempt = Attempt {
+                repo,
+                runner,
+                log: &log,
+                script: &script,
+                online: false,
+                tmp,
+                trees: &trees,
+                poms: &d.build_files,
+                vars: &vars,
+                readable: &readable,
+            };
+            match self.resolve_repairing(&attempt, &mut repairs) {
                 Ok(()) => {
-                    self.finish_maven(&src, &after)?;
+                    self.finish_maven(tmp, &src, &after, &repairs)?;
                     return Ok(true);
                 }
                 Err(e @ EnvError::Step { .. }) => offline_failure = Some(e),
@@ -648,7 +689,20 @@ impl EnvCache {
             });
         }
         let log = format!("maven-resolve-{tag}-online");
-        match self.step(runner, repo, &log, mvn(false), tmp, true, &vars, &readable) {
+        let script = mvn(false);
+        let attempt = Attempt {
+            repo,
+            runner,
+            log: &log,
+            script: &script,
+            online: true,
+            tmp,
+            trees: &trees,
+            poms: &d.build_files,
+            vars: &vars,
+            readable: &readable,
+        };
+        match self.resolve_repairing(&attempt, &mut repairs) {
             Ok(()) => {}
             // Maven said an artifact is out of reach (a removed SNAPSHOT, a dead
             // repository): the dependencies, not the step, are the cause.
@@ -665,13 +719,93 @@ impl EnvCache {
             }
             Err(e) => return Err(e),
         }
-        self.finish_maven(&src, &after)?;
+        self.finish_maven(tmp, &src, &after, &repairs)?;
         Ok(false)
     }
 
-    /// After a resolve the exported trees go: the environment keeps its files and
-    /// the repository only.
-    fn finish_maven(&self, src: &Path, after: &Path) -> Result<(), EnvError> {
+    /// One resolve run; when Maven says a parent or BOM snapshot is unreachable, the
+    /// exported trees' poms move to its release and the run goes again (a few rounds at
+    /// most), each repair kept in `repairs`.
+    fn resolve_repairing(
+        &self,
+        a: &Attempt<'_>,
+        repairs: &mut Vec<Repair>,
+    ) -> Result<(), EnvError> {
+        let mut round = 0;
+        loop {
+            let log = match round {
+                0 => a.log.to_string(),
+                n => format!("{}-repair{n}", a.log),
+            };
+            let err = match self.step(
+                a.runner,
+                a.repo,
+                &log,
+                a.script.to_string(),
+                a.tmp,
+                a.online,
+                a.vars,
+                a.readable,
+            ) {
+                Ok(()) => return Ok(()),
+                Err(e) => e,
+            };
+            let EnvError::Step { log: path, .. } = &err else {
+                return Err(err);
+            };
+            if round == MAX_REPAIR_ROUNDS {
+                return Err(err);
+            }
+            let text = fs::read(path)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
+            let mut applied = false;
+            for r in repair::unreachable_snapshots(&text) {
+                if repairs.contains(&r) {
+                    continue;
+                }
+                for t in a.trees {
+                    let dir = a.tmp.join(t);
+                    applied |= repair::rewrite_tree(&dir, a.poms, &r).map_err(|source| {
+                        EnvError::Write {
+                            path: dir.clone(),
+                            source,
+                        }
+                    })?;
+                }
+                repairs.push(r);
+            }
+            if !applied {
+                return Err(err);
+            }
+            round += 1;
+        }
+    }
+
+    /// After a resolve the repairs' releases are installed under their snapshots'
+    /// coordinates and listed in the environment (`repairs`), and the exported trees go:
+    /// the environment keeps its files and the repository only.
+    fn finish_maven(
+        &self,
+        tmp: &Path,
+        src: &Path,
+        after: &Path,
+        repairs: &[Repair],
+    ) -> Result<(), EnvError> {
+        let write_err = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| EnvError::Write { path, source }
+        };
+        let repository = tmp.join("repository");
+        let mut listed = String::new();
+        for r in repairs {
+            if repair::install_alias(&repository, r).map_err(write_err(&repository))? {
+                listed.push_str(&r.describe());
+                listed.push('\n');
+            }
+        }
+        let list = tmp.join(REPAIRS_FILE);
+        fs::write(&list, listed).map_err(write_err(&list))?;
         for t in [src, after].into_iter().filter(|t| t.exists()) {
             fs::remove_dir_all(t).map_err(|source| EnvError::Write {
                 path: t.to_path_buf(),

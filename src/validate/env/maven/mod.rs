@@ -26,6 +26,7 @@ pub mod declare;
 pub mod jdks;
 pub mod kind;
 mod pom;
+pub mod repair;
 
 pub use declare::{declare, declared_at, JavaLevel, MavenDeclared, MavenModule};
 pub use jdks::{
