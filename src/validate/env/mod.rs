@@ -537,29 +537,16 @@ impl EnvCache {
                 return Err(e);
             }
         };
-        let env = BuiltEnv {
-            dir: dir.clone(),
-            key,
-            spec: spec.clone(),
-            reused: false,
-            offline,
-        };
-        let manifest = serde_json::to_vec_pretty(&env).unwrap_or_default();
-        fs::write(tmp.join(MANIFEST), manifest).map_err(write_err(&tmp))?;
-        if let Err(e) = fs::rename(&tmp, &dir) {
-            let _ = fs::remove_dir_all(&tmp);
-            // Another builder finished first: use its environment.
-            return read_manifest(&dir)
-                .map(|env| BuiltEnv {
-                    reused: true,
-                    ..env
-                })
-                .ok_or(EnvError::Write {
-                    path: dir,
-                    source: e,
-                });
-        }
-        Ok(env)
+        publish(
+            &tmp,
+            BuiltEnv {
+                dir,
+                key,
+                spec: spec.clone(),
+                reused: false,
+                offline,
+            },
+        )
     }
 
     /// Runs one build step (`script` in `dir`) through the runner, logged as
@@ -674,6 +661,29 @@ pub(super) fn hex8(h: Sha256) -> String {
 }
 
 /// Reads a finished environment's manifest (None when absent or unreadable).
+/// Writes `env`'s manifest into the finished temporary directory `tmp` and renames it
+/// to `env.dir`; when another builder got there first, its environment is used.
+fn publish(tmp: &Path, env: BuiltEnv) -> Result<BuiltEnv, EnvError> {
+    let manifest = serde_json::to_vec_pretty(&env).unwrap_or_default();
+    fs::write(tmp.join(MANIFEST), manifest).map_err(|source| EnvError::Write {
+        path: tmp.to_path_buf(),
+        source,
+    })?;
+    if let Err(e) = fs::rename(tmp, &env.dir) {
+        let _ = fs::remove_dir_all(tmp);
+        return read_manifest(&env.dir)
+            .map(|env| BuiltEnv {
+                reused: true,
+                ..env
+            })
+            .ok_or(EnvError::Write {
+                path: env.dir,
+                source: e,
+            });
+    }
+    Ok(env)
+}
+
 fn read_manifest(dir: &Path) -> Option<BuiltEnv> {
     let bytes = fs::read(dir.join(MANIFEST)).ok()?;
     let mut env: BuiltEnv = serde_json::from_slice(&bytes).ok()?;

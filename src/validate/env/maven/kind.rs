@@ -15,8 +15,8 @@ use sha2::{Digest, Sha256};
 
 use super::super::kind::{InstanceEnv, InstanceTree, KeyInputs, Kind, KindRecord, Selected};
 use super::super::{
-    fresh, hex8, prepend_path, read_manifest, sh_quote, slug, BuiltEnv, EnvCache, EnvError,
-    EnvSpec, MANIFEST,
+    fresh, hex8, prepend_path, publish, read_manifest, sh_quote, slug, BuiltEnv, EnvCache,
+    EnvError, EnvSpec,
 };
 use super::repair::{self, Repair};
 use super::{choose, declared_at, discover, toolchains_xml, JdkChoice, MavenDeclared};
@@ -534,29 +534,16 @@ impl EnvCache {
                 return Err(e);
             }
         };
-        let env = BuiltEnv {
-            dir: dir.clone(),
-            key,
-            spec: EnvSpec::MavenAuto(MavenAutoSpec),
-            reused: false,
-            offline,
-        };
-        let manifest = serde_json::to_vec_pretty(&env).unwrap_or_default();
-        fs::write(tmp.join(MANIFEST), manifest).map_err(write_err(&tmp))?;
-        if let Err(e) = fs::rename(&tmp, &dir) {
-            let _ = fs::remove_dir_all(&tmp);
-            // Another builder finished first: use its environment.
-            return read_manifest(&dir)
-                .map(|env| BuiltEnv {
-                    reused: true,
-                    ..env
-                })
-                .ok_or(EnvError::Write {
-                    path: dir,
-                    source: e,
-                });
-        }
-        Ok(env)
+        publish(
+            &tmp,
+            BuiltEnv {
+                dir,
+                key,
+                spec: EnvSpec::MavenAuto(MavenAutoSpec),
+                reused: false,
+                offline,
+            },
+        )
     }
 
     /// Writes the environment's files into `tmp` and fills `tmp/repository` by one test
