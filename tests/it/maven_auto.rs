@@ -647,3 +647,41 @@ fn an_unreachable_snapshot_parent_is_resolved_at_its_release_and_recorded() {
         "{logs:?}"
     );
 }
+
+/// A tree whose test code does not compile with the JDK chosen (an old test the
+/// compiler refuses, whichever class the resolve run selects): `test_compile_error`,
+/// naming Maven's goal and the compiler's first error, not an environment failure.
+#[test]
+fn test_code_that_does_not_compile_in_the_resolve_step_is_test_compile_error() {
+    let seed = seed();
+    let mut s = Script::new();
+    s.write("pom.xml", POM);
+    s.write("src/main/java/org/acme/Calc.java", &calc(false));
+    s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
+    s.write(
+        "src/test/java/org/acme/BrokenTest.java",
+        "package org.acme;\n\npublic class BrokenTest {\n    int x = \"not an int\";\n}\n",
+    );
+    s.commit("Initial import");
+    s.write("src/main/java/org/acme/Calc.java", &calc(true));
+    s.write("src/test/java/org/acme/CalcTest.java", NEW_TEST);
+    s.commit("Fix add and mul");
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &work.path().join("cache"), &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rejected = rows(&out, "rejected.jsonl");
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    assert_eq!(
+        rejected[0]["reason"], "test_compile_error",
+        "{}",
+        rejected[0]
+    );
+    let detail = rejected[0]["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains(":testCompile (default-testCompile)")
+            && detail.contains("BrokenTest.java:[4,13]"),
+        "{detail}"
+    );
+}

@@ -294,6 +294,17 @@ pub enum EnvError {
         /// The cause, in the build tool's words where it gave some.
         why: String,
     },
+    /// The tree's code does not compile in the resolve step (`maven: auto`, whose
+    /// resolve run compiles it with the JDK chosen).
+    #[error("{repo}: {}: {why}", if *test { "test_compile_error" } else { "compile_error" })]
+    Compile {
+        /// The repository.
+        repo: String,
+        /// Test code (else main code).
+        test: bool,
+        /// Maven's failing goal and the compiler's first error.
+        why: String,
+    },
     /// The build tool a suite needs is not on this machine (`gradle: auto`).
     #[error("{repo}: build_tool_unavailable: {why}")]
     BuildToolUnavailable {
@@ -332,6 +343,8 @@ impl EnvError {
             }
             EnvError::UnsupportedJdk { .. } => crate::model::RejectReason::UnsupportedJdk,
             EnvError::Unresolvable { .. } => crate::model::RejectReason::DependencyUnresolvable,
+            EnvError::Compile { test: true, .. } => crate::model::RejectReason::TestCompileError,
+            EnvError::Compile { test: false, .. } => crate::model::RejectReason::CompileError,
             EnvError::BuildToolUnavailable { .. } => {
                 crate::model::RejectReason::BuildToolUnavailable
             }

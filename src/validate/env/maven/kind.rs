@@ -272,6 +272,38 @@ pub const UNRESOLVED: &[&str] = &[
     "Could not resolve dependencies",
 ];
 
+/// A failed resolve step whose log says the compiler plugin failed: the tree's main or
+/// test code does not compile with the JDK chosen (the resolve run compiles every test,
+/// whichever it selects), a compile error rather than an environment failure.
+fn compile_failure(repo: &str, e: EnvError) -> EnvError {
+    let EnvError::Step { log, .. } = &e else {
+        return e;
+    };
+    let text = fs::read(log)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let failed = |goal: &str| {
+        text.lines()
+            .find(|l| l.contains("Failed to execute goal") && l.contains(goal))
+            .map(|l| l.trim_start_matches("[ERROR] ").to_string())
+    };
+    let (test, line) = match (failed(":testCompile ("), failed(":compile (")) {
+        (Some(l), _) => (true, l),
+        (None, Some(l)) => (false, l),
+        (None, None) => return e,
+    };
+    let first = text
+        .lines()
+        .find(|l| l.starts_with("[ERROR] /") && l.contains(".java:"))
+        .map(|l| l.trim_start_matches("[ERROR] ").to_string())
+        .unwrap_or_default();
+    EnvError::Compile {
+        repo: repo.to_string(),
+        test,
+        why: format!("{line}; first error: {first}; see {}", log.display()),
+    }
+}
+
 /// Whether Maven's log at `log` says an artifact could not be resolved.
 fn unresolved_in(log: &Path) -> bool {
     let text = fs::read(log)
@@ -666,6 +698,13 @@ impl EnvCache {
             }
         }
         if !self.allow_network {
+            // A compile error is the tree's, whatever the network: say so.
+            if let Some(e) = offline_failure.take().map(|e| compile_failure(repo, e)) {
+                if matches!(e, EnvError::Compile { .. }) {
+                    return Err(e);
+                }
+                offline_failure = Some(e);
+            }
             let why = offline_failure.map(|e| e.to_string()).unwrap_or_default();
             return Err(EnvError::Unresolvable {
                 repo: repo.to_string(),
@@ -689,7 +728,10 @@ impl EnvCache {
             vars: &vars,
             readable: &readable,
         };
-        match self.resolve_repairing(&attempt, &mut repairs) {
+        match self
+            .resolve_repairing(&attempt, &mut repairs)
+            .map_err(|e| compile_failure(repo, e))
+        {
             Ok(()) => {}
             // Maven said an artifact is out of reach (a removed SNAPSHOT, a dead
             // repository): the dependencies, not the step, are the cause.
