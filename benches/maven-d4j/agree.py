@@ -134,14 +134,16 @@ name: d4j-{lower}
 source:
   git:
     repo: {repo}
+    name: d4j-{lower}
     message_regex: '^Fix {project}_\\d+ '
-    min_code_hunks: 1
     reject_reverts: false
     reject_duplicates: false
     reject_closing_keyword_only: false
     reject_changelog_non_fixes: false
 files:
   code_extensions: [java]
+select:
+  min_code_hunks: 1
 validate:
   reruns: 1
   timeout: 1800
