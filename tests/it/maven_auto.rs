@@ -685,3 +685,39 @@ fn test_code_that_does_not_compile_in_the_resolve_step_is_test_compile_error() {
         "{detail}"
     );
 }
+
+/// A pom whose tests live under `src/test/` (`testSourceDirectory`, as Commons Codec's
+/// early poms): the new test is selected as its class from the declared root and the fix
+/// is proven.
+#[test]
+fn tests_under_a_declared_test_root_are_selected_as_classes() {
+    let seed = seed();
+    let pom = POM.replace(
+        "  <build>\n",
+        "  <build>\n    <testSourceDirectory>src/test</testSourceDirectory>\n",
+    );
+    let mut s = Script::new();
+    s.write("pom.xml", &pom);
+    s.write("src/main/java/org/acme/Calc.java", &calc(false));
+    s.write("src/test/org/acme/ZeroTest.java", OLD_TEST);
+    s.commit("Initial import");
+    s.write("src/main/java/org/acme/Calc.java", &calc(true));
+    s.write("src/test/org/acme/CalcTest.java", NEW_TEST);
+    s.commit("Fix add and mul");
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &work.path().join("cache"), &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept = rows(&out, "instances.jsonl");
+    assert_eq!(
+        kept.len(),
+        1,
+        "kept {kept:?}\nrejected {:?}",
+        rows(&out, "rejected.jsonl")
+    );
+    assert_eq!(
+        kept[0]["FAIL_TO_PASS"],
+        serde_json::json!(["org.acme.CalcTest::addsAndMultiplies"])
+    );
+}

@@ -152,6 +152,12 @@ pub trait Kind: std::fmt::Debug + Send + Sync {
         Selected::File
     }
 
+    /// [`Kind::select`] knowing the base tree (`repo` at `rev`), for a kind whose test
+    /// roots the tree declares (a pom's `testSourceDirectory`).
+    fn select_at(&self, rel: &str, _repo: &Path, _rev: &str) -> Selected {
+        self.select(rel)
+    }
+
     /// Declared per instance from its base tree: the declare and resolve phases for
     /// `tree`. `None` for a kind whose environment every instance of a repository
     /// shares (built by [`EnvCache::ensure`]).

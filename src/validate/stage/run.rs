@@ -369,7 +369,7 @@ impl Validator<'_> {
                 continue;
             }
             let rel = &path[prefix.len()..];
-            match suite.env.kind().select(rel) {
+            match suite.env.kind().select_at(rel, repo, rev) {
                 Selected::Classes(classes) => sel.classes.extend(classes),
                 Selected::File => sel.paths.push(rel.to_string()),
             }

@@ -140,6 +140,25 @@ impl Kind for MavenAutoSpec {
         Selected::Classes(test_class(rel).into_iter().collect())
     }
 
+    /// A `.java` file under a test source root a module's pom declares (the base
+    /// tree's; `src/test/java/` unless `testSourceDirectory` says otherwise) is its class;
+    /// without readable poms, as [`Kind::select`].
+    fn select_at(&self, rel: &str, repo: &Path, rev: &str) -> Selected {
+        let Ok(d) = declared_at(repo, rev) else {
+            return self.select(rel);
+        };
+        if !rel.ends_with(".java") {
+            return Selected::File;
+        }
+        let roots = d.modules.iter().flat_map(|m| m.test_source_roots.iter());
+        let class = roots
+            .filter_map(|root| rel.strip_prefix(&format!("{}/", root.trim_end_matches('/'))))
+            .filter_map(|after| after.strip_suffix(".java"))
+            .find(|c| !c.is_empty() && !c.contains(".."))
+            .map(|c| c.replace('/', "."));
+        Selected::Classes(class.into_iter().collect())
+    }
+
     fn for_instance(
         &self,
         cache: &EnvCache,
@@ -209,23 +228,30 @@ fn surefire_default(file: &str) -> bool {
         || stem.ends_with("TestCase")
 }
 
-/// One test class per module that has one (the first in path order), so the resolve
-/// run forks surefire in each module and fetches its provider (§1).
+/// One test class per module that has one (the first in path order under the module's
+/// declared test roots), so the resolve run forks surefire in each module and fetches
+/// its provider (§1).
 pub fn resolve_classes(d: &MavenDeclared, paths: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     for m in &d.modules {
-        let prefix = match m.dir.as_str() {
-            "." | "" => String::new(),
-            dir => format!("{}/", dir.trim_end_matches('/')),
-        };
-        let found = paths.iter().find(|p| {
-            let Some(rel) = p.strip_prefix(&prefix) else {
-                return false;
-            };
-            // The module's own tests, not a nested module's.
-            rel.starts_with("src/test/java/") && p.rsplit('/').next().is_some_and(surefire_default)
+        let found = m.test_source_roots.iter().find_map(|root| {
+            let prefix = format!("{}/", root.trim_end_matches('/'));
+            paths.iter().find_map(|p| {
+                let rel = p.strip_prefix(&prefix)?;
+                let file = p.rsplit('/').next()?;
+                // A nested module's tests are its own: their roots are under its dir.
+                let nested = d.modules.iter().any(|o| {
+                    o.dir != m.dir
+                        && o.dir != "."
+                        && p.starts_with(&format!("{}/", o.dir))
+                        && (m.dir == "." || o.dir.starts_with(&format!("{}/", m.dir)))
+                });
+                (surefire_default(file) && !nested)
+                    .then(|| rel.strip_suffix(".java").map(|c| c.replace('/', ".")))
+                    .flatten()
+            })
         });
-        if let Some(class) = found.and_then(|p| test_class(&p[prefix.len()..])) {
+        if let Some(class) = found.filter(|c| !c.is_empty() && !c.contains("..")) {
             if !out.contains(&class) {
                 out.push(class);
             }

@@ -219,3 +219,27 @@ fn poms_and_the_mvn_directory_are_build_files() {
     assert!(!is_build_file("src/main/java/Pom.java"));
     assert!(!is_build_file("docs/pom.xml.md"));
 }
+
+/// A pom that moves its tests (`testSourceDirectory`, as old Commons poms do): the
+/// resolve run's class is found under that root, not under `src/test/java/`.
+#[test]
+fn the_resolve_run_finds_tests_under_a_declared_root() {
+    let pom = "<project><modelVersion>4.0.0</modelVersion><groupId>g</groupId>\
+               <artifactId>a</artifactId><version>1</version>\
+               <build><testSourceDirectory>src/test</testSourceDirectory></build></project>";
+    let paths: Vec<String> = [
+        "pom.xml",
+        "src/test/org/x/FooTest.java",
+        "src/java/org/x/Foo.java",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let read = |p: &str| (p == "pom.xml").then(|| pom.to_string());
+    let d = declare(&read, &paths, 0).expect("declared");
+    assert_eq!(d.modules[0].test_source_roots, vec!["src/test".to_string()]);
+    assert_eq!(
+        resolve_classes(&d, &paths),
+        vec!["org.x.FooTest".to_string()]
+    );
+}
