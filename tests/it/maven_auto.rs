@@ -550,46 +550,59 @@ fn each_way_a_run_fails_has_its_own_reason() {
 }
 
 /// A pom at source level 1.5, which no JDK here compiles: JDK 11 builds it lifted to
-/// 1.6 (as Defects4J does), recorded in `validation.maven`, and the fix is proven.
+/// 1.6 (as Defects4J does), recorded in `validation.maven`, and the fix is proven —
+/// whether the level is a property (`-D` overrides it) or written in the compiler
+/// plugin's configuration (which no `-D` overrides: the run's copy of the pom is lifted).
 #[test]
 fn a_source_level_below_every_jdk_is_lifted_and_recorded() {
     let seed = seed();
-    let old = POM.replace(
+    let property = POM.replace(
         "<maven.compiler.release>8</maven.compiler.release>",
         "<maven.compiler.source>1.5</maven.compiler.source>\n    \
          <maven.compiler.target>1.5</maven.compiler.target>",
     );
-    let mut s = Script::new();
-    s.write("pom.xml", &old);
-    s.write("src/main/java/org/acme/Calc.java", &calc(false));
-    s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
-    s.commit("Initial import");
-    s.write("src/main/java/org/acme/Calc.java", &calc(true));
-    s.write("src/test/java/org/acme/CalcTest.java", NEW_TEST);
-    s.commit("Fix add and mul");
-    let work = tempfile::tempdir().expect("tempdir");
-    let recipe = recipe(work.path(), &s.dir);
-    let out = work.path().join("out");
-    let o = build(&recipe, &out, &work.path().join("cache"), &seed);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let kept = rows(&out, "instances.jsonl");
-    assert_eq!(
-        kept.len(),
-        1,
-        "kept {kept:?}\nrejected {:?}",
-        rows(&out, "rejected.jsonl")
-    );
-    assert_eq!(
-        kept[0]["FAIL_TO_PASS"],
-        serde_json::json!(["org.acme.CalcTest::addsAndMultiplies"])
-    );
-    let mvn = &kept[0]["validation"]["maven"];
-    assert_eq!(mvn["level"], 6, "{mvn}");
-    assert_eq!(mvn["lifted_from"], 5, "{mvn}");
-    assert!(
-        mvn["jdk"].as_str().is_some_and(|v| v.starts_with("11")),
-        "{mvn}"
-    );
+    let explicit = POM
+        .replace("<maven.compiler.release>8</maven.compiler.release>", "")
+        .replace(
+            "<version>3.8.1</version>\n      </plugin>",
+            "<version>3.8.1</version>\n        <configuration>\n          \
+             <source>1.5</source>\n          <target>1.5</target>\n        \
+             </configuration>\n      </plugin>",
+        );
+    assert!(explicit.contains("<source>1.5</source>"), "{explicit}");
+    for old in [property, explicit] {
+        let mut s = Script::new();
+        s.write("pom.xml", &old);
+        s.write("src/main/java/org/acme/Calc.java", &calc(false));
+        s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
+        s.commit("Initial import");
+        s.write("src/main/java/org/acme/Calc.java", &calc(true));
+        s.write("src/test/java/org/acme/CalcTest.java", NEW_TEST);
+        s.commit("Fix add and mul");
+        let work = tempfile::tempdir().expect("tempdir");
+        let recipe = recipe(work.path(), &s.dir);
+        let out = work.path().join("out");
+        let o = build(&recipe, &out, &work.path().join("cache"), &seed);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let kept = rows(&out, "instances.jsonl");
+        assert_eq!(
+            kept.len(),
+            1,
+            "{old}\nkept {kept:?}\nrejected {:?}",
+            rows(&out, "rejected.jsonl")
+        );
+        assert_eq!(
+            kept[0]["FAIL_TO_PASS"],
+            serde_json::json!(["org.acme.CalcTest::addsAndMultiplies"])
+        );
+        let mvn = &kept[0]["validation"]["maven"];
+        assert_eq!(mvn["level"], 6, "{mvn}");
+        assert_eq!(mvn["lifted_from"], 5, "{mvn}");
+        assert!(
+            mvn["jdk"].as_str().is_some_and(|v| v.starts_with("11")),
+            "{mvn}"
+        );
+    }
 }
 
 /// A pom whose parent is a snapshot no repository has (`1.0-SNAPSHOT`; the seed has the

@@ -277,13 +277,42 @@ pub fn mvn_args(env_dir: &str) -> String {
 
 /// The level a JDK choice compiles at when it was lifted (§7: the command line
 /// overrides the pom's properties and the compiler's defaults); nothing otherwise.
+/// Commons' older parents name the level `maven.compile.source` and pass it to the
+/// compiler through `${…}`: the command line overrides that property too.
 pub fn level_flags(choice: &JdkChoice) -> Vec<String> {
     match (choice.lifted_from, choice.level) {
         (Some(_), Some(l)) => vec![
             format!("-Dmaven.compiler.source={l}"),
             format!("-Dmaven.compiler.target={l}"),
+            format!("-Dmaven.compile.source={l}"),
+            format!("-Dmaven.compile.target={l}"),
         ],
         _ => Vec::new(),
+    }
+}
+
+/// The file in a lifted environment holding the level (`1.6`) that the run writes over
+/// a compiler `<source>`/`<target>` below 6 in its working copy's poms.
+const LIFT_FILE: &str = "lift";
+
+/// The run's rewrite of levels below 6 written literally in the poms (a compiler
+/// plugin's `<source>1.5</source>`, which no `-D` overrides) to the lifted level; the
+/// same as [`repair::lift_pom`], in the shell.
+const LIFT_SED: &str = r"s#<(source|target)>(1\.)?[1-5]</(source|target)>#<\1>LEVEL</\3>#g";
+
+/// The run's `sed` expression for level `to`, for the test that holds it to
+/// [`repair::lift_pom`].
+#[cfg(test)]
+pub fn lift_sed_for_test(to: &str) -> String {
+    LIFT_SED.replace("LEVEL", to)
+}
+
+/// The level a lifted choice writes over the poms' literal levels (`1.6`), if lifted.
+fn lift_level(choice: &JdkChoice) -> Option<String> {
+    match (choice.lifted_from, choice.level) {
+        (Some(_), Some(l)) if l < 9 => Some(format!("1.{l}")),
+        (Some(_), Some(l)) => Some(l.to_string()),
+        _ => None,
     }
 }
 
@@ -351,8 +380,11 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
         false => format!(" {}", sh_quote(format!("-Dtest={}", classes.join(",")))),
     };
     let reports = sh_quote(report_dir);
+    let lift = LIFT_SED.replace("LEVEL", "'\"$lift\"'");
     format!(
         "find . -type d -path '*/target/surefire-reports' -prune -exec rm -rf {{}} +\n\
+         if [ -s \"$HUNKGEN_ENV_DIR/{LIFT_FILE}\" ]; then lift=$(cat \"$HUNKGEN_ENV_DIR/{LIFT_FILE}\"); \
+         find . -name pom.xml -type f -exec sed -i -E '{lift}' {{}} +; fi\n\
          mvn -o {args} $(cat \"$HUNKGEN_ENV_DIR/{ARGS_FILE}\"){test} {flags} test > {LOG} 2>&1\n\
          rc=$?\n\
          cat {LOG}\n\
@@ -645,6 +677,7 @@ impl EnvCache {
             ("toolchains.xml", toolchains_xml(found)),
             ("java_home", format!("{home}\n")),
             (ARGS_FILE, format!("{level}\n")),
+            (LIFT_FILE, lift_level(choice).unwrap_or_default()),
         ];
         for (name, text) in files {
             let p = tmp.join(name);
@@ -670,6 +703,12 @@ impl EnvCache {
                 })?;
             }
             trees.push("after");
+        }
+        if let Some(to) = lift_level(choice) {
+            for t in &trees {
+                let dir = tmp.join(t);
+                repair::lift_tree(&dir, &d.build_files, &to).map_err(write_err(&dir))?;
+            }
         }
         let mvn = |offline: bool| {
             // The temporary directory's paths: the environment is renamed only after.

@@ -35,7 +35,14 @@ fn the_run_script_cleans_runs_offline_and_copies_the_reports() {
     let lines: Vec<&str> = s.lines().collect();
     // Stale reports of an earlier run go first (§5).
     assert!(lines[0].contains("'*/target/surefire-reports'") && lines[0].contains("rm -rf"));
-    let mvn = lines[1];
+    // A lifted environment's level goes over the poms' literal levels below 6.
+    assert!(
+        lines[1].starts_with("if [ -s \"$HUNKGEN_ENV_DIR/lift\" ]")
+            && lines[1].contains("sed -i -E"),
+        "{}",
+        lines[1]
+    );
+    let mvn = lines[2];
     assert!(mvn.starts_with("mvn -o -B "), "{mvn}");
     assert!(
         mvn.contains("-s \"$HUNKGEN_ENV_DIR\"/settings.xml"),
@@ -55,7 +62,7 @@ fn the_run_script_cleans_runs_offline_and_copies_the_reports() {
         assert!(mvn.contains(f), "{f} in {mvn}");
     }
     assert!(mvn.ends_with(" test > .hunkgen-mvn.log 2>&1"), "{mvn}");
-    assert_eq!(lines[2], "rc=$?");
+    assert_eq!(lines[3], "rc=$?");
     assert!(s.contains("'*/target/surefire-reports/TEST-*.xml'"), "{s}");
     assert!(s.contains("cp {} '.hunkgen-reports'/"), "{s}");
     assert!(s.ends_with("exit $rc\n"), "{s}");
@@ -164,7 +171,12 @@ fn a_lifted_level_is_passed_on_the_command_line() {
     };
     assert_eq!(
         level_flags(&lifted),
-        vec!["-Dmaven.compiler.source=6", "-Dmaven.compiler.target=6"]
+        vec![
+            "-Dmaven.compiler.source=6",
+            "-Dmaven.compiler.target=6",
+            "-Dmaven.compile.source=6",
+            "-Dmaven.compile.target=6"
+        ]
     );
     let plain = JdkChoice {
         lifted_from: None,

@@ -165,6 +165,38 @@ pub fn install_alias(repository: &Path, r: &Repair) -> std::io::Result<bool> {
     Ok(true)
 }
 
+/// `text` with every `<source>`/`<target>` below 6 written literally (`1.5`, `5`,
+/// `1.4`) moved to `to`: the lift of a level no JDK here compiles, where the poms name it
+/// in the compiler plugin's configuration and no `-D` can override it.
+pub fn lift_pom(text: &str, to: &str) -> String {
+    static RE: std::sync::OnceLock<Option<Regex>> = std::sync::OnceLock::new();
+    let Some(re) = RE
+        .get_or_init(|| Regex::new(r"<(source|target)>(?:1\.)?[1-5]</(?:source|target)>").ok())
+        .as_ref()
+    else {
+        return text.to_string();
+    };
+    re.replace_all(text, |c: &regex::Captures<'_>| {
+        format!("<{0}>{to}</{0}>", &c[1])
+    })
+    .into_owned()
+}
+
+/// [`lift_pom`] over every pom of the resolve run's exported `tree`.
+pub fn lift_tree(tree: &Path, poms: &[String], to: &str) -> std::io::Result<()> {
+    for rel in poms.iter().filter(|p| p.ends_with("pom.xml")) {
+        let path = tree.join(rel);
+        let Ok(text) = fs::read_to_string(&path) else {
+            continue;
+        };
+        let lifted = lift_pom(&text, to);
+        if lifted != text {
+            fs::write(&path, lifted)?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,5 +272,31 @@ mod tests {
             ..repair()
         };
         assert!(!install_alias(repo.path(), &none).expect("no release"));
+    }
+
+    /// The Rust lift and the run's `sed` agree on every pom line they may meet.
+    #[test]
+    fn the_lift_moves_only_literal_levels_below_six_and_the_sed_agrees() {
+        let pom = "<configuration>\n  <source>1.5</source>\n  <target>1.5</target>\n</configuration>\n\
+                   <source>1.4</source><target>5</target>\n<source>1.6</source><source>1.8</source>\n\
+                   <source>${maven.compile.source}</source><source>11</source>\n";
+        let lifted = lift_pom(pom, "1.6");
+        assert_eq!(
+            lifted,
+            "<configuration>\n  <source>1.6</source>\n  <target>1.6</target>\n</configuration>\n\
+             <source>1.6</source><target>1.6</target>\n<source>1.6</source><source>1.8</source>\n\
+             <source>${maven.compile.source}</source><source>11</source>\n"
+        );
+        let dir = tempfile::tempdir().expect("tempdir");
+        let f = dir.path().join("pom.xml");
+        fs::write(&f, pom).expect("pom");
+        let script = super::super::kind::lift_sed_for_test("1.6");
+        let ok = std::process::Command::new("sed")
+            .args(["-i", "-E", &script])
+            .arg(&f)
+            .status()
+            .expect("sed runs");
+        assert!(ok.success());
+        assert_eq!(fs::read_to_string(&f).expect("read"), lifted);
     }
 }
