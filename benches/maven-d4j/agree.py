@@ -95,7 +95,10 @@ def triggers(home, project, n):
 def write_history(upstream, chosen, project, dest):
     """A bare repository whose objects are upstream's: Import/Fix commit pairs."""
     if dest.exists():
-        return json.loads((dest / "hunkgen-bugs.json").read_text())
+        made = json.loads((dest / "hunkgen-bugs.json").read_text())
+        if sorted(made) == sorted(str(n) for n, _, _ in chosen):
+            return made
+        subprocess.run(["rm", "-rf", str(dest)], check=True)
     tmp = dest.with_name(dest.name + ".tmp")
     subprocess.run(["rm", "-rf", str(tmp)], check=True)
     subprocess.run(["git", "init", "-q", "--bare", str(tmp)], check=True)
