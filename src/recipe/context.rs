@@ -41,3 +41,12 @@ pub fn default_cache_dir() -> PathBuf {
         .map(|h| PathBuf::from(h).join(".cache/hunkgen"))
         .unwrap_or_else(|| std::env::temp_dir().join("hunkgen-cache"))
 }
+
+/// An API root the recipe names at `key`, checked to be an http(s) URL (GitHub's and
+/// JIRA's alike).
+pub(super) fn api_url(cx: &Ctx<'_>, key: &str, api: &str) -> Result<(), RecipeError> {
+    match api.parse::<http::Uri>() {
+        Ok(u) if u.scheme().is_some() && u.host().is_some() => Ok(()),
+        _ => Err(cx.err(key, format!("expected an http(s) URL, got `{api}`"))),
+    }
+}

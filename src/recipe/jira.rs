@@ -32,7 +32,7 @@ pub(super) fn issue_types_plan(
             message: format!("missing: the JIRA server whose issue types are read, e.g. {hint}"),
         });
     };
-    super::sources::api_url(cx, &format!("{KEY}.url"), url)?;
+    super::context::api_url(cx, &format!("{KEY}.url"), url)?;
     let projects = match &spec.projects {
         None => Vec::new(),
         Some(p) if p.is_empty() => {

@@ -1,7 +1,7 @@
 //! The per-source plan builders (Defects4J, SWE-bench, git history, GitHub) and the
 //! checks that belong to one kind of source.
 
-use super::context::{default_cache_dir, Ctx};
+use super::context::{api_url, default_cache_dir, Ctx};
 use super::schema::{Defects4jSpec, GitSpec, GithubSpec, Recipe, SelectSpec, SwebenchSpec};
 use super::RecipeError;
 use crate::source::defects4j::{self, D4jConfig, ProjectRepo};
@@ -375,14 +375,6 @@ pub(super) fn git_plan(
         issue_labels,
         issue_types,
     })
-}
-
-/// An API root the recipe names at `key`, checked to be an http(s) URL.
-pub(super) fn api_url(cx: &Ctx<'_>, key: &str, api: &str) -> Result<(), RecipeError> {
-    match api.parse::<http::Uri>() {
-        Ok(u) if u.scheme().is_some() && u.host().is_some() => Ok(()),
-        _ => Err(cx.err(key, format!("expected an http(s) URL, got `{api}`"))),
-    }
 }
 
 /// The issue-label rule of a git recipe, checked: it needs the repository on GitHub.
