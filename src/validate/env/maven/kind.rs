@@ -1,27 +1,19 @@
 //! `env: maven: auto` as a [`Kind`]: per instance, the base commit's poms are read
 //! ([`super::declared_at`]), a JDK chosen ([`super::choose`]), and a local Maven
 //! repository resolved once per key (build files, JDK, Maven) by one real test run —
-//! the only step with network (docs/design/maven-offline.md §1). Runs are `mvn -o`
+//! the only step with network (docs/design/maven-offline.md §1; resolve.rs). Runs are `mvn -o`
 //! against that repository, read-only, with hunkgen's own settings so the repository
 //! ids match (§2), and the surefire reports copied into the suite's report directory.
 
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
-use std::time::Duration;
 
-use sha2::{Digest, Sha256};
-
-use super::super::kind::{InstanceEnv, InstanceTree, KeyInputs, Kind, KindRecord, Selected};
-use super::super::{
-    fresh, hex8, prepend_path, publish, read_manifest, sh_quote, slug, BuiltEnv, EnvCache,
-    EnvError, EnvSpec,
-};
-use super::repair::{self, Repair};
-use super::{choose, declared_at, discover, toolchains_xml, JdkChoice, MavenDeclared};
+use super::super::kind::{InstanceEnv, InstanceTree, KeyInputs, Kind, Selected};
+use super::super::{prepend_path, sh_quote, BuiltEnv, EnvCache, EnvError};
+use super::{declared_at, JdkChoice, MavenDeclared};
 use crate::validate::parse::MARK;
-use crate::validate::runner::{find_in_path, Command, RunSpec, Runner, SandboxPolicy};
+use crate::validate::runner::{Command, Runner};
 
 /// `maven: auto` as a spec: nothing is spelled out, everything is read per instance.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -56,29 +48,9 @@ pub const TEST_FLAGS: &[&str] = &[
 /// resolves offline first (tests, air-gapped machines).
 pub const SEED_VAR: &str = "HUNKGEN_MAVEN_SEED";
 
-/// The file in an environment listing its build-file repairs, one per line.
-const REPAIRS_FILE: &str = "repairs";
-
-/// How many times a resolve run is repaired and run again before it fails.
-const MAX_REPAIR_ROUNDS: usize = 3;
-
-/// One resolve run's inputs, for [`EnvCache::resolve_repairing`].
-struct Attempt<'a> {
-    repo: &'a str,
-    runner: &'a Runner,
-    log: &'a str,
-    script: &'a str,
-    online: bool,
-    tmp: &'a Path,
-    trees: &'a [&'a str],
-    poms: &'a [String],
-    vars: &'a [(OsString, OsString)],
-    readable: &'a [PathBuf],
-}
-
 /// The file in an environment holding the arguments its instance's level needs (a
 /// lifted `-source`/`-target`, or nothing), read by the run command.
-const ARGS_FILE: &str = "mvn.args";
+pub(super) const ARGS_FILE: &str = "mvn.args";
 
 impl Kind for MavenAutoSpec {
     fn name(&self) -> &'static str {
@@ -178,7 +150,7 @@ fn per_instance(repo: &str) -> EnvError {
     )
 }
 
-fn maven_err(repo: &str, why: impl Into<String>) -> EnvError {
+pub(super) fn maven_err(repo: &str, why: impl Into<String>) -> EnvError {
     EnvError::Maven {
         repo: repo.to_string(),
         why: why.into(),
@@ -210,7 +182,7 @@ pub fn is_build_file(path: &str) -> bool {
 
 /// Whether any of `changes` touches a build file: then the environment is resolved at
 /// the changed tree too (its poms may name what the base's do not).
-fn changes_build(changes: &[&crate::diff::Patch]) -> bool {
+pub(super) fn changes_build(changes: &[&crate::diff::Patch]) -> bool {
     changes
         .iter()
         .any(|p| p.files.iter().any(|f| is_build_file(f.path())))
@@ -293,22 +265,22 @@ pub fn level_flags(choice: &JdkChoice) -> Vec<String> {
 
 /// The file in a lifted environment holding the level (`1.6`) that the run writes over
 /// a compiler `<source>`/`<target>` below 6 in its working copy's poms.
-const LIFT_FILE: &str = "lift";
+pub(super) const LIFT_FILE: &str = "lift";
 
 /// The run's rewrite of levels below 6 written literally in the poms (a compiler
 /// plugin's `<source>1.5</source>`, which no `-D` overrides) to the lifted level; the
-/// same as [`repair::lift_pom`], in the shell.
+/// same as [`super::repair::lift_pom`], in the shell.
 const LIFT_SED: &str = r"s#<(source|target)>(1\.)?[1-5]</(source|target)>#<\1>LEVEL</\3>#g";
 
 /// The run's `sed` expression for level `to`, for the test that holds it to
-/// [`repair::lift_pom`].
+/// [`super::repair::lift_pom`].
 #[cfg(test)]
 pub fn lift_sed_for_test(to: &str) -> String {
     LIFT_SED.replace("LEVEL", to)
 }
 
 /// The level a lifted choice writes over the poms' literal levels (`1.6`), if lifted.
-fn lift_level(choice: &JdkChoice) -> Option<String> {
+pub(super) fn lift_level(choice: &JdkChoice) -> Option<String> {
     match (choice.lifted_from, choice.level) {
         (Some(_), Some(l)) if l < 9 => Some(format!("1.{l}")),
         (Some(_), Some(l)) => Some(l.to_string()),
@@ -326,46 +298,6 @@ pub const UNRESOLVED: &[&str] = &[
     "in offline mode",
     "Could not resolve dependencies",
 ];
-
-/// A failed resolve step whose log says the compiler plugin failed: the tree's main or
-/// test code does not compile with the JDK chosen (the resolve run compiles every test,
-/// whichever it selects), a compile error rather than an environment failure.
-fn compile_failure(repo: &str, e: EnvError) -> EnvError {
-    let EnvError::Step { log, .. } = &e else {
-        return e;
-    };
-    let text = fs::read(log)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
-    let failed = |goal: &str| {
-        text.lines()
-            .find(|l| l.contains("Failed to execute goal") && l.contains(goal))
-            .map(|l| l.trim_start_matches("[ERROR] ").to_string())
-    };
-    let (test, line) = match (failed(":testCompile ("), failed(":compile (")) {
-        (Some(l), _) => (true, l),
-        (None, Some(l)) => (false, l),
-        (None, None) => return e,
-    };
-    let first = text
-        .lines()
-        .find(|l| l.starts_with("[ERROR] /") && l.contains(".java:"))
-        .map(|l| l.trim_start_matches("[ERROR] ").to_string())
-        .unwrap_or_default();
-    EnvError::Compile {
-        repo: repo.to_string(),
-        test,
-        why: format!("{line}; first error: {first}; see {}", log.display()),
-    }
-}
-
-/// Whether Maven's log at `log` says an artifact could not be resolved.
-fn unresolved_in(log: &Path) -> bool {
-    let text = fs::read(log)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
-    UNRESOLVED.iter().any(|p| text.contains(p))
-}
 
 /// The line the run adds after such an error, so the run's log ends saying so.
 const UNRESOLVED_WHY: &str =
@@ -444,44 +376,8 @@ pub fn settings_xml() -> String {
     )
 }
 
-/// `mvn --version`'s first line, asked once per process (the Maven version keys the
-/// repository: its default plugin versions differ, §1).
-fn maven_version() -> Result<String, EnvError> {
-    static VERSION: OnceLock<Option<String>> = OnceLock::new();
-    let missing = || EnvError::MissingTool {
-        tool: "mvn".into(),
-        hint: "install Maven (Debian: maven) and put mvn on PATH".into(),
-    };
-    VERSION
-        .get_or_init(|| {
-            let mvn = find_in_path("mvn")?;
-            let runner = Runner::new(SandboxPolicy::Off).ok()?;
-            let dir = tempfile::Builder::new()
-                .prefix("hunkgen-mvn-")
-                .tempdir()
-                .ok()?;
-            let stdout = dir.path().join("stdout");
-            let mut spec = RunSpec::new(
-                Command::Exec {
-                    program: mvn,
-                    args: vec!["-B".into(), "--version".into()],
-                },
-                dir.path(),
-                &stdout,
-            )
-            .with_timeout(Duration::from_secs(120), Duration::from_secs(5));
-            spec.stderr_path = Some(dir.path().join("stderr"));
-            let out = runner.run(&spec).ok()?;
-            let text = fs::read_to_string(&stdout).ok()?;
-            let first = strip_ansi(text.lines().next()?).trim().to_string();
-            (out.exit.success() && first.starts_with("Apache Maven")).then_some(first)
-        })
-        .clone()
-        .ok_or_else(missing)
-}
-
 /// `text` without its ANSI colour sequences (Maven 3.8 writes some even in batch mode).
-fn strip_ansi(text: &str) -> String {
+pub(super) fn strip_ansi(text: &str) -> String {
     let mut out = String::new();
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
@@ -497,417 +393,6 @@ fn strip_ansi(text: &str) -> String {
         }
     }
     out
-}
-
-impl EnvCache {
-    /// The environment `maven: auto` infers for an instance's base tree: the JDK chosen
-    /// from its poms, and a local repository keyed by the build files' contents, the
-    /// JDK and Maven, resolved once per key (offline from a seed first, then online
-    /// when the network is allowed).
-    pub fn ensure_maven(
-        &self,
-        runner: &Runner,
-        repo: &str,
-        tree: &InstanceTree<'_>,
-    ) -> Result<InstanceEnv, EnvError> {
-        if !tree.workdir.is_empty() {
-            return Err(maven_err(
-                repo,
-                "runs from the reactor's root pom: give the suite no workdir",
-            ));
-        }
-        let d = declared_at(tree.repo_path, tree.rev).map_err(|why| maven_err(repo, why))?;
-        let found = discover();
-        let choice = choose(
-            d.java_level.as_ref().map(|l| l.level),
-            d.enforcer_java.as_deref(),
-            d.commit_time,
-            &found,
-        )
-        .map_err(|n| EnvError::UnsupportedJdk {
-            repo: repo.to_string(),
-            why: n.to_string(),
-        })?;
-        let maven = maven_version()?;
-        let mut h = Sha256::new();
-        h.update(b"hunkgen-maven-v1\0");
-        h.update(repo.as_bytes());
-        for f in &d.build_files {
-            let bytes = crate::git::read_blob(tree.repo_path, tree.rev, f, &[])
-                .map_err(|e| maven_err(repo, format!("{f}: {e}")))?;
-            h.update(b"\0");
-            h.update(f.as_bytes());
-            h.update((bytes.len() as u64).to_le_bytes());
-            h.update(&bytes);
-        }
-        h.update(b"\0");
-        h.update(choice.jdk.version.as_bytes());
-        h.update(b"\0");
-        h.update(maven.as_bytes());
-        if changes_build(tree.changes) {
-            // The changed tree's build files follow from the base's and the changes.
-            h.update(b"\0changes");
-            for p in tree.changes {
-                h.update(b"\0");
-                h.update(p.to_bytes());
-            }
-        }
-        let key = format!("{}-maven-{}", slug(repo), hex8(h));
-        let record = crate::model::MavenRecord {
-            jdk: choice.jdk.version.clone(),
-            chosen: choice.why.clone(),
-            level: choice.level,
-            lifted_from: choice.lifted_from,
-            maven,
-            modules: d.modules.iter().map(|m| m.dir.clone()).collect(),
-            repairs: Vec::new(),
-        };
-        let env = self.build_maven(runner, repo, tree, &d, &choice, &found, key)?;
-        let mut record = record;
-        record.repairs = fs::read_to_string(env.dir.join(REPAIRS_FILE))
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_string)
-            .collect();
-        Ok(InstanceEnv {
-            env,
-            prefix: String::new(),
-            generated: Vec::new(),
-            record: KindRecord::Maven(record),
-        })
-    }
-
-    /// The environment at `key`: reused, or made in a reserved temporary directory
-    /// (settings, toolchains, JDK, repository resolved at the base tree) and renamed.
-    #[allow(clippy::too_many_arguments)]
-    fn build_maven(
-        &self,
-        runner: &Runner,
-        repo: &str,
-        tree: &InstanceTree<'_>,
-        d: &MavenDeclared,
-        choice: &JdkChoice,
-        found: &[super::Jdk],
-        key: String,
-    ) -> Result<BuiltEnv, EnvError> {
-        let dir = self.root.join(&key);
-        if let Some(env) = read_manifest(&dir) {
-            return Ok(BuiltEnv {
-                reused: true,
-                ..env
-            });
-        }
-        let write_err = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| EnvError::Write { path, source }
-        };
-        // One resolve per key: a second worker (or process) on the same build files
-        // waits for the first and reuses what it made instead of downloading it again.
-        let locks = self.root.join(".locks");
-        fs::create_dir_all(&locks).map_err(write_err(&locks))?;
-        let lock = locks.join(format!("{key}.lock"));
-        let _held = crate::lock::wait_exclusive(&lock).map_err(write_err(&lock))?;
-        if let Some(env) = read_manifest(&dir) {
-            return Ok(BuiltEnv {
-                reused: true,
-                ..env
-            });
-        }
-        let work =
-            crate::lock::WorkDir::reserve(&self.root, &key).map_err(write_err(&self.root))?;
-        let tmp = work.path().to_path_buf();
-        let made = self.resolve_maven(runner, repo, tree, d, choice, found, &key, &tmp);
-        let offline = match made {
-            Ok(offline) => offline,
-            Err(e) => {
-                let _ = fs::remove_dir_all(&tmp);
-                return Err(e);
-            }
-        };
-        publish(
-            &tmp,
-            BuiltEnv {
-                dir,
-                key,
-                spec: EnvSpec::MavenAuto(MavenAutoSpec),
-                reused: false,
-                offline,
-            },
-        )
-    }
-
-    /// Writes the environment's files into `tmp` and fills `tmp/repository` by one test
-    /// run at the base tree: offline from the seed when there is one, online when that
-    /// fails or there is none and the network is allowed. Whether it stayed offline.
-    #[allow(clippy::too_many_arguments)]
-    fn resolve_maven(
-        &self,
-        runner: &Runner,
-        repo: &str,
-        tree: &InstanceTree<'_>,
-        d: &MavenDeclared,
-        choice: &JdkChoice,
-        found: &[super::Jdk],
-        key: &str,
-        tmp: &Path,
-    ) -> Result<bool, EnvError> {
-        let write_err = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| EnvError::Write { path, source }
-        };
-        let seed = std::env::var_os(SEED_VAR)
-            .map(PathBuf::from)
-            .filter(|p| p.is_dir());
-        if seed.is_none() && !self.allow_network {
-            return Err(EnvError::Unresolvable {
-                repo: repo.to_string(),
-                why: format!(
-                    "the network is off for setup (validate.network_for_setup: false) \
-                     and no seed repository is given ({SEED_VAR})"
-                ),
-            });
-        }
-        fresh(tmp)?;
-        // Every step binds uv's cache: it must exist, though Maven never reads it.
-        fs::create_dir_all(&self.uv_cache).map_err(write_err(&self.uv_cache))?;
-        let home = choice.jdk.home.to_string_lossy().into_owned();
-        let level = level_flags(choice).join(" ");
-        let files = [
-            ("settings.xml", settings_xml()),
-            ("toolchains.xml", toolchains_xml(found)),
-            ("java_home", format!("{home}\n")),
-            (ARGS_FILE, format!("{level}\n")),
-            (LIFT_FILE, lift_level(choice).unwrap_or_default()),
-        ];
-        for (name, text) in files {
-            let p = tmp.join(name);
-            fs::write(&p, text).map_err(write_err(&p))?;
-        }
-        let repository = tmp.join("repository");
-        fs::create_dir_all(&repository).map_err(write_err(&repository))?;
-        let src = tmp.join("src");
-        crate::git::export_tree(tree.repo_path, tree.rev, None, &src)
-            .map_err(|e| maven_err(repo, format!("exporting {}: {e}", tree.rev)))?;
-        let paths = crate::git::tree_paths(tree.repo_path, tree.rev)
-            .map_err(|e| maven_err(repo, e.to_string()))?;
-        let classes = resolve_classes(d, &paths);
-        // The tree the runs end at, when the changes touch a build file: resolved too.
-        let after = tmp.join("after");
-        let mut trees = vec!["src"];
-        if changes_build(tree.changes) {
-            crate::git::export_tree(tree.repo_path, tree.rev, None, &after)
-                .map_err(|e| maven_err(repo, format!("exporting {}: {e}", tree.rev)))?;
-            for p in tree.changes {
-                crate::validate::apply::apply_to_dir(p, &after).map_err(|e| {
-                    maven_err(repo, format!("applying the changes to resolve them: {e}"))
-                })?;
-            }
-            trees.push("after");
-        }
-        if let Some(to) = lift_level(choice) {
-            for t in &trees {
-                let dir = tmp.join(t);
-                repair::lift_tree(&dir, &d.build_files, &to).map_err(write_err(&dir))?;
-            }
-        }
-        let mvn = |offline: bool| {
-            // The temporary directory's paths: the environment is renamed only after.
-            let args = mvn_args(&sh_quote(tmp));
-            let test = match classes.is_empty() {
-                true => String::new(),
-                false => format!(" {}", sh_quote(format!("-Dtest={}", classes.join(",")))),
-            };
-            trees
-                .iter()
-                .map(|t| {
-                    format!(
-                        "(cd {t} && mvn{} {args} {level}{test} {} test)",
-                        if offline { " -o" } else { "" },
-                        TEST_FLAGS.join(" ")
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(" && ")
-        };
-        let vars: Vec<(OsString, OsString)> = vec![
-            ("JAVA_HOME".into(), home.clone().into()),
-            ("PATH".into(), prepend_path(&choice.jdk.home.join("bin"))),
-        ];
-        let mut readable = vec![choice.jdk.home.clone()];
-        let tag = key.rsplit('-').next().unwrap_or(key);
-        let mut repairs: Vec<Repair> = Vec::new();
-        let mut offline_failure = None;
-        if let Some(seed) = &seed {
-            readable.push(seed.clone());
-            let script = format!("cp -R {}/. repository/ && {}", sh_quote(seed), mvn(true));
-            let log = format!("maven-resolve-{tag}-offline");
-            let attempt = Attempt {
-                repo,
-                runner,
-                log: &log,
-                script: &script,
-                online: false,
-                tmp,
-                trees: &trees,
-                poms: &d.build_files,
-                vars: &vars,
-                readable: &readable,
-            };
-            match self.resolve_repairing(&attempt, &mut repairs) {
-                Ok(()) => {
-                    self.finish_maven(tmp, &src, &after, &repairs)?;
-                    return Ok(true);
-                }
-                Err(e @ EnvError::Step { .. }) => offline_failure = Some(e),
-                Err(e) => return Err(e),
-            }
-        }
-        if !self.allow_network {
-            // A compile error is the tree's, whatever the network: say so.
-            if let Some(e) = offline_failure.take().map(|e| compile_failure(repo, e)) {
-                if matches!(e, EnvError::Compile { .. }) {
-                    return Err(e);
-                }
-                offline_failure = Some(e);
-            }
-            let why = offline_failure.map(|e| e.to_string()).unwrap_or_default();
-            return Err(EnvError::Unresolvable {
-                repo: repo.to_string(),
-                why: format!(
-                    "resolving offline from the seed repository ({SEED_VAR}) failed and \
-                     the network is off for setup: {why}"
-                ),
-            });
-        }
-        let log = format!("maven-resolve-{tag}-online");
-        let script = mvn(false);
-        let attempt = Attempt {
-            repo,
-            runner,
-            log: &log,
-            script: &script,
-            online: true,
-            tmp,
-            trees: &trees,
-            poms: &d.build_files,
-            vars: &vars,
-            readable: &readable,
-        };
-        match self
-            .resolve_repairing(&attempt, &mut repairs)
-            .map_err(|e| compile_failure(repo, e))
-        {
-            Ok(()) => {}
-            // Maven said an artifact is out of reach (a removed SNAPSHOT, a dead
-            // repository): the dependencies, not the step, are the cause.
-            Err(EnvError::Step {
-                exit, tail, log, ..
-            }) if unresolved_in(&log) => {
-                return Err(EnvError::Unresolvable {
-                    repo: repo.to_string(),
-                    why: format!(
-                        "the online resolve run ({exit}) ended: {tail}; see {}",
-                        log.display()
-                    ),
-                });
-            }
-            Err(e) => return Err(e),
-        }
-        self.finish_maven(tmp, &src, &after, &repairs)?;
-        Ok(false)
-    }
-
-    /// One resolve run; when Maven says a parent or BOM snapshot is unreachable, the
-    /// exported trees' poms move to its release and the run goes again (a few rounds at
-    /// most), each repair kept in `repairs`.
-    fn resolve_repairing(
-        &self,
-        a: &Attempt<'_>,
-        repairs: &mut Vec<Repair>,
-    ) -> Result<(), EnvError> {
-        let mut round = 0;
-        loop {
-            let log = match round {
-                0 => a.log.to_string(),
-                n => format!("{}-repair{n}", a.log),
-            };
-            let err = match self.step(
-                a.runner,
-                a.repo,
-                &log,
-                a.script.to_string(),
-                a.tmp,
-                a.online,
-                a.vars,
-                a.readable,
-            ) {
-                Ok(()) => return Ok(()),
-                Err(e) => e,
-            };
-            let EnvError::Step { log: path, .. } = &err else {
-                return Err(err);
-            };
-            if round == MAX_REPAIR_ROUNDS {
-                return Err(err);
-            }
-            let text = fs::read(path)
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .unwrap_or_default();
-            let mut applied = false;
-            for r in repair::unreachable_snapshots(&text) {
-                if repairs.contains(&r) {
-                    continue;
-                }
-                for t in a.trees {
-                    let dir = a.tmp.join(t);
-                    applied |= repair::rewrite_tree(&dir, a.poms, &r).map_err(|source| {
-                        EnvError::Write {
-                            path: dir.clone(),
-                            source,
-                        }
-                    })?;
-                }
-                repairs.push(r);
-            }
-            if !applied {
-                return Err(err);
-            }
-            round += 1;
-        }
-    }
-
-    /// After a resolve the repairs' releases are installed under their snapshots'
-    /// coordinates and listed in the environment (`repairs`), and the exported trees go:
-    /// the environment keeps its files and the repository only.
-    fn finish_maven(
-        &self,
-        tmp: &Path,
-        src: &Path,
-        after: &Path,
-        repairs: &[Repair],
-    ) -> Result<(), EnvError> {
-        let write_err = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| EnvError::Write { path, source }
-        };
-        let repository = tmp.join("repository");
-        let mut listed = String::new();
-        for r in repairs {
-            if repair::install_alias(&repository, r).map_err(write_err(&repository))? {
-                listed.push_str(&r.describe());
-                listed.push('\n');
-            }
-        }
-        let list = tmp.join(REPAIRS_FILE);
-        fs::write(&list, listed).map_err(write_err(&list))?;
-        for t in [src, after].into_iter().filter(|t| t.exists()) {
-            fs::remove_dir_all(t).map_err(|source| EnvError::Write {
-                path: t.to_path_buf(),
-                source,
-            })?;
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ pub mod jdks;
 pub mod kind;
 mod pom;
 pub mod repair;
+mod resolve;
 
 pub use declare::{declare, declared_at, JavaLevel, MavenDeclared, MavenModule};
 pub use jdks::{
