@@ -250,8 +250,10 @@ fn source_dir(module_dir: &str, written: &str, props: &[(String, String)]) -> Op
 /// The level a module compiles at, by the precedence the compiler plugin applies: a
 /// release (its `<release>`, else the `maven.compiler.release` property) wins over any
 /// source or target, then `<source>`/`<target>` of its configuration (nearest pom
-/// first), then the `maven.compiler.source`/`target` properties. A value that does not
-/// resolve to a level (an unknown property) is passed over.
+/// first), then the `maven.compiler.source`/`target` properties, then Commons' older
+/// `maven.compile.source`/`target` (what commons-parent passed to the compiler before
+/// Maven's own names). A value that does not resolve to a level (an unknown property)
+/// is passed over.
 fn java_level(chain: &[(String, Pom)], props: &[(String, String)]) -> Option<JavaLevel> {
     type Get = fn(&Pom) -> &Option<String>;
     let configured = |name: &str, get: Get| {
@@ -272,6 +274,8 @@ fn java_level(chain: &[(String, Pom)], props: &[(String, String)]) -> Option<Jav
         .or_else(|| configured("target", |p| &p.target))
         .or_else(|| property("maven.compiler.source"))
         .or_else(|| property("maven.compiler.target"))
+        .or_else(|| property("maven.compile.source"))
+        .or_else(|| property("maven.compile.target"))
 }
 
 fn level_of(

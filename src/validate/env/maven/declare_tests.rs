@@ -384,3 +384,22 @@ fn declared_at_reads_the_poms_of_a_revision_from_git() {
     let e = declared_at(dir, "no-such-rev").expect_err("unknown revision");
     assert!(!e.contains('\n'), "{e}");
 }
+
+/// Commons' older poms name their level `maven.compile.source` (commons-parent handed
+/// it to the compiler): it is the level when Maven's own names are absent.
+#[test]
+fn commons_older_level_property_is_a_level() {
+    let root = format!(
+        r#"<project {NS}>
+  <artifactId>commons-codec</artifactId>
+  <properties>
+    <maven.compile.source>1.4</maven.compile.source>
+    <maven.compile.target>1.4</maven.compile.target>
+  </properties>
+</project>"#
+    );
+    let d = declare_files(&[("pom.xml", &root)]).expect("declares");
+    let l = d.java_level.expect("a level");
+    assert_eq!(l.level, 4);
+    assert_eq!(l.origin, "property maven.compile.source");
+}

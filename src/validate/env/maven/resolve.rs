@@ -103,7 +103,10 @@ fn compile_failure(repo: &str, e: EnvError) -> EnvError {
     };
     let first = text
         .lines()
-        .find(|l| l.starts_with("[ERROR] /") && l.contains(".java:"))
+        .find(|l| {
+            l.starts_with("[ERROR] ")
+                && ((l.starts_with("[ERROR] /") && l.contains(".java:")) || l.contains("error: "))
+        })
         .map(|l| l.trim_start_matches("[ERROR] ").to_string())
         .unwrap_or_default();
     EnvError::Compile {
