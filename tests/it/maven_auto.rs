@@ -140,6 +140,22 @@ fn rows(out: &Path, f: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The one instance a calc history's build kept, its FAIL_TO_PASS the new `CalcTest`.
+fn proven_calc_test(out: &Path) -> Vec<Value> {
+    let kept = rows(out, "instances.jsonl");
+    assert_eq!(
+        kept.len(),
+        1,
+        "kept {kept:?}\nrejected {:?}",
+        rows(out, "rejected.jsonl")
+    );
+    assert_eq!(
+        kept[0]["FAIL_TO_PASS"],
+        serde_json::json!(["org.acme.CalcTest::addsAndMultiplies"])
+    );
+    kept
+}
+
 /// The resolve logs the environment cache holds (one per resolution).
 fn resolve_logs(cache: &Path) -> Vec<String> {
     fs::read_dir(cache.join("envs/logs"))
@@ -367,17 +383,7 @@ fn a_fix_that_changes_the_pom_is_resolved_at_the_changed_tree_too() {
     let out = work.path().join("out");
     let o = build(&recipe, &out, &cache, &seed);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let kept = rows(&out, "instances.jsonl");
-    assert_eq!(
-        kept.len(),
-        1,
-        "kept {kept:?}\nrejected {:?}",
-        rows(&out, "rejected.jsonl")
-    );
-    assert_eq!(
-        kept[0]["FAIL_TO_PASS"],
-        serde_json::json!(["org.acme.CalcTest::addsAndMultiplies"])
-    );
+    proven_calc_test(&out);
     let logs = resolve_logs(&cache);
     assert_eq!(logs.len(), 1, "{logs:?}");
     let log = fs::read_to_string(cache.join("envs/logs").join(&logs[0])).expect("log");
@@ -428,17 +434,7 @@ fn a_two_module_reactor_is_validated_from_its_root() {
     let out = work.path().join("out");
     let o = build(&recipe, &out, &cache, &seed);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let kept = rows(&out, "instances.jsonl");
-    assert_eq!(
-        kept.len(),
-        1,
-        "kept {kept:?}\nrejected {:?}",
-        rows(&out, "rejected.jsonl")
-    );
-    assert_eq!(
-        kept[0]["FAIL_TO_PASS"],
-        serde_json::json!(["org.acme.CalcTest::addsAndMultiplies"])
-    );
+    let kept = proven_calc_test(&out);
     assert_eq!(
         kept[0]["validation"]["maven"]["modules"],
         serde_json::json!([".", "core", "app"])
@@ -584,17 +580,7 @@ fn a_source_level_below_every_jdk_is_lifted_and_recorded() {
         let out = work.path().join("out");
         let o = build(&recipe, &out, &work.path().join("cache"), &seed);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let kept = rows(&out, "instances.jsonl");
-        assert_eq!(
-            kept.len(),
-            1,
-            "{old}\nkept {kept:?}\nrejected {:?}",
-            rows(&out, "rejected.jsonl")
-        );
-        assert_eq!(
-            kept[0]["FAIL_TO_PASS"],
-            serde_json::json!(["org.acme.CalcTest::addsAndMultiplies"])
-        );
+        let kept = proven_calc_test(&out);
         let mvn = &kept[0]["validation"]["maven"];
         assert_eq!(mvn["level"], 6, "{mvn}");
         assert_eq!(mvn["lifted_from"], 5, "{mvn}");
@@ -636,17 +622,7 @@ fn an_unreachable_snapshot_parent_is_resolved_at_its_release_and_recorded() {
     let out = work.path().join("out");
     let o = build(&recipe, &out, &cache, &seed);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let kept = rows(&out, "instances.jsonl");
-    assert_eq!(
-        kept.len(),
-        1,
-        "kept {kept:?}\nrejected {:?}",
-        rows(&out, "rejected.jsonl")
-    );
-    assert_eq!(
-        kept[0]["FAIL_TO_PASS"],
-        serde_json::json!(["org.acme.CalcTest::addsAndMultiplies"])
-    );
+    let kept = proven_calc_test(&out);
     assert_eq!(
         kept[0]["validation"]["maven"]["repairs"],
         serde_json::json!([
@@ -722,15 +698,5 @@ fn tests_under_a_declared_test_root_are_selected_as_classes() {
     let out = work.path().join("out");
     let o = build(&recipe, &out, &work.path().join("cache"), &seed);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let kept = rows(&out, "instances.jsonl");
-    assert_eq!(
-        kept.len(),
-        1,
-        "kept {kept:?}\nrejected {:?}",
-        rows(&out, "rejected.jsonl")
-    );
-    assert_eq!(
-        kept[0]["FAIL_TO_PASS"],
-        serde_json::json!(["org.acme.CalcTest::addsAndMultiplies"])
-    );
+    proven_calc_test(&out);
 }
