@@ -534,16 +534,26 @@ impl EnvCache {
                 ..env
             });
         }
-        let write_err = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| EnvError::Write { path, source }
-        };
-        // Locked while it is built, so the next build sweeps what a killed one left.
+        let built = |tmp: &Path| spec.kind().build(self, runner, repo, &key, tmp);
+        self.make(&key, spec.clone(), built)
+    }
+
+    /// Builds the environment `key` in a reserved temporary directory (locked while it
+    /// is built, so the next build sweeps what a killed one left), then publishes it;
+    /// `build` fills the directory and says whether it stayed offline.
+    pub(super) fn make(
+        &self,
+        key: &str,
+        spec: EnvSpec,
+        build: impl FnOnce(&Path) -> Result<bool, EnvError>,
+    ) -> Result<BuiltEnv, EnvError> {
         let work =
-            crate::lock::WorkDir::reserve(&self.root, &key).map_err(write_err(&self.root))?;
+            crate::lock::WorkDir::reserve(&self.root, key).map_err(|source| EnvError::Write {
+                path: self.root.clone(),
+                source,
+            })?;
         let tmp = work.path().to_path_buf();
-        let result = spec.kind().build(self, runner, repo, &key, &tmp);
-        let offline = match result {
+        let offline = match build(&tmp) {
             Ok(offline) => offline,
             Err(e) => {
                 let _ = fs::remove_dir_all(&tmp);
@@ -553,9 +563,9 @@ impl EnvCache {
         publish(
             &tmp,
             BuiltEnv {
-                dir,
-                key,
-                spec: spec.clone(),
+                dir: self.root.join(key),
+                key: key.to_string(),
+                spec,
                 reused: false,
                 offline,
             },

@@ -14,8 +14,7 @@ use sha2::{Digest, Sha256};
 
 use super::super::kind::{InstanceEnv, InstanceTree, KindRecord};
 use super::super::{
-    fresh, hex8, prepend_path, publish, read_manifest, sh_quote, slug, BuiltEnv, EnvCache,
-    EnvError, EnvSpec,
+    fresh, hex8, prepend_path, read_manifest, sh_quote, slug, BuiltEnv, EnvCache, EnvError, EnvSpec,
 };
 use super::kind::{
     changes_build, level_flags, lift_level, maven_err, mvn_args, resolve_classes, settings_xml,
@@ -238,27 +237,9 @@ impl EnvCache {
                 ..env
             });
         }
-        let work =
-            crate::lock::WorkDir::reserve(&self.root, &key).map_err(write_err(&self.root))?;
-        let tmp = work.path().to_path_buf();
-        let made = self.resolve_maven(runner, repo, tree, d, choice, found, &key, &tmp);
-        let offline = match made {
-            Ok(offline) => offline,
-            Err(e) => {
-                let _ = fs::remove_dir_all(&tmp);
-                return Err(e);
-            }
-        };
-        publish(
-            &tmp,
-            BuiltEnv {
-                dir,
-                key,
-                spec: EnvSpec::MavenAuto(MavenAutoSpec),
-                reused: false,
-                offline,
-            },
-        )
+        let resolve =
+            |tmp: &Path| self.resolve_maven(runner, repo, tree, d, choice, found, &key, tmp);
+        self.make(&key, EnvSpec::MavenAuto(MavenAutoSpec), resolve)
     }
 
     /// Writes the environment's files into `tmp` and fills `tmp/repository` by one test
