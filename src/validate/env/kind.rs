@@ -152,10 +152,11 @@ pub trait Kind: std::fmt::Debug + Send + Sync {
         Selected::File
     }
 
-    /// [`Kind::select`] knowing the base tree (`repo` at `rev`), for a kind whose test
-    /// roots the tree declares (a pom's `testSourceDirectory`).
-    fn select_at(&self, rel: &str, _repo: &Path, _rev: &str) -> Selected {
-        self.select(rel)
+    /// [`Kind::select`] of a selection's files at once, knowing the base tree (`repo` at
+    /// `rev`), for a kind whose test roots the tree declares (a pom's
+    /// `testSourceDirectory`, read once for all of them).
+    fn select_at(&self, rels: &[&str], _repo: &Path, _rev: &str) -> Vec<Selected> {
+        rels.iter().map(|rel| self.select(rel)).collect()
     }
 
     /// Declared per instance from its base tree: the declare and resolve phases for

@@ -364,12 +364,14 @@ impl Validator<'_> {
             }
         }
         let mut sel = Selection::default();
-        for path in touched {
-            if collected.as_ref().is_some_and(|pf| !pf.collects(&path)) {
-                continue;
-            }
-            let rel = &path[prefix.len()..];
-            match suite.env.kind().select_at(rel, repo, rev) {
+        let rels: Vec<&str> = touched
+            .iter()
+            .filter(|path| collected.as_ref().is_none_or(|pf| pf.collects(path)))
+            .map(|path| &path[prefix.len()..])
+            .collect();
+        let how = suite.env.kind().select_at(&rels, repo, rev);
+        for (rel, selected) in rels.into_iter().zip(how) {
+            match selected {
                 Selected::Classes(classes) => sel.classes.extend(classes),
                 Selected::File => sel.paths.push(rel.to_string()),
             }

@@ -113,22 +113,31 @@ impl Kind for MavenAutoSpec {
     }
 
     /// A `.java` file under a test source root a module's pom declares (the base
-    /// tree's; `src/test/java/` unless `testSourceDirectory` says otherwise) is its class;
-    /// without readable poms, as [`Kind::select`].
-    fn select_at(&self, rel: &str, repo: &Path, rev: &str) -> Selected {
+    /// tree's, read once; `src/test/java/` unless `testSourceDirectory` says otherwise) is
+    /// its class; without readable poms, as [`Kind::select`].
+    fn select_at(&self, rels: &[&str], repo: &Path, rev: &str) -> Vec<Selected> {
         let Ok(d) = declared_at(repo, rev) else {
-            return self.select(rel);
+            return rels.iter().map(|rel| self.select(rel)).collect();
         };
-        if !rel.ends_with(".java") {
-            return Selected::File;
-        }
-        let roots = d.modules.iter().flat_map(|m| m.test_source_roots.iter());
-        let class = roots
-            .filter_map(|root| rel.strip_prefix(&format!("{}/", root.trim_end_matches('/'))))
-            .filter_map(|after| after.strip_suffix(".java"))
-            .find(|c| !c.is_empty() && !c.contains(".."))
-            .map(|c| c.replace('/', "."));
-        Selected::Classes(class.into_iter().collect())
+        let roots: Vec<String> = d
+            .modules
+            .iter()
+            .flat_map(|m| m.test_source_roots.iter())
+            .map(|root| format!("{}/", root.trim_end_matches('/')))
+            .collect();
+        let one = |rel: &str| {
+            if !rel.ends_with(".java") {
+                return Selected::File;
+            }
+            let class = roots
+                .iter()
+                .filter_map(|root| rel.strip_prefix(root.as_str()))
+                .filter_map(|after| after.strip_suffix(".java"))
+                .find(|c| !c.is_empty() && !c.contains(".."))
+                .map(|c| c.replace('/', "."));
+            Selected::Classes(class.into_iter().collect())
+        };
+        rels.iter().map(|rel| one(rel)).collect()
     }
 
     fn for_instance(
