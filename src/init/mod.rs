@@ -6,6 +6,7 @@
 //! Every inference is said (`inferred`), and so is what could not be inferred
 //! (`not_inferred`): the recipe's header repeats both, `hunkgen init` prints them.
 
+pub mod maven;
 mod python;
 
 use crate::git;
@@ -286,7 +287,7 @@ fn java(
 /// What `init` says of a root `pom.xml`: the suite it writes and what the poms declare
 /// at `HEAD` (each commit's own are read again when it is validated).
 fn maven_line(paths: &[String], read: &dyn Fn(&str) -> Option<String>) -> String {
-    let what = match crate::validate::env::maven::declare(read, paths, 0) {
+    let what = match maven::declare(read, paths, 0) {
         Ok(d) => format!(
             "{} module(s) ({}), Java level {}",
             d.modules.len(),

@@ -4,7 +4,7 @@
 //! The kind runs in four phases, so the network is touched once per distinct build and
 //! never while tests run:
 //!
-//! 1. **Declare** ([`mod@declare`], offline): read from the git revision what the tree says
+//! 1. **Declare** ([`crate::init::maven`], offline, shared with `hunkgen init`): read from the git revision what the tree says
 //!    about its build: the reactor and its modules, each module's source and test
 //!    roots, the Java level it compiles at, the enforcer's Java range, the wrapper's
 //!    Maven version, and the build files (every pom and `.mvn/`) whose content keys
@@ -22,14 +22,12 @@
 //! Phases 1 and 2 are pure functions of the tree's text and the JDKs found, tested
 //! without Maven or the network.
 
-pub mod declare;
 pub mod jdks;
 pub mod kind;
-mod pom;
 pub mod repair;
 mod resolve;
 
-pub use declare::{declare, declared_at, JavaLevel, MavenDeclared, MavenModule};
+pub use crate::init::maven::{declare, declared_at, JavaLevel, MavenDeclared, MavenModule};
 pub use jdks::{
     accepts, choose, discover, discover_in, satisfies_range, toolchains_xml, Jdk, JdkChoice, NoJdk,
 };
