@@ -179,6 +179,8 @@ def main():
     ap.add_argument("--d4j-home", type=Path, required=True)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--first", type=int, default=10)
+    ap.add_argument("--from", dest="start", type=int, default=1,
+                    help="build from this rank on (1-based) among the first N; 3 leaves out the pilot bugs")
     ap.add_argument("--projects", default=",".join(REPOS))
     ap.add_argument("--hunkgen", default="target/release/hunkgen")
     ap.add_argument("--jobs", dest="workers", type=int, default=0)
@@ -190,6 +192,7 @@ def main():
         if project not in REPOS:
             sys.exit(f"agree.py: --projects: unknown project {project!r} (known: {', '.join(REPOS)})")
         upstream, chosen, skipped = bugs(a.d4j_home, project, a.first)
+        chosen = chosen[a.start - 1:]
         pdir = a.out / project
         pdir.mkdir(exist_ok=True)
         commits = write_history(upstream, chosen, project, pdir / "history.git")

@@ -700,3 +700,61 @@ fn tests_under_a_declared_test_root_are_selected_as_classes() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     proven_calc_test(&out);
 }
+
+/// A JUnit 5 project (Jupiter with its engine, surefire 3.2.5, the versions of
+/// tests/fixtures/maven/seed5/pom.xml): surefire takes the JUnit Platform provider, the
+/// new Jupiter test fails before the fix and passes after, and FAIL_TO_PASS names it as a
+/// JUnit 4 test would be named (`Class::method`).
+#[test]
+fn a_junit5_test_under_surefire_3_is_proven() {
+    let seed = seed();
+    assert!(
+        seed.join("org/apache/maven/surefire/surefire-junit-platform/3.2.5")
+            .is_dir(),
+        "{} lacks surefire 3's JUnit Platform provider: run `make maven-seed`",
+        seed.display()
+    );
+    let pom = POM
+        .replace(
+            "      <groupId>junit</groupId>\n      <artifactId>junit</artifactId>\n      \
+             <version>4.13.2</version>",
+            "      <groupId>org.junit.jupiter</groupId>\n      \
+             <artifactId>junit-jupiter</artifactId>\n      <version>5.10.2</version>",
+        )
+        .replace("<version>2.22.2</version>", "<version>3.2.5</version>");
+    assert!(pom.contains("junit-jupiter") && pom.contains("3.2.5"));
+    let jupiter = |t: &str| {
+        t.replace(
+            "org.junit.Assert.assertEquals",
+            "org.junit.jupiter.api.Assertions.assertEquals",
+        )
+        .replace(
+            "import org.junit.Test;",
+            "import org.junit.jupiter.api.Test;",
+        )
+    };
+    let mut s = Script::new();
+    s.write("pom.xml", &pom);
+    s.write("src/main/java/org/acme/Calc.java", &calc(false));
+    s.write("src/test/java/org/acme/ZeroTest.java", &jupiter(OLD_TEST));
+    s.commit("Initial import");
+    s.write("src/main/java/org/acme/Calc.java", &calc(true));
+    s.write("src/test/java/org/acme/CalcTest.java", &jupiter(NEW_TEST));
+    s.commit("Fix add and mul");
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let cache = work.path().join("cache");
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &cache, &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept = proven_calc_test(&out);
+    // Jupiter ran it: the failure before the fix is opentest4j's, not JUnit 4's.
+    let failure = &kept[0]["failures"][0];
+    assert_eq!(failure["test"], "org.acme.CalcTest::addsAndMultiplies");
+    assert!(
+        failure["trace"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("org.opentest4j.AssertionFailedError")),
+        "{failure}"
+    );
+}
