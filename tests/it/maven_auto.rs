@@ -758,3 +758,57 @@ fn a_junit5_test_under_surefire_3_is_proven() {
         "{failure}"
     );
 }
+
+/// A fix whose test patch changes only an abstract test class: surefire runs no
+/// abstract class, so its concrete subclass in the tree is selected, and the new test
+/// method is proven under the subclass's name (Defects4J's Codec_1 has this shape).
+#[test]
+fn an_abstract_test_class_is_run_through_its_concrete_subclass() {
+    let seed = seed();
+    let abstract_test = |with_new: bool| {
+        let new = if with_new {
+            "    @Test\n    public void addsAndMultiplies() {\n        \
+             assertEquals(5, Calc.add(2, 3));\n        assertEquals(6, Calc.mul(2, 3));\n    }\n"
+        } else {
+            ""
+        };
+        format!(
+            "package org.acme;\n\nimport static org.junit.Assert.assertEquals;\n\n\
+             import org.junit.Test;\n\npublic abstract class CalcContractTest {{\n    \
+             @Test\n    public void zero() {{\n        assertEquals(0, Calc.add(0, 0));\n    }}\n{new}}}\n"
+        )
+    };
+    let mut s = Script::new();
+    s.write("pom.xml", POM);
+    s.write("src/main/java/org/acme/Calc.java", &calc(false));
+    s.write(
+        "src/test/java/org/acme/CalcContractTest.java",
+        &abstract_test(false),
+    );
+    s.write(
+        "src/test/java/org/acme/IntCalcTest.java",
+        "package org.acme;\n\npublic class IntCalcTest extends CalcContractTest {\n}\n",
+    );
+    s.commit("Initial import");
+    s.write("src/main/java/org/acme/Calc.java", &calc(true));
+    s.write(
+        "src/test/java/org/acme/CalcContractTest.java",
+        &abstract_test(true),
+    );
+    s.commit("Fix add and mul");
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &work.path().join("cache"), &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept = rows(&out, "instances.jsonl");
+    assert_eq!(kept.len(), 1, "rejected {:?}", rows(&out, "rejected.jsonl"));
+    assert_eq!(
+        kept[0]["FAIL_TO_PASS"],
+        serde_json::json!(["org.acme.IntCalcTest::addsAndMultiplies"])
+    );
+    assert_eq!(
+        kept[0]["PASS_TO_PASS"],
+        serde_json::json!(["org.acme.IntCalcTest::zero"])
+    );
+}

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::super::kind::{InstanceEnv, InstanceTree, KeyInputs, Kind, Selected};
 use super::super::{prepend_path, sh_quote, BuiltEnv, EnvCache, EnvError};
-use super::{declared_at, JdkChoice, MavenDeclared};
+use super::{abstracts, declared_at, JdkChoice, MavenDeclared};
 use crate::validate::parse::MARK;
 use crate::validate::runner::{Command, Runner};
 
@@ -114,7 +114,8 @@ impl Kind for MavenAutoSpec {
 
     /// A `.java` file under a test source root a module's pom declares (the base
     /// tree's, read once; `src/test/java/` unless `testSourceDirectory` says otherwise) is
-    /// its class; without readable poms, as [`Kind::select`].
+    /// its class, or when that class is abstract (surefire runs none) its concrete
+    /// subclasses in the tree; without readable poms, as [`Kind::select`].
     fn select_at(&self, rels: &[&str], repo: &Path, rev: &str) -> Vec<Selected> {
         let Ok(d) = declared_at(repo, rev) else {
             return rels.iter().map(|rel| self.select(rel)).collect();
@@ -125,17 +126,44 @@ impl Kind for MavenAutoSpec {
             .flat_map(|m| m.test_source_roots.iter())
             .map(|root| format!("{}/", root.trim_end_matches('/')))
             .collect();
-        let one = |rel: &str| {
-            if !rel.ends_with(".java") {
-                return Selected::File;
-            }
-            let class = roots
+        let class_of = |rel: &str| {
+            roots
                 .iter()
                 .filter_map(|root| rel.strip_prefix(root.as_str()))
                 .filter_map(|after| after.strip_suffix(".java"))
                 .find(|c| !c.is_empty() && !c.contains(".."))
-                .map(|c| c.replace('/', "."));
-            Selected::Classes(class.into_iter().collect())
+                .map(|c| c.replace('/', "."))
+        };
+        let read = |rel: &str| {
+            crate::git::read_blob(repo, rev, rel, &[])
+                .ok()
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+        };
+        // Every test source of the tree, read only when a selected class is abstract.
+        let mut sources: Option<Vec<(String, String)>> = None;
+        let mut one = |rel: &str| {
+            if !rel.ends_with(".java") {
+                return Selected::File;
+            }
+            let Some(class) = class_of(rel) else {
+                return Selected::Classes(Vec::new());
+            };
+            let simple = class.rsplit('.').next().unwrap_or(&class);
+            if !read(rel).is_some_and(|text| abstracts::is_abstract(&text, simple)) {
+                return Selected::Classes(vec![class]);
+            }
+            let all = sources.get_or_insert_with(|| {
+                crate::git::tree_paths(repo, rev)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter(|p| p.ends_with(".java"))
+                    .filter_map(|p| Some((class_of(p)?, read(p)?)))
+                    .collect()
+            });
+            match abstracts::concrete_subclasses(&class, all) {
+                subs if subs.is_empty() => Selected::Classes(vec![class]),
+                subs => Selected::Classes(subs),
+            }
         };
         rels.iter().map(|rel| one(rel)).collect()
     }

@@ -22,6 +22,7 @@
 //! Phases 1 and 2 are pure functions of the tree's text and the JDKs found, tested
 //! without Maven or the network.
 
+pub mod abstracts;
 pub mod jdks;
 pub mod kind;
 pub mod repair;

@@ -1,0 +1,104 @@
+//! An abstract test class selected by a test patch runs nothing under surefire (it
+//! skips abstract classes), so the classes that run its tests are its concrete
+//! subclasses in the same tree: a fix that changes only `StringEncoderAbstractTest` is
+//! tested by `SoundexTest`, `MetaphoneTest`, … (Defects4J's Codec_1 lists exactly those).
+
+use regex::Regex;
+
+/// The simple name of a fully qualified class (`org.acme.FooTest` → `FooTest`).
+fn simple(class: &str) -> &str {
+    class.rsplit('.').next().unwrap_or(class)
+}
+
+/// Whether `text` declares the class `name` abstract (`public abstract class Name`).
+pub fn is_abstract(text: &str, name: &str) -> bool {
+    let pattern = format!(
+        r"(?m)^[^;{{}}\n]*\babstract\b[^;{{}}\n]*\bclass\s+{}\b",
+        regex::escape(name)
+    );
+    Regex::new(&pattern).is_ok_and(|re| re.is_match(text))
+}
+
+/// Whether `text` declares a class that extends `class` (by its simple or its fully
+/// qualified name, with or without type arguments).
+fn extends(text: &str, class: &str) -> bool {
+    let pattern = format!(
+        r"\bextends\s+(?:{}|{})\b",
+        regex::escape(class),
+        regex::escape(simple(class))
+    );
+    Regex::new(&pattern).is_ok_and(|re| re.is_match(text))
+}
+
+/// The concrete classes among `sources` (class, source text) that extend `class`
+/// directly or through abstract classes in between, in `sources`' order; empty when
+/// none does. Each class is visited once, so a cycle in malformed sources ends.
+pub fn concrete_subclasses(class: &str, sources: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut seen = vec![class.to_string()];
+    let mut queue = vec![class.to_string()];
+    while let Some(parent) = queue.pop() {
+        for (c, text) in sources {
+            if seen.contains(c) || !extends(text, &parent) {
+                continue;
+            }
+            seen.push(c.clone());
+            if is_abstract(text, simple(c)) {
+                queue.push(c.clone());
+            } else {
+                out.push(c.clone());
+            }
+        }
+    }
+    let order = |c: &String| sources.iter().position(|(s, _)| s == c);
+    out.sort_by_key(order);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src(class: &str, text: &str) -> (String, String) {
+        (class.to_string(), text.to_string())
+    }
+
+    #[test]
+    fn an_abstract_test_is_run_by_its_concrete_subclasses_through_abstract_ones() {
+        let base =
+            "package a;\n\npublic abstract class BaseTest {\n    @Test public void t() {}\n}\n";
+        let sources = vec![
+            src("a.BaseTest", base),
+            src(
+                "a.SoundexTest",
+                "package a;\npublic class SoundexTest extends BaseTest {\n}\n",
+            ),
+            src(
+                "a.MidTest",
+                "package a;\npublic abstract class MidTest\n        extends BaseTest<String> {\n}\n",
+            ),
+            src(
+                "b.LeafTest",
+                "package b;\nimport a.MidTest;\nfinal class LeafTest extends a.MidTest {}\n",
+            ),
+            src(
+                "a.OtherTest",
+                "package a;\npublic class OtherTest extends BaseTestSupport {}\n",
+            ),
+            src("a.Plain", "package a;\nclass Plain { BaseTest b; }\n"),
+        ];
+        assert!(is_abstract(base, "BaseTest"));
+        assert!(!is_abstract(&sources[1].1, "SoundexTest"));
+        assert!(is_abstract(&sources[2].1, "MidTest"));
+        assert_eq!(
+            concrete_subclasses("a.BaseTest", &sources),
+            ["a.SoundexTest", "b.LeafTest"]
+        );
+        // A class nobody extends has none; an abstract method is no abstract class.
+        assert!(concrete_subclasses("a.SoundexTest", &sources).is_empty());
+        assert!(!is_abstract(
+            "class X {\n    abstract void f();\n}\nclass Y {}\n",
+            "Y"
+        ));
+    }
+}
