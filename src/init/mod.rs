@@ -50,6 +50,8 @@ pub struct JavaInference {
     /// A Maven build at the root (`pom.xml`): the suite is `env: maven: auto`, which
     /// resolves the project's dependencies itself.
     pub maven: bool,
+    /// A Gradle build at the root and no pom: the suite is `env: gradle: auto`.
+    pub gradle: bool,
 }
 
 /// Why a repository could not be read.
@@ -256,6 +258,20 @@ fn java(
             source_dirs,
             test_dirs,
             maven: true,
+            gradle: false,
+        };
+    }
+    if let Some(b) = ["build.gradle", "build.gradle.kts"]
+        .into_iter()
+        .find(|b| paths.iter().any(|p| p == b))
+    {
+        inferred.push(gradle_line(b, read));
+        return JavaInference {
+            build_file,
+            source_dirs,
+            test_dirs,
+            maven: false,
+            gradle: true,
         };
     }
     let deps = build_file
@@ -281,7 +297,28 @@ fn java(
         source_dirs,
         test_dirs,
         maven: false,
+        gradle: false,
     }
+}
+
+/// What `init` says of a root Gradle build: the suite it writes, the wrapper's version,
+/// and whether that distribution is on this machine (it is never downloaded).
+fn gradle_line(build: &str, read: &dyn Fn(&str) -> Option<String>) -> String {
+    use crate::validate::env::gradle;
+    let version = read(gradle::WRAPPER_PROPERTIES)
+        .as_deref()
+        .and_then(gradle::wrapper_version);
+    let here = match gradle::Places::from_env().find(version.as_deref()) {
+        Ok(f) => format!("found in {} ({})", f.origin, f.launcher.display()),
+        Err(_) => "not on this machine, so every instance is build_tool_unavailable                    until it is (Gradle is published only on services.gradle.org)"
+            .to_string(),
+    };
+    format!(
+        "Gradle build ({build}): env `gradle: auto`; at HEAD the wrapper asks for {}: {here}",
+        version
+            .map(|v| format!("Gradle {v}"))
+            .unwrap_or_else(|| "no version (no wrapper)".into())
+    )
 }
 
 /// What `init` says of a root `pom.xml`: the suite it writes and what the poms declare
@@ -440,6 +477,16 @@ fn validate_section(inf: &Inference) -> String {
         s.push_str(
             "      # JDK, local repository and `mvn -o` per commit (docs/validate.md).\n      \
              env:\n        maven: auto\n      report: junit\n",
+        );
+    } else if let Some(j) = inf.java.as_ref().filter(|j| j.gradle) {
+        s.push_str("    - name: gradle\n");
+        if both && !j.test_dirs.is_empty() {
+            let dirs: Vec<String> = j.test_dirs.iter().map(|t| yq(&format!("{t}/"))).collect();
+            s.push_str(&format!("      paths: [{}]\n", dirs.join(", ")));
+        }
+        s.push_str(
+            "      # The wrapper's Gradle where it is installed, else build_tool_unavailable (docs/validate.md).\n      \
+             env:\n        gradle: auto\n      report: junit\n",
         );
     } else if let Some(j) = &inf.java {
         s.push_str("    - name: java\n");

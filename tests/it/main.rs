@@ -29,6 +29,7 @@ mod fixedbench;
 mod git_history;
 mod github;
 mod golden;
+mod gradle_auto;
 mod hostile;
 mod hostile_fuzz_corpus;
 mod hunk4j;

@@ -23,11 +23,13 @@ use super::runner::{find_in_path, ExitKind, RunError, RunSpec, Runner};
 
 pub mod auto;
 mod command;
+pub mod gradle;
 mod java;
 pub mod kind;
 pub mod maven;
 mod python;
 pub use auto::{AutoEnv, AutoSpec};
+pub use gradle::GradleAutoSpec;
 pub use kind::{InstanceEnv, InstanceTree, Kind, KindRecord, Selected};
 pub use maven::MavenAutoSpec;
 pub mod pythons;
@@ -77,6 +79,9 @@ pub enum EnvSpec {
     /// A Maven build per instance, inferred from its base commit: JDK, a local
     /// repository resolved once per build files, `mvn -o` runs (`maven`).
     MavenAuto(MavenAutoSpec),
+    /// A Gradle build per instance: found on the machine or `build_tool_unavailable`
+    /// (`gradle`).
+    GradleAuto(GradleAutoSpec),
     /// Any setup command, run in the environment directory (`HUNKGEN_ENV_DIR`); it
     /// should write relative paths, as the directory is renamed after the build.
     Command(CommandEnv),
@@ -90,6 +95,7 @@ impl EnvSpec {
             EnvSpec::PythonAuto(a) => a,
             EnvSpec::Java(j) => j,
             EnvSpec::MavenAuto(m) => m,
+            EnvSpec::GradleAuto(g) => g,
             EnvSpec::Command(c) => c,
         }
     }
@@ -101,6 +107,7 @@ impl EnvSpec {
             EnvSpec::PythonAuto(a) => a,
             EnvSpec::Java(j) => j,
             EnvSpec::MavenAuto(m) => m,
+            EnvSpec::GradleAuto(g) => g,
             EnvSpec::Command(c) => c,
         }
     }
@@ -123,6 +130,9 @@ pub struct EnvChoice {
     /// A Maven build: only the word `auto`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub maven: Option<String>,
+    /// A Gradle build: only the word `auto`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gradle: Option<String>,
 }
 
 /// `python:` as written: `auto`, or the environment spelled out.
@@ -151,7 +161,7 @@ pub struct CommandEnv {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NotOneEnv {
     /// None or several kinds.
-    #[error("expected exactly one of `python`, `java`, `command`, `maven`")]
+    #[error("expected exactly one of `python`, `java`, `command`, `maven`, `gradle`")]
     Kinds,
     /// `python: <word>`.
     #[error("`python: {0}`: expected `auto` or a map (python, requirements, install)")]
@@ -159,11 +169,27 @@ pub enum NotOneEnv {
     /// `maven: <word>` other than `auto`.
     #[error("`maven: {0}`: expected `auto`")]
     MavenWord(String),
+    /// `gradle: <word>` other than `auto`.
+    #[error("`gradle: {0}`: expected `auto`")]
+    GradleWord(String),
 }
 
 impl TryFrom<EnvChoice> for EnvSpec {
     type Error = NotOneEnv;
     fn try_from(c: EnvChoice) -> Result<Self, NotOneEnv> {
+        match c.gradle {
+            Some(_)
+                if c.maven.is_some()
+                    || c.python.is_some()
+                    || c.java.is_some()
+                    || c.command.is_some() =>
+            {
+                return Err(NotOneEnv::Kinds)
+            }
+            Some(w) if w == "auto" => return Ok(EnvSpec::GradleAuto(GradleAutoSpec)),
+            Some(w) => return Err(NotOneEnv::GradleWord(w)),
+            None => {}
+        }
         match c.maven {
             Some(_) if c.python.is_some() || c.java.is_some() || c.command.is_some() => {
                 return Err(NotOneEnv::Kinds)
@@ -202,6 +228,10 @@ impl From<EnvSpec> for EnvChoice {
             },
             EnvSpec::MavenAuto(MavenAutoSpec) => EnvChoice {
                 maven: Some("auto".into()),
+                ..Default::default()
+            },
+            EnvSpec::GradleAuto(GradleAutoSpec) => EnvChoice {
+                gradle: Some("auto".into()),
                 ..Default::default()
             },
             EnvSpec::Command(c) => EnvChoice {

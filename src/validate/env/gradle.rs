@@ -1,0 +1,240 @@
+//! `env: gradle: auto`: a Gradle build per instance. Gradle publishes its distributions
+//! only on services.gradle.org (never on Maven Central), so the kind first looks for
+//! one already on the machine: the wrapper's version unpacked under
+//! `$GRADLE_USER_HOME/wrapper/dists` (`~/.gradle` by default), `GRADLE_HOME`, or a
+//! `gradle` on `PATH`. Without one, every instance is `build_tool_unavailable`, naming
+//! the version its wrapper asks for and every place looked at: one line, never a
+//! download. Running a found distribution (resolve once per key, `gradle --offline
+//! test --tests …`) is not built yet, and is said the same way.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use super::kind::{InstanceEnv, InstanceTree, KeyInputs, Kind};
+use super::{EnvCache, EnvError};
+use crate::validate::runner::Runner;
+
+/// `gradle: auto` as a spec: everything is read per instance.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GradleAutoSpec;
+
+/// Where a wrapper names its distribution, relative to the build's root.
+pub const WRAPPER_PROPERTIES: &str = "gradle/wrapper/gradle-wrapper.properties";
+
+/// The wrapper's properties of a build rooted at `workdir` (empty: the tree's root).
+fn wrapper_at(workdir: &str) -> String {
+    match workdir.trim_matches('/') {
+        "" => WRAPPER_PROPERTIES.to_string(),
+        w => format!("{w}/{WRAPPER_PROPERTIES}"),
+    }
+}
+
+/// The Gradle version a wrapper's `distributionUrl` downloads
+/// (`…/distributions/gradle-8.5-bin.zip` → `8.5`).
+pub fn wrapper_version(properties: &str) -> Option<String> {
+    let url = properties.lines().find_map(|l| {
+        let (k, v) = l.split_once('=')?;
+        (k.trim() == "distributionUrl").then(|| v.trim().replace("\\:", ":"))
+    })?;
+    let file = url.rsplit('/').next()?;
+    let v = file
+        .strip_prefix("gradle-")?
+        .strip_suffix(".zip")?
+        .trim_end_matches("-bin")
+        .trim_end_matches("-all");
+    (!v.is_empty()).then(|| v.to_string())
+}
+
+/// A Gradle distribution found on this machine.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// Its `bin/gradle`.
+    pub launcher: PathBuf,
+    /// Where it was found (wrapper cache, `GRADLE_HOME`, `PATH`).
+    pub origin: &'static str,
+}
+
+/// The places a distribution is looked for, each with what it would hold.
+pub struct Places {
+    /// `$GRADLE_USER_HOME` (else `~/.gradle`).
+    pub user_home: Option<PathBuf>,
+    /// `$GRADLE_HOME`.
+    pub gradle_home: Option<PathBuf>,
+    /// `$PATH`.
+    pub path: Option<OsString>,
+}
+
+impl Places {
+    /// The places this process's environment names.
+    pub fn from_env() -> Places {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        Places {
+            user_home: std::env::var_os("GRADLE_USER_HOME")
+                .map(PathBuf::from)
+                .or_else(|| home.map(|h| h.join(".gradle"))),
+            gradle_home: std::env::var_os("GRADLE_HOME").map(PathBuf::from),
+            path: std::env::var_os("PATH"),
+        }
+    }
+
+    /// A distribution of `version` (any, when the tree has no wrapper): the wrapper's
+    /// cache first (`wrapper/dists/gradle-<v>-{bin,all}/<hash>/gradle-<v>/bin/gradle`),
+    /// then `GRADLE_HOME`, then `PATH`; or what was looked at, for the one line.
+    pub fn find(&self, version: Option<&str>) -> Result<Found, String> {
+        let mut looked = Vec::new();
+        if let (Some(home), Some(v)) = (&self.user_home, version) {
+            for flavour in ["bin", "all"] {
+                let dists = home.join(format!("wrapper/dists/gradle-{v}-{flavour}"));
+                let found = std::fs::read_dir(&dists).ok().and_then(|d| {
+                    d.flatten()
+                        .map(|e| e.path().join(format!("gradle-{v}/bin/gradle")))
+                        .find(|p| p.is_file())
+                });
+                if let Some(launcher) = found {
+                    return Ok(Found {
+                        launcher,
+                        origin: "the wrapper's cache",
+                    });
+                }
+                looked.push(dists.display().to_string());
+            }
+        }
+        match &self.gradle_home {
+            Some(h) if h.join("bin/gradle").is_file() => {
+                return Ok(Found {
+                    launcher: h.join("bin/gradle"),
+                    origin: "GRADLE_HOME",
+                })
+            }
+            Some(h) => looked.push(format!("GRADLE_HOME={}", h.display())),
+            None => looked.push("GRADLE_HOME (unset)".into()),
+        }
+        let on_path = self.path.as_ref().and_then(|p| {
+            std::env::split_paths(p)
+                .map(|d| d.join("gradle"))
+                .find(|g| g.is_file())
+        });
+        if let Some(launcher) = on_path {
+            return Ok(Found {
+                launcher,
+                origin: "PATH",
+            });
+        }
+        looked.push("gradle on PATH".into());
+        Err(looked.join(", "))
+    }
+}
+
+/// The one line of an instance whose Gradle build cannot run here.
+pub fn unavailable(repo: &str, version: Option<&str>, places: &Places) -> EnvError {
+    let wanted = match version {
+        Some(v) => format!("Gradle {v} (its wrapper's distributionUrl)"),
+        None => "a Gradle distribution (the tree has no wrapper)".to_string(),
+    };
+    let why = match places.find(version) {
+        Err(looked) => format!(
+            "the tree builds with {wanted}, which is not on this machine (looked at: {looked}); \
+             Gradle is published only on services.gradle.org, so hunkgen never downloads it: \
+             unpack it there or set GRADLE_HOME"
+        ),
+        Ok(found) => format!(
+            "the tree builds with {wanted}, found in {} ({}), but running Gradle builds is not \
+             built into hunkgen yet",
+            found.origin,
+            found.launcher.display()
+        ),
+    };
+    EnvError::BuildToolUnavailable {
+        repo: repo.to_string(),
+        why,
+    }
+}
+
+impl Kind for GradleAutoSpec {
+    fn name(&self) -> &'static str {
+        "gradle"
+    }
+
+    fn absolutize(&mut self, _resolve: &dyn Fn(&Path) -> PathBuf) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn key_inputs(&self, repo: &str) -> Result<KeyInputs, EnvError> {
+        Err(unavailable(repo, None, &Places::from_env()))
+    }
+
+    fn build(
+        &self,
+        _cache: &EnvCache,
+        _runner: &Runner,
+        repo: &str,
+        _key: &str,
+        _tmp: &Path,
+    ) -> Result<bool, EnvError> {
+        Err(unavailable(repo, None, &Places::from_env()))
+    }
+
+    fn for_instance(
+        &self,
+        _cache: &EnvCache,
+        _runner: &Runner,
+        repo: &str,
+        tree: &InstanceTree<'_>,
+    ) -> Option<Result<InstanceEnv, EnvError>> {
+        let version =
+            crate::git::read_blob(tree.repo_path, tree.rev, &wrapper_at(tree.workdir), &[])
+                .ok()
+                .and_then(|b| wrapper_version(&String::from_utf8_lossy(&b)));
+        Some(Err(unavailable(
+            repo,
+            version.as_deref(),
+            &Places::from_env(),
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wrapper_names_its_version() {
+        let p = "distributionBase=GRADLE_USER_HOME\n\
+                 distributionUrl=https\\://services.gradle.org/distributions/gradle-8.5-bin.zip\n";
+        assert_eq!(wrapper_version(p).as_deref(), Some("8.5"));
+        let all = "distributionUrl=https://services.gradle.org/distributions/gradle-4.10.3-all.zip";
+        assert_eq!(wrapper_version(all).as_deref(), Some("4.10.3"));
+        assert_eq!(wrapper_version("zipStoreBase=GRADLE_USER_HOME\n"), None);
+    }
+
+    #[test]
+    fn a_distribution_is_found_in_the_wrapper_cache_else_named_as_missing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let places = Places {
+            user_home: Some(dir.path().to_path_buf()),
+            gradle_home: None,
+            path: Some(OsString::new()),
+        };
+        let e = unavailable("r", Some("8.5"), &places).to_string();
+        assert!(
+            e.starts_with("r: build_tool_unavailable: the tree builds with Gradle 8.5"),
+            "{e}"
+        );
+        assert!(e.contains("wrapper/dists/gradle-8.5-bin"), "{e}");
+        assert!(
+            e.contains("GRADLE_HOME (unset)") && e.contains("never downloads"),
+            "{e}"
+        );
+        assert!(!e.contains('\n'));
+        let bin = dir
+            .path()
+            .join("wrapper/dists/gradle-8.5-bin/abc123/gradle-8.5/bin");
+        std::fs::create_dir_all(&bin).expect("dirs");
+        std::fs::write(bin.join("gradle"), "#!/bin/sh\n").expect("launcher");
+        let found = places.find(Some("8.5")).expect("found");
+        assert_eq!(found.origin, "the wrapper's cache");
+        assert_eq!(found.launcher, bin.join("gradle"));
+        // Another version is still missing.
+        assert!(places.find(Some("7.6")).is_err());
+    }
+}
