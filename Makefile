@@ -38,7 +38,7 @@ export HUNKGEN_D4J_JAVA_HOME ?= /usr/lib/jvm/java-11-openjdk-amd64
 # tests resolve offline from it (HUNKGEN_MAVEN_SEED).
 MAVEN_SEED_DIR := target/maven-seed
 export HUNKGEN_MAVEN_SEED ?= $(CURDIR)/$(MAVEN_SEED_DIR)
-MAVEN_SEEDED := target/.maven-seeded-4
+MAVEN_SEEDED := target/.maven-seeded-5
 # A second Python interpreter for the interpreter-discovery tests (src/validate/env/
 # pythons.rs): Debian bullseye's python3.9 under a low apt pin (python3.9-venv conflicts
 # with bookworm's and uv does not need it).
@@ -116,7 +116,7 @@ deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR) $(BWRAP) $(JUNIT_CONSOLE_J
 ## The Maven seed repository (online, once).
 maven-seed: $(MAVEN_SEEDED)
 
-$(MAVEN_SEEDED): $(wildcard tests/fixtures/maven/seed*/pom.xml tests/fixtures/maven/seed*/src/*/java/seed/*.java tests/fixtures/maven/parent/pom.xml)
+$(MAVEN_SEEDED): $(wildcard tests/fixtures/maven/seed*/pom.xml tests/fixtures/maven/seed*/src/*/java/seed/*.java tests/fixtures/maven/parent*/pom.xml)
 	@echo "== seeding $(MAVEN_SEED_DIR) with Maven (online, once)"
 	rm -rf "$(MAVEN_SEED_DIR)" target/maven-seed-work
 	for s in seed seed5; do \
@@ -126,6 +126,8 @@ $(MAVEN_SEEDED): $(wildcard tests/fixtures/maven/seed*/pom.xml tests/fixtures/ma
 	rm -rf target/maven-seed-work
 	mkdir -p "$(MAVEN_SEED_DIR)/org/hunkgen/fixture/parent/1.0"
 	cp tests/fixtures/maven/parent/pom.xml "$(MAVEN_SEED_DIR)/org/hunkgen/fixture/parent/1.0/parent-1.0.pom"
+	mkdir -p "$(MAVEN_SEED_DIR)/org/hunkgen/fixture/parent-old/1.0"
+	cp tests/fixtures/maven/parent-old/pom.xml "$(MAVEN_SEED_DIR)/org/hunkgen/fixture/parent-old/1.0/parent-old-1.0.pom"
 	touch "$@"
 
 ## Defects4J, offline: Ant, its Perl modules and JDK 11 (bullseye, pinned low) with apt

@@ -143,7 +143,7 @@ source:
     reject_duplicates: false
     reject_closing_keyword_only: false
     reject_changelog_non_fixes: false
-files:
+{variant_source}files:
   code_extensions: [java]
 select:
   min_code_hunks: 1
@@ -152,7 +152,7 @@ validate:
   timeout: 1800
   network_for_setup: true
   necessary_hunks: false
-  suites:
+{variant_validate}  suites:
     - name: maven
       env:
         maven: auto
@@ -184,6 +184,11 @@ def main():
     ap.add_argument("--projects", default=",".join(REPOS))
     ap.add_argument("--hunkgen", default="target/release/hunkgen")
     ap.add_argument("--jobs", dest="workers", type=int, default=0)
+    ap.add_argument("--variant", choices=["touched", "full"], default="touched",
+                    help="touched (default, SWE-bench's scope): the test classes the buggy-to-fixed "
+                         "diff changes; full: every commit, with or without a test change, runs "
+                         "the whole suite (a named variant for fixes whose trigger test is "
+                         "already in the buggy tree)")
     ap.add_argument("--table-only", action="store_true", help="read the datasets, build nothing")
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
@@ -197,7 +202,11 @@ def main():
         pdir.mkdir(exist_ok=True)
         commits = write_history(upstream, chosen, project, pdir / "history.git")
         recipe = pdir / "recipe.yaml"
-        recipe.write_text(RECIPE.format(project=project, lower=project.lower(), repo=(pdir / "history.git").resolve()))
+        full = a.variant == "full"
+        recipe.write_text(RECIPE.format(
+            project=project, lower=project.lower(), repo=(pdir / "history.git").resolve(),
+            variant_source="    require_tests: false\n" if full else "",
+            variant_validate="  scope: full\n" if full else ""))
         data = pdir / "dataset"
         if not a.table_only:
             print(f"== {project}: {len(chosen)} bugs ({', '.join(str(n) for n, _, _ in chosen)}); "

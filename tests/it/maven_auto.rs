@@ -637,29 +637,56 @@ fn an_unreachable_snapshot_parent_is_resolved_at_its_release_and_recorded() {
     );
 }
 
-/// A tree whose test code does not compile with the JDK chosen (an old test the
-/// compiler refuses, whichever class the resolve run selects): `test_compile_error`,
-/// naming Maven's goal and the compiler's first error, not an environment failure.
+/// A tree holding a test that does not compile with the JDK chosen (an old test today's
+/// javac refuses) which is no test of the instance: the resolve step and every run drop
+/// it from their copy of the tree, say so in the run's log, and the fix is proven. When
+/// the instance's own test class is the one that does not compile, nothing is dropped:
+/// `test_compile_error`, naming Maven's goal and the compiler's first error.
 #[test]
-fn test_code_that_does_not_compile_in_the_resolve_step_is_test_compile_error() {
+fn a_test_that_does_not_compile_is_dropped_unless_it_is_the_instances_own() {
     let seed = seed();
+    let broken = "package org.acme;\n\npublic class BrokenTest {\n    int x = \"not an int\";\n}\n";
     let mut s = Script::new();
     s.write("pom.xml", POM);
     s.write("src/main/java/org/acme/Calc.java", &calc(false));
     s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
-    s.write(
-        "src/test/java/org/acme/BrokenTest.java",
-        "package org.acme;\n\npublic class BrokenTest {\n    int x = \"not an int\";\n}\n",
-    );
+    s.write("src/test/java/org/acme/BrokenTest.java", broken);
     s.commit("Initial import");
     s.write("src/main/java/org/acme/Calc.java", &calc(true));
     s.write("src/test/java/org/acme/CalcTest.java", NEW_TEST);
     s.commit("Fix add and mul");
+    // Broken again; the fix's own new test does not compile.
+    s.write("src/main/java/org/acme/Calc.java", &calc(false));
+    s.commit("Initial import again");
+    s.write("src/main/java/org/acme/Calc.java", &calc(true));
+    s.write(
+        "src/test/java/org/acme/Calc2Test.java",
+        &NEW_TEST
+            .replace("CalcTest", "Calc2Test")
+            .replace("assertEquals(5,", "assertEquals(\"5\" - 1,"),
+    );
+    s.commit("Fix add and mul again");
     let work = tempfile::tempdir().expect("tempdir");
     let recipe = recipe(work.path(), &s.dir);
     let out = work.path().join("out");
     let o = build(&recipe, &out, &work.path().join("cache"), &seed);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept = proven_calc_test(&out);
+    let id = kept[0]["instance_id"].as_str().expect("id");
+    // The run's log lists what it dropped.
+    let logs: Vec<String> = fs::read_dir(out.join("logs").join(id))
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| fs::read_to_string(e.path()).ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        logs.iter()
+            .any(|l| l.contains("hunkgen-dropped: src/test/java/org/acme/BrokenTest.java")),
+        "no run log of {id} lists the dropped BrokenTest ({} logs)",
+        logs.len()
+    );
     let rejected = rows(&out, "rejected.jsonl");
     assert_eq!(rejected.len(), 1, "{rejected:?}");
     assert_eq!(
@@ -667,12 +694,12 @@ fn test_code_that_does_not_compile_in_the_resolve_step_is_test_compile_error() {
         "{}",
         rejected[0]
     );
-    let detail = rejected[0]["detail"].as_str().unwrap_or_default();
-    assert!(
-        detail.contains(":testCompile (default-testCompile)")
-            && detail.contains("BrokenTest.java:[4,13]"),
-        "{detail}"
-    );
+    // The compiler named the instance's own Calc2Test, so nothing was dropped.
+    let id = rejected[0]["id"].as_str().expect("id");
+    let log =
+        fs::read_to_string(out.join("logs").join(id).join("after-maven-0.log")).expect("after log");
+    assert!(log.contains("Calc2Test.java:["), "{log}");
+    assert!(!log.contains("hunkgen-dropped"), "{log}");
 }
 
 /// A pom whose tests live under `src/test/` (`testSourceDirectory`, as Commons Codec's
@@ -810,5 +837,57 @@ fn an_abstract_test_class_is_run_through_its_concrete_subclass() {
     assert_eq!(
         kept[0]["PASS_TO_PASS"],
         serde_json::json!(["org.acme.IntCalcTest::zero"])
+    );
+}
+
+/// A pom that names no level and inherits source 1.3 from an old released parent
+/// (org.hunkgen.fixture:parent-old, in the seed): no pom of the tree says so, and javac
+/// refuses it in the resolve step. The refused level is then taken as the tree's: JDK
+/// 11 compiles it lifted to 1.6 (as a declared 1.3 would be), recorded with why, and
+/// the fix is proven (Defects4J's Cli bugs inherit 1.3 from commons-parent this way).
+#[test]
+fn a_level_inherited_from_an_external_parent_is_lifted_when_javac_refuses_it() {
+    let seed = seed();
+    let child = POM
+        .replace(
+            "<groupId>org.acme</groupId>",
+            "<parent>\n    <groupId>org.hunkgen.fixture</groupId>\n    \
+             <artifactId>parent-old</artifactId>\n    <version>1.0</version>\n  \
+             </parent>\n  <groupId>org.acme</groupId>",
+        )
+        .replace(
+            "    <maven.compiler.release>8</maven.compiler.release>\n",
+            "",
+        );
+    let start = child.find("  <build>").expect("build");
+    let end = child.find("</build>\n").expect("build end") + "</build>\n".len();
+    let child = format!("{}{}", &child[..start], &child[end..]);
+    assert!(!child.contains("maven.compiler"), "{child}");
+    let mut s = Script::new();
+    s.write("pom.xml", &child);
+    s.write("src/main/java/org/acme/Calc.java", &calc(false));
+    s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
+    s.commit("Initial import");
+    s.write("src/main/java/org/acme/Calc.java", &calc(true));
+    s.write("src/test/java/org/acme/CalcTest.java", NEW_TEST);
+    s.commit("Fix add and mul");
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &work.path().join("cache"), &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept = proven_calc_test(&out);
+    let mvn = &kept[0]["validation"]["maven"];
+    assert_eq!(mvn["lifted_from"], 3, "{mvn}");
+    assert_eq!(mvn["level"], 6, "{mvn}");
+    assert!(
+        mvn["jdk"].as_str().is_some_and(|v| v.starts_with("11")),
+        "{mvn}"
+    );
+    assert!(
+        mvn["chosen"]
+            .as_str()
+            .is_some_and(|w| w.contains("inherited from outside the tree")),
+        "{mvn}"
     );
 }

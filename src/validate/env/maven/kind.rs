@@ -340,6 +340,49 @@ pub const UNRESOLVED: &[&str] = &[
 const UNRESOLVED_WHY: &str =
     "the environment's repository lacks an artifact this tree needs (Maven ran offline)";
 
+/// Where a run lists the test sources it dropped (one `hunkgen-dropped: <path>` line
+/// each), printed after Maven's log.
+const DROPPED: &str = ".hunkgen-dropped";
+
+/// Rounds of dropping test sources that do not compile, at most.
+const DROP_ROUNDS: u32 = 3;
+
+/// The shell that runs `mvn` (its output into `log`, its status in `rc`) and, while it
+/// fails in `testCompile` only on test sources that are none of `keep`'s classes,
+/// deletes those sources from the working tree and runs again (a few rounds at most),
+/// listing each in [`DROPPED`]. Old histories hold tests that today's javac rejects
+/// (commons-lang's `TypeUtilsTest` under JDK 11: Defects4J patches it for the same
+/// reason); they are no test of the instance, and the tree's own code still compiles
+/// as committed. An error in a kept class stops the dropping: that is the instance's
+/// `test_compile_error`.
+pub(super) fn dropping(mvn: &str, log: &str, keep: &[String]) -> String {
+    let kept: Vec<String> = keep
+        .iter()
+        .map(|c| format!("*/{}.java", c.replace('.', "/")))
+        .collect();
+    let keep_case = match kept.is_empty() {
+        true => String::new(),
+        false => format!(" case \"$f\" in {}) keep=1 ;; esac;", kept.join("|")),
+    };
+    format!(
+        "round=0\n\
+         while :; do\n\
+         {mvn} > {log} 2>&1\n\
+         rc=$?\n\
+         if [ $rc -eq 0 ] || [ $round -ge {DROP_ROUNDS} ] || ! grep -q -E {test_compile} {log}; then break; fi\n\
+         drop=$(grep -o -E '/[^ :]+[.]java:[[][0-9]+,[0-9]+[]]' {log} | sed -E 's#:[[][0-9]+,[0-9]+[]]$##' | sort -u)\n\
+         [ -n \"$drop\" ] || break\n\
+         keep=0\n\
+         here=$(pwd -P)\n\
+         for f in $drop; do case \"$f\" in \"$here\"/*) ;; *) keep=1 ;; esac;{keep_case} done\n\
+         [ $keep -eq 0 ] || break\n\
+         for f in $drop; do rm -f -- \"$f\"; echo \"hunkgen-dropped: ${{f#\"$here\"/}}\" >> {DROPPED}; done\n\
+         round=$((round + 1))\n\
+         done\n",
+        test_compile = sh_quote(":testCompile \\(.*\\) on project"),
+    )
+}
+
 /// The run's shell script: stale reports removed, `mvn -o` on the selected classes with
 /// the environment's arguments (a resolution error named on a line of its own), then
 /// every surefire report copied into `report_dir`; it exits with mvn's status.
@@ -354,9 +397,9 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
         "find . -type d -path '*/target/surefire-reports' -prune -exec rm -rf {{}} +\n\
          if [ -s \"$HUNKGEN_ENV_DIR/{LIFT_FILE}\" ]; then lift=$(cat \"$HUNKGEN_ENV_DIR/{LIFT_FILE}\"); \
          find . -name pom.xml -type f -exec sed -i -E '{lift}' {{}} +; fi\n\
-         mvn -o {args} $(cat \"$HUNKGEN_ENV_DIR/{ARGS_FILE}\"){test} {flags} test > {LOG} 2>&1\n\
-         rc=$?\n\
+         {mvn}\
          cat {LOG}\n\
+         cat {DROPPED} 2>/dev/null\n\
          mkdir -p {reports}\n\
          find . -path '*/target/surefire-reports/TEST-*.xml' -type f -exec cp {{}} {reports}/ \\;\n\
          echo\n\
@@ -368,8 +411,15 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
          elif ! grep -q -l '<testcase' {reports}/TEST-*.xml 2>/dev/null; then echo {zero_why}\n\
          fi\n\
          exit $rc\n",
-        args = mvn_args("\"$HUNKGEN_ENV_DIR\""),
-        flags = TEST_FLAGS.join(" "),
+        mvn = dropping(
+            &format!(
+                "mvn -o {} $(cat \"$HUNKGEN_ENV_DIR/{ARGS_FILE}\"){test} {} test",
+                mvn_args("\"$HUNKGEN_ENV_DIR\""),
+                TEST_FLAGS.join(" ")
+            ),
+            LOG,
+            classes
+        ),
         why = sh_quote(format!("{MARK}dependency_unresolvable: {UNRESOLVED_WHY}")),
         test_compile = sh_quote(":testCompile \\(.*\\) on project"),
         compile = sh_quote(":compile \\(.*\\) on project"),

@@ -42,7 +42,8 @@ fn the_run_script_cleans_runs_offline_and_copies_the_reports() {
         "{}",
         lines[1]
     );
-    let mvn = lines[2];
+    assert_eq!(lines[2..4], ["round=0", "while :; do"]);
+    let mvn = lines[4];
     assert!(mvn.starts_with("mvn -o -B "), "{mvn}");
     assert!(
         mvn.contains("-s \"$HUNKGEN_ENV_DIR\"/settings.xml"),
@@ -62,7 +63,7 @@ fn the_run_script_cleans_runs_offline_and_copies_the_reports() {
         assert!(mvn.contains(f), "{f} in {mvn}");
     }
     assert!(mvn.ends_with(" test > .hunkgen-mvn.log 2>&1"), "{mvn}");
-    assert_eq!(lines[3], "rc=$?");
+    assert_eq!(lines[5], "rc=$?");
     assert!(s.contains("'*/target/surefire-reports/TEST-*.xml'"), "{s}");
     assert!(s.contains("cp {} '.hunkgen-reports'/"), "{s}");
     assert!(s.ends_with("exit $rc\n"), "{s}");
@@ -121,6 +122,92 @@ fn the_run_script_works_in_a_shell() {
     );
     assert!(wc.join("reports/TEST-a.BTest.xml").is_file());
     assert!(!wc.join("reports/TEST-old.xml").exists());
+}
+
+/// A fake `mvn` in a fresh bin directory: `script` is its body.
+fn fake_mvn(dir: &std::path::Path, script: &str) -> std::path::PathBuf {
+    let bin = dir.join("bin");
+    fs::create_dir_all(&bin).expect("mkdir");
+    let mvn = bin.join("mvn");
+    fs::write(&mvn, format!("#!/bin/sh\n{script}")).expect("mvn");
+    let mut perm = fs::metadata(&mvn).expect("meta").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+    fs::set_permissions(&mvn, perm).expect("chmod");
+    bin
+}
+
+#[test]
+fn test_sources_that_do_not_compile_and_are_not_selected_are_dropped() {
+    // testCompile fails on every test source named in `broken` that still exists; with
+    // none left it writes a report and succeeds.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bin = fake_mvn(
+        dir.path(),
+        "failed=0\nfor f in $(cat broken); do if [ -f \"$f\" ]; then \
+         echo \"[ERROR] $PWD/$f:[514,40] error: incompatible types\"; failed=1; fi; done\n\
+         if [ $failed = 1 ]; then echo '[ERROR] Failed to execute goal \
+         org.apache.maven.plugins:maven-compiler-plugin:3.0:testCompile (default-testCompile) \
+         on project x: Compilation failure'; exit 1; fi\n\
+         mkdir -p target/surefire-reports\n\
+         echo '<testsuite><testcase classname=\"a.BTest\" name=\"t\"/></testsuite>' \
+         > target/surefire-reports/TEST-a.BTest.xml\n",
+    );
+    let env = dir.path().join("env");
+    fs::create_dir_all(&env).expect("env");
+    fs::write(env.join(ARGS_FILE), "").expect("args");
+    let run = |broken: &[&str]| {
+        let wc = tempfile::tempdir_in(dir.path()).expect("wc");
+        for f in [
+            "src/test/java/a/BTest.java",
+            "src/test/java/a/OldTest.java",
+            "src/test/java/b/Old2Test.java",
+        ] {
+            let p = wc.path().join(f);
+            fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            fs::write(&p, "class X {}").expect("source");
+        }
+        fs::write(wc.path().join("broken"), broken.join("\n")).expect("broken");
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(run_script("reports", &["a.BTest".into()]))
+            .current_dir(wc.path())
+            .env("HUNKGEN_ENV_DIR", &env)
+            .env("PATH", prepend_path(&bin))
+            .output()
+            .expect("sh");
+        let exists = |f: &str| wc.path().join(f).exists();
+        let kept = [
+            exists("src/test/java/a/OldTest.java"),
+            exists("src/test/java/b/Old2Test.java"),
+        ];
+        (out, kept, exists("reports/TEST-a.BTest.xml"))
+    };
+    // Two unselected sources that do not compile: both dropped, listed, the run passes.
+    let (out, kept, report) = run(&[
+        "src/test/java/a/OldTest.java",
+        "src/test/java/b/Old2Test.java",
+    ]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert_eq!(kept, [false, false]);
+    assert!(report);
+    assert!(
+        said.contains("hunkgen-dropped: src/test/java/a/OldTest.java\n"),
+        "{said}"
+    );
+    assert!(
+        said.contains("hunkgen-dropped: src/test/java/b/Old2Test.java\n"),
+        "{said}"
+    );
+    // The selected class itself does not compile: nothing is dropped, and the run says
+    // test_compile_error.
+    let (out, kept, report) = run(&["src/test/java/a/BTest.java", "src/test/java/a/OldTest.java"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert_eq!(kept, [true, true]);
+    assert!(!report);
+    assert!(!said.contains("hunkgen-dropped"), "{said}");
+    assert!(said.contains("hunkgen: test_compile_error: "), "{said}");
 }
 
 #[test]
@@ -254,4 +341,21 @@ fn the_resolve_run_finds_tests_under_a_declared_root() {
         resolve_classes(&d, &paths),
         vec!["org.x.FooTest".to_string()]
     );
+}
+
+#[test]
+fn the_level_javac_refuses_is_read_from_its_words() {
+    use super::super::resolve::refused_level;
+    assert_eq!(
+        refused_level(
+            "first error: error: Source option 1.3 is no longer supported. Use 6 or later.; see x"
+        ),
+        Some(3)
+    );
+    assert_eq!(
+        refused_level("error: Target option 5 is no longer supported. Use 7 or later."),
+        Some(5)
+    );
+    assert_eq!(refused_level("cannot find symbol"), None);
+    assert_eq!(refused_level("Source option 1.3 is fine"), None);
 }

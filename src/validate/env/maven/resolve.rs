@@ -17,8 +17,9 @@ use super::super::{
     fresh, hex8, prepend_path, read_manifest, sh_quote, slug, BuiltEnv, EnvCache, EnvError, EnvSpec,
 };
 use super::kind::{
-    changes_build, level_flags, lift_level, maven_err, mvn_args, resolve_classes, settings_xml,
-    strip_ansi, MavenAutoSpec, ARGS_FILE, LIFT_FILE, SEED_VAR, TEST_FLAGS, UNRESOLVED,
+    changes_build, dropping, level_flags, lift_level, maven_err, mvn_args, resolve_classes,
+    settings_xml, strip_ansi, MavenAutoSpec, ARGS_FILE, LIFT_FILE, SEED_VAR, TEST_FLAGS,
+    UNRESOLVED,
 };
 use super::repair::{self, Repair};
 use super::{choose, declared_at, discover, toolchains_xml, JdkChoice, MavenDeclared};
@@ -26,6 +27,9 @@ use crate::validate::runner::{find_in_path, Command, RunSpec, Runner, SandboxPol
 
 /// The file in an environment listing its build-file repairs, one per line.
 const REPAIRS_FILE: &str = "repairs";
+
+/// Where a resolve run keeps Maven's output of its latest round, in the exported tree.
+const RESOLVE_LOG: &str = ".hunkgen-resolve.log";
 
 /// How many times a resolve run is repaired and run again before it fails.
 const MAX_REPAIR_ROUNDS: usize = 3;
@@ -104,7 +108,9 @@ fn compile_failure(repo: &str, e: EnvError) -> EnvError {
         .lines()
         .find(|l| {
             l.starts_with("[ERROR] ")
-                && ((l.starts_with("[ERROR] /") && l.contains(".java:")) || l.contains("error: "))
+                && ((l.starts_with("[ERROR] /") && l.contains(".java:"))
+                    || l.contains("error: ")
+                    || l.contains(" is no longer supported"))
         })
         .map(|l| l.trim_start_matches("[ERROR] ").to_string())
         .unwrap_or_default();
@@ -113,6 +119,19 @@ fn compile_failure(repo: &str, e: EnvError) -> EnvError {
         test,
         why: format!("{line}; first error: {first}; see {}", log.display()),
     }
+}
+
+/// The level javac refused in a compile failure's words (`Source option 1.3 is no
+/// longer supported` → 3; `Target option 5 …` → 5).
+pub(super) fn refused_level(why: &str) -> Option<u32> {
+    ["Source option ", "Target option "].iter().find_map(|p| {
+        let (_, after) = why.split_once(p)?;
+        let (level, rest) = after.split_once(' ')?;
+        if !rest.starts_with("is no longer supported") {
+            return None;
+        }
+        level.strip_prefix("1.").unwrap_or(level).parse().ok()
+    })
 }
 
 /// Whether Maven's log at `log` says an artifact could not be resolved.
@@ -153,30 +172,70 @@ impl EnvCache {
             why: n.to_string(),
         })?;
         let maven = maven_version()?;
-        let mut h = Sha256::new();
-        h.update(b"hunkgen-maven-v1\0");
-        h.update(repo.as_bytes());
-        for f in &d.build_files {
-            let bytes = crate::git::read_blob(tree.repo_path, tree.rev, f, &[])
-                .map_err(|e| maven_err(repo, format!("{f}: {e}")))?;
-            h.update(b"\0");
-            h.update(f.as_bytes());
-            h.update((bytes.len() as u64).to_le_bytes());
-            h.update(&bytes);
-        }
-        h.update(b"\0");
-        h.update(choice.jdk.version.as_bytes());
-        h.update(b"\0");
-        h.update(maven.as_bytes());
-        if changes_build(tree.changes) {
-            // The changed tree's build files follow from the base's and the changes.
-            h.update(b"\0changes");
-            for p in tree.changes {
+        let key_for = |choice: &JdkChoice| -> Result<String, EnvError> {
+            let mut h = Sha256::new();
+            h.update(b"hunkgen-maven-v1\0");
+            h.update(repo.as_bytes());
+            for f in &d.build_files {
+                let bytes = crate::git::read_blob(tree.repo_path, tree.rev, f, &[])
+                    .map_err(|e| maven_err(repo, format!("{f}: {e}")))?;
                 h.update(b"\0");
-                h.update(p.to_bytes());
+                h.update(f.as_bytes());
+                h.update((bytes.len() as u64).to_le_bytes());
+                h.update(&bytes);
             }
-        }
-        let key = format!("{}-maven-{}", slug(repo), hex8(h));
+            h.update(b"\0");
+            h.update(choice.jdk.version.as_bytes());
+            h.update(b"\0");
+            h.update(maven.as_bytes());
+            if choice.lifted_from.is_some() && d.java_level.is_none() {
+                // Lifted from a level only javac named (an external parent's).
+                h.update(b"\0inherited-lift");
+            }
+            if changes_build(tree.changes) {
+                // The changed tree's build files follow from the base's and the changes.
+                h.update(b"\0changes");
+                for p in tree.changes {
+                    h.update(b"\0");
+                    h.update(p.to_bytes());
+                }
+            }
+            Ok(format!("{}-maven-{}", slug(repo), hex8(h)))
+        };
+        let mut choice = choice;
+        let built = self.build_maven(runner, repo, tree, &d, &choice, &found, key_for(&choice)?);
+        let env = match built {
+            // No pom of the tree names a level, and javac refuses the one the build
+            // inherits (an old external parent's `1.3`): that level is now known, so
+            // the JDK is chosen again for it (lifted as a declared one would be).
+            Err(EnvError::Compile {
+                test: false, why, ..
+            }) if d.java_level.is_none() && choice.lifted_from.is_none() => {
+                let Some(level) = refused_level(&why) else {
+                    return Err(EnvError::Compile {
+                        repo: repo.to_string(),
+                        test: false,
+                        why,
+                    });
+                };
+                choice = choose(
+                    Some(level),
+                    d.enforcer_java.as_deref(),
+                    d.commit_time,
+                    &found,
+                )
+                .map_err(|n| EnvError::UnsupportedJdk {
+                    repo: repo.to_string(),
+                    why: format!("the build inherits level {level} (javac refused it): {n}"),
+                })?;
+                choice.why = format!(
+                    "{} (level {level} inherited from outside the tree: javac refused it)",
+                    choice.why
+                );
+                self.build_maven(runner, repo, tree, &d, &choice, &found, key_for(&choice)?)?
+            }
+            other => other?,
+        };
         let record = crate::model::MavenRecord {
             jdk: choice.jdk.version.clone(),
             chosen: choice.why.clone(),
@@ -184,15 +243,12 @@ impl EnvCache {
             lifted_from: choice.lifted_from,
             maven,
             modules: d.modules.iter().map(|m| m.dir.clone()).collect(),
-            repairs: Vec::new(),
+            repairs: fs::read_to_string(env.dir.join(REPAIRS_FILE))
+                .unwrap_or_default()
+                .lines()
+                .map(str::to_string)
+                .collect(),
         };
-        let env = self.build_maven(runner, repo, tree, &d, &choice, &found, key)?;
-        let mut record = record;
-        record.repairs = fs::read_to_string(env.dir.join(REPAIRS_FILE))
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_string)
-            .collect();
         Ok(InstanceEnv {
             env,
             prefix: String::new(),
@@ -323,13 +379,21 @@ impl EnvCache {
                 true => String::new(),
                 false => format!(" {}", sh_quote(format!("-Dtest={}", classes.join(",")))),
             };
+            // Test sources that do not compile here are dropped as in the runs
+            // (kind::dropping), so the tree still resolves; none is kept, as a resolve
+            // class is only some test of its module (one that is dropped leaves that
+            // module's provider unfetched, and its runs say dependency_unresolvable).
             trees
                 .iter()
                 .map(|t| {
-                    format!(
-                        "(cd {t} && mvn{} {args} {level}{test} {} test)",
+                    let mvn = format!(
+                        "mvn{} {args} {level}{test} {} test",
                         if offline { " -o" } else { "" },
                         TEST_FLAGS.join(" ")
+                    );
+                    format!(
+                        "(cd {t} && {}cat {RESOLVE_LOG}; cat .hunkgen-dropped 2>/dev/null; exit $rc)",
+                        dropping(&mvn, RESOLVE_LOG, &[])
                     )
                 })
                 .collect::<Vec<_>>()
