@@ -210,6 +210,17 @@ fn maven_auto_proves_the_new_test_offline_and_reuses_its_environment() {
     assert_eq!(again.len(), 1);
     assert_eq!(again[0]["FAIL_TO_PASS"], row["FAIL_TO_PASS"]);
     assert_eq!(again[0]["validation"]["maven"], *mvn);
+    // `mvn --version` was asked once, and remembered for this Maven installation.
+    let remembered: Vec<String> = fs::read_dir(cache.join("envs/.maven-version"))
+        .expect("remembered Maven version")
+        .flatten()
+        .filter_map(|e| fs::read_to_string(e.path()).ok())
+        .collect();
+    assert_eq!(remembered.len(), 1, "{remembered:?}");
+    assert_eq!(
+        remembered[0].trim_end(),
+        mvn["maven"].as_str().unwrap_or_default()
+    );
 }
 
 /// `hunkgen init` on a tree with a root `pom.xml` writes a `maven: auto` suite and says

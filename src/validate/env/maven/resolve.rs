@@ -48,9 +48,38 @@ struct Attempt<'a> {
     readable: &'a [PathBuf],
 }
 
-/// `mvn --version`'s first line, asked once per process (the Maven version keys the
-/// repository: its default plugin versions differ, §1).
-fn maven_version() -> Result<String, EnvError> {
+/// A fingerprint of the Maven installation `mvn` starts: its canonical path and the
+/// names, sizes and times of its home's `lib/` jars (an upgrade changes them).
+fn maven_fingerprint(mvn: &Path) -> Option<String> {
+    let real = fs::canonicalize(mvn).ok()?;
+    let lib = real.parent()?.parent()?.join("lib");
+    let mut entries: Vec<(String, u64, i64)> = fs::read_dir(&lib)
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let m = e.metadata().ok()?;
+            let t = m
+                .modified()
+                .ok()?
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?
+                .as_secs() as i64;
+            Some((e.file_name().to_string_lossy().into_owned(), m.len(), t))
+        })
+        .collect();
+    entries.sort();
+    let mut h = Sha256::new();
+    h.update(real.to_string_lossy().as_bytes());
+    for (name, len, time) in entries {
+        h.update(format!("\0{name}\0{len}\0{time}").as_bytes());
+    }
+    Some(hex8(h))
+}
+
+/// `mvn --version`'s first line (the Maven version keys the repository: its default
+/// plugin versions differ, §1), asked once per process, and kept in the environment
+/// cache under the installation's fingerprint, so a warm rebuild starts no JVM for it.
+fn maven_version(cache_root: &Path) -> Result<String, EnvError> {
     static VERSION: OnceLock<Option<String>> = OnceLock::new();
     let missing = || EnvError::MissingTool {
         tool: "mvn".into(),
@@ -59,29 +88,48 @@ fn maven_version() -> Result<String, EnvError> {
     VERSION
         .get_or_init(|| {
             let mvn = find_in_path("mvn")?;
-            let runner = Runner::new(SandboxPolicy::Off).ok()?;
-            let dir = tempfile::Builder::new()
-                .prefix("hunkgen-mvn-")
-                .tempdir()
-                .ok()?;
-            let stdout = dir.path().join("stdout");
-            let mut spec = RunSpec::new(
-                Command::Exec {
-                    program: mvn,
-                    args: vec!["-B".into(), "--version".into()],
-                },
-                dir.path(),
-                &stdout,
-            )
-            .with_timeout(Duration::from_secs(120), Duration::from_secs(5));
-            spec.stderr_path = Some(dir.path().join("stderr"));
-            let out = runner.run(&spec).ok()?;
-            let text = fs::read_to_string(&stdout).ok()?;
-            let first = strip_ansi(text.lines().next()?).trim().to_string();
-            (out.exit.success() && first.starts_with("Apache Maven")).then_some(first)
+            let remembered =
+                maven_fingerprint(&mvn).map(|f| cache_root.join(".maven-version").join(f));
+            if let Some(line) = remembered
+                .as_ref()
+                .and_then(|p| fs::read_to_string(p).ok())
+                .filter(|l| l.starts_with("Apache Maven"))
+            {
+                return Some(line.trim_end().to_string());
+            }
+            let first = ask_maven_version(mvn)?;
+            if let Some(p) = &remembered {
+                // Best effort: written under a temporary name, then renamed.
+                let _ = crate::dataset::write_atomic(p, format!("{first}\n").as_bytes());
+            }
+            Some(first)
         })
         .clone()
         .ok_or_else(missing)
+}
+
+/// Runs `mvn -B --version` and returns its first line when it names Apache Maven.
+fn ask_maven_version(mvn: PathBuf) -> Option<String> {
+    let runner = Runner::new(SandboxPolicy::Off).ok()?;
+    let dir = tempfile::Builder::new()
+        .prefix("hunkgen-mvn-")
+        .tempdir()
+        .ok()?;
+    let stdout = dir.path().join("stdout");
+    let mut spec = RunSpec::new(
+        Command::Exec {
+            program: mvn,
+            args: vec!["-B".into(), "--version".into()],
+        },
+        dir.path(),
+        &stdout,
+    )
+    .with_timeout(Duration::from_secs(120), Duration::from_secs(5));
+    spec.stderr_path = Some(dir.path().join("stderr"));
+    let out = runner.run(&spec).ok()?;
+    let text = fs::read_to_string(&stdout).ok()?;
+    let first = strip_ansi(text.lines().next()?).trim().to_string();
+    (out.exit.success() && first.starts_with("Apache Maven")).then_some(first)
 }
 
 /// A failed resolve step whose log says the compiler plugin failed: the tree's main or
@@ -171,7 +219,7 @@ impl EnvCache {
             repo: repo.to_string(),
             why: n.to_string(),
         })?;
-        let maven = maven_version()?;
+        let maven = maven_version(&self.root)?;
         let key_for = |choice: &JdkChoice| -> Result<String, EnvError> {
             let mut h = Sha256::new();
             h.update(b"hunkgen-maven-v1\0");
