@@ -88,8 +88,13 @@ import org.junit.Test;\n\npublic class CalcTest {\n    @Test\n    public void ad
 assertEquals(5, Calc.add(2, 3));\n        assertEquals(6, Calc.mul(2, 3));\n    }\n}\n";
 
 fn history() -> Script {
+    history_with(POM)
+}
+
+/// The calc history (an import, then the fix that adds `CalcTest`) under `pom`.
+fn history_with(pom: &str) -> Script {
     let mut s = Script::new();
-    s.write("pom.xml", POM);
+    s.write("pom.xml", pom);
     s.write("src/main/java/org/acme/Calc.java", &calc(false));
     s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
     s.commit("Initial import");
@@ -578,14 +583,7 @@ fn a_source_level_below_every_jdk_is_lifted_and_recorded() {
         );
     assert!(explicit.contains("<source>1.5</source>"), "{explicit}");
     for old in [property, explicit] {
-        let mut s = Script::new();
-        s.write("pom.xml", &old);
-        s.write("src/main/java/org/acme/Calc.java", &calc(false));
-        s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
-        s.commit("Initial import");
-        s.write("src/main/java/org/acme/Calc.java", &calc(true));
-        s.write("src/test/java/org/acme/CalcTest.java", NEW_TEST);
-        s.commit("Fix add and mul");
+        let s = history_with(&old);
         let work = tempfile::tempdir().expect("tempdir");
         let recipe = recipe(work.path(), &s.dir);
         let out = work.path().join("out");
@@ -619,14 +617,7 @@ fn an_unreachable_snapshot_parent_is_resolved_at_its_release_and_recorded() {
     let start = child.find("  <build>").expect("build");
     let end = child.find("</build>\n").expect("build end") + "</build>\n".len();
     let child = format!("{}{}", &child[..start], &child[end..]);
-    let mut s = Script::new();
-    s.write("pom.xml", &child);
-    s.write("src/main/java/org/acme/Calc.java", &calc(false));
-    s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
-    s.commit("Initial import");
-    s.write("src/main/java/org/acme/Calc.java", &calc(true));
-    s.write("src/test/java/org/acme/CalcTest.java", NEW_TEST);
-    s.commit("Fix add and mul");
+    let s = history_with(&child);
     let work = tempfile::tempdir().expect("tempdir");
     let recipe = recipe(work.path(), &s.dir);
     let cache = work.path().join("cache");
@@ -874,14 +865,7 @@ fn a_level_inherited_from_an_external_parent_is_lifted_when_javac_refuses_it() {
     let end = child.find("</build>\n").expect("build end") + "</build>\n".len();
     let child = format!("{}{}", &child[..start], &child[end..]);
     assert!(!child.contains("maven.compiler"), "{child}");
-    let mut s = Script::new();
-    s.write("pom.xml", &child);
-    s.write("src/main/java/org/acme/Calc.java", &calc(false));
-    s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
-    s.commit("Initial import");
-    s.write("src/main/java/org/acme/Calc.java", &calc(true));
-    s.write("src/test/java/org/acme/CalcTest.java", NEW_TEST);
-    s.commit("Fix add and mul");
+    let s = history_with(&child);
     let work = tempfile::tempdir().expect("tempdir");
     let recipe = recipe(work.path(), &s.dir);
     let out = work.path().join("out");
