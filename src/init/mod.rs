@@ -6,6 +6,7 @@
 //! Every inference is said (`inferred`), and so is what could not be inferred
 //! (`not_inferred`): the recipe's header repeats both, `hunkgen init` prints them.
 
+pub mod gradle;
 pub mod maven;
 mod python;
 
@@ -304,7 +305,7 @@ fn java(
 /// What `init` says of a root Gradle build: the suite it writes, the wrapper's version,
 /// and whether that distribution is on this machine (it is never downloaded).
 fn gradle_line(build: &str, read: &dyn Fn(&str) -> Option<String>) -> String {
-    use crate::validate::env::gradle;
+    use crate::init::gradle;
     let version = read(gradle::WRAPPER_PROPERTIES)
         .as_deref()
         .and_then(gradle::wrapper_version);
