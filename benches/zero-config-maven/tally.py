@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+"""Tally zero-config Maven builds: per history, candidates (instances that reached
+validation), confirmed, each rejection reason, environment + infrastructure rejections,
+environments of the kept instances and the JDKs they ran on; all commits and those
+after 2016. Usage: tally.py OUT_DIR NAME... (OUT_DIR/<name> is each build's output;
+repos/<name> its clone, for the commit dates)."""
+import json,collections,sys,os,subprocess
+HERE=os.path.dirname(os.path.abspath(__file__))
+OUT=sys.argv[1]
+ENV={'environment','dependency_unresolvable','unsupported_jdk','build_tool_unavailable','compile_error','test_compile_error','zero_tests','infrastructure','no_test_suite','base_tree','timeout','unsupported_python'}
+def year(n,iid):
+    sha=iid.rsplit('-',1)[1]
+    out=subprocess.run(['git','--git-dir',os.path.join(HERE, 'repos', n),'show','-s','--format=%cI',sha],capture_output=True,text=True).stdout.strip()
+    return int(out[:4]) if out else 0
+rows=[]
+for n in sys.argv[2:]:
+    d=os.path.join(OUT, n)
+    if not os.path.exists(d+'/instances.jsonl'): print(n,'not finished'); continue
+    k=[json.loads(l) for l in open(d+'/instances.jsonl')]
+    r=[json.loads(l) for l in open(d+'/rejected.jsonl')]
+    v=[x for x in r if x['stage']=='validate']
+    for when,sel in (('all',lambda y:True),('after 2016',lambda y:y>2016)):
+        kk=[x for x in k if sel(year(n,x['instance_id']))]
+        vv=[x for x in v if sel(year(n,x['id']))]
+        c=collections.Counter(x['reason'] for x in vv)
+        cand=len(kk)+len(vv)
+        envinf=sum(c[x] for x in ENV)
+        envs=set(e for x in kk for e in x['validation']['environments'])
+        jdks=collections.Counter(x['validation']['maven']['jdk'].split('.')[0] for x in kk)
+        print(f"{n} [{when}] candidates {cand} confirmed {len(kk)} reasons {dict(c)} env+infra {envinf}/{cand} envs(kept) {len(envs)} jdks {dict(jdks)}")
