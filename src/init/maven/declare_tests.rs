@@ -341,38 +341,53 @@ fn java_versions_normalise_to_features() {
     assert_eq!(feature_level("${x}"), None);
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let date = "1600000000 +0000";
-    let out = std::process::Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Ada Tester")
-        .env("GIT_AUTHOR_EMAIL", "ada@example.org")
-        .env("GIT_COMMITTER_NAME", "Ada Tester")
-        .env("GIT_COMMITTER_EMAIL", "ada@example.org")
-        .env("GIT_AUTHOR_DATE", date)
-        .env("GIT_COMMITTER_DATE", date)
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+/// A repository in `dir` with one commit at a fixed time holding `files`, made in
+/// process with git2 (as src/git/edits.rs makes its fixtures), its work tree untouched.
+fn commit_files(dir: &Path, files: &[(&str, &str)]) {
+    let r = git2::Repository::init(dir).expect("init");
+    let sig = git2::Signature::new(
+        "Ada Tester",
+        "ada@example.org",
+        &git2::Time::new(1_600_000_000, 0),
+    )
+    .expect("signature");
+    let mut index = r.index().expect("index");
+    for (path, text) in files {
+        let id = r.blob(text.as_bytes()).expect("blob");
+        let entry = git2::IndexEntry {
+            ctime: git2::IndexTime::new(0, 0),
+            mtime: git2::IndexTime::new(0, 0),
+            dev: 0,
+            ino: 0,
+            mode: 0o100644,
+            uid: 0,
+            gid: 0,
+            file_size: text.len() as u32,
+            id,
+            flags: 0,
+            flags_extended: 0,
+            path: path.as_bytes().to_vec(),
+        };
+        index.add(&entry).expect("add");
+    }
+    let tree = r
+        .find_tree(index.write_tree().expect("tree"))
+        .expect("tree");
+    r.commit(Some("HEAD"), &sig, &sig, "two poms", &tree, &[])
+        .expect("commit");
 }
 
 #[test]
 fn declared_at_reads_the_poms_of_a_revision_from_git() {
     let tmp = tempfile::tempdir().expect("tmp");
     let dir = tmp.path();
-    git(dir, &["init", "-q", "-b", "main"]);
-    std::fs::create_dir_all(dir.join("core")).expect("mkdir");
-    std::fs::write(dir.join("pom.xml"), parent_pom(NS)).expect("write");
-    std::fs::write(dir.join("core/pom.xml"), child_pom(NS, "core", "")).expect("write");
-    git(dir, &["add", "."]);
-    git(dir, &["commit", "-q", "-m", "two poms"]);
+    commit_files(
+        dir,
+        &[
+            ("pom.xml", &parent_pom(NS)),
+            ("core/pom.xml", &child_pom(NS, "core", "")),
+        ],
+    );
     // The working copy moves on; the revision is what is read.
     std::fs::write(dir.join("pom.xml"), "<not xml").expect("write");
     let d = declared_at(dir, "HEAD").expect("declares");
