@@ -189,12 +189,7 @@ impl Reactor<'_> {
     /// One module: its source roots and level, inherited through its parents.
     fn module(&mut self, path: &str) -> Result<MavenModule, String> {
         let chain = self.chain(path)?;
-        // Parents first, so a child's property overrides its parent's.
-        let props: Vec<(String, String)> = chain
-            .iter()
-            .rev()
-            .flat_map(|(_, p)| p.properties.iter().cloned())
-            .collect();
+        let props = chain_properties(&chain);
         let dir = pom::dir_of(path).to_string();
         let root_of = |get: fn(&Pom) -> &Option<String>, default: &str| -> Vec<String> {
             let written = chain
@@ -219,11 +214,7 @@ impl Reactor<'_> {
     /// The enforcer's Java range declared for the module at `path` (or its parents).
     fn enforcer(&mut self, path: &str) -> Result<Option<String>, String> {
         let chain = self.chain(path)?;
-        let props: Vec<(String, String)> = chain
-            .iter()
-            .rev()
-            .flat_map(|(_, p)| p.properties.iter().cloned())
-            .collect();
+        let props = chain_properties(&chain);
         Ok(chain
             .iter()
             .find_map(|(_, p)| p.enforcer_java.as_deref())
@@ -308,6 +299,16 @@ pub fn feature_level(text: &str) -> Option<u32> {
         Some(rest) => number(rest),
         None => number(text),
     }
+}
+
+/// The properties a pom sees through its chain (the pom first, then its parents):
+/// parents' first, so a child's property overrides its parent's.
+fn chain_properties(chain: &[(String, Pom)]) -> Vec<(String, String)> {
+    chain
+        .iter()
+        .rev()
+        .flat_map(|(_, p)| p.properties.iter().cloned())
+        .collect()
 }
 
 /// The Maven version a wrapper's `distributionUrl` downloads
