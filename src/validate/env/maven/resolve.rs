@@ -220,18 +220,21 @@ impl EnvCache {
             why: n.to_string(),
         })?;
         let maven = maven_version(&self.root)?;
-        let key_for = |choice: &JdkChoice| -> Result<String, EnvError> {
-            let mut h = Sha256::new();
-            h.update(b"hunkgen-maven-v1\0");
-            h.update(repo.as_bytes());
-            for f in &d.build_files {
-                let bytes = crate::git::read_blob(tree.repo_path, tree.rev, f, &[])
-                    .map_err(|e| maven_err(repo, format!("{f}: {e}")))?;
-                h.update(b"\0");
-                h.update(f.as_bytes());
-                h.update((bytes.len() as u64).to_le_bytes());
-                h.update(&bytes);
-            }
+        // The build files are read and hashed once; a second JDK choice (an inherited
+        // level javac refused) only adds its own part to the key.
+        let mut files = Sha256::new();
+        files.update(b"hunkgen-maven-v1\0");
+        files.update(repo.as_bytes());
+        for f in &d.build_files {
+            let bytes = crate::git::read_blob(tree.repo_path, tree.rev, f, &[])
+                .map_err(|e| maven_err(repo, format!("{f}: {e}")))?;
+            files.update(b"\0");
+            files.update(f.as_bytes());
+            files.update((bytes.len() as u64).to_le_bytes());
+            files.update(&bytes);
+        }
+        let key_for = |choice: &JdkChoice| -> String {
+            let mut h = files.clone();
             h.update(b"\0");
             h.update(choice.jdk.version.as_bytes());
             h.update(b"\0");
@@ -248,10 +251,10 @@ impl EnvCache {
                     h.update(p.to_bytes());
                 }
             }
-            Ok(format!("{}-maven-{}", slug(repo), hex8(h)))
+            format!("{}-maven-{}", slug(repo), hex8(h))
         };
         let mut choice = choice;
-        let built = self.build_maven(runner, repo, tree, &d, &choice, &found, key_for(&choice)?);
+        let built = self.build_maven(runner, repo, tree, &d, &choice, &found, key_for(&choice));
         let env = match built {
             // No pom of the tree names a level, and javac refuses the one the build
             // inherits (an old external parent's `1.3`): that level is now known, so
@@ -280,7 +283,7 @@ impl EnvCache {
                     "{} (level {level} inherited from outside the tree: javac refused it)",
                     choice.why
                 );
-                self.build_maven(runner, repo, tree, &d, &choice, &found, key_for(&choice)?)?
+                self.build_maven(runner, repo, tree, &d, &choice, &found, key_for(&choice))?
             }
             other => other?,
         };
