@@ -38,7 +38,11 @@ export HUNKGEN_D4J_JAVA_HOME ?= /usr/lib/jvm/java-11-openjdk-amd64
 # tests resolve offline from it (HUNKGEN_MAVEN_SEED).
 MAVEN_SEED_DIR := target/maven-seed
 export HUNKGEN_MAVEN_SEED ?= $(CURDIR)/$(MAVEN_SEED_DIR)
-MAVEN_SEEDED := target/.maven-seeded-5
+MAVEN_SEEDED := target/.maven-seeded-6
+# The Maven 3.9 distribution the seed holds (as Maven Central publishes it), for the
+# builds whose plugins refuse the installed Maven 3.8 (src/validate/env/maven/dist.rs).
+MAVEN_DIST_VERSION := 3.9.16
+MAVEN_DIST := $(MAVEN_SEED_DIR)/org/apache/maven/apache-maven/$(MAVEN_DIST_VERSION)/apache-maven-$(MAVEN_DIST_VERSION)-bin.tar.gz
 # A second Python interpreter for the interpreter-discovery tests (src/validate/env/
 # pythons.rs): Debian bullseye's python3.9 under a low apt pin (python3.9-venv conflicts
 # with bookworm's and uv does not need it).
@@ -123,7 +127,15 @@ $(MAVEN_SEEDED): $(wildcard tests/fixtures/maven/seed*/pom.xml tests/fixtures/ma
 	  rm -rf target/maven-seed-work && cp -R tests/fixtures/maven/$$s target/maven-seed-work && \
 	  (cd target/maven-seed-work && mvn -B -q -Dmaven.repo.local="$(CURDIR)/$(MAVEN_SEED_DIR)" test) || exit 1; \
 	done
-	rm -rf target/maven-seed-work
+	mvn -B -q -Dmaven.repo.local="$(CURDIR)/$(MAVEN_SEED_DIR)" \
+	  org.apache.maven.plugins:maven-dependency-plugin:3.6.1:get \
+	  -Dartifact=org.apache.maven:apache-maven:$(MAVEN_DIST_VERSION):tar.gz:bin -Dtransitive=false
+	rm -rf target/maven-seed-work target/maven-seed-dist && mkdir -p target/maven-seed-dist
+	tar -xzf "$(MAVEN_DIST)" -C target/maven-seed-dist
+	cp -R tests/fixtures/maven/seed39 target/maven-seed-work
+	(cd target/maven-seed-work && ../maven-seed-dist/apache-maven-$(MAVEN_DIST_VERSION)/bin/mvn -B -q \
+	  -Dmaven.repo.local="$(CURDIR)/$(MAVEN_SEED_DIR)" -Drat.skip=true test)
+	rm -rf target/maven-seed-work target/maven-seed-dist
 	mkdir -p "$(MAVEN_SEED_DIR)/org/hunkgen/fixture/parent/1.0"
 	cp tests/fixtures/maven/parent/pom.xml "$(MAVEN_SEED_DIR)/org/hunkgen/fixture/parent/1.0/parent-1.0.pom"
 	mkdir -p "$(MAVEN_SEED_DIR)/org/hunkgen/fixture/parent-old/1.0"

@@ -59,6 +59,10 @@ pub struct MavenRecord {
     pub lifted_from: Option<u32>,
     /// `mvn --version`'s first line (`Apache Maven 3.8.7`).
     pub maven: String,
+    /// Why that Maven rather than the installed one (the wrapper names a newer release,
+    /// or a plugin requires one); none when it is the installed `mvn`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maven_from: Option<String>,
     /// The reactor's module directories, root (`.`) first.
     pub modules: Vec<String>,
     /// Build-file repairs the resolve step made (an unreachable parent or BOM snapshot

@@ -335,6 +335,20 @@ pub enum EnvError {
         /// Maven's failing goal and the compiler's first error.
         why: String,
     },
+    /// A plugin of the build refuses the Maven it ran with (`maven: auto`'s resolve
+    /// step); the kind then runs one that plugin takes, so this reaches a dataset only
+    /// when none can be had.
+    #[error("{repo}: build_tool_unavailable: {by} requires Maven {min}; {why}")]
+    NeedsMaven {
+        /// The repository.
+        repo: String,
+        /// The plugin, as Maven names it (`org.apache.rat:apache-rat-plugin:0.18`).
+        by: String,
+        /// The least Maven version it takes.
+        min: String,
+        /// What was tried.
+        why: String,
+    },
     /// The build tool a suite needs is not on this machine (`gradle: auto`).
     #[error("{repo}: build_tool_unavailable: {why}")]
     BuildToolUnavailable {
@@ -375,7 +389,7 @@ impl EnvError {
             EnvError::Unresolvable { .. } => crate::model::RejectReason::DependencyUnresolvable,
             EnvError::Compile { test: true, .. } => crate::model::RejectReason::TestCompileError,
             EnvError::Compile { test: false, .. } => crate::model::RejectReason::CompileError,
-            EnvError::BuildToolUnavailable { .. } => {
+            EnvError::BuildToolUnavailable { .. } | EnvError::NeedsMaven { .. } => {
                 crate::model::RejectReason::BuildToolUnavailable
             }
             _ => crate::model::RejectReason::Environment,
@@ -440,7 +454,12 @@ impl BuiltEnv {
 
 /// `dir` in front of the current `PATH`.
 fn prepend_path(dir: &Path) -> OsString {
-    let mut parts = vec![dir.to_path_buf()];
+    prepend_paths(&[dir.to_path_buf()])
+}
+
+/// `PATH` with `dirs` before it, in order.
+fn prepend_paths(dirs: &[PathBuf]) -> OsString {
+    let mut parts = dirs.to_vec();
     if let Some(p) = std::env::var_os("PATH") {
         parts.extend(std::env::split_paths(&p));
     }

@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::super::kind::{InstanceEnv, InstanceTree, KeyInputs, Kind, Selected};
-use super::super::{prepend_path, sh_quote, BuiltEnv, EnvCache, EnvError};
+use super::super::{prepend_paths, sh_quote, BuiltEnv, EnvCache, EnvError};
 use super::{abstracts, declared_at, JdkChoice, MavenDeclared};
 use crate::validate::parse::MARK;
 use crate::validate::runner::{Command, Runner};
@@ -78,16 +78,20 @@ impl Kind for MavenAutoSpec {
 
     fn vars(&self, dir: &Path) -> Vec<(OsString, OsString)> {
         match java_home(dir) {
-            Some(home) => vec![
-                ("JAVA_HOME".into(), home.clone().into_os_string()),
-                ("PATH".into(), prepend_path(&home.join("bin"))),
-            ],
+            Some(home) => {
+                let mut bins = vec![home.join("bin")];
+                bins.extend(maven_home(dir).map(|m| m.join("bin")));
+                vec![
+                    ("JAVA_HOME".into(), home.clone().into_os_string()),
+                    ("PATH".into(), prepend_paths(&bins)),
+                ]
+            }
             None => Vec::new(),
         }
     }
 
     fn binds(&self, dir: &Path) -> Vec<PathBuf> {
-        java_home(dir).into_iter().collect()
+        java_home(dir).into_iter().chain(maven_home(dir)).collect()
     }
 
     fn default_command(
@@ -192,6 +196,17 @@ pub(super) fn maven_err(repo: &str, why: impl Into<String>) -> EnvError {
         repo: repo.to_string(),
         why: why.into(),
     }
+}
+
+/// In an environment, the file naming the Maven home it runs with when that is not the
+/// installed `mvn` (a distribution under `<envs>/.maven`, dist.rs).
+pub(super) const MAVEN_HOME_FILE: &str = "maven_home";
+
+/// The Maven home an environment at `dir` runs with, when it is not the installed one.
+fn maven_home(dir: &Path) -> Option<PathBuf> {
+    let text = fs::read_to_string(dir.join(MAVEN_HOME_FILE)).ok()?;
+    let p = PathBuf::from(text.trim_end());
+    p.join("bin/mvn").is_file().then_some(p)
 }
 
 /// The JDK home an environment at `dir` runs with (its `java_home` file).

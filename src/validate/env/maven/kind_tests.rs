@@ -100,7 +100,7 @@ fn the_run_script_works_in_a_shell() {
         .arg(run_script("reports", &["a.BTest".into()]))
         .current_dir(&wc)
         .env("HUNKGEN_ENV_DIR", &env)
-        .env("PATH", prepend_path(&bin))
+        .env("PATH", prepend_paths(std::slice::from_ref(&bin)))
         .output()
         .expect("sh");
     assert_eq!(out.status.code(), Some(3), "{out:?}");
@@ -172,7 +172,7 @@ fn test_sources_that_do_not_compile_and_are_not_selected_are_dropped() {
             .arg(run_script("reports", &["a.BTest".into()]))
             .current_dir(wc.path())
             .env("HUNKGEN_ENV_DIR", &env)
-            .env("PATH", prepend_path(&bin))
+            .env("PATH", prepend_paths(std::slice::from_ref(&bin)))
             .output()
             .expect("sh");
         let exists = |f: &str| wc.path().join(f).exists();

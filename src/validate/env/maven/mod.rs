@@ -23,6 +23,7 @@
 //! without Maven or the network.
 
 pub mod abstracts;
+pub mod dist;
 pub mod jdks;
 pub mod kind;
 pub mod repair;

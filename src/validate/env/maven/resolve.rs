@@ -8,22 +8,23 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
 use super::super::kind::{InstanceEnv, InstanceTree, KindRecord};
 use super::super::{
-    fresh, hex8, prepend_path, read_manifest, sh_quote, slug, BuiltEnv, EnvCache, EnvError, EnvSpec,
+    fresh, hex8, prepend_paths, read_manifest, sh_quote, slug, BuiltEnv, EnvCache, EnvError,
+    EnvSpec,
 };
+use super::dist;
 use super::kind::{
     changes_build, dropping, level_flags, lift_level, maven_err, mvn_args, resolve_classes,
-    settings_xml, strip_ansi, MavenAutoSpec, ARGS_FILE, LIFT_FILE, SEED_VAR, TEST_FLAGS,
+    settings_xml, MavenAutoSpec, ARGS_FILE, LIFT_FILE, MAVEN_HOME_FILE, SEED_VAR, TEST_FLAGS,
     UNRESOLVED,
 };
 use super::repair::{self, Repair};
 use super::{choose, declared_at, discover, toolchains_xml, JdkChoice, MavenDeclared};
-use crate::validate::runner::{find_in_path, Command, RunSpec, Runner, SandboxPolicy};
+use crate::validate::runner::{find_in_path, Runner};
 
 /// The file in an environment listing its build-file repairs, one per line.
 const REPAIRS_FILE: &str = "repairs";
@@ -33,6 +34,22 @@ const RESOLVE_LOG: &str = ".hunkgen-resolve.log";
 
 /// How many times a resolve run is repaired and run again before it fails.
 const MAX_REPAIR_ROUNDS: usize = 3;
+
+/// Where `maven: auto` keeps the Maven distributions it unpacked (dist.rs), in the
+/// environment cache.
+const DISTS_DIR: &str = ".maven";
+
+/// The Maven an environment resolves and runs with: the installed `mvn`, or a
+/// distribution the build needs (its wrapper's, or one a plugin takes).
+#[derive(Debug, Clone)]
+struct MavenUse {
+    /// `mvn --version`'s first line; part of the key.
+    line: String,
+    /// The distribution's home; none for the installed `mvn`.
+    home: Option<PathBuf>,
+    /// Why not the installed one.
+    why: Option<String>,
+}
 
 /// One resolve run's inputs, for [`EnvCache::resolve_repairing`].
 struct Attempt<'a> {
@@ -97,7 +114,7 @@ fn maven_version(cache_root: &Path) -> Result<String, EnvError> {
             {
                 return Some(line.trim_end().to_string());
             }
-            let first = ask_maven_version(mvn)?;
+            let first = dist::ask_version(&mvn)?;
             if let Some(p) = &remembered {
                 // Best effort: written under a temporary name, then renamed.
                 let _ = crate::dataset::write_atomic(p, format!("{first}\n").as_bytes());
@@ -106,30 +123,6 @@ fn maven_version(cache_root: &Path) -> Result<String, EnvError> {
         })
         .clone()
         .ok_or_else(missing)
-}
-
-/// Runs `mvn -B --version` and returns its first line when it names Apache Maven.
-fn ask_maven_version(mvn: PathBuf) -> Option<String> {
-    let runner = Runner::new(SandboxPolicy::Off).ok()?;
-    let dir = tempfile::Builder::new()
-        .prefix("hunkgen-mvn-")
-        .tempdir()
-        .ok()?;
-    let stdout = dir.path().join("stdout");
-    let mut spec = RunSpec::new(
-        Command::Exec {
-            program: mvn,
-            args: vec!["-B".into(), "--version".into()],
-        },
-        dir.path(),
-        &stdout,
-    )
-    .with_timeout(Duration::from_secs(120), Duration::from_secs(5));
-    spec.stderr_path = Some(dir.path().join("stderr"));
-    let out = runner.run(&spec).ok()?;
-    let text = fs::read_to_string(&stdout).ok()?;
-    let first = strip_ansi(text.lines().next()?).trim().to_string();
-    (out.exit.success() && first.starts_with("Apache Maven")).then_some(first)
 }
 
 /// A failed resolve step whose log says the compiler plugin failed: the tree's main or
@@ -219,9 +212,11 @@ impl EnvCache {
             repo: repo.to_string(),
             why: n.to_string(),
         })?;
-        let maven = maven_version(&self.root)?;
+        let installed = maven_version(&self.root)?;
+        let mut maven = self.wrapper_maven(&installed, d.wrapper_maven.as_deref());
         // The build files are read and hashed once; a second JDK choice (an inherited
-        // level javac refused) only adds its own part to the key.
+        // level javac refused) or Maven (one a plugin takes) only changes its own part
+        // of the key.
         let mut files = Sha256::new();
         files.update(b"hunkgen-maven-v1\0");
         files.update(repo.as_bytes());
@@ -233,12 +228,12 @@ impl EnvCache {
             files.update((bytes.len() as u64).to_le_bytes());
             files.update(&bytes);
         }
-        let key_for = |choice: &JdkChoice| -> String {
+        let key_for = |choice: &JdkChoice, maven: &MavenUse| -> String {
             let mut h = files.clone();
             h.update(b"\0");
             h.update(choice.jdk.version.as_bytes());
             h.update(b"\0");
-            h.update(maven.as_bytes());
+            h.update(maven.line.as_bytes());
             if choice.lifted_from.is_some() && d.java_level.is_none() {
                 // Lifted from a level only javac named (an external parent's).
                 h.update(b"\0inherited-lift");
@@ -254,45 +249,70 @@ impl EnvCache {
             format!("{}-maven-{}", slug(repo), hex8(h))
         };
         let mut choice = choice;
-        let built = self.build_maven(runner, repo, tree, &d, &choice, &found, key_for(&choice));
-        let env = match built {
-            // No pom of the tree names a level, and javac refuses the one the build
-            // inherits (an old external parent's `1.3`): that level is now known, so
-            // the JDK is chosen again for it (lifted as a declared one would be).
-            Err(EnvError::Compile {
-                test: false, why, ..
-            }) if d.java_level.is_none() && choice.lifted_from.is_none() => {
-                let Some(level) = refused_level(&why) else {
-                    return Err(EnvError::Compile {
+        // Each retry learns one thing the first run could not know, so each happens
+        // once: the level an external parent sets, the Maven a plugin needs.
+        let (mut relevelled, mut remavened) = (false, false);
+        let env = loop {
+            let key = key_for(&choice, &maven);
+            match self.build_maven(runner, repo, tree, &d, &choice, &found, &maven, key) {
+                Ok(env) => break env,
+                // No pom of the tree names a level, and javac refuses the one the build
+                // inherits (an old external parent's `1.3`): that level is now known, so
+                // the JDK is chosen again for it (lifted as a declared one would be).
+                Err(EnvError::Compile {
+                    test: false, why, ..
+                }) if d.java_level.is_none() && choice.lifted_from.is_none() && !relevelled => {
+                    let Some(level) = refused_level(&why) else {
+                        return Err(EnvError::Compile {
+                            repo: repo.to_string(),
+                            test: false,
+                            why,
+                        });
+                    };
+                    relevelled = true;
+                    choice = choose(
+                        Some(level),
+                        d.enforcer_java.as_deref(),
+                        d.commit_time,
+                        &found,
+                    )
+                    .map_err(|n| EnvError::UnsupportedJdk {
                         repo: repo.to_string(),
-                        test: false,
-                        why,
-                    });
-                };
-                choice = choose(
-                    Some(level),
-                    d.enforcer_java.as_deref(),
-                    d.commit_time,
-                    &found,
-                )
-                .map_err(|n| EnvError::UnsupportedJdk {
-                    repo: repo.to_string(),
-                    why: format!("the build inherits level {level} (javac refused it): {n}"),
-                })?;
-                choice.why = format!(
-                    "{} (level {level} inherited from outside the tree: javac refused it)",
-                    choice.why
-                );
-                self.build_maven(runner, repo, tree, &d, &choice, &found, key_for(&choice))?
+                        why: format!("the build inherits level {level} (javac refused it): {n}"),
+                    })?;
+                    choice.why = format!(
+                        "{} (level {level} inherited from outside the tree: javac refused it)",
+                        choice.why
+                    );
+                }
+                // A plugin's descriptor refuses this Maven (apache-rat-plugin 0.18 wants
+                // 3.9): the newest release of its line the plugin takes is fetched.
+                Err(EnvError::NeedsMaven { by, min, why, .. }) if !remavened => {
+                    remavened = true;
+                    let dist = self
+                        .maven_dist(&min, None)
+                        .map_err(|e| EnvError::NeedsMaven {
+                            repo: repo.to_string(),
+                            by: by.clone(),
+                            min: min.clone(),
+                            why: format!("{why}; no such Maven can be had: {e}"),
+                        })?;
+                    maven = MavenUse {
+                        line: dist.line,
+                        home: Some(dist.home),
+                        why: Some(format!("{by} requires Maven {min} ({installed} refused)")),
+                    };
+                }
+                Err(e) => return Err(e),
             }
-            other => other?,
         };
         let record = crate::model::MavenRecord {
             jdk: choice.jdk.version.clone(),
             chosen: choice.why.clone(),
             level: choice.level,
             lifted_from: choice.lifted_from,
-            maven,
+            maven: maven.line,
+            maven_from: maven.why,
             modules: d.modules.iter().map(|m| m.dir.clone()).collect(),
             repairs: fs::read_to_string(env.dir.join(REPAIRS_FILE))
                 .unwrap_or_default()
@@ -308,6 +328,58 @@ impl EnvCache {
         })
     }
 
+    /// The Maven to start with: the installed one, unless the tree's wrapper names a
+    /// newer release (an older wrapper's build runs on the installed Maven 3, which
+    /// still runs on today's JDKs); a wrapper's Maven that cannot be had is said in the
+    /// record, and the installed one is tried.
+    fn wrapper_maven(&self, installed: &str, wrapper: Option<&str>) -> MavenUse {
+        let plain = MavenUse {
+            line: installed.to_string(),
+            home: None,
+            why: None,
+        };
+        let (Some(w), Some(have)) = (wrapper, dist::version_of(installed)) else {
+            return plain;
+        };
+        if dist::at_least(have, w) {
+            return plain;
+        }
+        match self.maven_dist(w, Some(w)) {
+            Ok(d) => MavenUse {
+                line: d.line,
+                home: Some(d.home),
+                why: Some(format!("the wrapper names Maven {w} (installed: {have})")),
+            },
+            Err(e) => MavenUse {
+                why: Some(format!(
+                    "the wrapper names Maven {w}, which cannot be had ({e}): the installed {have} is used"
+                )),
+                ..plain
+            },
+        }
+    }
+
+    /// A Maven distribution of at least `min` (exactly `exact` when given), under the
+    /// environment cache's lock for distributions: from the cache, the seed, or (with
+    /// network for setup) Maven Central.
+    fn maven_dist(&self, min: &str, exact: Option<&str>) -> Result<dist::Dist, String> {
+        let cache = self.root.join(DISTS_DIR);
+        let locks = self.root.join(".locks");
+        fs::create_dir_all(&locks).map_err(|e| format!("{}: {e}", locks.display()))?;
+        let lock = locks.join("maven-dist.lock");
+        let _held =
+            crate::lock::wait_exclusive(&lock).map_err(|e| format!("{}: {e}", lock.display()))?;
+        let seed = std::env::var_os(SEED_VAR)
+            .map(PathBuf::from)
+            .filter(|p| p.is_dir());
+        let remote = self.allow_network.then(dist::central);
+        let version = match exact {
+            Some(v) => v.to_string(),
+            None => dist::pick(min, &cache, seed.as_deref(), remote.as_deref())?,
+        };
+        dist::ensure(&version, &cache, seed.as_deref(), remote.as_deref())
+    }
+
     /// The environment at `key`: reused, or made in a reserved temporary directory
     /// (settings, toolchains, JDK, repository resolved at the base tree) and renamed.
     #[allow(clippy::too_many_arguments)]
@@ -319,6 +391,7 @@ impl EnvCache {
         d: &MavenDeclared,
         choice: &JdkChoice,
         found: &[super::Jdk],
+        maven: &MavenUse,
         key: String,
     ) -> Result<BuiltEnv, EnvError> {
         let dir = self.root.join(&key);
@@ -345,7 +418,7 @@ impl EnvCache {
             });
         }
         let resolve =
-            |tmp: &Path| self.resolve_maven(runner, repo, tree, d, choice, found, &key, tmp);
+            |tmp: &Path| self.resolve_maven(runner, repo, tree, d, choice, found, maven, &key, tmp);
         self.make(&key, EnvSpec::MavenAuto(MavenAutoSpec), resolve)
     }
 
@@ -361,6 +434,7 @@ impl EnvCache {
         d: &MavenDeclared,
         choice: &JdkChoice,
         found: &[super::Jdk],
+        maven: &MavenUse,
         key: &str,
         tmp: &Path,
     ) -> Result<bool, EnvError> {
@@ -392,7 +466,11 @@ impl EnvCache {
             (ARGS_FILE, format!("{level}\n")),
             (LIFT_FILE, lift_level(choice).unwrap_or_default()),
         ];
-        for (name, text) in files {
+        let maven_home = maven
+            .home
+            .as_ref()
+            .map(|h| (MAVEN_HOME_FILE, format!("{}\n", h.display())));
+        for (name, text) in files.into_iter().chain(maven_home) {
             let p = tmp.join(name);
             fs::write(&p, text).map_err(write_err(&p))?;
         }
@@ -450,11 +528,14 @@ impl EnvCache {
                 .collect::<Vec<_>>()
                 .join(" && ")
         };
+        let mut bins = vec![choice.jdk.home.join("bin")];
+        bins.extend(maven.home.as_ref().map(|h| h.join("bin")));
         let vars: Vec<(OsString, OsString)> = vec![
             ("JAVA_HOME".into(), home.clone().into()),
-            ("PATH".into(), prepend_path(&choice.jdk.home.join("bin"))),
+            ("PATH".into(), prepend_paths(&bins)),
         ];
         let mut readable = vec![choice.jdk.home.clone()];
+        readable.extend(maven.home.clone());
         let tag = key.rsplit('-').next().unwrap_or(key);
         let mut repairs: Vec<Repair> = Vec::new();
         let mut offline_failure = None;
@@ -574,6 +655,14 @@ impl EnvCache {
             let text = fs::read(path)
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
                 .unwrap_or_default();
+            if let Some((by, min)) = dist::required_by(&text) {
+                return Err(EnvError::NeedsMaven {
+                    repo: a.repo.to_string(),
+                    by,
+                    min,
+                    why: format!("see {}", path.display()),
+                });
+            }
             let mut applied = false;
             for r in repair::unreachable_snapshots(&text) {
                 if repairs.contains(&r) {

@@ -1,0 +1,299 @@
+//! Maven distributions besides the installed `mvn`: the version a build needs (its
+//! wrapper names a newer one, or a plugin's descriptor refuses the installed one:
+//! apache-rat-plugin 0.18 requires Maven 3.9), found in the environment cache, in the
+//! seed repository, or downloaded once from Maven Central (`apache-maven-<v>-bin.tar.gz`,
+//! its published SHA-512 checked) and unpacked under `<envs>/.maven/<v>`. Only the
+//! resolve phase comes here; runs use the unpacked home offline.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use sha2::{Digest, Sha512};
+
+use super::kind::strip_ansi;
+use crate::validate::runner::{Command, RunSpec, Runner, SandboxPolicy};
+
+/// The remote repository distributions are downloaded from (a mirror or a loopback
+/// stand-in in tests); Maven Central's address when unset.
+pub const CENTRAL_VAR: &str = "HUNKGEN_MAVEN_CENTRAL";
+
+/// Maven Central, where every Apache Maven release is published as an artifact.
+const CENTRAL: &str = "https://repo.maven.apache.org/maven2";
+
+/// The artifact's directory below a repository's root.
+const ARTIFACT_DIR: &str = "org/apache/maven/apache-maven";
+
+/// In an unpacked distribution's directory: `mvn --version`'s first line, written once
+/// it ran, so a directory without it is never used.
+const VERSION_FILE: &str = "hunkgen-version";
+
+/// A distribution ready to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dist {
+    /// Its Maven home (holding `bin/mvn`).
+    pub home: PathBuf,
+    /// `mvn --version`'s first line (`Apache Maven 3.9.16 (…)`).
+    pub line: String,
+}
+
+/// A version's numeric parts (`3.9.16` → [3, 9, 16]; `4.0.0-rc-2` → [4, 0, 0]), none
+/// when it starts with no number.
+pub fn parts(version: &str) -> Option<Vec<u64>> {
+    let core = version
+        .trim()
+        .split(|c: char| c == '-' || c.is_whitespace())
+        .next()?;
+    let v: Vec<u64> = core.split('.').map_while(|p| p.parse().ok()).collect();
+    (!v.is_empty()).then_some(v)
+}
+
+/// Whether `v` is at least `min`, part by part (missing parts are 0).
+pub fn at_least(v: &str, min: &str) -> bool {
+    let (Some(a), Some(b)) = (parts(v), parts(min)) else {
+        return false;
+    };
+    let n = a.len().max(b.len());
+    let get = |x: &[u64], i: usize| x.get(i).copied().unwrap_or(0);
+    (0..n)
+        .map(|i| get(&a, i).cmp(&get(&b, i)))
+        .find(|o| o.is_ne())
+        .is_none_or(|o| o.is_gt())
+}
+
+/// The version in `mvn --version`'s first line (`Apache Maven 3.8.7 (…)` → `3.8.7`).
+pub fn version_of(line: &str) -> Option<&str> {
+    line.strip_prefix("Apache Maven ")?
+        .split_whitespace()
+        .next()
+}
+
+/// A pre-release (`-alpha-1`, `-beta-2`, `-rc-3`): never chosen unless named.
+fn pre_release(v: &str) -> bool {
+    v.contains('-')
+}
+
+/// In a failed build's log, the plugin that refuses this Maven and the least version it
+/// takes: `The plugin org.apache.rat:apache-rat-plugin:0.18 requires Maven version 3.9`
+/// → (`org.apache.rat:apache-rat-plugin:0.18`, `3.9`). A range's lower bound is taken
+/// (`[3.9,)` → `3.9`).
+pub fn required_by(log: &str) -> Option<(String, String)> {
+    log.lines().find_map(|l| {
+        let l = strip_ansi(l);
+        let (before, after) = l.split_once(" requires Maven version ")?;
+        let plugin = before.rsplit("The plugin ").next()?.trim().to_string();
+        let raw = after.split_whitespace().next()?;
+        let min = raw
+            .trim_start_matches(['[', '('])
+            .split(',')
+            .next()?
+            .trim_end_matches([']', ')']);
+        parts(min).map(|_| (plugin, min.to_string()))
+    })
+}
+
+/// The remote repository's root, without a trailing slash (`HUNKGEN_MAVEN_CENTRAL`, else
+/// Maven Central).
+pub fn central() -> String {
+    std::env::var(CENTRAL_VAR)
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| CENTRAL.to_string())
+        .trim_end_matches('/')
+        .to_string()
+}
+
+/// Versions unpacked in the cache or lying in the seed repository.
+fn local_versions(cache: &Path, seed: Option<&Path>) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    if let Ok(rd) = fs::read_dir(cache) {
+        found.extend(
+            rd.flatten()
+                .filter(|e| e.path().join(VERSION_FILE).is_file())
+                .map(|e| e.file_name().to_string_lossy().into_owned()),
+        );
+    }
+    if let Some(rd) = seed.and_then(|s| fs::read_dir(s.join(ARTIFACT_DIR)).ok()) {
+        found.extend(rd.flatten().filter_map(|e| {
+            let v = e.file_name().to_string_lossy().into_owned();
+            e.path()
+                .join(format!("apache-maven-{v}-bin.tar.gz"))
+                .is_file()
+                .then_some(v)
+        }));
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// The newest release of `min`'s major line that is at least `min`: among those already
+/// here (the cache, the seed) first, so a key stays what it was; else, with network
+/// (`remote`, the repository's root), the newest the repository lists.
+pub fn pick(
+    min: &str,
+    cache: &Path,
+    seed: Option<&Path>,
+    remote: Option<&str>,
+) -> Result<String, String> {
+    let major = parts(min).and_then(|p| p.first().copied());
+    let fits = |v: &str| {
+        !pre_release(v) && at_least(v, min) && parts(v).and_then(|p| p.first().copied()) == major
+    };
+    let newest = |vs: Vec<String>| {
+        vs.into_iter()
+            .filter(|v| fits(v))
+            .max_by(|a, b| parts(a).cmp(&parts(b)))
+    };
+    if let Some(v) = newest(local_versions(cache, seed)) {
+        return Ok(v);
+    }
+    let Some(remote) = remote else {
+        return Err(format!(
+            "no Maven {min} or newer is unpacked in {} or lies in the seed repository, and \
+             the network is off for setup",
+            cache.display()
+        ));
+    };
+    let url = format!("{remote}/{ARTIFACT_DIR}/maven-metadata.xml");
+    let text = get(&url).and_then(|b| String::from_utf8(b).map_err(|e| format!("{url}: {e}")))?;
+    let doc = roxmltree::Document::parse(&text).map_err(|e| format!("{url}: {e}"))?;
+    let listed: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("version"))
+        .filter_map(|n| n.text().map(|t| t.trim().to_string()))
+        .collect();
+    newest(listed).ok_or_else(|| format!("{url} lists no release of Maven {min} or newer"))
+}
+
+/// One HTTP GET's body, up to 200 MiB (a plain error line otherwise).
+fn get(url: &str) -> Result<Vec<u8>, String> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_connect(Some(Duration::from_secs(30)))
+        .timeout_global(Some(Duration::from_secs(600)))
+        .user_agent(concat!("hunkgen/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into();
+    let mut resp = agent.get(url).call().map_err(|e| format!("{url}: {e}"))?;
+    resp.body_mut()
+        .with_config()
+        .limit(200 * 1024 * 1024)
+        .read_to_vec()
+        .map_err(|e| format!("{url}: {e}"))
+}
+
+/// Maven `version`'s distribution, unpacked under `cache/<version>`: reused when it is
+/// there, else from the seed repository's tarball, else downloaded (with network, from
+/// `remote`, the repository's root) and checked against the SHA-512 published beside it. Unpacked into a temporary directory
+/// and renamed, so a crash leaves nothing half-made; callers hold the cache's lock.
+pub fn ensure(
+    version: &str,
+    cache: &Path,
+    seed: Option<&Path>,
+    remote: Option<&str>,
+) -> Result<Dist, String> {
+    if version.contains(['/', '\\']) || version.starts_with('.') || parts(version).is_none() {
+        return Err(format!("`{version}` is no Maven version"));
+    }
+    let dir = cache.join(version);
+    if let Some(d) = ready(&dir, version) {
+        return Ok(d);
+    }
+    let name = format!("apache-maven-{version}-bin.tar.gz");
+    let seeded = seed.map(|s| s.join(ARTIFACT_DIR).join(version).join(&name));
+    let tarball = match (seeded.filter(|p| p.is_file()), remote) {
+        (Some(p), _) => fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?,
+        (None, Some(remote)) => {
+            let url = format!("{remote}/{ARTIFACT_DIR}/{version}/{name}");
+            let body = get(&url)?;
+            let sum = get(&format!("{url}.sha512"))?;
+            let want = String::from_utf8_lossy(&sum)
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            let have = format!("{:x}", Sha512::digest(&body));
+            if want != have {
+                return Err(format!(
+                    "{url}: its SHA-512 is {have}, but {url}.sha512 says {want}"
+                ));
+            }
+            body
+        }
+        (None, None) => {
+            return Err(format!(
+                "Maven {version} is not unpacked in {}, the seed repository lacks {name}, \
+                 and the network is off for setup",
+                cache.display()
+            ))
+        }
+    };
+    fs::create_dir_all(cache).map_err(|e| format!("{}: {e}", cache.display()))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!(".tmp-{version}-"))
+        .tempdir_in(cache)
+        .map_err(|e| format!("{}: {e}", cache.display()))?;
+    let archive = tmp.path().join(&name);
+    fs::write(&archive, &tarball).map_err(|e| format!("{}: {e}", archive.display()))?;
+    let out = std::process::Command::new("tar")
+        .arg("-xzf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(tmp.path())
+        .output()
+        .map_err(|e| format!("tar: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "unpacking {name}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let home = tmp.path().join(format!("apache-maven-{version}"));
+    let line = ask_version(&home.join("bin/mvn"))
+        .ok_or_else(|| format!("Maven {version} unpacked from {name} does not run"))?;
+    if version_of(&line) != Some(version) {
+        return Err(format!("{name} holds `{line}`, not Maven {version}"));
+    }
+    fs::write(home.join(VERSION_FILE), format!("{line}\n"))
+        .map_err(|e| format!("{}: {e}", home.display()))?;
+    fs::rename(&home, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    ready(&dir, version).ok_or_else(|| format!("{} vanished", dir.display()))
+}
+
+/// The distribution unpacked at `dir`, when it is complete.
+fn ready(dir: &Path, version: &str) -> Option<Dist> {
+    let line = fs::read_to_string(dir.join(VERSION_FILE)).ok()?;
+    let line = line.trim_end().to_string();
+    (dir.join("bin/mvn").is_file() && version_of(&line) == Some(version)).then(|| Dist {
+        home: dir.to_path_buf(),
+        line,
+    })
+}
+
+/// Runs `mvn -B --version` and returns its first line when it names Apache Maven.
+pub(super) fn ask_version(mvn: &Path) -> Option<String> {
+    let runner = Runner::new(SandboxPolicy::Off).ok()?;
+    let dir = tempfile::Builder::new()
+        .prefix("hunkgen-mvn-")
+        .tempdir()
+        .ok()?;
+    let stdout = dir.path().join("stdout");
+    let mut spec = RunSpec::new(
+        Command::Exec {
+            program: mvn.to_path_buf(),
+            args: vec!["-B".into(), "--version".into()],
+        },
+        dir.path(),
+        &stdout,
+    )
+    .with_timeout(Duration::from_secs(120), Duration::from_secs(5));
+    spec.stderr_path = Some(dir.path().join("stderr"));
+    let out = runner.run(&spec).ok()?;
+    let text = fs::read_to_string(&stdout).ok()?;
+    let first = strip_ansi(text.lines().next()?).trim().to_string();
+    (out.exit.success() && first.starts_with("Apache Maven")).then_some(first)
+}
+
+#[cfg(test)]
+#[path = "dist_tests.rs"]
+mod tests;
