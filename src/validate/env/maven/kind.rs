@@ -398,6 +398,15 @@ pub(super) fn dropping(mvn: &str, log: &str, keep: &[String]) -> String {
     )
 }
 
+/// Classes as the paths every surefire's `-Dtest` takes (`a.b.C,d.E` → `a/b/C,d/E`).
+pub fn surefire_paths(classes: &[String]) -> String {
+    classes
+        .iter()
+        .map(|c| c.replace('.', "/"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// The run's shell script: stale reports removed, `mvn -o` on the selected classes with
 /// the environment's arguments (a resolution error named on a line of its own), then
 /// every surefire report copied into `report_dir`; it exits with mvn's status.
@@ -406,6 +415,39 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
         true => String::new(),
         false => format!(" {}", sh_quote(format!("-Dtest={}", classes.join(",")))),
     };
+    let mvn_with = |test: &str| {
+        dropping(
+            &format!(
+                "mvn -o {} $(cat \"$HUNKGEN_ENV_DIR/{ARGS_FILE}\"){test} {} test",
+                mvn_args("\"$HUNKGEN_ENV_DIR\""),
+                TEST_FLAGS.join(" ")
+            ),
+            LOG,
+            classes,
+        )
+    };
+    // Surefire before 2.19 matches `-Dtest=X` as the file pattern `**/X.java`, so a
+    // class's dotted name selects nothing there; when no report holds a test case, the
+    // run goes once more with the classes as paths (`a/b/C`), which every version takes.
+    let as_paths = match classes.is_empty() {
+        true => String::new(),
+        false => format!(
+            "if [ $rc -eq 0 ] && [ \"$(find . -path '*/target/surefire-reports/TEST-*.xml' -type f \
+             -exec grep -l '<testcase' {{}} + 2>/dev/null | head -n 1)\" = \"\" ]; then\n\
+             echo {said}\n\
+             {again}\
+             fi\n",
+            said = sh_quote(format!(
+                "hunkgen: no test ran for -Dtest=<classes>; again with {} (surefire before 2.19 \
+                 matches **/<test>.java)",
+                surefire_paths(classes)
+            )),
+            again = mvn_with(&format!(
+                " {}",
+                sh_quote(format!("-Dtest={}", surefire_paths(classes)))
+            )),
+        ),
+    };
     let reports = sh_quote(report_dir);
     let lift = LIFT_SED.replace("LEVEL", "'\"$lift\"'");
     format!(
@@ -413,28 +455,21 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
          if [ -s \"$HUNKGEN_ENV_DIR/{LIFT_FILE}\" ]; then lift=$(cat \"$HUNKGEN_ENV_DIR/{LIFT_FILE}\"); \
          find . -name pom.xml -type f -exec sed -i -E '{lift}' {{}} +; fi\n\
          {mvn}\
+         {as_paths}\
          cat {LOG}\n\
          cat {DROPPED} 2>/dev/null\n\
          mkdir -p {reports}\n\
          find . -path '*/target/surefire-reports/TEST-*.xml' -type f -exec cp {{}} {reports}/ \\;\n\
          echo\n\
          if [ $rc -ne 0 ]; then\n\
-         if grep -q {unresolved} {LOG}; then echo {why}\n\
+         if grep -q -E {unresolved} {LOG}; then echo {why}\n\
          elif grep -q -E {test_compile} {LOG}; then echo {test_compile_why}\n\
          elif grep -q -E {compile} {LOG}; then echo {compile_why}\n\
          fi\n\
          elif ! grep -q -l '<testcase' {reports}/TEST-*.xml 2>/dev/null; then echo {zero_why}\n\
          fi\n\
          exit $rc\n",
-        mvn = dropping(
-            &format!(
-                "mvn -o {} $(cat \"$HUNKGEN_ENV_DIR/{ARGS_FILE}\"){test} {} test",
-                mvn_args("\"$HUNKGEN_ENV_DIR\""),
-                TEST_FLAGS.join(" ")
-            ),
-            LOG,
-            classes
-        ),
+        mvn = mvn_with(&test),
         why = sh_quote(format!("{MARK}dependency_unresolvable: {UNRESOLVED_WHY}")),
         test_compile = sh_quote(":testCompile \\(.*\\) on project"),
         compile = sh_quote(":compile \\(.*\\) on project"),
@@ -448,11 +483,7 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
             "{MARK}zero_tests: Maven finished but the selected classes ran no test \
              (a JUnit 5 class under a surefire without its provider, or no test class)"
         )),
-        unresolved = UNRESOLVED
-            .iter()
-            .map(|p| format!("-e {}", sh_quote(p)))
-            .collect::<Vec<_>>()
-            .join(" "),
+        unresolved = sh_quote(format!("ERROR\\].*({})", UNRESOLVED.join("|"))),
     )
 }
 

@@ -89,7 +89,8 @@ fn the_run_script_works_in_a_shell() {
         &mvn,
         "#!/bin/sh\necho \"$@\" > args.txt\nmkdir -p m/target/surefire-reports\n\
          echo '<testsuite/>' > m/target/surefire-reports/TEST-a.BTest.xml\n\
-         echo 'Cannot access central in offline mode'\nexit 3\n",
+         echo '[INFO] maven is executed in offline mode, Updating project files from SCM: skipped.'\n\
+         echo '[ERROR] Cannot access central in offline mode'\nexit 3\n",
     )
     .expect("mvn");
     let mut perm = fs::metadata(&mvn).expect("meta").permissions();
@@ -358,4 +359,82 @@ fn the_level_javac_refuses_is_read_from_its_words() {
     );
     assert_eq!(refused_level("cannot find symbol"), None);
     assert_eq!(refused_level("Source option 1.3 is fine"), None);
+}
+
+#[test]
+fn a_surefire_that_ran_nothing_for_dotted_names_is_given_paths() {
+    // An old surefire (matching `**/<test>.java`): a dotted name selects nothing, a
+    // path selects the class.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bin = fake_mvn(
+        dir.path(),
+        "echo \"$@\" >> args.txt\nmkdir -p target/surefire-reports\n\
+         case \"$*\" in *-Dtest=a/BTest*) \
+         echo '<testsuite><testcase classname=\"a.BTest\" name=\"t\"/></testsuite>' \
+         > target/surefire-reports/TEST-a.BTest.xml ;; \
+         *) echo '<testsuite tests=\"0\"/>' > target/surefire-reports/TEST-none.xml ;; esac\n",
+    );
+    let env = dir.path().join("env");
+    fs::create_dir_all(&env).expect("env");
+    fs::write(env.join(ARGS_FILE), "").expect("args");
+    let wc = dir.path().join("wc");
+    fs::create_dir_all(&wc).expect("wc");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(run_script("reports", &["a.BTest".into()]))
+        .current_dir(&wc)
+        .env("HUNKGEN_ENV_DIR", &env)
+        .env("PATH", prepend_paths(std::slice::from_ref(&bin)))
+        .output()
+        .expect("sh");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("again with a/BTest"), "{said}");
+    assert!(!said.contains("zero_tests"), "{said}");
+    assert!(wc.join("reports/TEST-a.BTest.xml").is_file());
+    let args = fs::read_to_string(wc.join("args.txt")).expect("args");
+    assert_eq!(args.lines().count(), 2, "{args}");
+    // A run whose dotted names found tests goes once.
+    fs::remove_file(wc.join("args.txt")).expect("rm");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(run_script("reports", &["a/BTest".into()]))
+        .current_dir(&wc)
+        .env("HUNKGEN_ENV_DIR", &env)
+        .env("PATH", prepend_paths(std::slice::from_ref(&bin)))
+        .output()
+        .expect("sh");
+    assert_eq!(out.status.code(), Some(0));
+    let args = fs::read_to_string(wc.join("args.txt")).expect("args");
+    assert_eq!(args.lines().count(), 1, "{args}");
+    assert_eq!(surefire_paths(&["a.b.C".into(), "D".into()]), "a/b/C,D");
+}
+
+#[test]
+fn offline_words_on_an_info_line_are_no_unresolved_artifact() {
+    // buildnumber-maven-plugin says "offline mode" at INFO in every offline run; a test
+    // compile failure after it is that, not dependency_unresolvable.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bin = fake_mvn(
+        dir.path(),
+        "echo '[INFO] maven is executed in offline mode, Updating project files from SCM: skipped.'\n\
+         echo '[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.1:testCompile \
+         (default-testCompile) on project x: Compilation failure'\nexit 1\n",
+    );
+    let env = dir.path().join("env");
+    fs::create_dir_all(&env).expect("env");
+    fs::write(env.join(ARGS_FILE), "").expect("args");
+    let wc = dir.path().join("wc");
+    fs::create_dir_all(&wc).expect("wc");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(run_script("reports", &["a.BTest".into()]))
+        .current_dir(&wc)
+        .env("HUNKGEN_ENV_DIR", &env)
+        .env("PATH", prepend_paths(std::slice::from_ref(&bin)))
+        .output()
+        .expect("sh");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("hunkgen: test_compile_error: "), "{said}");
+    assert!(!said.contains("dependency_unresolvable"), "{said}");
 }

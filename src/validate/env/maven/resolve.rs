@@ -19,8 +19,8 @@ use super::super::{
 use super::dist;
 use super::kind::{
     changes_build, dropping, level_flags, lift_level, maven_err, mvn_args, resolve_classes,
-    settings_xml, MavenAutoSpec, ARGS_FILE, LIFT_FILE, MAVEN_HOME_FILE, SEED_VAR, TEST_FLAGS,
-    UNRESOLVED,
+    settings_xml, surefire_paths, MavenAutoSpec, ARGS_FILE, LIFT_FILE, MAVEN_HOME_FILE, SEED_VAR,
+    TEST_FLAGS, UNRESOLVED,
 };
 use super::repair::{self, Repair};
 use super::{choose, declared_at, discover, toolchains_xml, JdkChoice, MavenDeclared};
@@ -175,12 +175,14 @@ pub(super) fn refused_level(why: &str) -> Option<u32> {
     })
 }
 
-/// Whether Maven's log at `log` says an artifact could not be resolved.
+/// Whether Maven's log at `log` says, on an error line, that an artifact could not be
+/// resolved (an `[INFO]` line of buildnumber-maven-plugin also says "offline mode").
 fn unresolved_in(log: &Path) -> bool {
     let text = fs::read(log)
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();
-    UNRESOLVED.iter().any(|p| text.contains(p))
+    text.lines()
+        .any(|l| l.contains("ERROR]") && UNRESOLVED.iter().any(|p| l.contains(p)))
 }
 
 impl EnvCache {
@@ -504,9 +506,19 @@ impl EnvCache {
         let mvn = |offline: bool| {
             // The temporary directory's paths: the environment is renamed only after.
             let args = mvn_args(&sh_quote(tmp));
+            // Each class by name and as a path: surefire before 2.19 takes the path
+            // only (kind::run_script), newer ones either, and a test must run for
+            // surefire to fetch its provider.
             let test = match classes.is_empty() {
                 true => String::new(),
-                false => format!(" {}", sh_quote(format!("-Dtest={}", classes.join(",")))),
+                false => format!(
+                    " {}",
+                    sh_quote(format!(
+                        "-Dtest={},{}",
+                        classes.join(","),
+                        surefire_paths(&classes)
+                    ))
+                ),
             };
             // Test sources that do not compile here are dropped as in the runs
             // (kind::dropping), so the tree still resolves; none is kept, as a resolve
