@@ -1,6 +1,8 @@
 //! Build-file repairs of `maven: auto`'s resolve step, each recorded: a parent or an
 //! imported BOM at a `-SNAPSHOT` version no repository serves any more (snapshots are
-//! deleted once released) is resolved at its release instead. The resolve run's copy of
+//! deleted once released) is resolved at its release instead; repositories a pom names
+//! by `http://`, which Maven Central and most hosts now refuse (`501 HTTPS Required`),
+//! are asked by `https://`. The resolve run's copy of
 //! the poms is rewritten; the runs keep the commit's own poms and find the snapshot in
 //! the environment's repository, where the release's pom is installed under the
 //! snapshot's coordinates. Nothing but build files and the private repository changes.
@@ -10,9 +12,32 @@ use std::path::Path;
 
 use regex::Regex;
 
+/// One repair of the resolve run's copy of the poms.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Repair {
+    /// An unreachable snapshot parent or BOM, resolved at its release.
+    Snapshot(Snapshot),
+    /// `<repository>`/`<pluginRepository>` URLs moved from `http://` to `https://`; the
+    /// hosts Maven was refused by.
+    Https(Vec<String>),
+}
+
+impl Repair {
+    /// How the record names it.
+    pub fn describe(&self) -> String {
+        match self {
+            Repair::Snapshot(s) => s.describe(),
+            Repair::Https(hosts) => format!(
+                "repositories http:// -> https:// ({} refused plain HTTP)",
+                hosts.join(", ")
+            ),
+        }
+    }
+}
+
 /// One unreachable snapshot pom and the release that stands in for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Repair {
+pub struct Snapshot {
     /// `groupId`.
     pub group: String,
     /// `artifactId`.
@@ -21,7 +46,7 @@ pub struct Repair {
     pub snapshot: String,
 }
 
-impl Repair {
+impl Snapshot {
     /// The release the snapshot was cut for (`52-SNAPSHOT` → `52`).
     pub fn release(&self) -> &str {
         self.snapshot.trim_end_matches("-SNAPSHOT")
@@ -41,7 +66,7 @@ impl Repair {
 
 /// The snapshot poms Maven's log says it could not find (a parent, an imported BOM), in
 /// the order it names them.
-pub fn unreachable_snapshots(log: &str) -> Vec<Repair> {
+pub fn unreachable_snapshots(log: &str) -> Vec<Snapshot> {
     static RE: std::sync::OnceLock<Option<Regex>> = std::sync::OnceLock::new();
     let Some(re) = RE
         .get_or_init(|| {
@@ -54,9 +79,9 @@ pub fn unreachable_snapshots(log: &str) -> Vec<Repair> {
     else {
         return Vec::new();
     };
-    let mut out: Vec<Repair> = Vec::new();
+    let mut out: Vec<Snapshot> = Vec::new();
     for c in re.captures_iter(log) {
-        let r = Repair {
+        let r = Snapshot {
             group: c[1].to_string(),
             artifact: c[2].to_string(),
             snapshot: c[3].to_string(),
@@ -70,7 +95,7 @@ pub fn unreachable_snapshots(log: &str) -> Vec<Repair> {
 
 /// `text` with every `<parent>` or `<dependency>` element naming `r`'s coordinates at
 /// its snapshot version moved to the release; whether anything changed.
-pub fn rewrite_pom(text: &str, r: &Repair) -> (String, bool) {
+pub fn rewrite_pom(text: &str, r: &Snapshot) -> (String, bool) {
     let open_close = [("<parent>", "</parent>"), ("<dependency>", "</dependency>")];
     let want_group = format!("<groupId>{}</groupId>", r.group);
     let want_artifact = format!("<artifactId>{}</artifactId>", r.artifact);
@@ -109,8 +134,52 @@ pub fn rewrite_pom(text: &str, r: &Repair) -> (String, bool) {
     (out, changed)
 }
 
+/// The hosts of plain-HTTP repositories Maven's log says refused it (`501 HTTPS
+/// Required`, or Maven's own blocker of HTTP mirrors), in the order it names them.
+pub fn refused_http(log: &str) -> Vec<String> {
+    let mut hosts: Vec<String> = Vec::new();
+    for line in log.lines() {
+        let refused = line.contains("HTTPS Required")
+            || line.contains("Blocked mirror for repositories")
+            || line.contains("maven-default-http-blocker");
+        if !refused {
+            continue;
+        }
+        for (i, _) in line.match_indices("http://") {
+            let host: String = line[i + "http://".len()..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | ':'))
+                .collect();
+            if !host.is_empty() && host != "0.0.0.0" && !hosts.contains(&host) {
+                hosts.push(host);
+            }
+        }
+    }
+    hosts
+}
+
+/// `text` with the `<url>` of every `<repository>`, `<pluginRepository>` and
+/// `<snapshotRepository>` moved from `http://` to `https://`; whether anything changed.
+pub fn https_pom(text: &str) -> (String, bool) {
+    static RE: std::sync::OnceLock<Option<Regex>> = std::sync::OnceLock::new();
+    let Some(re) = RE
+        .get_or_init(|| {
+            Regex::new(r"(?s)(<(repository|pluginRepository|snapshotRepository)>.*?</(?:repository|pluginRepository|snapshotRepository)>)").ok()
+        })
+        .as_ref()
+    else {
+        return (text.to_string(), false);
+    };
+    let out = re.replace_all(text, |c: &regex::Captures<'_>| {
+        c[1].replace("<url>http://", "<url>https://")
+            .replace("<url> http://", "<url> https://")
+    });
+    let changed = out != text;
+    (out.into_owned(), changed)
+}
+
 /// Applies `r` to every `pom.xml` under `tree` (the resolve run's exported copy);
-/// whether any pom named it.
+/// whether any pom changed.
 pub fn rewrite_tree(tree: &Path, poms: &[String], r: &Repair) -> std::io::Result<bool> {
     let mut any = false;
     for rel in poms.iter().filter(|p| p.ends_with("pom.xml")) {
@@ -118,7 +187,10 @@ pub fn rewrite_tree(tree: &Path, poms: &[String], r: &Repair) -> std::io::Result
         let Ok(text) = fs::read_to_string(&path) else {
             continue;
         };
-        let (new, changed) = rewrite_pom(&text, r);
+        let (new, changed) = match r {
+            Repair::Snapshot(s) => rewrite_pom(&text, s),
+            Repair::Https(_) => https_pom(&text),
+        };
         if changed {
             fs::write(&path, new)?;
             any = true;
@@ -130,7 +202,7 @@ pub fn rewrite_tree(tree: &Path, poms: &[String], r: &Repair) -> std::io::Result
 /// Installs the release's pom, resolved into `repository`, under the snapshot's
 /// coordinates (its own `<version>` moved to the snapshot), so an offline run of the
 /// commit's unchanged poms finds it; whether the release's pom was there to copy.
-pub fn install_alias(repository: &Path, r: &Repair) -> std::io::Result<bool> {
+pub fn install_alias(repository: &Path, r: &Snapshot) -> std::io::Result<bool> {
     let dir = |v: &str| {
         let mut p = repository.to_path_buf();
         for part in r.group.split('.') {
@@ -201,8 +273,8 @@ pub fn lift_tree(tree: &Path, poms: &[String], to: &str) -> std::io::Result<()> 
 mod tests {
     use super::*;
 
-    fn repair() -> Repair {
-        Repair {
+    fn repair() -> Snapshot {
+        Snapshot {
             group: "org.apache.commons".into(),
             artifact: "commons-parent".into(),
             snapshot: "52-SNAPSHOT".into(),
@@ -267,11 +339,52 @@ mod tests {
                 && alias.ends_with("<version>52-SNAPSHOT</version></project>"),
             "{alias}"
         );
-        let none = Repair {
+        let none = Snapshot {
             snapshot: "9-SNAPSHOT".into(),
             ..repair()
         };
         assert!(!install_alias(repo.path(), &none).expect("no release"));
+    }
+
+    #[test]
+    fn repositories_refusing_plain_http_move_to_https() {
+        let log = "[ERROR] Failed to collect dependencies at x:y:jar:1: Failed to read artifact \
+                   descriptor for x:y:jar:1: Could not transfer artifact x:y:pom:1 from/to old \
+                   (http://repository.example.org/m2): status code: 501, reason phrase: \
+                   HTTPS Required (501)\n\
+                   [WARNING] Could not transfer metadata from http://other.org/x\n\
+                   [ERROR] Blocked mirror for repositories: [codehaus (http://repository.codehaus.org, default, releases)]\n";
+        assert_eq!(
+            refused_http(log),
+            ["repository.example.org", "repository.codehaus.org"]
+        );
+        assert!(refused_http("[INFO] see http://maven.apache.org").is_empty());
+        let pom = "<project>\n<url>http://commons.apache.org/x</url>\n<repositories>\n  <repository>\n    \
+                   <id>old</id>\n    <url>http://repository.example.org/m2</url>\n  </repository>\n\
+                   </repositories>\n<pluginRepositories><pluginRepository><id>p</id>\
+                   <url>http://plugins.example.org</url></pluginRepository></pluginRepositories>\n\
+                   <scm><url>http://svn.apache.org/x</url></scm>\n</project>\n";
+        let (new, changed) = https_pom(pom);
+        assert!(changed);
+        assert!(
+            new.contains("<url>https://repository.example.org/m2</url>"),
+            "{new}"
+        );
+        assert!(
+            new.contains("<url>https://plugins.example.org</url>"),
+            "{new}"
+        );
+        // The project's site and SCM links stay as written.
+        assert!(
+            new.contains("<url>http://commons.apache.org/x</url>"),
+            "{new}"
+        );
+        assert!(new.contains("<url>http://svn.apache.org/x</url>"), "{new}");
+        assert_eq!(https_pom(&new), (new.clone(), false));
+        assert_eq!(
+            Repair::Https(vec!["a.org".into()]).describe(),
+            "repositories http:// -> https:// (a.org refused plain HTTP)"
+        );
     }
 
     /// The Rust lift and the run's `sed` agree on every pom line they may meet.

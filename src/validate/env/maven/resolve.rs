@@ -631,8 +631,9 @@ impl EnvCache {
         Ok(false)
     }
 
-    /// One resolve run; when Maven says a parent or BOM snapshot is unreachable, the
-    /// exported trees' poms move to its release and the run goes again (a few rounds at
+    /// One resolve run; when Maven says a parent or BOM snapshot is unreachable, or a
+    /// plain-HTTP repository refused it, the exported trees' poms move to the release
+    /// or to https and the run goes again (a few rounds at
     /// most), each repair kept in `repairs`.
     fn resolve_repairing(
         &self,
@@ -676,7 +677,14 @@ impl EnvCache {
                 });
             }
             let mut applied = false;
-            for r in repair::unreachable_snapshots(&text) {
+            let https = repair::refused_http(&text);
+            let https = (!https.is_empty()
+                && !repairs.iter().any(|r| matches!(r, Repair::Https(_))))
+            .then_some(Repair::Https(https));
+            let snapshots = repair::unreachable_snapshots(&text)
+                .into_iter()
+                .map(Repair::Snapshot);
+            for r in https.into_iter().chain(snapshots) {
                 if repairs.contains(&r) {
                     continue;
                 }
@@ -715,7 +723,15 @@ impl EnvCache {
         let repository = tmp.join("repository");
         let mut listed = String::new();
         for r in repairs {
-            if repair::install_alias(&repository, r).map_err(write_err(&repository))? {
+            let keep = match r {
+                Repair::Snapshot(s) => {
+                    repair::install_alias(&repository, s).map_err(write_err(&repository))?
+                }
+                // The runs are offline: what came by https is in the repository under
+                // the same repository ids.
+                Repair::Https(_) => true,
+            };
+            if keep {
                 listed.push_str(&r.describe());
                 listed.push('\n');
             }
