@@ -362,7 +362,8 @@ const DROPPED: &str = ".hunkgen-dropped";
 /// Rounds of dropping test sources that do not compile, at most.
 const DROP_ROUNDS: u32 = 3;
 
-/// The shell that runs `mvn` (its output into `log`, its status in `rc`) and, while it
+/// The shell that runs `mvn` (its output printed as it comes, so a run the timeout kills
+/// still shows how far it got, and kept in `log`; its status in `rc`) and, while it
 /// fails in `testCompile` only on test sources that are none of `keep`'s classes,
 /// deletes those sources from the working tree and runs again (a few rounds at most),
 /// listing each in [`DROPPED`]. Old histories hold tests that today's javac rejects
@@ -382,8 +383,8 @@ pub(super) fn dropping(mvn: &str, log: &str, keep: &[String]) -> String {
     format!(
         "round=0\n\
          while :; do\n\
-         {mvn} > {log} 2>&1\n\
-         rc=$?\n\
+         {{ {mvn} 2>&1; echo $? > {log}.rc; }} | tee {log}\n\
+         rc=$(cat {log}.rc)\n\
          if [ $rc -eq 0 ] || [ $round -ge {DROP_ROUNDS} ] || ! grep -q -E {test_compile} {log}; then break; fi\n\
          drop=$(grep -o -E '/[^ :]+[.]java:[[][0-9]+,[0-9]+[]]' {log} | sed -E 's#:[[][0-9]+,[0-9]+[]]$##' | sort -u)\n\
          [ -n \"$drop\" ] || break\n\
@@ -456,7 +457,6 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
          find . -name pom.xml -type f -exec sed -i -E '{lift}' {{}} +; fi\n\
          {mvn}\
          {as_paths}\
-         cat {LOG}\n\
          cat {DROPPED} 2>/dev/null\n\
          mkdir -p {reports}\n\
          find . -path '*/target/surefire-reports/TEST-*.xml' -type f -exec cp {{}} {reports}/ \\;\n\

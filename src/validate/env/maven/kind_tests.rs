@@ -44,7 +44,7 @@ fn the_run_script_cleans_runs_offline_and_copies_the_reports() {
     );
     assert_eq!(lines[2..4], ["round=0", "while :; do"]);
     let mvn = lines[4];
-    assert!(mvn.starts_with("mvn -o -B "), "{mvn}");
+    assert!(mvn.starts_with("{ mvn -o -B "), "{mvn}");
     assert!(
         mvn.contains("-s \"$HUNKGEN_ENV_DIR\"/settings.xml"),
         "{mvn}"
@@ -62,8 +62,13 @@ fn the_run_script_cleans_runs_offline_and_copies_the_reports() {
     for f in SKIP.iter().chain(TEST_FLAGS) {
         assert!(mvn.contains(f), "{f} in {mvn}");
     }
-    assert!(mvn.ends_with(" test > .hunkgen-mvn.log 2>&1"), "{mvn}");
-    assert_eq!(lines[5], "rc=$?");
+    // Printed as it comes (a run the timeout kills still shows how far it got) and
+    // kept for the checks below.
+    assert!(
+        mvn.ends_with(" test 2>&1; echo $? > .hunkgen-mvn.log.rc; } | tee .hunkgen-mvn.log"),
+        "{mvn}"
+    );
+    assert_eq!(lines[5], "rc=$(cat .hunkgen-mvn.log.rc)");
     assert!(s.contains("'*/target/surefire-reports/TEST-*.xml'"), "{s}");
     assert!(s.contains("cp {} '.hunkgen-reports'/"), "{s}");
     assert!(s.ends_with("exit $rc\n"), "{s}");

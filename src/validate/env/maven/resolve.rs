@@ -533,7 +533,7 @@ impl EnvCache {
                         TEST_FLAGS.join(" ")
                     );
                     format!(
-                        "(cd {t} && {}cat {RESOLVE_LOG}; cat .hunkgen-dropped 2>/dev/null; exit $rc)",
+                        "(cd {t} && {}cat .hunkgen-dropped 2>/dev/null; exit $rc)",
                         dropping(&mvn, RESOLVE_LOG, &[])
                     )
                 })
