@@ -973,3 +973,86 @@ fn a_wrapper_naming_a_newer_maven_is_run_with_that_maven() {
     );
     assert_eq!(resolve_logs(&cache).len(), 1, "{:?}", resolve_logs(&cache));
 }
+
+#[test]
+fn a_new_key_starts_from_another_environment_of_the_repository() {
+    // Build 1 resolves the first fix's key from the seed. Then a commit adds a
+    // description to the pom (a new key, the same artifacts) and a second fix follows:
+    // build 2 has neither seed nor network, and still resolves that key offline, from
+    // build 1's repository.
+    let seed = seed();
+    let mut s = history();
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let cache = work.path().join("cache");
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &cache, &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    proven_calc_test(&out);
+    let envs = |cache: &Path| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = fs::read_dir(cache.join("envs"))
+            .expect("envs")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join("hunkgen-env.json").is_file())
+            .collect();
+        v.sort();
+        v
+    };
+    let first = envs(&cache);
+    assert_eq!(first.len(), 1, "{first:?}");
+    s.write(
+        "pom.xml",
+        &POM.replace(
+            "  <packaging>jar</packaging>\n",
+            "  <packaging>jar</packaging>\n  <description>Arithmetic.</description>\n",
+        ),
+    );
+    s.write(
+        "src/main/java/org/acme/Calc2.java",
+        &calc(false).replace("class Calc", "class Calc2"),
+    );
+    s.commit("Describe the project; a second calculator");
+    s.write(
+        "src/main/java/org/acme/Calc2.java",
+        &calc(true).replace("class Calc", "class Calc2"),
+    );
+    s.write(
+        "src/test/java/org/acme/Calc2Test.java",
+        &NEW_TEST
+            .replace("CalcTest", "Calc2Test")
+            .replace("Calc.", "Calc2."),
+    );
+    s.commit("Fix add and mul of the second calculator");
+    let no_seed = work.path().join("no-seed");
+    fs::create_dir_all(&no_seed).expect("mkdir");
+    let out2 = work.path().join("out2");
+    let o = build(&recipe, &out2, &cache, &no_seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept = rows(&out2, "instances.jsonl");
+    assert_eq!(
+        kept.len(),
+        2,
+        "kept {kept:?}\nrejected {:?}",
+        rows(&out2, "rejected.jsonl")
+    );
+    assert!(
+        kept.iter()
+            .any(|r| r["FAIL_TO_PASS"]
+                == serde_json::json!(["org.acme.Calc2Test::addsAndMultiplies"]))
+    );
+    let all = envs(&cache);
+    assert_eq!(all.len(), 2, "{all:?}");
+    let new = all.iter().find(|p| !first.contains(p)).expect("a new key");
+    let from = fs::read_to_string(new.join("started_from")).expect("started_from");
+    assert_eq!(
+        from.trim(),
+        first[0].file_name().expect("name").to_string_lossy()
+    );
+    // Offline only: no online resolve log was written for it.
+    assert!(
+        resolve_logs(&cache).iter().all(|l| !l.contains("online")),
+        "{:?}",
+        resolve_logs(&cache)
+    );
+}

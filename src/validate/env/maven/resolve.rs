@@ -35,6 +35,13 @@ const RESOLVE_LOG: &str = ".hunkgen-resolve.log";
 /// How many times a resolve run is repaired and run again before it fails.
 const MAX_REPAIR_ROUNDS: usize = 3;
 
+/// In an environment: the JDK version and Maven line it was resolved with, so that a
+/// new key of the same repository can start from its repository.
+const RESOLVED_WITH: &str = "resolved_with";
+
+/// In an environment: the key of the environment whose repository it started from.
+const STARTED_FROM: &str = "started_from";
+
 /// Where `maven: auto` keeps the Maven distributions it unpacked (dist.rs), in the
 /// environment cache.
 const DISTS_DIR: &str = ".maven";
@@ -382,6 +389,31 @@ impl EnvCache {
         dist::ensure(&version, &cache, seed.as_deref(), remote.as_deref())
     }
 
+    /// The newest complete environment of `repo` resolved with the same JDK and Maven
+    /// (`with`, its [`RESOLVED_WITH`] file): its key and directory.
+    fn maven_sibling(&self, repo: &str, with: &str) -> Option<(String, PathBuf)> {
+        let prefix = format!("{}-maven-", slug(repo));
+        fs::read_dir(&self.root)
+            .ok()?
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let dir = e.path();
+                if !name.starts_with(&prefix)
+                    || fs::read_to_string(dir.join(RESOLVED_WITH)).ok().as_deref() != Some(with)
+                {
+                    return None;
+                }
+                read_manifest(&dir)?;
+                let made = fs::metadata(dir.join(super::super::MANIFEST))
+                    .and_then(|m| m.modified())
+                    .ok()?;
+                Some((made, name, dir))
+            })
+            .max()
+            .map(|(_, name, dir)| (name, dir))
+    }
+
     /// The environment at `key`: reused, or made in a reserved temporary directory
     /// (settings, toolchains, JDK, repository resolved at the base tree) and renamed.
     #[allow(clippy::too_many_arguments)]
@@ -447,7 +479,17 @@ impl EnvCache {
         let seed = std::env::var_os(SEED_VAR)
             .map(PathBuf::from)
             .filter(|p| p.is_dir());
-        if seed.is_none() && !self.allow_network {
+        // A key is new whenever a pom changes at all (a version bump, a new developer),
+        // while the artifacts it needs mostly do not: the repository of another key of
+        // this repository, JDK and Maven, is where the offline attempt starts, so the
+        // network is asked only for what that one lacks.
+        let with = format!("{}\n{}\n", choice.jdk.version, maven.line);
+        let sibling = self.maven_sibling(repo, &with);
+        let start = sibling
+            .as_ref()
+            .map(|(_, dir)| dir.join("repository"))
+            .or_else(|| seed.clone());
+        if start.is_none() && !self.allow_network {
             return Err(EnvError::Unresolvable {
                 repo: repo.to_string(),
                 why: format!(
@@ -467,6 +509,14 @@ impl EnvCache {
             ("java_home", format!("{home}\n")),
             (ARGS_FILE, format!("{level}\n")),
             (LIFT_FILE, lift_level(choice).unwrap_or_default()),
+            (RESOLVED_WITH, with.clone()),
+            (
+                STARTED_FROM,
+                sibling
+                    .as_ref()
+                    .map(|(k, _)| format!("{k}\n"))
+                    .unwrap_or_default(),
+            ),
         ];
         let maven_home = maven
             .home
@@ -551,7 +601,7 @@ impl EnvCache {
         let tag = key.rsplit('-').next().unwrap_or(key);
         let mut repairs: Vec<Repair> = Vec::new();
         let mut offline_failure = None;
-        if let Some(seed) = &seed {
+        if let Some(seed) = &start {
             readable.push(seed.clone());
             let script = format!("cp -R {}/. repository/ && {}", sh_quote(seed), mvn(true));
             let log = format!("maven-resolve-{tag}-offline");
@@ -588,8 +638,11 @@ impl EnvCache {
             return Err(EnvError::Unresolvable {
                 repo: repo.to_string(),
                 why: format!(
-                    "resolving offline from the seed repository ({SEED_VAR}) failed and \
-                     the network is off for setup: {why}"
+                    "resolving offline from {} failed and the network is off for setup: {why}",
+                    match &sibling {
+                        Some((k, _)) => format!("environment {k}'s repository"),
+                        None => format!("the seed repository ({SEED_VAR})"),
+                    }
                 ),
             });
         }
