@@ -35,8 +35,8 @@ const RESOLVE_LOG: &str = ".hunkgen-resolve.log";
 /// How many times a resolve run is repaired and run again before it fails.
 const MAX_REPAIR_ROUNDS: usize = 3;
 
-/// In an environment: the JDK version and Maven line it was resolved with, so that a
-/// new key of the same repository can start from its repository.
+/// In an environment: the clone, JDK version and Maven line it was resolved with, so
+/// that a new key of the same clone can start from its repository.
 const RESOLVED_WITH: &str = "resolved_with";
 
 /// In an environment: the key of the environment whose repository it started from.
@@ -389,8 +389,8 @@ impl EnvCache {
         dist::ensure(&version, &cache, seed.as_deref(), remote.as_deref())
     }
 
-    /// The newest complete environment of `repo` resolved with the same JDK and Maven
-    /// (`with`, its [`RESOLVED_WITH`] file): its key and directory.
+    /// The newest complete environment of `repo` resolved from the same clone with the
+    /// same JDK and Maven (`with`, its [`RESOLVED_WITH`] file): its key and directory.
     fn maven_sibling(&self, repo: &str, with: &str) -> Option<(String, PathBuf)> {
         let prefix = format!("{}-maven-", slug(repo));
         fs::read_dir(&self.root)
@@ -483,7 +483,15 @@ impl EnvCache {
         // while the artifacts it needs mostly do not: the repository of another key of
         // this repository, JDK and Maven, is where the offline attempt starts, so the
         // network is asked only for what that one lacks.
-        let with = format!("{}\n{}\n", choice.jdk.version, maven.line);
+        // The clone's path too: two histories may share a name (mirrors all called
+        // `repo`), and one project's repository is no start for another's.
+        let clone = fs::canonicalize(tree.repo_path).unwrap_or_else(|_| tree.repo_path.into());
+        let with = format!(
+            "{}\n{}\n{}\n",
+            clone.display(),
+            choice.jdk.version,
+            maven.line
+        );
         let sibling = self.maven_sibling(repo, &with);
         let start = sibling
             .as_ref()
