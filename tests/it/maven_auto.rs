@@ -93,8 +93,16 @@ fn history() -> Script {
 
 /// The calc history (an import, then the fix that adds `CalcTest`) under `pom`.
 fn history_with(pom: &str) -> Script {
+    history_files(pom, &[])
+}
+
+/// [`history_with`], with `extra` files (path, text) in the import.
+fn history_files(pom: &str, extra: &[(&str, &str)]) -> Script {
     let mut s = Script::new();
     s.write("pom.xml", pom);
+    for (path, text) in extra {
+        s.write(path, text);
+    }
     s.write("src/main/java/org/acme/Calc.java", &calc(false));
     s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
     s.commit("Initial import");
@@ -887,6 +895,22 @@ fn a_level_inherited_from_an_external_parent_is_lifted_when_javac_refuses_it() {
     );
 }
 
+/// The calc build proven on the seed's Maven 3.9.16, its record saying `why`.
+fn ran_on_maven_3916(out: &Path, why: &str) {
+    let kept = proven_calc_test(out);
+    let mvn = &kept[0]["validation"]["maven"];
+    assert!(
+        mvn["maven"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("Apache Maven 3.9.16")),
+        "{mvn}"
+    );
+    assert!(
+        mvn["maven_from"].as_str().is_some_and(|w| w.contains(why)),
+        "{mvn}"
+    );
+}
+
 /// `POM` with apache-rat-plugin 0.18 bound to `validate`, as commons-validator binds it
 /// since 2025: its descriptor requires Maven 3.9 (tests/fixtures/maven/seed39).
 fn rat_pom() -> String {
@@ -915,18 +939,9 @@ fn a_plugin_that_refuses_the_installed_maven_gets_a_maven_it_takes() {
     let cache = work.path().join("cache");
     let o = build(&recipe, &out, &cache, &seed);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let kept = proven_calc_test(&out);
-    let mvn = &kept[0]["validation"]["maven"];
-    assert!(
-        mvn["maven"]
-            .as_str()
-            .is_some_and(|v| v.starts_with("Apache Maven 3.9.16")),
-        "{mvn}"
-    );
-    assert!(
-        mvn["maven_from"].as_str().is_some_and(|w| w
-            .contains("org.apache.rat:apache-rat-plugin:0.18 requires Maven 3.9")),
-        "{mvn}"
+    ran_on_maven_3916(
+        &out,
+        "org.apache.rat:apache-rat-plugin:0.18 requires Maven 3.9",
     );
     // The installed Maven's resolve was refused; the second key resolved with 3.9.16,
     // unpacked once from the seed's tarball into the environment cache.
@@ -938,39 +953,21 @@ fn a_plugin_that_refuses_the_installed_maven_gets_a_maven_it_takes() {
 #[test]
 fn a_wrapper_naming_a_newer_maven_is_run_with_that_maven() {
     let seed = seed();
-    let mut s = Script::new();
-    s.write("pom.xml", POM);
-    s.write(
-        ".mvn/wrapper/maven-wrapper.properties",
-        "distributionUrl=https://repo.maven.apache.org/maven2/org/apache/maven/apache-maven/\
-         3.9.16/apache-maven-3.9.16-bin.zip\n",
+    let s = history_files(
+        POM,
+        &[(
+            ".mvn/wrapper/maven-wrapper.properties",
+            "distributionUrl=https://repo.maven.apache.org/maven2/org/apache/maven/apache-maven/\
+             3.9.16/apache-maven-3.9.16-bin.zip\n",
+        )],
     );
-    s.write("src/main/java/org/acme/Calc.java", &calc(false));
-    s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
-    s.commit("Initial import");
-    s.write("src/main/java/org/acme/Calc.java", &calc(true));
-    s.write("src/test/java/org/acme/CalcTest.java", NEW_TEST);
-    s.commit("Fix add and mul");
     let work = tempfile::tempdir().expect("tempdir");
     let recipe = recipe(work.path(), &s.dir);
     let out = work.path().join("out");
     let cache = work.path().join("cache");
     let o = build(&recipe, &out, &cache, &seed);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let kept = proven_calc_test(&out);
-    let mvn = &kept[0]["validation"]["maven"];
-    assert!(
-        mvn["maven"]
-            .as_str()
-            .is_some_and(|v| v.starts_with("Apache Maven 3.9.16")),
-        "{mvn}"
-    );
-    assert!(
-        mvn["maven_from"]
-            .as_str()
-            .is_some_and(|w| w.starts_with("the wrapper names Maven 3.9.16")),
-        "{mvn}"
-    );
+    ran_on_maven_3916(&out, "the wrapper names Maven 3.9.16");
     assert_eq!(resolve_logs(&cache).len(), 1, "{:?}", resolve_logs(&cache));
 }
 

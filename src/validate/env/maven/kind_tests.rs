@@ -101,14 +101,7 @@ fn the_run_script_works_in_a_shell() {
     let mut perm = fs::metadata(&mvn).expect("meta").permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
     fs::set_permissions(&mvn, perm).expect("chmod");
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(run_script("reports", &["a.BTest".into()]))
-        .current_dir(&wc)
-        .env("HUNKGEN_ENV_DIR", &env)
-        .env("PATH", prepend_paths(std::slice::from_ref(&bin)))
-        .output()
-        .expect("sh");
+    let out = run_in_sh(&bin, &env, &wc, &["a.BTest".into()]);
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -128,6 +121,36 @@ fn the_run_script_works_in_a_shell() {
     );
     assert!(wc.join("reports/TEST-a.BTest.xml").is_file());
     assert!(!wc.join("reports/TEST-old.xml").exists());
+}
+
+/// `run_script(classes)` in `sh` in `wc`, the environment at `env`, `bin` first on PATH.
+fn run_in_sh(
+    bin: &std::path::Path,
+    env: &std::path::Path,
+    wc: &std::path::Path,
+    classes: &[String],
+) -> std::process::Output {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(run_script("reports", classes))
+        .current_dir(wc)
+        .env("HUNKGEN_ENV_DIR", env)
+        .env(
+            "PATH",
+            prepend_paths(std::slice::from_ref(&bin.to_path_buf())),
+        )
+        .output()
+        .expect("sh")
+}
+
+/// An environment without arguments and an empty working copy, under `dir`.
+fn env_and_wc(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let env = dir.join("env");
+    fs::create_dir_all(&env).expect("env");
+    fs::write(env.join(ARGS_FILE), "").expect("args");
+    let wc = dir.join("wc");
+    fs::create_dir_all(&wc).expect("wc");
+    (env, wc)
 }
 
 /// A fake `mvn` in a fresh bin directory: `script` is its body.
@@ -379,19 +402,8 @@ fn a_surefire_that_ran_nothing_for_dotted_names_is_given_paths() {
          > target/surefire-reports/TEST-a.BTest.xml ;; \
          *) echo '<testsuite tests=\"0\"/>' > target/surefire-reports/TEST-none.xml ;; esac\n",
     );
-    let env = dir.path().join("env");
-    fs::create_dir_all(&env).expect("env");
-    fs::write(env.join(ARGS_FILE), "").expect("args");
-    let wc = dir.path().join("wc");
-    fs::create_dir_all(&wc).expect("wc");
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(run_script("reports", &["a.BTest".into()]))
-        .current_dir(&wc)
-        .env("HUNKGEN_ENV_DIR", &env)
-        .env("PATH", prepend_paths(std::slice::from_ref(&bin)))
-        .output()
-        .expect("sh");
+    let (env, wc) = env_and_wc(dir.path());
+    let out = run_in_sh(&bin, &env, &wc, &["a.BTest".into()]);
     let said = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{said}");
     assert!(said.contains("again with a/BTest"), "{said}");
@@ -401,14 +413,7 @@ fn a_surefire_that_ran_nothing_for_dotted_names_is_given_paths() {
     assert_eq!(args.lines().count(), 2, "{args}");
     // A run whose dotted names found tests goes once.
     fs::remove_file(wc.join("args.txt")).expect("rm");
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(run_script("reports", &["a/BTest".into()]))
-        .current_dir(&wc)
-        .env("HUNKGEN_ENV_DIR", &env)
-        .env("PATH", prepend_paths(std::slice::from_ref(&bin)))
-        .output()
-        .expect("sh");
+    let out = run_in_sh(&bin, &env, &wc, &["a/BTest".into()]);
     assert_eq!(out.status.code(), Some(0));
     let args = fs::read_to_string(wc.join("args.txt")).expect("args");
     assert_eq!(args.lines().count(), 1, "{args}");
@@ -426,19 +431,8 @@ fn offline_words_on_an_info_line_are_no_unresolved_artifact() {
          echo '[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.1:testCompile \
          (default-testCompile) on project x: Compilation failure'\nexit 1\n",
     );
-    let env = dir.path().join("env");
-    fs::create_dir_all(&env).expect("env");
-    fs::write(env.join(ARGS_FILE), "").expect("args");
-    let wc = dir.path().join("wc");
-    fs::create_dir_all(&wc).expect("wc");
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(run_script("reports", &["a.BTest".into()]))
-        .current_dir(&wc)
-        .env("HUNKGEN_ENV_DIR", &env)
-        .env("PATH", prepend_paths(std::slice::from_ref(&bin)))
-        .output()
-        .expect("sh");
+    let (env, wc) = env_and_wc(dir.path());
+    let out = run_in_sh(&bin, &env, &wc, &["a.BTest".into()]);
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(said.contains("hunkgen: test_compile_error: "), "{said}");
     assert!(!said.contains("dependency_unresolvable"), "{said}");
