@@ -180,6 +180,13 @@ impl Client {
             .timeout_connect(Some(Duration::from_secs(30)))
             .timeout_global(Some(Duration::from_secs(90)))
             .user_agent(concat!("hunkgen/", env!("CARGO_PKG_VERSION")))
+            // The machine's CA store, as Maven and curl use: a proxy that re-signs TLS is
+            // trusted there and not in Mozilla's list.
+            .tls_config(
+                ureq::tls::TlsConfig::builder()
+                    .root_certs(ureq::tls::RootCerts::PlatformVerifier)
+                    .build(),
+            )
             .build()
             .into();
         Client {

@@ -172,6 +172,13 @@ fn get(url: &str) -> Result<Vec<u8>, String> {
         .timeout_connect(Some(Duration::from_secs(30)))
         .timeout_global(Some(Duration::from_secs(600)))
         .user_agent(concat!("hunkgen/", env!("CARGO_PKG_VERSION")))
+        // The machine's CA store, as Maven and curl use: a proxy that re-signs TLS is
+        // trusted there and not in Mozilla's list.
+        .tls_config(
+            ureq::tls::TlsConfig::builder()
+                .root_certs(ureq::tls::RootCerts::PlatformVerifier)
+                .build(),
+        )
         .build()
         .into();
     let mut resp = agent.get(url).call().map_err(|e| format!("{url}: {e}"))?;
