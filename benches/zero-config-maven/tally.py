@@ -2,18 +2,24 @@
 """Tally zero-config Maven builds: per history, candidates (instances that reached
 validation), confirmed, each rejection reason, environment + infrastructure rejections,
 environments of the kept instances and the JDKs they ran on; all commits and those
-after 2016. Usage: tally.py OUT_DIR NAME... (OUT_DIR/<name> is each build's output;
-repos/<name> its clone, for the commit dates)."""
+after 2016; with --cache DIR (the builds' HUNKGEN_CACHE_DIR), how many of the kept
+instances' environments went online to resolve and how many started from another
+environment's repository. Usage: tally.py [--cache DIR] OUT_DIR NAME... (OUT_DIR/<name>
+is each build's output; repos/<name> its clone, for the commit dates)."""
 import json,collections,sys,os,subprocess
 HERE=os.path.dirname(os.path.abspath(__file__))
-OUT=sys.argv[1]
+ARGS=sys.argv[1:]
+CACHE=None
+if ARGS[:1]==['--cache']:
+    CACHE=ARGS[1]; ARGS=ARGS[2:]
+OUT=ARGS[0]
 ENV={'environment','dependency_unresolvable','unsupported_jdk','build_tool_unavailable','compile_error','test_compile_error','zero_tests','infrastructure','no_test_suite','base_tree','timeout','unsupported_python'}
 def year(n,iid):
     sha=iid.rsplit('-',1)[1]
     out=subprocess.run(['git','--git-dir',os.path.join(HERE, 'repos', n),'show','-s','--format=%cI',sha],capture_output=True,text=True).stdout.strip()
     return int(out[:4]) if out else 0
 rows=[]
-for n in sys.argv[2:]:
+for n in ARGS[1:]:
     d=os.path.join(OUT, n)
     if not os.path.exists(d+'/instances.jsonl'): print(n,'not finished'); continue
     k=[json.loads(l) for l in open(d+'/instances.jsonl')]
@@ -27,4 +33,7 @@ for n in sys.argv[2:]:
         envinf=sum(c[x] for x in ENV)
         envs=set(e for x in kk for e in x['validation']['environments'])
         jdks=collections.Counter(x['validation']['maven']['jdk'].split('.')[0] for x in kk)
-        print(f"{n} [{when}] candidates {cand} confirmed {len(kk)} reasons {dict(c)} env+infra {envinf}/{cand} envs(kept) {len(envs)} jdks {dict(jdks)}")
+        mavens=collections.Counter(x['validation']['maven']['maven'].split(' (')[0] for x in kk)
+        online=sum(1 for e in envs if CACHE and os.path.exists(os.path.join(CACHE,'envs','logs',f"maven-resolve-{e.rsplit('-',1)[1]}-online.log")))
+        started=sum(1 for e in envs if CACHE and os.path.getsize(os.path.join(CACHE,'envs',e,'started_from')) > 0) if CACHE else 0
+        print(f"{n} [{when}] candidates {cand} confirmed {len(kk)} reasons {dict(c)} env+infra {envinf}/{cand} envs(kept) {len(envs)} online {online} from-sibling {started} jdks {dict(jdks)} maven {dict(mavens)}")

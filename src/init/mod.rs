@@ -326,18 +326,28 @@ fn gradle_line(build: &str, read: &dyn Fn(&str) -> Option<String>) -> String {
 /// at `HEAD` (each commit's own are read again when it is validated).
 fn maven_line(paths: &[String], read: &dyn Fn(&str) -> Option<String>) -> String {
     let what = match maven::declare(read, paths, 0) {
-        Ok(d) => format!(
-            "{} module(s) ({}), Java level {}",
-            d.modules.len(),
-            d.modules
-                .iter()
-                .map(|m| m.dir.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            d.java_level
-                .map(|l| format!("{} ({})", l.written, l.origin))
-                .unwrap_or_else(|| "not declared".into())
-        ),
+        Ok(d) => {
+            format!(
+                "{} module(s) ({}), Java level {}",
+                d.modules.len(),
+                d.modules
+                    .iter()
+                    .map(|m| m.dir.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                d.java_level
+                    .map(|l| format!("{} ({})", l.written, l.origin))
+                    .unwrap_or_else(|| "not declared".into())
+            ) + &d
+                .wrapper_maven
+                .map(|v| {
+                    format!(
+                        ", the wrapper's Maven {v} (run when it is newer than the installed mvn, \
+                     fetched from Maven Central once)"
+                    )
+                })
+                .unwrap_or_default()
+        }
         Err(e) => format!("the poms do not read at HEAD: {e}"),
     };
     format!(

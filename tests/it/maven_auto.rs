@@ -968,6 +968,21 @@ fn a_wrapper_naming_a_newer_maven_is_run_with_that_maven() {
     let o = build(&recipe, &out, &cache, &seed);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     ran_on_maven_3916(&out, "the wrapper names Maven 3.9.16");
+    // init says which Maven the wrapper names.
+    let o = hunkgen()
+        .arg("init")
+        .arg(&s.dir)
+        .arg("-o")
+        .arg(work.path().join("init.yaml"))
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(said.contains("the wrapper's Maven 3.9.16"), "{said}");
     assert_eq!(resolve_logs(&cache).len(), 1, "{:?}", resolve_logs(&cache));
 }
 
