@@ -38,9 +38,12 @@ export HUNKGEN_D4J_JAVA_HOME ?= /usr/lib/jvm/java-11-openjdk-amd64
 # tests resolve offline from it (HUNKGEN_MAVEN_SEED).
 MAVEN_SEED_DIR := target/maven-seed
 export HUNKGEN_MAVEN_SEED ?= $(CURDIR)/$(MAVEN_SEED_DIR)
-MAVEN_SEEDED := target/.maven-seeded-6
-# The Maven 3.9 distribution the seed holds (as Maven Central publishes it), for the
-# builds whose plugins refuse the installed Maven 3.8 (src/validate/env/maven/dist.rs).
+MAVEN_SEEDED := target/.maven-seeded-8
+# The Maven distribution the seed holds (as Maven Central publishes it), for the builds
+# whose plugins refuse the installed Maven 3.8 (src/validate/env/maven/dist.rs). 3.9, not
+# 3.10: 3.10's resolver records artifacts under `central-<url hash>`, which the
+# installed 3.8 does not take as downloaded from `central`, so the offline tests could not
+# reach the plugin's refusal.
 MAVEN_DIST_VERSION := 3.9.16
 MAVEN_DIST := $(MAVEN_SEED_DIR)/org/apache/maven/apache-maven/$(MAVEN_DIST_VERSION)/apache-maven-$(MAVEN_DIST_VERSION)-bin.tar.gz
 # A second Python interpreter for the interpreter-discovery tests (src/validate/env/

@@ -896,7 +896,7 @@ fn a_level_inherited_from_an_external_parent_is_lifted_when_javac_refuses_it() {
 }
 
 /// The calc build proven on the seed's Maven 3.9.16, its record saying `why`.
-fn ran_on_maven_3916(out: &Path, why: &str) {
+fn ran_on_seeded_maven(out: &Path, why: &str) {
     let kept = proven_calc_test(out);
     let mvn = &kept[0]["validation"]["maven"];
     assert!(
@@ -939,7 +939,7 @@ fn a_plugin_that_refuses_the_installed_maven_gets_a_maven_it_takes() {
     let cache = work.path().join("cache");
     let o = build(&recipe, &out, &cache, &seed);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    ran_on_maven_3916(
+    ran_on_seeded_maven(
         &out,
         "org.apache.rat:apache-rat-plugin:0.18 requires Maven 3.9",
     );
@@ -967,7 +967,7 @@ fn a_wrapper_naming_a_newer_maven_is_run_with_that_maven() {
     let cache = work.path().join("cache");
     let o = build(&recipe, &out, &cache, &seed);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    ran_on_maven_3916(&out, "the wrapper names Maven 3.9.16");
+    ran_on_seeded_maven(&out, "the wrapper names Maven 3.9.16");
     // init says which Maven the wrapper names.
     let o = hunkgen()
         .arg("init")

@@ -68,6 +68,18 @@ pub fn version_of(line: &str) -> Option<&str> {
         .next()
 }
 
+/// The runs' extra flag for a Maven whose resolver locks artifacts with files in the
+/// local repository (Maven 3.10's resolver 2 does by default, and 3.9 can): the runs
+/// bind the repository read-only and are one process each, so they take no lock
+/// (`noop`, which resolver 1.9 and 2 name so). Empty for older Mavens, whose resolver
+/// knows no such factory.
+pub fn run_lock_flags(line: &str) -> &'static str {
+    match version_of(line) {
+        Some(v) if at_least(v, "3.9") => " -Daether.syncContext.named.factory=noop",
+        _ => "",
+    }
+}
+
 /// A pre-release (`-alpha-1`, `-beta-2`, `-rc-3`): never chosen unless named.
 fn pre_release(v: &str) -> bool {
     v.contains('-')

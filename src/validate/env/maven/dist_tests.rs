@@ -16,6 +16,12 @@ fn versions_compare_part_by_part() {
     assert!(!at_least("3.9.15", "3.9.16"));
     assert_eq!(version_of("Apache Maven 3.8.7 (b89d59)"), Some("3.8.7"));
     assert_eq!(version_of("Maven 3"), None);
+    // Runs on a read-only repository take no file lock where the resolver knows how.
+    assert_eq!(
+        run_lock_flags("Apache Maven 3.10.0 (c43a36b)"),
+        " -Daether.syncContext.named.factory=noop"
+    );
+    assert_eq!(run_lock_flags("Apache Maven 3.8.7"), "");
 }
 
 #[test]

@@ -247,6 +247,10 @@ impl EnvCache {
                 // Lifted from a level only javac named (an external parent's).
                 h.update(b"\0inherited-lift");
             }
+            if !dist::run_lock_flags(&maven.line).is_empty() {
+                // Its runs take the flag below (environments made before it lack it).
+                h.update(b"\0noop-locks");
+            }
             if changes_build(tree.changes) {
                 // The changed tree's build files follow from the base's and the changes.
                 h.update(b"\0changes");
@@ -515,7 +519,10 @@ impl EnvCache {
             ("settings.xml", settings_xml()),
             ("toolchains.xml", toolchains_xml(found)),
             ("java_home", format!("{home}\n")),
-            (ARGS_FILE, format!("{level}\n")),
+            (
+                ARGS_FILE,
+                format!("{level}{}\n", dist::run_lock_flags(&maven.line)),
+            ),
             (LIFT_FILE, lift_level(choice).unwrap_or_default()),
             (RESOLVED_WITH, with.clone()),
             (
