@@ -10,6 +10,7 @@ pub mod diff;
 pub mod evaluate;
 pub mod extract;
 pub mod git;
+pub mod http;
 pub mod init;
 pub mod lock;
 pub mod mcp;

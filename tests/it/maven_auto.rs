@@ -236,6 +236,23 @@ fn maven_auto_proves_the_new_test_offline_and_reuses_its_environment() {
     );
 }
 
+/// `hunkgen init repo -o recipe`, which must succeed; what it printed.
+fn init(repo: &Path, recipe: &Path) -> String {
+    let o = hunkgen()
+        .arg("init")
+        .arg(repo)
+        .arg("-o")
+        .arg(recipe)
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
 /// `hunkgen init` on a tree with a root `pom.xml` writes a `maven: auto` suite and says
 /// what it read from the poms.
 #[test]
@@ -243,19 +260,7 @@ fn init_writes_maven_auto_for_a_root_pom() {
     let repo = history();
     let work = tempfile::tempdir().expect("tempdir");
     let recipe = work.path().join("recipe.yaml");
-    let o = hunkgen()
-        .arg("init")
-        .arg(&repo.dir)
-        .arg("-o")
-        .arg(&recipe)
-        .output()
-        .expect("runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let said = init(&repo.dir, &recipe);
     assert!(said.contains("env `maven: auto`"), "{said}");
     assert!(said.contains("1 module(s) (.), Java level 8"), "{said}");
     let text = fs::read_to_string(&recipe).expect("recipe");
@@ -969,19 +974,7 @@ fn a_wrapper_naming_a_newer_maven_is_run_with_that_maven() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     ran_on_seeded_maven(&out, "the wrapper names Maven 3.9.16");
     // init says which Maven the wrapper names.
-    let o = hunkgen()
-        .arg("init")
-        .arg(&s.dir)
-        .arg("-o")
-        .arg(work.path().join("init.yaml"))
-        .output()
-        .expect("runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let said = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let said = init(&s.dir, &work.path().join("init.yaml"));
     assert!(said.contains("the wrapper's Maven 3.9.16"), "{said}");
     assert_eq!(resolve_logs(&cache).len(), 1, "{:?}", resolve_logs(&cache));
 }

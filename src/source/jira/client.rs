@@ -175,18 +175,8 @@ impl Client {
         opts: &RunOptions,
         progress: Progress,
     ) -> Client {
-        let agent = ureq::Agent::config_builder()
+        let agent = crate::http::config(Duration::from_secs(90))
             .http_status_as_error(false)
-            .timeout_connect(Some(Duration::from_secs(30)))
-            .timeout_global(Some(Duration::from_secs(90)))
-            .user_agent(concat!("hunkgen/", env!("CARGO_PKG_VERSION")))
-            // The machine's CA store, as Maven and curl use: a proxy that re-signs TLS is
-            // trusted there and not in Mozilla's list.
-            .tls_config(
-                ureq::tls::TlsConfig::builder()
-                    .root_certs(ureq::tls::RootCerts::PlatformVerifier)
-                    .build(),
-            )
             .build()
             .into();
         Client {

@@ -180,19 +180,7 @@ pub fn pick(
 
 /// One HTTP GET's body, up to 200 MiB (a plain error line otherwise).
 fn get(url: &str) -> Result<Vec<u8>, String> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_connect(Some(Duration::from_secs(30)))
-        .timeout_global(Some(Duration::from_secs(600)))
-        .user_agent(concat!("hunkgen/", env!("CARGO_PKG_VERSION")))
-        // The machine's CA store, as Maven and curl use: a proxy that re-signs TLS is
-        // trusted there and not in Mozilla's list.
-        .tls_config(
-            ureq::tls::TlsConfig::builder()
-                .root_certs(ureq::tls::RootCerts::PlatformVerifier)
-                .build(),
-        )
-        .build()
-        .into();
+    let agent: ureq::Agent = crate::http::config(Duration::from_secs(600)).build().into();
     let mut resp = agent.get(url).call().map_err(|e| format!("{url}: {e}"))?;
     resp.body_mut()
         .with_config()
