@@ -198,6 +198,9 @@ def main():
             sys.exit(f"agree.py: --projects: unknown project {project!r} (known: {', '.join(REPOS)})")
         upstream, chosen, skipped = bugs(a.d4j_home, project, a.first)
         chosen = chosen[a.start - 1:]
+        if not chosen:
+            print(f"== {project}: no bug at rank {a.start} or later among the first {a.first}")
+            continue
         pdir = a.out / project
         pdir.mkdir(exist_ok=True)
         commits = write_history(upstream, chosen, project, pdir / "history.git")
