@@ -179,37 +179,8 @@ mod tests {
     /// C.java added), returned with both ids.
     fn two_commits(dir: &Path) -> (String, String) {
         let r = git2::Repository::init(dir).expect("init");
-        let sig = git2::Signature::new("T", "t@example.org", &git2::Time::new(1, 0)).expect("sig");
         let commit = |files: &[(&str, &str)], parent: Option<git2::Oid>| {
-            let mut index = git2::Index::new().expect("index");
-            for (path, text) in files {
-                let id = r.blob(text.as_bytes()).expect("blob");
-                let e = git2::IndexEntry {
-                    ctime: git2::IndexTime::new(0, 0),
-                    mtime: git2::IndexTime::new(0, 0),
-                    dev: 0,
-                    ino: 0,
-                    mode: 0o100644,
-                    uid: 0,
-                    gid: 0,
-                    file_size: text.len() as u32,
-                    id,
-                    flags: 0,
-                    flags_extended: 0,
-                    path: path.as_bytes().to_vec(),
-                };
-                index.add(&e).expect("add");
-            }
-            let tree = r
-                .find_tree(index.write_tree_to(&r).expect("tree"))
-                .expect("tree");
-            let parents: Vec<git2::Commit<'_>> = parent
-                .map(|p| r.find_commit(p).expect("parent"))
-                .into_iter()
-                .collect();
-            let refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
-            r.commit(None, &sig, &sig, "m", &tree, &refs)
-                .expect("commit")
+            crate::git::fixture::commit(&r, files, 1, parent, None)
         };
         let a = commit(&[("A.java", "a\nb\n"), ("B.java", "x\n")], None);
         let b = commit(

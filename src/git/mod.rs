@@ -22,6 +22,8 @@ mod command;
 mod decode;
 pub mod edits;
 mod error;
+#[cfg(test)]
+pub(crate) mod fixture;
 pub mod gate;
 pub mod pull;
 mod render;

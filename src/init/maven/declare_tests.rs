@@ -342,39 +342,9 @@ fn java_versions_normalise_to_features() {
 }
 
 /// A repository in `dir` with one commit at a fixed time holding `files`, made in
-/// process with git2 (as src/git/edits.rs makes its fixtures), its work tree untouched.
+/// process (crate::git::fixture), its work tree untouched.
 fn commit_files(dir: &Path, files: &[(&str, &str)]) {
-    let r = git2::Repository::init(dir).expect("init");
-    let sig = git2::Signature::new(
-        "Ada Tester",
-        "ada@example.org",
-        &git2::Time::new(1_600_000_000, 0),
-    )
-    .expect("signature");
-    let mut index = r.index().expect("index");
-    for (path, text) in files {
-        let id = r.blob(text.as_bytes()).expect("blob");
-        let entry = git2::IndexEntry {
-            ctime: git2::IndexTime::new(0, 0),
-            mtime: git2::IndexTime::new(0, 0),
-            dev: 0,
-            ino: 0,
-            mode: 0o100644,
-            uid: 0,
-            gid: 0,
-            file_size: text.len() as u32,
-            id,
-            flags: 0,
-            flags_extended: 0,
-            path: path.as_bytes().to_vec(),
-        };
-        index.add(&entry).expect("add");
-    }
-    let tree = r
-        .find_tree(index.write_tree().expect("tree"))
-        .expect("tree");
-    r.commit(Some("HEAD"), &sig, &sig, "two poms", &tree, &[])
-        .expect("commit");
+    crate::git::fixture::repository_with(dir, files, 1_600_000_000);
 }
 
 #[test]
