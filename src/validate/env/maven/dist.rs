@@ -1,4 +1,5 @@
-//! Maven distributions besides the installed `mvn`: the version a build needs (its
+//! Which Maven a build runs: the installed `mvn` (its version remembered per
+//! installation), or a distribution besides it: the version a build needs (its
 //! wrapper names a newer one, or a plugin's descriptor refuses the installed one:
 //! apache-rat-plugin 0.18 requires Maven 3.9), found in the environment cache, in the
 //! seed repository, or downloaded once from Maven Central (`apache-maven-<v>-bin.tar.gz`,
@@ -7,12 +8,14 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Duration;
 
-use sha2::{Digest, Sha512};
+use sha2::{Digest, Sha256, Sha512};
 
+use super::super::{hex8, EnvError};
 use super::kind::strip_ansi;
-use crate::validate::runner::{Command, RunSpec, Runner, SandboxPolicy};
+use crate::validate::runner::{find_in_path, Command, RunSpec, Runner, SandboxPolicy};
 
 /// The remote repository distributions are downloaded from (a mirror or a loopback
 /// stand-in in tests); Maven Central's address when unset.
@@ -275,6 +278,66 @@ fn ready(dir: &Path, version: &str) -> Option<Dist> {
         home: dir.to_path_buf(),
         line,
     })
+}
+
+/// A fingerprint of the Maven installation `mvn` starts: its canonical path and the
+/// names, sizes and times of its home's `lib/` jars (an upgrade changes them).
+fn maven_fingerprint(mvn: &Path) -> Option<String> {
+    let real = fs::canonicalize(mvn).ok()?;
+    let lib = real.parent()?.parent()?.join("lib");
+    let mut entries: Vec<(String, u64, i64)> = fs::read_dir(&lib)
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let m = e.metadata().ok()?;
+            let t = m
+                .modified()
+                .ok()?
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?
+                .as_secs() as i64;
+            Some((e.file_name().to_string_lossy().into_owned(), m.len(), t))
+        })
+        .collect();
+    entries.sort();
+    let mut h = Sha256::new();
+    h.update(real.to_string_lossy().as_bytes());
+    for (name, len, time) in entries {
+        h.update(format!("\0{name}\0{len}\0{time}").as_bytes());
+    }
+    Some(hex8(h))
+}
+
+/// `mvn --version`'s first line (the Maven version keys the repository: its default
+/// plugin versions differ, §1), asked once per process, and kept in the environment
+/// cache under the installation's fingerprint, so a warm rebuild starts no JVM for it.
+pub(super) fn installed_version(cache_root: &Path) -> Result<String, EnvError> {
+    static VERSION: OnceLock<Option<String>> = OnceLock::new();
+    let missing = || EnvError::MissingTool {
+        tool: "mvn".into(),
+        hint: "install Maven (Debian: maven) and put mvn on PATH".into(),
+    };
+    VERSION
+        .get_or_init(|| {
+            let mvn = find_in_path("mvn")?;
+            let remembered =
+                maven_fingerprint(&mvn).map(|f| cache_root.join(".maven-version").join(f));
+            if let Some(line) = remembered
+                .as_ref()
+                .and_then(|p| fs::read_to_string(p).ok())
+                .filter(|l| l.starts_with("Apache Maven"))
+            {
+                return Some(line.trim_end().to_string());
+            }
+            let first = ask_version(&mvn)?;
+            if let Some(p) = &remembered {
+                // Best effort: written under a temporary name, then renamed.
+                let _ = crate::dataset::write_atomic(p, format!("{first}\n").as_bytes());
+            }
+            Some(first)
+        })
+        .clone()
+        .ok_or_else(missing)
 }
 
 /// Runs `mvn -B --version` and returns its first line when it names Apache Maven.

@@ -7,7 +7,6 @@
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
@@ -24,7 +23,7 @@ use super::kind::{
 };
 use super::repair::{self, Repair};
 use super::{choose, declared_at, discover, toolchains_xml, JdkChoice, MavenDeclared};
-use crate::validate::runner::{find_in_path, Runner};
+use crate::validate::runner::Runner;
 
 /// The file in an environment listing its build-file repairs, one per line.
 const REPAIRS_FILE: &str = "repairs";
@@ -70,66 +69,6 @@ struct Attempt<'a> {
     poms: &'a [String],
     vars: &'a [(OsString, OsString)],
     readable: &'a [PathBuf],
-}
-
-/// A fingerprint of the Maven installation `mvn` starts: its canonical path and the
-/// names, sizes and times of its home's `lib/` jars (an upgrade changes them).
-fn maven_fingerprint(mvn: &Path) -> Option<String> {
-    let real = fs::canonicalize(mvn).ok()?;
-    let lib = real.parent()?.parent()?.join("lib");
-    let mut entries: Vec<(String, u64, i64)> = fs::read_dir(&lib)
-        .ok()?
-        .flatten()
-        .filter_map(|e| {
-            let m = e.metadata().ok()?;
-            let t = m
-                .modified()
-                .ok()?
-                .duration_since(std::time::UNIX_EPOCH)
-                .ok()?
-                .as_secs() as i64;
-            Some((e.file_name().to_string_lossy().into_owned(), m.len(), t))
-        })
-        .collect();
-    entries.sort();
-    let mut h = Sha256::new();
-    h.update(real.to_string_lossy().as_bytes());
-    for (name, len, time) in entries {
-        h.update(format!("\0{name}\0{len}\0{time}").as_bytes());
-    }
-    Some(hex8(h))
-}
-
-/// `mvn --version`'s first line (the Maven version keys the repository: its default
-/// plugin versions differ, §1), asked once per process, and kept in the environment
-/// cache under the installation's fingerprint, so a warm rebuild starts no JVM for it.
-fn maven_version(cache_root: &Path) -> Result<String, EnvError> {
-    static VERSION: OnceLock<Option<String>> = OnceLock::new();
-    let missing = || EnvError::MissingTool {
-        tool: "mvn".into(),
-        hint: "install Maven (Debian: maven) and put mvn on PATH".into(),
-    };
-    VERSION
-        .get_or_init(|| {
-            let mvn = find_in_path("mvn")?;
-            let remembered =
-                maven_fingerprint(&mvn).map(|f| cache_root.join(".maven-version").join(f));
-            if let Some(line) = remembered
-                .as_ref()
-                .and_then(|p| fs::read_to_string(p).ok())
-                .filter(|l| l.starts_with("Apache Maven"))
-            {
-                return Some(line.trim_end().to_string());
-            }
-            let first = dist::ask_version(&mvn)?;
-            if let Some(p) = &remembered {
-                // Best effort: written under a temporary name, then renamed.
-                let _ = crate::dataset::write_atomic(p, format!("{first}\n").as_bytes());
-            }
-            Some(first)
-        })
-        .clone()
-        .ok_or_else(missing)
 }
 
 /// A failed resolve step whose log says the compiler plugin failed: the tree's main or
@@ -221,7 +160,7 @@ impl EnvCache {
             repo: repo.to_string(),
             why: n.to_string(),
         })?;
-        let installed = maven_version(&self.root)?;
+        let installed = dist::installed_version(&self.root)?;
         let mut maven = self.wrapper_maven(&installed, d.wrapper_maven.as_deref());
         // The build files are read and hashed once; a second JDK choice (an inherited
         // level javac refused) or Maven (one a plugin takes) only changes its own part
