@@ -194,8 +194,9 @@ fn get(url: &str) -> Result<Vec<u8>, String> {
 
 /// Maven `version`'s distribution, unpacked under `cache/<version>`: reused when it is
 /// there, else from the seed repository's tarball, else downloaded (with network, from
-/// `remote`, the repository's root) and checked against the SHA-512 published beside it. Unpacked into a temporary directory
-/// and renamed, so a crash leaves nothing half-made; callers hold the cache's lock.
+/// `remote`, the repository's root) and checked against the SHA-512 published beside
+/// it. Unpacked into a temporary directory and renamed, so a crash leaves nothing
+/// half-made; callers hold the cache's lock.
 pub fn ensure(
     version: &str,
     cache: &Path,
