@@ -142,43 +142,70 @@ fn local_versions(cache: &Path, seed: Option<&Path>) -> Vec<String> {
     found
 }
 
-/// The newest release of `min`'s major line that is at least `min`: among those already
-/// here (the cache, the seed) first, so a key stays what it was; else, with network
-/// (`remote`, the repository's root), the newest the repository lists.
+/// The release a plugin's prerequisite `min` gets: the newest of `min`'s own minor line
+/// (`3.9` → the newest 3.9.x, the line the plugin was built against, closest to the
+/// commit's era), else the newest of its major line, each at least `min`. Releases
+/// already here (the cache, the seed) are asked first at each step, so a key stays what
+/// it was; with network (`remote`, the repository's root), what the repository lists.
 pub fn pick(
     min: &str,
     cache: &Path,
     seed: Option<&Path>,
     remote: Option<&str>,
 ) -> Result<String, String> {
-    let major = parts(min).and_then(|p| p.first().copied());
-    let fits = |v: &str| {
-        !pre_release(v) && at_least(v, min) && parts(v).and_then(|p| p.first().copied()) == major
+    let Some(want) = parts(min) else {
+        return Err(format!("`{min}` is no Maven version"));
     };
-    let newest = |vs: Vec<String>| {
-        vs.into_iter()
-            .filter(|v| fits(v))
+    // The release lines tried in turn: `min`'s minor line (when it names one), its major.
+    let lines: Vec<usize> = if want.len() >= 2 { vec![2, 1] } else { vec![1] };
+    let newest = |vs: &[String], line: usize| {
+        vs.iter()
+            .filter(|v| {
+                !pre_release(v)
+                    && at_least(v, min)
+                    && parts(v).is_some_and(|p| p.len() >= line && p[..line] == want[..line])
+            })
             .max_by(|a, b| parts(a).cmp(&parts(b)))
+            .cloned()
     };
-    if let Some(v) = newest(local_versions(cache, seed)) {
-        return Ok(v);
+    let local = local_versions(cache, seed);
+    let mut listed: Option<Vec<String>> = None;
+    for line in lines {
+        if let Some(v) = newest(&local, line) {
+            return Ok(v);
+        }
+        let Some(remote) = remote else {
+            continue;
+        };
+        if listed.is_none() {
+            listed = Some(listed_versions(remote)?);
+        }
+        if let Some(v) = listed.as_deref().and_then(|l| newest(l, line)) {
+            return Ok(v);
+        }
     }
-    let Some(remote) = remote else {
-        return Err(format!(
+    Err(match remote {
+        None => format!(
             "no Maven {min} or newer is unpacked in {} or lies in the seed repository, and \
              the network is off for setup",
             cache.display()
-        ));
-    };
+        ),
+        Some(remote) => format!(
+            "{remote}/{ARTIFACT_DIR}/maven-metadata.xml lists no release of Maven {min} or newer"
+        ),
+    })
+}
+
+/// The versions `remote`'s `maven-metadata.xml` lists for the distribution artifact.
+fn listed_versions(remote: &str) -> Result<Vec<String>, String> {
     let url = format!("{remote}/{ARTIFACT_DIR}/maven-metadata.xml");
     let text = get(&url).and_then(|b| String::from_utf8(b).map_err(|e| format!("{url}: {e}")))?;
     let doc = roxmltree::Document::parse(&text).map_err(|e| format!("{url}: {e}"))?;
-    let listed: Vec<String> = doc
+    Ok(doc
         .descendants()
         .filter(|n| n.has_tag_name("version"))
         .filter_map(|n| n.text().map(|t| t.trim().to_string()))
-        .collect();
-    newest(listed).ok_or_else(|| format!("{url} lists no release of Maven {min} or newer"))
+        .collect())
 }
 
 /// One HTTP GET's body, up to 200 MiB (a plain error line otherwise).
@@ -269,6 +296,16 @@ pub fn ensure(
         .map_err(|e| format!("{}: {e}", home.display()))?;
     fs::rename(&home, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     ready(&dir, version).ok_or_else(|| format!("{} vanished", dir.display()))
+}
+
+/// Maven `version` unpacked under `cache`, when it is complete: read without the
+/// cache's lock (a directory appears complete, by rename), so a warm run takes none.
+pub fn unpacked(cache: &Path, version: &str) -> Option<Dist> {
+    parts(version)?;
+    if version.contains(['/', '\\']) || version.starts_with('.') {
+        return None;
+    }
+    ready(&cache.join(version), version)
 }
 
 /// The distribution unpacked at `dir`, when it is complete.

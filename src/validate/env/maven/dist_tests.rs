@@ -137,6 +137,9 @@ fn a_distribution_is_downloaded_once_checked_and_reused() {
     assert_eq!(n, 3, "metadata, tarball, checksum");
     // Reused without a request, and now found offline by pick too.
     assert_eq!(ensure(&v, cache.path(), None, None).expect("reused"), d);
+    assert_eq!(unpacked(cache.path(), &v), Some(d.clone()));
+    assert_eq!(unpacked(cache.path(), "3.9.98"), None);
+    assert_eq!(unpacked(cache.path(), "../3.9.99"), None);
     assert_eq!(
         pick("3.9", cache.path(), None, None).expect("local"),
         "3.9.99"
@@ -179,4 +182,42 @@ fn a_seeded_tarball_is_used_without_the_network() {
     assert_eq!(d.line, "Apache Maven 3.9.97 (stand-in)");
     // A release of another major line never satisfies.
     assert!(pick("4.0", cache.path(), Some(seed.path()), None).is_err());
+}
+
+#[test]
+fn the_minor_line_a_plugin_names_wins_over_a_newer_line_of_its_major() {
+    let metadata = "<metadata><versioning><versions><version>3.8.8</version>\
+                    <version>3.9.5</version><version>3.9.11</version>\
+                    <version>3.10.2</version><version>4.0.1</version></versions>\
+                    </versioning></metadata>";
+    let (base, asked) = serve(HashMap::from([(
+        format!("/{ARTIFACT_DIR}/maven-metadata.xml"),
+        metadata.as_bytes().to_vec(),
+    )]));
+    let remote = Some(base.as_str());
+    let cache = tempfile::tempdir().expect("cache");
+    // 3.9 → the newest 3.9.x (compared by number: 3.9.11 over 3.9.5), not 3.10.2.
+    assert_eq!(
+        pick("3.9", cache.path(), None, remote).expect("3.9"),
+        "3.9.11"
+    );
+    // No 3.9.x reaches 3.9.12: the newest of the major line that does.
+    assert_eq!(
+        pick("3.9.12", cache.path(), None, remote).expect("3.9.12"),
+        "3.10.2"
+    );
+    // A major line alone: its newest.
+    assert_eq!(pick("3", cache.path(), None, remote).expect("3"), "3.10.2");
+    assert!(pick("x", cache.path(), None, remote).is_err());
+    // A release of the minor line already unpacked is taken without asking.
+    let seed = tempfile::tempdir().expect("seed");
+    let at = seed.path().join(ARTIFACT_DIR).join("3.9.6");
+    fs::create_dir_all(&at).expect("mkdir");
+    fs::write(at.join("apache-maven-3.9.6-bin.tar.gz"), b"x").expect("write");
+    let n = asked.lock().expect("log").len();
+    assert_eq!(
+        pick("3.9", cache.path(), Some(seed.path()), remote).expect("seeded"),
+        "3.9.6"
+    );
+    assert_eq!(asked.lock().expect("log").len(), n, "no request");
 }

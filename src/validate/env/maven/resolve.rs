@@ -238,7 +238,7 @@ impl EnvCache {
                     );
                 }
                 // A plugin's descriptor refuses this Maven (apache-rat-plugin 0.18 wants
-                // 3.9): the newest release of its line the plugin takes is fetched.
+                // 3.9): the newest release of the line it names is fetched (dist::pick).
                 Err(EnvError::NeedsMaven { by, min, why, .. }) if !remavened => {
                     remavened = true;
                     let dist = self
@@ -311,11 +311,14 @@ impl EnvCache {
         }
     }
 
-    /// A Maven distribution of at least `min` (exactly `exact` when given), under the
-    /// environment cache's lock for distributions: from the cache, the seed, or (with
-    /// network for setup) Maven Central.
+    /// A Maven distribution of at least `min` (exactly `exact` when given): an exact one
+    /// already unpacked is taken as it is; else, under the environment cache's lock for
+    /// distributions, from the cache, the seed, or (with network for setup) Maven Central.
     fn maven_dist(&self, min: &str, exact: Option<&str>) -> Result<dist::Dist, String> {
         let cache = self.root.join(DISTS_DIR);
+        if let Some(d) = exact.and_then(|v| dist::unpacked(&cache, v)) {
+            return Ok(d);
+        }
         let locks = self.root.join(".locks");
         fs::create_dir_all(&locks).map_err(|e| format!("{}: {e}", locks.display()))?;
         let lock = locks.join("maven-dist.lock");
