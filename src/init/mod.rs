@@ -455,6 +455,9 @@ pub fn render(inf: &Inference, repo_in_recipe: &str) -> String {
             body.push_str(&format!(
                 "{indent}reject_new_api_only: true     # its tests fail only on a name it adds: a feature\n"
             ));
+            body.push_str(&format!(
+                "{indent}min_necessary_hunks: 2        # each hunk left out in turn: at least two must be needed to pass\n"
+            ));
         }
     }
     out.push_str(&body);

@@ -325,6 +325,12 @@ pub(super) fn infer(
             requirements.join(", ")
         ));
     }
+    inferred.push(
+        "selection: `min_necessary_hunks: 2`: a fix is kept when leaving out each of its \
+         hunks in turn shows at least two of them needed to pass its FAIL_TO_PASS tests \
+         (one more test run per hunk; a second hunk that only reformats is not needed)"
+            .into(),
+    );
     if auto {
         inferred.push(
             "environment: `python: auto`, per commit from its own tree: the interpreter \

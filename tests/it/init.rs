@@ -56,6 +56,7 @@ fn init_writes_a_recipe_that_builds_as_is() {
         "inferred: Python: src layout (src/ on PYTHONPATH), test files under tests",
         "inferred: runner: pytest, as the project declares it",
         "inferred: environment: `python: auto`",
+        "inferred: selection: `min_necessary_hunks: 2`",
         "not inferred: the forge address",
     ] {
         assert!(stdout.contains(line), "{line:?} in {stdout}");
@@ -70,6 +71,7 @@ fn init_writes_a_recipe_that_builds_as_is() {
     // `python: auto` puts src/ on PYTHONPATH per commit, so the command does not.
     assert!(text.contains("        python: auto\n"), "{text}");
     assert!(text.contains("command: python -m pytest"), "{text}");
+    assert!(text.contains("\n  min_necessary_hunks: 2 "), "{text}");
     // `--env fixed`: one install line of today's dependencies, said to be so.
     let fixed = work.path().join("recipes/fixed.yaml");
     let o = hunkgen()
