@@ -16,6 +16,11 @@ pub struct PythonInference {
     pub test_dirs: Vec<String>,
     /// Requirements installed into the environment, runner included, in order.
     pub requirements: Vec<String>,
+    /// Of them, the (normalized) names declared only for development (a `dev` extra, a
+    /// requirements file named for development): `python: auto` may drop one that
+    /// sinks the resolution when no test imports it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub optional: Vec<String>,
     /// The suite uses nose idioms: run by `pytest<8`.
     pub nose: bool,
     /// `requires-python`, when declared.
@@ -147,7 +152,9 @@ pub(super) fn infer(
             test_dirs.join(", ")
         }
     ));
-    let mut reqs: Vec<(String, &'static str)> = Vec::new();
+    // (requirement, where it was declared, declared for development only: a `dev` extra or
+    // a requirements file named for development).
+    let mut reqs: Vec<(String, &'static str, bool)> = Vec::new();
     // The extras a test run installs: the usual test names, and those tox's test
     // environment asks for (`extras = tests,reco`).
     let tox = read("tox.ini");
@@ -182,17 +189,17 @@ pub(super) fn infer(
                     .unwrap_or_default()
             };
             for d in strings(project.and_then(|p| p.get("dependencies"))) {
-                reqs.push((d, "pyproject.toml"));
+                reqs.push((d, "pyproject.toml", false));
             }
             for extra in extras.iter().map(String::as_str) {
                 let opt = project
                     .and_then(|p| p.get("optional-dependencies"))
                     .and_then(|o| o.get(extra));
                 for d in strings(opt) {
-                    reqs.push((d, "pyproject.toml"));
+                    reqs.push((d, "pyproject.toml", extra == "dev"));
                 }
                 for d in strings(doc.get("dependency-groups").and_then(|g| g.get(extra))) {
-                    reqs.push((d, "pyproject.toml"));
+                    reqs.push((d, "pyproject.toml", extra == "dev"));
                 }
             }
         }
@@ -200,12 +207,12 @@ pub(super) fn infer(
     if let Some(text) = read("setup.cfg") {
         for key in ["install_requires", "tests_require"] {
             for d in ini_list(&text, "options", key) {
-                reqs.push((d, "setup.cfg"));
+                reqs.push((d, "setup.cfg", false));
             }
         }
         for extra in &extras {
             for d in ini_list(&text, "options.extras_require", extra) {
-                reqs.push((d, "setup.cfg"));
+                reqs.push((d, "setup.cfg", extra == "dev"));
             }
         }
     }
@@ -213,7 +220,7 @@ pub(super) fn infer(
     if let Some(text) = &setup_py {
         for key in ["install_requires", "tests_require"] {
             for d in py_list(text, key) {
-                reqs.push((d, "setup.py"));
+                reqs.push((d, "setup.py", false));
             }
         }
         // `extras_require={"tests": [...]}`, a dict named elsewhere (`EXTRAS_REQUIRE =
@@ -226,7 +233,7 @@ pub(super) fn infer(
                 extra.clone(),
             ] {
                 for d in py_list(text, &key) {
-                    reqs.push((d, "setup.py"));
+                    reqs.push((d, "setup.py", extra == "dev"));
                 }
             }
         }
@@ -238,7 +245,7 @@ pub(super) fn infer(
                 if l.is_empty() || l.starts_with('#') || l.starts_with('-') {
                     continue;
                 }
-                reqs.push((l.to_string(), "requirements"));
+                reqs.push((l.to_string(), "requirements", development_file(f)));
             }
         }
     }
@@ -251,7 +258,7 @@ pub(super) fn infer(
         for d in ini_list(text, "testenv", "deps") {
             let d = FACTOR.captures(&d).map(|c| c[1].to_string()).unwrap_or(d);
             if !d.starts_with('-') && !d.contains('{') {
-                reqs.push((d, "tox.ini"));
+                reqs.push((d, "tox.ini", false));
             }
         }
     }
@@ -269,8 +276,13 @@ pub(super) fn infer(
         let spec = r.split(';').next().unwrap_or(r);
         !spec[requirement_name(spec).len()..].contains(['=', '<', '>', '!', '~', '@'])
     };
-    for (r, from) in reqs {
+    // Names some declaration outside development files and extras asks for.
+    let mut needed = std::collections::BTreeSet::new();
+    for (r, from, dev) in reqs {
         let name = normalize(requirement_name(&r));
+        if !dev {
+            needed.insert(name.clone());
+        }
         let marker = r
             .split_once(';')
             .map(|(_, m)| m.split_whitespace().collect::<String>())
@@ -360,15 +372,35 @@ pub(super) fn infer(
                 .into(),
         );
     }
+    let optional = seen.difference(&needed).cloned().collect();
     PythonInference {
         root,
         pythonpath,
         test_dirs,
         requirements,
+        optional,
         nose,
         requires_python,
         auto,
     }
+}
+
+/// Whether requirements file `f` is named for development, documentation, release or
+/// linting (`requirements-dev.txt`, `requirements/dev.txt`): its lines are optional.
+fn development_file(f: &str) -> bool {
+    let stem = f.trim_end_matches(".txt").to_ascii_lowercase();
+    stem.split(['/', '-', '_']).any(|w| {
+        [
+            "dev",
+            "develop",
+            "development",
+            "docs",
+            "doc",
+            "release",
+            "lint",
+        ]
+        .contains(&w)
+    })
 }
 
 impl PythonInference {
@@ -753,6 +785,27 @@ mod tests {
             project_root(&["lib/src/pkg/__init__.py".into(), "lib/setup.py".into()]),
             "lib"
         );
+    }
+
+    #[test]
+    fn requirements_declared_only_for_development_are_optional() {
+        let (inf, _, _) = run(&[
+            (
+                "pyproject.toml",
+                "[project]\nname = \"p\"\ndependencies = [\"six\"]\n\
+                 [project.optional-dependencies]\ntest = [\"pytest\", \"mock\"]\n\
+                 dev = [\"black\", \"mock\"]\n",
+            ),
+            ("requirements-dev.txt", "Sphinx==1.2\nsix\nzest.releaser\n"),
+            ("tests/test_p.py", "import p\n"),
+        ]);
+        // six and mock are also asked for outside development declarations.
+        assert_eq!(inf.optional, vec!["black", "sphinx", "zest-releaser"]);
+        assert!(development_file("requirements/dev.txt"));
+        assert!(development_file("requirements-docs.txt"));
+        assert!(development_file("requirements_release.txt"));
+        assert!(!development_file("requirements-test.txt"));
+        assert!(!development_file("requirements.txt"));
     }
 
     #[test]

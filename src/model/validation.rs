@@ -87,6 +87,11 @@ pub struct PythonRecord {
     /// Packages taken at their newest because their release of the date did not build.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exempt: Vec<String>,
+    /// Requirements declared only for development (a `dev` extra, a requirements file
+    /// named for development) that no file the tests load imports, left out because
+    /// they did not resolve or build.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<String>,
     /// The rungs that failed before this one (`pinned failed on zope-interface`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tried: Vec<String>,

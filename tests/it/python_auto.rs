@@ -244,3 +244,67 @@ fn a_python_2_only_tree_is_unsupported_and_says_why() {
         "{detail}"
     );
 }
+
+#[test]
+fn a_dead_development_tool_no_test_imports_is_dropped_and_one_a_test_imports_is_not() {
+    // 2020: requirements-dev.txt names a release tool no index has (as old histories'
+    // dev files name tools since deleted). The first fix's tests import nothing of it:
+    // it is dropped and the fix confirmed. Then conftest.py starts importing it, and the
+    // second fix's environment cannot be made: `environment`, as before.
+    let mut s = first_fix_2020(&setup_py(">=3.6"));
+    s.write("requirements-dev.txt", "hunkgen-dead-release-tool==0.3\n");
+    commit_at(&mut s, -26168, "Add the release tooling");
+    s.write("oldlib/core.py", &core(3));
+    s.write("tests/test_core.py", &test_file(3));
+    commit_at(&mut s, -26167, "Fix low and high returning two");
+    s.write(
+        "conftest.py",
+        "import hunkgen_dead_release_tool  # the suite's own hook\n",
+    );
+    commit_at(&mut s, -26150, "Hook the release tool into the suite");
+    s.write("oldlib/core.py", &core(4));
+    s.write("tests/test_core.py", &test_file(4));
+    commit_at(&mut s, -26149, "Fix low and high returning three");
+    let work = tempfile::tempdir().expect("tempdir");
+    let (kept, rejected, _) = init_and_build(&s.dir, work.path());
+    let subjects = |rows: &[Value]| -> Vec<String> {
+        rows.iter()
+            .map(|r| r["subject"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    // The first fix (before requirements-dev.txt) and the one it was dropped for.
+    assert_eq!(kept.len(), 2, "kept {kept:?}\nrejected {rejected:?}");
+    let with_tool = kept
+        .iter()
+        .find(|r| r["validation"]["python"]["dropped"].is_array())
+        .unwrap_or_else(|| panic!("a row with `dropped`: {kept:?}"));
+    let py = &with_tool["validation"]["python"];
+    assert_eq!(
+        py["dropped"],
+        serde_json::json!(["hunkgen-dead-release-tool"]),
+        "{py}"
+    );
+    assert_eq!(
+        py["step"], "pinned",
+        "the pin still holds for the rest: {py}"
+    );
+    assert!(
+        py["tried"].as_array().is_some_and(|t| t
+            .iter()
+            .any(|x| x == "pinned failed on hunkgen-dead-release-tool: dropped")),
+        "{py}"
+    );
+    // Imported by conftest.py, the tool is needed: nothing is dropped, the ladder fails.
+    let env: Vec<&Value> = rejected
+        .iter()
+        .filter(|r| r["reason"] == "environment")
+        .collect();
+    assert_eq!(env.len(), 1, "{rejected:?} (kept {:?})", subjects(&kept));
+    assert!(
+        env[0]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("hunkgen-dead-release-tool")),
+        "{:?}",
+        env[0]
+    );
+}

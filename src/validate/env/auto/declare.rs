@@ -25,6 +25,11 @@ pub struct Declared {
     /// What installing the project would add that a run from the working copy lacks
     /// ([`build_outputs`]): (path relative to the workdir, contents).
     pub generated: Vec<(String, String)>,
+    /// Requirements declared only for development that no Python file the tests may
+    /// load imports ([`super::imports::droppable`]): the ladder drops one that sinks
+    /// the resolution.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub droppable: Vec<String>,
 }
 
 /// The interpreter chosen for an instance, and why.
@@ -258,6 +263,22 @@ pub fn declared_at(
         "" => String::new(),
         r => format!("{r}/"),
     };
+    // Only a tree with development-only requirements pays for reading its sources.
+    let droppable = if project.optional.is_empty() {
+        Vec::new()
+    } else {
+        let mut modules = std::collections::BTreeSet::new();
+        for p in &paths {
+            if p.strip_prefix(&root)
+                .is_some_and(super::imports::may_serve_tests)
+            {
+                if let Some(text) = read(p) {
+                    super::imports::imported_modules(&text, &mut modules);
+                }
+            }
+        }
+        super::imports::droppable(&project.optional, &modules)
+    };
     let at_root = |f: &str| read(&format!("{root}{f}"));
     let (setup_py, setup_cfg, pyproject, tox) = (
         at_root("setup.py"),
@@ -328,6 +349,7 @@ pub fn declared_at(
         pythonpath,
         date,
         generated,
+        droppable,
     })
 }
 

@@ -32,6 +32,7 @@
 //! ladder and builds the venv (the only part that may use the network).
 
 mod declare;
+mod imports;
 mod resolve;
 
 pub use declare::*;
@@ -89,7 +90,10 @@ impl Kind for AutoSpec {
                 repo: repo.to_string(),
                 why,
             })
-            .and_then(|d| cache.ensure_auto(runner, repo, &d))
+            .and_then(|mut d| {
+                imports::keep_added_imports(&mut d.droppable, tree.changes);
+                cache.ensure_auto(runner, repo, &d)
+            })
             .map(|a| InstanceEnv {
                 prefix: a.command_prefix(),
                 generated: a.generated.clone(),
@@ -353,6 +357,7 @@ mod tests {
                 step: "pinned".into(),
                 pinned_to: None,
                 exempt: Vec::new(),
+                dropped: Vec::new(),
                 tried: Vec::new(),
             },
             pythonpath: pythonpath.map(str::to_string),
@@ -404,5 +409,20 @@ mod tests {
         ); // A project that deleted its old releases (uv's words, 0.9).
         let gone = "error: No solution found when resolving dependencies\n  cause: Because there are no versions of atomicwrites and pytest>=3.6.2 depends on atomicwrites>=1.0, we can conclude that pytest>=3.6.2 cannot be used.\n\nhint: `atomicwrites` was filtered by `exclude-newer` to only include packages uploaded before 2018-07-01T21:39:51Z.";
         assert_eq!(failing_packages(gone), vec!["atomicwrites"]);
+        // A package no index has (online) or the cache lacks (offline).
+        let absent = "  cause: Because zest.releaser was not found in the package registry and you require zest.releaser, we can conclude that your requirements are unsatisfiable.";
+        assert_eq!(failing_packages(absent), vec!["zest-releaser"]);
+        assert_eq!(
+            failing_packages("Because foo_bar was not found in the cache and you require foo_bar"),
+            vec!["foo-bar"]
+        );
+        // What pulled a failing package in: every name after `because`.
+        let help = "  × Failed to build `pyyaml==3.12`\n  help: `pyyaml` (v3.12) was included because `Sphinx` (v1.7.5) depends on `docutils` (v0.14) which depends on `pyyaml`\n";
+        assert_eq!(failing_packages(help), vec!["pyyaml"]);
+        assert_eq!(
+            including_packages(help),
+            vec!["sphinx", "docutils", "pyyaml"]
+        );
+        assert!(including_packages(gone).is_empty());
     }
 }

@@ -14,6 +14,7 @@ use super::super::pythons;
 use super::super::{hex8, sh_quote, write_new, BuiltEnv, EnvCache, EnvError, EnvSpec, PythonSpec};
 use super::{choose, AutoEnv, Declared};
 use crate::init::normalize_distribution as normalize;
+use crate::init::requirement_name;
 use crate::validate::runner::Runner;
 
 /// How many failing packages the ladder exempts from the date pin before it resolves
@@ -38,24 +39,44 @@ pub enum Step {
     Unpinned,
 }
 
-/// The packages uv says failed to build (`Failed to build `zope-interface==4.4.3``), or
-/// has no release of before the cutoff (`` `atomicwrites` was filtered by `exclude-newer` ``:
-/// a project that deleted its old releases), normalized, in order of appearance.
+/// The packages uv says failed to build (`Failed to build `zope-interface==4.4.3``), has
+/// no release of before the cutoff (`` `atomicwrites` was filtered by `exclude-newer` ``:
+/// a project that deleted its old releases) or cannot find at all (`Because foo was not
+/// found in the package registry`), normalized, in order of appearance.
 pub fn failing_packages(log: &str) -> Vec<String> {
     static RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r"(?i)(?:failed to (?:download and )?build[^`]*`([A-Za-z0-9._-]+))|(?:`([A-Za-z0-9._-]+)` was filtered by `exclude-newer`)",
+            r"(?i)(?:failed to (?:download and )?build[^`]*`([A-Za-z0-9._-]+))|(?:`([A-Za-z0-9._-]+)` was filtered by `exclude-newer`)|(?:because ([A-Za-z0-9._-]+) was not found in the (?:package registry|cache))",
         )
         .expect("fixed regex")
     });
     let mut out: Vec<String> = Vec::new();
     for c in RE.captures_iter(log) {
-        let Some(m) = c.get(1).or_else(|| c.get(2)) else {
+        let Some(m) = c.get(1).or_else(|| c.get(2)).or_else(|| c.get(3)) else {
             continue;
         };
         let name = normalize(m.as_str().trim());
         if !out.contains(&name) {
             out.push(name);
+        }
+    }
+    out
+}
+
+/// The packages uv says pulled a failing one in (`` help: `pyyaml` (v3.12) was included
+/// because `sphinx` (v1.7.5) depends on `pyyaml` ``): every package the line names after
+/// `because`, normalized, in order.
+pub fn including_packages(log: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in log.lines() {
+        let Some((_, chain)) = line.split_once("was included because") else {
+            continue;
+        };
+        for name in chain.split('`').skip(1).step_by(2) {
+            let name = normalize(name.split_whitespace().next().unwrap_or_default());
+            if !name.is_empty() && !out.contains(&name) {
+                out.push(name);
+            }
         }
     }
     out
@@ -141,6 +162,11 @@ impl EnvCache {
             &date,
         ];
         parts.extend(d.requirements.iter().map(String::as_bytes));
+        // What may be dropped changes what resolves; trees with none keep their keys.
+        if !d.droppable.is_empty() {
+            parts.push(b"droppable");
+            parts.extend(d.droppable.iter().map(String::as_bytes));
+        }
         let key = crate::cache::Key::of(&parts);
         let hex: String = key.as_str().chars().take(16).collect();
         let resolved_dir = self.root.join("resolved");
@@ -194,18 +220,13 @@ impl EnvCache {
         let cutoff = crate::dataset::rfc3339(choice.pin_date);
         let (mut rung, mut exempt) = (Step::Pinned, Vec::<String>::new());
         let mut tried = Vec::new();
+        // The requirements resolved: the declared ones, less those dropped.
+        let mut requirements = d.requirements.clone();
+        let mut dropped: Vec<String> = Vec::new();
         let outcome = loop {
             let pinned = (rung != Step::Unpinned).then_some(cutoff.as_str());
             let attempt = self
-                .compile(
-                    runner,
-                    repo,
-                    &hex,
-                    &version,
-                    &d.requirements,
-                    pinned,
-                    &exempt,
-                )
+                .compile(runner, repo, &hex, &version, &requirements, pinned, &exempt)
                 .and_then(|reqs| build(&reqs).map(|env| (reqs, env)));
             let failure = match attempt {
                 Ok((requirements, env)) => {
@@ -220,6 +241,7 @@ impl EnvCache {
                         .into(),
                         pinned_to: pinned.map(str::to_string),
                         exempt: exempt.clone(),
+                        dropped: dropped.clone(),
                         tried: tried.clone(),
                     };
                     break Ok((record, requirements, env));
@@ -232,6 +254,19 @@ impl EnvCache {
                 e => e.to_string(),
             };
             let failing = failing_packages(&log);
+            // A development-only requirement no test imports, failing itself or pulling
+            // the failing package in, is dropped and the same rung tried again.
+            let drop = failing
+                .iter()
+                .chain(&including_packages(&log))
+                .find(|p| d.droppable.contains(p) && !dropped.contains(p))
+                .cloned();
+            if let Some(p) = drop {
+                requirements.retain(|r| normalize(requirement_name(r.trim())) != p);
+                tried.push(format!("{rung:?} failed on {p}: dropped").to_lowercase());
+                dropped.push(p);
+                continue;
+            }
             // Named: the package this failure adds to the exempt ones (an exempt one may
             // fail again, and uv names it first).
             let new = failing.iter().find(|f| !exempt.contains(f));
