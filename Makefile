@@ -23,7 +23,7 @@ VALIDATE_VENV := target/venv-validate
 export HUNKGEN_UV ?= $(CURDIR)/$(VALIDATE_VENV)/bin/uv
 # uv's shared package cache; seeded once here so the tests build venvs offline.
 export HUNKGEN_UV_CACHE ?= $(CURDIR)/target/uv-cache
-UV_SEEDED := $(call esc,$(HUNKGEN_UV_CACHE))/.seeded-3
+UV_SEEDED := $(call esc,$(HUNKGEN_UV_CACHE))/.seeded-5
 # Defects4J itself for the `defects4j` environment kind (src/validate/defects4j): its Perl
 # framework with Debian's Perl modules and Ant, JDK 11 from Debian bullseye, and a working
 # copy of the framework (trimmed to Cli and Codec in ../shared) with those projects'
@@ -188,9 +188,11 @@ $(UV_SEEDED): $(VALIDATE_VENV)/bin/uv
 	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" pip install --quiet --python target/uv-seed/bin/python pytest==9.2.0 setuptools
 	rm -rf target/uv-seed
 	# tests/it/python_auto.rs: pytest and setuptools as of its fixture's commit dates, for
-	# Python 3.9 (python: auto pins both to a commit's date).
+	# Python 3.9 (python: auto pins both to a commit's date); wheel too, which a setup.py
+	# project's build backend needs when python: auto asks it for the dependencies, and
+	# mock, which a fixture's setup.py computes into its test extra.
 	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" pip install --quiet --target target/uv-seed \
-	  --python-version 3.9 --python-platform linux --exclude-newer 2020-11-20T12:13:20Z pytest setuptools
+	  --python-version 3.9 --python-platform linux --exclude-newer 2020-11-20T12:13:20Z pytest setuptools wheel mock
 	rm -rf target/uv-seed
 	touch "$@"
 

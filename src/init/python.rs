@@ -21,12 +21,28 @@ pub struct PythonInference {
     /// sinks the resolution when no test imports it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub optional: Vec<String>,
+    /// The build file whose backend knows the real dependencies (`setup.py`, which may
+    /// compute its extras; a `pyproject.toml` whose dependencies are dynamic), and the
+    /// test extras to ask it for: `python: auto` asks it in the resolve step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend: Option<BackendAsk>,
     /// The suite uses nose idioms: run by `pytest<8`.
     pub nose: bool,
     /// `requires-python`, when declared.
     pub requires_python: Option<String>,
     /// The suite's environment is `python: auto` (per commit), not one install line.
     pub auto: bool,
+}
+
+/// What to ask a project's build backend for: its build file (relative to the project's
+/// root) and the extras.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct BackendAsk {
+    /// `setup.py` or `pyproject.toml`.
+    pub file: String,
+    /// Test extras the build files name (a name the backend does not provide is
+    /// dropped when it says so).
+    pub extras: Vec<String>,
 }
 
 /// Optional-dependency and dependency-group names that hold test dependencies.
@@ -373,16 +389,68 @@ pub(super) fn infer(
         );
     }
     let optional = seen.difference(&needed).cloned().collect();
+    let pyproject_text = read("pyproject.toml");
+    let dynamic_deps = pyproject_text
+        .as_deref()
+        .and_then(|t| t.parse::<toml::Table>().ok())
+        .and_then(|doc| {
+            let dynamic = doc.get("project")?.get("dynamic")?.as_array()?.clone();
+            Some(
+                dynamic
+                    .iter()
+                    .any(|d| matches!(d.as_str(), Some("dependencies" | "optional-dependencies"))),
+            )
+        })
+        .unwrap_or(false);
+    let backend_file = if setup_py.is_some() {
+        Some("setup.py")
+    } else if dynamic_deps {
+        Some("pyproject.toml")
+    } else {
+        None
+    };
+    let setup_cfg = read("setup.cfg");
+    let backend = backend_file.map(|file| {
+        let texts: Vec<&str> = [&setup_py, &setup_cfg, &pyproject_text]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        BackendAsk {
+            file: file.to_string(),
+            // A `dev` extra holds development tools as often as test dependencies; its
+            // static list is read above, and marked optional.
+            extras: extras
+                .iter()
+                .filter(|e| e.as_str() != "dev")
+                .filter(|e| texts.iter().any(|t| names_extra(t, e)))
+                .cloned()
+                .collect(),
+        }
+    });
     PythonInference {
         root,
         pythonpath,
         test_dirs,
         requirements,
         optional,
+        backend,
         nose,
         requires_python,
         auto,
     }
+}
+
+/// Whether build file `text` names extra `e`: as a string (`"tests"`, `'tests'`), a
+/// keyword (`tests=[…]`) or a key (`tests = …` in setup.cfg, pyproject.toml).
+fn names_extra(text: &str, e: &str) -> bool {
+    text.contains(&format!("\"{e}\""))
+        || text.contains(&format!("'{e}'"))
+        || text.lines().any(|l| {
+            let l = l.trim_start();
+            l.strip_prefix(e)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
 }
 
 /// Whether requirements file `f` is named for development, documentation, release or

@@ -92,6 +92,12 @@ pub struct PythonRecord {
     /// they did not resolve or build.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dropped: Vec<String>,
+    /// Where the dependencies were read, for a project with a build backend to ask
+    /// (`setup.py`, dynamic `pyproject.toml`): its backend, with the extras asked and
+    /// what it named beyond the static reading; or the static reading, with why the
+    /// backend could not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<String>,
     /// The rungs that failed before this one (`pinned failed on zope-interface`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tried: Vec<String>,

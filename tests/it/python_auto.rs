@@ -308,3 +308,40 @@ fn a_dead_development_tool_no_test_imports_is_dropped_and_one_a_test_imports_is_
         env[0]
     );
 }
+
+#[test]
+fn test_extras_a_setup_py_computes_come_from_its_build_backend() {
+    // The extra is built in code (`EXTRAS["tests"] = EXTRAS["tests_no_zope"] + [...]`),
+    // which reading setup.py's text cannot follow; conftest.py imports what only that
+    // extra names. The resolve step asks setup.py's build backend (pinned to the date,
+    // in the sandbox), so mock is installed and the fix confirmed.
+    let setup = "from setuptools import setup\n\nEXTRAS = {\"tests_no_zope\": [\"pytest\"]}\n\
+                 EXTRAS[\"tests\"] = EXTRAS[\"tests_no_zope\"] + [\"mock\"]\n\n\
+                 setup(\n    name=\"oldlib\",\n    version=\"1.0\",\n    packages=[\"oldlib\"],\n    \
+                 python_requires=\">=3.6\",\n    classifiers=[\n        \
+                 \"Programming Language :: Python :: 3.9\",\n    ],\n    extras_require=EXTRAS,\n)\n";
+    let mut s = Script::new();
+    s.write("setup.py", setup);
+    s.write(
+        "conftest.py",
+        "import mock  # the suite's fixtures use it\n",
+    );
+    s.write("oldlib/__init__.py", "");
+    s.write("oldlib/core.py", &core(1));
+    s.write("tests/test_core.py", &test_file(1));
+    commit_at(&mut s, -26170, "Initial import");
+    s.write("oldlib/core.py", &core(2));
+    s.write("tests/test_core.py", &test_file(2));
+    commit_at(&mut s, -26169, "Fix low and high returning one");
+    let work = tempfile::tempdir().expect("tempdir");
+    let work = work.keep();
+    eprintln!("WORK {}", work.display());
+    let (kept, rejected, _) = init_and_build(&s.dir, &work);
+    assert_eq!(kept.len(), 1, "kept {kept:?}\nrejected {rejected:?}");
+    let py = &kept[0]["validation"]["python"];
+    assert_eq!(py["step"], "pinned", "{py}");
+    assert_eq!(
+        py["metadata"], "setup.py's build backend, extras tests (beyond the static reading: mock)",
+        "{py}"
+    );
+}

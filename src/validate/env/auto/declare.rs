@@ -30,6 +30,26 @@ pub struct Declared {
     /// the resolution.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub droppable: Vec<String>,
+    /// The project's build backend, asked for the dependencies in the resolve step
+    /// (computed extras, dynamic dependencies); `None` where the build files are static.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend: Option<Backend>,
+}
+
+/// Where the resolve step finds a project's build, and what it asks it for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Backend {
+    /// The git repository.
+    pub repo: std::path::PathBuf,
+    /// The base revision, whose tree the build runs in.
+    pub rev: String,
+    /// The build file in the repository (`setup.py`, `lib/pyproject.toml`).
+    pub file: String,
+    /// The test extras to ask for.
+    pub extras: Vec<String>,
+    /// SHA-256 of the project's build files (`setup.py`, `setup.cfg`, `pyproject.toml`),
+    /// part of the resolution's key.
+    pub digest: String,
 }
 
 /// The interpreter chosen for an instance, and why.
@@ -340,6 +360,21 @@ pub fn declared_at(
             .map(|f| format!("{root}{f}"))
             .collect::<Vec<_>>(),
     );
+    let backend = project.backend.as_ref().map(|ask| {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        for text in [&setup_py, &setup_cfg, &pyproject] {
+            h.update(text.as_deref().unwrap_or_default().as_bytes());
+            h.update([0]);
+        }
+        Backend {
+            repo: repo.to_path_buf(),
+            rev: rev.to_string(),
+            file: format!("{prefix}{root}{}", ask.file),
+            extras: ask.extras.clone(),
+            digest: format!("{:x}", h.finalize()),
+        }
+    });
     Ok(Declared {
         requires_python: project
             .requires_python
@@ -350,6 +385,7 @@ pub fn declared_at(
         date,
         generated,
         droppable,
+        backend,
     })
 }
 

@@ -358,6 +358,7 @@ mod tests {
                 pinned_to: None,
                 exempt: Vec::new(),
                 dropped: Vec::new(),
+                metadata: None,
                 tried: Vec::new(),
             },
             pythonpath: pythonpath.map(str::to_string),

@@ -82,6 +82,47 @@ pub fn including_packages(log: &str) -> Vec<String> {
     out
 }
 
+/// A project's build file given to `uv pip compile` beside the requirements: its backend
+/// computes the dependencies, with these extras, under this interpreter.
+#[derive(Clone, Copy)]
+struct ProjectBuild<'a> {
+    /// The exported tree (bound read-only into the sandbox).
+    tree: &'a Path,
+    file: &'a Path,
+    extras: &'a [String],
+    python: &'a Path,
+}
+
+/// `validation.python.metadata` for a backend that answered: its file, the extras asked,
+/// and the dependencies it named that the static reading (`declared`) did not.
+fn backend_said(
+    b: &super::Backend,
+    extras: &[String],
+    names: &[String],
+    declared: &[String],
+) -> String {
+    let missed: Vec<&str> = names
+        .iter()
+        .filter(|n| {
+            !declared
+                .iter()
+                .any(|r| normalize(requirement_name(r.trim())) == **n)
+        })
+        .map(String::as_str)
+        .collect();
+    let mut said = format!("{}'s build backend", b.file);
+    if !extras.is_empty() {
+        said.push_str(&format!(", extras {}", extras.join(", ")));
+    }
+    if !missed.is_empty() {
+        said.push_str(&format!(
+            " (beyond the static reading: {})",
+            missed.join(", ")
+        ));
+    }
+    said
+}
+
 /// The next rung after a failure at (`step`, `exempt`), given the packages the failure
 /// names: exempt the first new one while fewer than [`MAX_EXEMPT`] are, else unpinned;
 /// `None` after unpinned.
@@ -167,6 +208,13 @@ impl EnvCache {
             parts.push(b"droppable");
             parts.extend(d.droppable.iter().map(String::as_bytes));
         }
+        // So does what the build backend says.
+        if let Some(b) = &d.backend {
+            parts.push(b"backend");
+            parts.push(b.file.as_bytes());
+            parts.extend(b.extras.iter().map(String::as_bytes));
+            parts.push(b.digest.as_bytes());
+        }
         let key = crate::cache::Key::of(&parts);
         let hex: String = key.as_str().chars().take(16).collect();
         let resolved_dir = self.root.join("resolved");
@@ -223,10 +271,54 @@ impl EnvCache {
         // The requirements resolved: the declared ones, less those dropped.
         let mut requirements = d.requirements.clone();
         let mut dropped: Vec<String> = Vec::new();
+        // The project's build backend, asked once (pinned to the date) for the
+        // dependencies with the test extras; static reading alone when it cannot say.
+        let tree = match &d.backend {
+            Some(b) => Some(self.export_project(repo, &hex, b)?),
+            None => None,
+        };
+        let (project, metadata) = match (&d.backend, &tree) {
+            (Some(b), Some((work, file))) => {
+                let asked = ProjectBuild {
+                    tree: work.path(),
+                    file,
+                    extras: &b.extras,
+                    python: &choice.interpreter.exe,
+                };
+                match self.probe_backend(runner, repo, &hex, &version, asked, &cutoff) {
+                    Ok((extras, names)) => {
+                        let said = backend_said(b, &extras, &names, &d.requirements);
+                        (Some((work.path(), file.as_path(), extras)), Some(said))
+                    }
+                    Err(why) => (
+                        None,
+                        Some(format!(
+                            "static reading of the build files: {}'s build backend failed: {why}",
+                            b.file
+                        )),
+                    ),
+                }
+            }
+            _ => (None, None),
+        };
         let outcome = loop {
             let pinned = (rung != Step::Unpinned).then_some(cutoff.as_str());
             let attempt = self
-                .compile(runner, repo, &hex, &version, &requirements, pinned, &exempt)
+                .compile(
+                    runner,
+                    repo,
+                    &hex,
+                    &version,
+                    &requirements,
+                    project.as_ref().map(|(tree, file, extras)| ProjectBuild {
+                        tree,
+                        file,
+                        extras,
+                        python: &choice.interpreter.exe,
+                    }),
+                    pinned,
+                    &exempt,
+                )
                 .and_then(|reqs| build(&reqs).map(|env| (reqs, env)));
             let failure = match attempt {
                 Ok((requirements, env)) => {
@@ -242,6 +334,7 @@ impl EnvCache {
                         pinned_to: pinned.map(str::to_string),
                         exempt: exempt.clone(),
                         dropped: dropped.clone(),
+                        metadata: metadata.clone(),
                         tried: tried.clone(),
                     };
                     break Ok((record, requirements, env));
@@ -296,9 +389,105 @@ impl EnvCache {
         outcome.map(|(record, requirements, env)| done(record, &requirements, env))
     }
 
-    /// `uv pip compile` of `requirements` for Python `version` on Linux: pinned to
-    /// `cutoff` (`exempt` at their newest) or unpinned; against the
-    /// index when the network is allowed, else from uv's cache. The exact requirements.
+    /// The base tree of `b` exported under the cache (kept while the returned directory
+    /// lives), and its build file's path there.
+    fn export_project(
+        &self,
+        repo: &str,
+        tag: &str,
+        b: &super::Backend,
+    ) -> Result<(crate::lock::WorkDir, PathBuf), EnvError> {
+        let work = crate::lock::WorkDir::reserve(&self.root, &format!("tree-{tag}")).map_err(
+            |source| EnvError::Write {
+                path: self.root.clone(),
+                source,
+            },
+        )?;
+        crate::git::export_tree(&b.repo, &b.rev, None, work.path()).map_err(|e| {
+            EnvError::Auto {
+                repo: repo.to_string(),
+                why: format!("exporting {} for its build backend: {e}", b.rev),
+            }
+        })?;
+        let file = work.path().join(&b.file);
+        Ok((work, file))
+    }
+
+    /// Asks the build backend of `asked` (in an exported tree) for the project's direct
+    /// dependencies with its extras, pinned to `cutoff` (`uv pip compile --no-deps`, in
+    /// the sandbox: the backend runs the project's code). An extra the backend says it
+    /// does not provide is left out and the question asked again. The extras kept and
+    /// the dependencies' names, or the backend's first error line.
+    #[allow(clippy::too_many_arguments)]
+    fn probe_backend(
+        &self,
+        runner: &Runner,
+        repo: &str,
+        tag: &str,
+        version: &str,
+        asked: ProjectBuild<'_>,
+        cutoff: &str,
+    ) -> Result<(Vec<String>, Vec<String>), String> {
+        let mut extras = asked.extras.to_vec();
+        loop {
+            let asked = self.compile(
+                runner,
+                repo,
+                &format!("{tag}-backend"),
+                version,
+                &[],
+                Some(ProjectBuild {
+                    extras: &extras,
+                    ..asked
+                }),
+                Some(cutoff),
+                &["--no-deps".to_string()],
+            );
+            let e = match asked {
+                Ok(text) => {
+                    let names = text
+                        .lines()
+                        .map(|l| l.split('#').next().unwrap_or_default().trim())
+                        .filter(|l| !l.is_empty() && !l.starts_with('-'))
+                        .map(|l| normalize(requirement_name(l)))
+                        .collect();
+                    return Ok((extras, names));
+                }
+                Err(e) => e,
+            };
+            let log = match &e {
+                EnvError::Step { log, .. } => fs::read_to_string(log).unwrap_or_default(),
+                e => e.to_string(),
+            };
+            let missing = log.lines().find_map(|l| {
+                l.split_once("Requested extra not found: ")
+                    .map(|(_, x)| x.trim().to_string())
+            });
+            match missing {
+                Some(x) if extras.contains(&x) => extras.retain(|e| *e != x),
+                _ => {
+                    // uv's error and its first cause (`Call to
+                    // setuptools.build_meta… failed`), as one line.
+                    let said: Vec<&str> = log
+                        .lines()
+                        .map(str::trim)
+                        .filter(|l| l.starts_with("error:") || l.starts_with("cause:"))
+                        .take(2)
+                        .collect();
+                    return Err(match said.is_empty() {
+                        true => "uv failed".to_string(),
+                        false => said.join(" ").chars().take(240).collect(),
+                    });
+                }
+            }
+        }
+    }
+
+    /// `uv pip compile` of `requirements` (and of `project`'s build file with its extras,
+    /// through its build backend) for Python `version` on Linux: pinned to `cutoff`
+    /// (`exempt` at their newest; an entry starting with `--` is a flag) or unpinned;
+    /// against the index when the network is allowed, else from uv's cache. The exact
+    /// requirements.
     #[allow(clippy::too_many_arguments)]
     fn compile(
         &self,
@@ -307,6 +496,7 @@ impl EnvCache {
         tag: &str,
         version: &str,
         requirements: &[String],
+        project: Option<ProjectBuild<'_>>,
         cutoff: Option<&str>,
         exempt: &[String],
     ) -> Result<String, EnvError> {
@@ -333,9 +523,29 @@ impl EnvCache {
             sh_quote(&output),
             sh_quote(&input)
         );
+        if let Some(p) = &project {
+            // The backend writes into the tree (setuptools' egg-info): it runs in a copy
+            // in this step's own directory, under the chosen interpreter (not whichever
+            // uv finds).
+            let copy = dir.join("project");
+            let file = copy.join(p.file.strip_prefix(p.tree).unwrap_or(p.file));
+            script = format!(
+                "cp -R {} {} && {script} --python {} {}",
+                sh_quote(p.tree),
+                sh_quote(&copy),
+                sh_quote(p.python),
+                sh_quote(&file)
+            );
+            for e in p.extras {
+                script.push_str(&format!(" --extra {}", sh_quote(e)));
+            }
+        }
+        for flag in exempt.iter().filter(|e| e.starts_with("--")) {
+            script.push_str(&format!(" {flag}"));
+        }
         if let Some(cutoff) = cutoff {
             script.push_str(&format!(" --exclude-newer {}", sh_quote(cutoff)));
-            for p in exempt {
+            for p in exempt.iter().filter(|e| !e.starts_with("--")) {
                 script.push_str(&format!(
                     " --exclude-newer-package {}",
                     sh_quote(format!("{p}={}", NEWEST))
@@ -355,7 +565,18 @@ impl EnvCache {
         if !online {
             vars.push(("UV_OFFLINE".into(), "1".into()));
         }
-        let readable: Vec<PathBuf> = self.uv.iter().cloned().collect();
+        let mut readable: Vec<PathBuf> = self.uv.iter().cloned().collect();
+        // The tree and the interpreter's installation, for a build backend run under it.
+        if let Some(p) = &project {
+            readable.push(p.tree.to_path_buf());
+        }
+        if let Some(prefix) = project.as_ref().and_then(|p| {
+            fs::canonicalize(p.python)
+                .ok()
+                .and_then(|e| e.parent()?.parent().map(Path::to_path_buf))
+        }) {
+            readable.push(prefix);
+        }
         let log = format!(
             "resolve-{tag}-{}",
             if online { "online" } else { "offline" }
