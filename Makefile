@@ -23,7 +23,7 @@ VALIDATE_VENV := target/venv-validate
 export HUNKGEN_UV ?= $(CURDIR)/$(VALIDATE_VENV)/bin/uv
 # uv's shared package cache; seeded once here so the tests build venvs offline.
 export HUNKGEN_UV_CACHE ?= $(CURDIR)/target/uv-cache
-UV_SEEDED := $(call esc,$(HUNKGEN_UV_CACHE))/.seeded-5
+UV_SEEDED := $(call esc,$(HUNKGEN_UV_CACHE))/.seeded-7
 # Defects4J itself for the `defects4j` environment kind (src/validate/defects4j): its Perl
 # framework with Debian's Perl modules and Ant, JDK 11 from Debian bullseye, and a working
 # copy of the framework (trimmed to Cli and Codec in ../shared) with those projects'
@@ -193,6 +193,12 @@ $(UV_SEEDED): $(VALIDATE_VENV)/bin/uv
 	# mock, which a fixture's setup.py computes into its test extra.
 	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" pip install --quiet --target target/uv-seed \
 	  --python-version 3.9 --python-platform linux --exclude-newer 2020-11-20T12:13:20Z pytest setuptools wheel mock
+	rm -rf target/uv-seed
+	# ... and for its 2017 fixture, which Python 3.9 runs pinned to 3.9's release date
+	# (2020-10-05) but with mock, a test-only library, as of 2017 (2.0.0).
+	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" pip install --quiet --target target/uv-seed \
+	  --python-version 3.9 --python-platform linux --exclude-newer 2020-10-05T00:00:00Z \
+	  --exclude-newer-package mock=2017-06-01T00:00:00Z pytest setuptools wheel mock
 	rm -rf target/uv-seed
 	touch "$@"
 

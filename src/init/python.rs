@@ -21,6 +21,11 @@ pub struct PythonInference {
     /// sinks the resolution when no test imports it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub optional: Vec<String>,
+    /// Of them, the (normalized) names declared for the tests only (test extras,
+    /// `tests_require`, test requirements files, tox), but pytest and its plugins: an
+    /// old tree calls the API of their release of its date.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub test_libraries: Vec<String>,
     /// The build file whose backend knows the real dependencies (`setup.py`, which may
     /// compute its extras; a `pyproject.toml` whose dependencies are dynamic), and the
     /// test extras to ask it for: `python: auto` asks it in the resolve step.
@@ -32,6 +37,17 @@ pub struct PythonInference {
     pub requires_python: Option<String>,
     /// The suite's environment is `python: auto` (per commit), not one install line.
     pub auto: bool,
+}
+
+/// What a declaration of a requirement is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// The project's own dependencies.
+    Install,
+    /// Its tests'.
+    Test,
+    /// Development, docs, release or lint tools.
+    Dev,
 }
 
 /// What to ask a project's build backend for: its build file (relative to the project's
@@ -168,9 +184,16 @@ pub(super) fn infer(
             test_dirs.join(", ")
         }
     ));
-    // (requirement, where it was declared, declared for development only: a `dev` extra or
-    // a requirements file named for development).
-    let mut reqs: Vec<(String, &'static str, bool)> = Vec::new();
+    // (requirement, where it was declared, what for).
+    let mut reqs: Vec<(String, &'static str, Role)> = Vec::new();
+    let for_extra = |extra: &str| match extra {
+        "dev" => Role::Dev,
+        _ => Role::Test,
+    };
+    let for_key = |key: &str| match key {
+        "tests_require" => Role::Test,
+        _ => Role::Install,
+    };
     // The extras a test run installs: the usual test names, and those tox's test
     // environment asks for (`extras = tests,reco`).
     let tox = read("tox.ini");
@@ -205,17 +228,17 @@ pub(super) fn infer(
                     .unwrap_or_default()
             };
             for d in strings(project.and_then(|p| p.get("dependencies"))) {
-                reqs.push((d, "pyproject.toml", false));
+                reqs.push((d, "pyproject.toml", Role::Install));
             }
             for extra in extras.iter().map(String::as_str) {
                 let opt = project
                     .and_then(|p| p.get("optional-dependencies"))
                     .and_then(|o| o.get(extra));
                 for d in strings(opt) {
-                    reqs.push((d, "pyproject.toml", extra == "dev"));
+                    reqs.push((d, "pyproject.toml", for_extra(extra)));
                 }
                 for d in strings(doc.get("dependency-groups").and_then(|g| g.get(extra))) {
-                    reqs.push((d, "pyproject.toml", extra == "dev"));
+                    reqs.push((d, "pyproject.toml", for_extra(extra)));
                 }
             }
         }
@@ -223,12 +246,12 @@ pub(super) fn infer(
     if let Some(text) = read("setup.cfg") {
         for key in ["install_requires", "tests_require"] {
             for d in ini_list(&text, "options", key) {
-                reqs.push((d, "setup.cfg", false));
+                reqs.push((d, "setup.cfg", for_key(key)));
             }
         }
         for extra in &extras {
             for d in ini_list(&text, "options.extras_require", extra) {
-                reqs.push((d, "setup.cfg", extra == "dev"));
+                reqs.push((d, "setup.cfg", for_extra(extra)));
             }
         }
     }
@@ -236,7 +259,7 @@ pub(super) fn infer(
     if let Some(text) = &setup_py {
         for key in ["install_requires", "tests_require"] {
             for d in py_list(text, key) {
-                reqs.push((d, "setup.py", false));
+                reqs.push((d, "setup.py", for_key(key)));
             }
         }
         // `extras_require={"tests": [...]}`, a dict named elsewhere (`EXTRAS_REQUIRE =
@@ -249,7 +272,7 @@ pub(super) fn infer(
                 extra.clone(),
             ] {
                 for d in py_list(text, &key) {
-                    reqs.push((d, "setup.py", extra == "dev"));
+                    reqs.push((d, "setup.py", for_extra(extra)));
                 }
             }
         }
@@ -261,7 +284,14 @@ pub(super) fn infer(
                 if l.is_empty() || l.starts_with('#') || l.starts_with('-') {
                     continue;
                 }
-                reqs.push((l.to_string(), "requirements", development_file(f)));
+                let role = if development_file(f) {
+                    Role::Dev
+                } else if f.contains("test") {
+                    Role::Test
+                } else {
+                    Role::Install
+                };
+                reqs.push((l.to_string(), "requirements", role));
             }
         }
     }
@@ -274,7 +304,7 @@ pub(super) fn infer(
         for d in ini_list(text, "testenv", "deps") {
             let d = FACTOR.captures(&d).map(|c| c[1].to_string()).unwrap_or(d);
             if !d.starts_with('-') && !d.contains('{') {
-                reqs.push((d, "tox.ini", false));
+                reqs.push((d, "tox.ini", Role::Test));
             }
         }
     }
@@ -292,12 +322,17 @@ pub(super) fn infer(
         let spec = r.split(';').next().unwrap_or(r);
         !spec[requirement_name(spec).len()..].contains(['=', '<', '>', '!', '~', '@'])
     };
-    // Names some declaration outside development files and extras asks for.
+    // Names some declaration outside development files and extras asks for, and names
+    // the project's own dependencies (not only its tests') ask for.
     let mut needed = std::collections::BTreeSet::new();
-    for (r, from, dev) in reqs {
+    let mut installed = std::collections::BTreeSet::new();
+    for (r, from, role) in reqs {
         let name = normalize(requirement_name(&r));
-        if !dev {
+        if role != Role::Dev {
             needed.insert(name.clone());
+        }
+        if role == Role::Install {
+            installed.insert(name.clone());
         }
         let marker = r
             .split_once(';')
@@ -389,6 +424,14 @@ pub(super) fn infer(
         );
     }
     let optional = seen.difference(&needed).cloned().collect();
+    // Declared for the tests only; pytest, its plugins and setuptools follow the
+    // interpreter, not the tree.
+    let test_libraries = needed
+        .difference(&installed)
+        .filter(|n| seen.contains(*n))
+        .filter(|n| *n != "pytest" && !n.starts_with("pytest-") && *n != "setuptools")
+        .cloned()
+        .collect();
     let pyproject_text = read("pyproject.toml");
     let dynamic_deps = pyproject_text
         .as_deref()
@@ -434,6 +477,7 @@ pub(super) fn infer(
         test_dirs,
         requirements,
         optional,
+        test_libraries,
         backend,
         nose,
         requires_python,
@@ -869,6 +913,9 @@ mod tests {
         ]);
         // six and mock are also asked for outside development declarations.
         assert_eq!(inf.optional, vec!["black", "sphinx", "zest-releaser"]);
+        // mock is for the tests only; six is the project's own; pytest follows the
+        // interpreter.
+        assert_eq!(inf.test_libraries, vec!["mock"]);
         assert!(development_file("requirements/dev.txt"));
         assert!(development_file("requirements-docs.txt"));
         assert!(development_file("requirements_release.txt"));

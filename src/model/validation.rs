@@ -92,6 +92,10 @@ pub struct PythonRecord {
     /// they did not resolve or build.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dropped: Vec<String>,
+    /// The libraries only the tests use, taken as of the commit's date when the
+    /// interpreter is newer than the commit (the rest are pinned to its release).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_era: Option<String>,
     /// Where the dependencies were read, for a project with a build backend to ask
     /// (`setup.py`, dynamic `pyproject.toml`): its backend, with the extras asked and
     /// what it named beyond the static reading; or the static reading, with why the

@@ -345,3 +345,46 @@ fn test_extras_a_setup_py_computes_come_from_its_build_backend() {
         "{py}"
     );
 }
+
+#[test]
+fn a_test_only_library_is_taken_as_of_an_old_commit_whose_interpreter_is_newer() {
+    // A 2017 tree that allows Python 3.9 and newer only (anachronistic, so that every
+    // machine, whatever older interpreters it has, finds none of its era) gets 3.9, and
+    // its dependencies are pinned to 3.9's release date (2020-10-05). Its
+    // tests call the mock it was written against (2.x: the conftest checks the major
+    // version, as a call of a since-removed API would fail): the test-only library is
+    // taken as of the commit's date, pytest as of 3.9's.
+    let setup = "from setuptools import setup\n\nsetup(\n    name=\"oldlib\",\n    \
+                 version=\"1.0\",\n    packages=[\"oldlib\"],\n    python_requires=\">=3.9\",\n    \
+                 classifiers=[\n        \"Programming Language :: Python :: 3.9\",\n    ],\n    \
+                 tests_require=[\"pytest\", \"mock\"],\n)\n";
+    let mut s = Script::new();
+    s.write("setup.py", setup);
+    s.write(
+        "conftest.py",
+        "import mock\n\nassert mock.__version__.startswith(\"2.\"), mock.__version__\n",
+    );
+    s.write("oldlib/__init__.py", "");
+    s.write("oldlib/core.py", &core(1));
+    s.write("tests/test_core.py", &test_file(1));
+    commit_at(&mut s, -56578, "Initial import");
+    s.write("oldlib/core.py", &core(2));
+    s.write("tests/test_core.py", &test_file(2));
+    commit_at(&mut s, -56577, "Fix low and high returning one");
+    let work = tempfile::tempdir().expect("tempdir");
+    let (kept, rejected, _) = init_and_build(&s.dir, work.path());
+    assert_eq!(kept.len(), 1, "kept {kept:?}\nrejected {rejected:?}");
+    let py = &kept[0]["validation"]["python"];
+    assert!(
+        py["version"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("3.9.")),
+        "{py}"
+    );
+    assert_eq!(py["pinned_to"], "2020-10-05T00:00:00Z", "{py}");
+    assert_eq!(
+        py["test_era"],
+        "mock as of 2017-06-01T12:13:20Z, the commit's date (the interpreter is newer)",
+        "{py}"
+    );
+}

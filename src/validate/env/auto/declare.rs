@@ -30,6 +30,11 @@ pub struct Declared {
     /// the resolution.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub droppable: Vec<String>,
+    /// Requirements declared for the tests only ([`crate::init::PythonInference`]'s
+    /// `test_libraries`): with an interpreter newer than the commit, the ladder first
+    /// takes their releases of the commit's date.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub test_libraries: Vec<String>,
     /// The project's build backend, asked for the dependencies in the resolve step
     /// (computed extras, dynamic dependencies); `None` where the build files are static.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -385,6 +390,7 @@ pub fn declared_at(
         date,
         generated,
         droppable,
+        test_libraries: project.test_libraries.clone(),
         backend,
     })
 }

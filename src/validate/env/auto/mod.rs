@@ -358,6 +358,7 @@ mod tests {
                 pinned_to: None,
                 exempt: Vec::new(),
                 dropped: Vec::new(),
+                test_era: None,
                 metadata: None,
                 tried: Vec::new(),
             },

@@ -157,7 +157,7 @@ pub fn pinned_version(requirements: &str, package: &str) -> Option<String> {
 enum Resolved {
     /// The ladder's rung that worked and the requirements it resolved.
     Ok {
-        record: crate::model::PythonRecord,
+        record: Box<crate::model::PythonRecord>,
         requirements: String,
     },
     /// Every rung failed: the last error.
@@ -194,6 +194,15 @@ impl EnvCache {
         })?;
         let version = choice.interpreter.version.clone();
         let date = choice.pin_date.to_le_bytes();
+        // An interpreter newer than the commit (none of its era is here) pins everything
+        // to its own release date; the libraries only the tests use are first taken as
+        // of the commit's date, whose API the tree calls (`lists(average_size=…)` was
+        // removed from hypothesis two years after trees that call it).
+        let commit_day = crate::dataset::rfc3339(d.date);
+        let mut era: Vec<String> = match choice.pin_date > d.date {
+            true => d.test_libraries.clone(),
+            false => Vec::new(),
+        };
         let mut parts: Vec<&[u8]> = vec![
             // v2: the ladder also exempts a package with no release before the cutoff;
             // v3: up to 4 packages, not 2.
@@ -207,6 +216,10 @@ impl EnvCache {
         if !d.droppable.is_empty() {
             parts.push(b"droppable");
             parts.extend(d.droppable.iter().map(String::as_bytes));
+        }
+        if !era.is_empty() {
+            parts.push(b"test-era");
+            parts.extend(era.iter().map(String::as_bytes));
         }
         // So does what the build backend says.
         if let Some(b) = &d.backend {
@@ -255,7 +268,7 @@ impl EnvCache {
             Some(Resolved::Ok {
                 record,
                 requirements,
-            }) => return build(&requirements).map(|env| done(record, &requirements, env)),
+            }) => return build(&requirements).map(|env| done(*record, &requirements, env)),
             Some(Resolved::Failed(why)) => {
                 return Err(EnvError::Auto {
                     repo: repo.to_string(),
@@ -303,6 +316,14 @@ impl EnvCache {
         };
         let outcome = loop {
             let pinned = (rung != Step::Unpinned).then_some(cutoff.as_str());
+            // Exempt packages by name, then the test libraries' own cut-off as flags (an
+            // exempt one is at its newest instead).
+            let mut args = exempt.clone();
+            args.extend(
+                era.iter()
+                    .filter(|l| !exempt.contains(l))
+                    .map(|l| format!("--exclude-newer-package={l}={commit_day}")),
+            );
             let attempt = self
                 .compile(
                     runner,
@@ -317,7 +338,7 @@ impl EnvCache {
                         python: &choice.interpreter.exe,
                     }),
                     pinned,
-                    &exempt,
+                    &args,
                 )
                 .and_then(|reqs| build(&reqs).map(|env| (reqs, env)));
             let failure = match attempt {
@@ -334,6 +355,12 @@ impl EnvCache {
                         pinned_to: pinned.map(str::to_string),
                         exempt: exempt.clone(),
                         dropped: dropped.clone(),
+                        test_era: (!era.is_empty()).then(|| {
+                            format!(
+                                "{} as of {commit_day}, the commit's date (the interpreter is newer)",
+                                era.join(", ")
+                            )
+                        }),
                         metadata: metadata.clone(),
                         tried: tried.clone(),
                     };
@@ -360,6 +387,17 @@ impl EnvCache {
                 dropped.push(p);
                 continue;
             }
+            // The test libraries of the commit's date do not resolve or build with the
+            // rest (or the failure names nothing): the same rung without them.
+            if !era.is_empty() && (failing.is_empty() || failing.iter().any(|f| era.contains(f))) {
+                tried.push(format!(
+                    "{} with {} as of the commit failed",
+                    format!("{rung:?}").to_lowercase(),
+                    era.join(", ")
+                ));
+                era.clear();
+                continue;
+            }
             // Named: the package this failure adds to the exempt ones (an exempt one may
             // fail again, and uv names it first).
             let new = failing.iter().find(|f| !exempt.contains(f));
@@ -377,7 +415,7 @@ impl EnvCache {
         };
         let memo_bytes = match &outcome {
             Ok((record, requirements, _)) => serde_json::to_vec(&Resolved::Ok {
-                record: record.clone(),
+                record: Box::new(record.clone()),
                 requirements: requirements.clone(),
             }),
             Err(e) => serde_json::to_vec(&Resolved::Failed(e.to_string())),
@@ -541,7 +579,7 @@ impl EnvCache {
             }
         }
         for flag in exempt.iter().filter(|e| e.starts_with("--")) {
-            script.push_str(&format!(" {flag}"));
+            script.push_str(&format!(" {}", sh_quote(flag)));
         }
         if let Some(cutoff) = cutoff {
             script.push_str(&format!(" --exclude-newer {}", sh_quote(cutoff)));
