@@ -296,19 +296,40 @@ pub enum ChangelogKind {
 }
 
 /// The kind a changelog heading or fragment type names; `None` for a heading that is no
-/// category (a version, a date, `Changelog`), which says nothing.
+/// category (a version, a date, `Changelog`), which says nothing. A heading that joins
+/// categories (`Features and Improvements`, `Deprecations & Removals`,
+/// `Trivial/Internal Changes`) names their kind when all name the same one, and nothing
+/// when it mixes fixes with others (`Bug fixes and minor improvements`); a qualifier in
+/// front (`Minor`, `Improved`, `Other`) is no category of its own.
 pub fn changelog_kind(section: &str) -> Option<ChangelogKind> {
+    static SPLIT: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+        Regex::new(r"(?i)\s+and\s+|\s*[&/,+]\s*").expect("fixed regex")
+    });
+    let parts: Vec<Option<ChangelogKind>> = SPLIT
+        .split(section.trim())
+        .filter(|p| !p.trim().is_empty())
+        .map(category_kind)
+        .collect();
+    match parts.first() {
+        Some(&first) if parts.iter().all(|&k| k == first) => first,
+        _ => None,
+    }
+}
+
+/// [`changelog_kind`] of one category word (`Bug fixes`, `New features`, `Minor
+/// improvements`, `Documentation updates`).
+fn category_kind(part: &str) -> Option<ChangelogKind> {
     static FIX: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
-        Regex::new(r"(?i)^\W*(bug\s*-?fix(es)?|bugs?|fix(es|ed)?|bug\s+fixes)\W*$")
+        Regex::new(r"(?i)^\W*((minor|major|small|other|various)\s+)?(bug\s*-?fix(es)?|bugs?(\s+fixed)?|fix(es|ed)?|bug\s+fixes)\W*$")
             .expect("fixed regex")
     });
     static NOT_FIX: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
         Regex::new(
-            r"(?i)^\W*(new\s+)?(features?|feat|enhancements?|improvements?|added|additions?|new|changed|api\s+changes|behaviou?r\s+changes?|deprecat\w*|remov\w*|breaking(\s+changes?)?|backwards?\s+incompatible(\s+changes?)?|performance|perf|doc|docs|documentation|misc\w*|trivial|internal|packaging|security)\W*$",
+            r"(?i)^\W*((minor|major|small|other|various|improved|updated)\s+)?(new\s+)?(features?|feat|enhancements?|improvements?|added|additions?|new|changed|api|behaviou?r|deprecat\w*|remov\w*|breaking|backwards?\s+incompatible|performance|perf|doc|docs|documentation|misc\w*|trivial|internal|packaging|security|dependenc(y|ies))(\s+(changes?|updates?|additions?))?\W*$",
         )
         .expect("fixed regex")
     });
-    let s = section.trim();
+    let s = part.trim();
     if FIX.is_match(s) {
         Some(ChangelogKind::Fix)
     } else if NOT_FIX.is_match(s) {
@@ -465,6 +486,21 @@ mod tests {
             ("Changes", None),
             ("Version 1.2.3", None),
             ("Fixes and features", None),
+            // Joined categories, qualifiers, and the usual suffixes.
+            ("Features and Improvements", Some(NotFix)),
+            ("New Features & Enhancements", Some(NotFix)),
+            ("Deprecations and Removals", Some(NotFix)),
+            ("Trivial/Internal Changes", Some(NotFix)),
+            ("Improved Documentation", Some(NotFix)),
+            ("Minor improvements:", Some(NotFix)),
+            ("Documentation updates", Some(NotFix)),
+            ("API changes", Some(NotFix)),
+            ("Behavior changes", Some(NotFix)),
+            ("Other bug fixes", Some(Fix)),
+            ("Bugs fixed", Some(Fix)),
+            ("Bug fixes and minor improvements", None),
+            ("Other changes", None),
+            ("1.2.0 (2020-01-01)", None),
         ] {
             assert_eq!(changelog_kind(section), kind, "{section}");
         }
