@@ -953,6 +953,30 @@ fn a_plugin_that_refuses_the_installed_maven_gets_a_maven_it_takes() {
     assert_eq!(resolve_logs(&cache).len(), 2, "{:?}", resolve_logs(&cache));
     assert!(cache.join("envs/.maven/3.9.16/bin/mvn").is_file());
     // The runs went through it too: under Maven 3.8 the plugin refuses every run.
+    // A warm build knows the refusal: it runs no resolve again (every log as it was),
+    // and the instance is the same.
+    let written = |cache: &Path| -> Vec<(String, std::time::SystemTime)> {
+        let mut v: Vec<_> = resolve_logs(cache)
+            .into_iter()
+            .map(|n| {
+                let at = fs::metadata(cache.join("envs/logs").join(&n))
+                    .and_then(|m| m.modified())
+                    .expect("mtime");
+                (n, at)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let before = written(&cache);
+    let again = work.path().join("again");
+    let o = build(&recipe, &again, &cache, &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(written(&cache), before);
+    ran_on_seeded_maven(
+        &again,
+        "org.apache.rat:apache-rat-plugin:0.18 requires Maven 3.9",
+    );
 }
 
 #[test]

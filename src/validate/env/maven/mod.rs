@@ -26,6 +26,7 @@ pub mod abstracts;
 pub mod dist;
 pub mod jdks;
 pub mod kind;
+mod learned;
 pub mod repair;
 mod resolve;
 

@@ -21,6 +21,7 @@ use super::kind::{
     settings_xml, surefire_paths, MavenAutoSpec, ARGS_FILE, LIFT_FILE, MAVEN_HOME_FILE, SEED_VAR,
     TEST_FLAGS, UNRESOLVED,
 };
+use super::learned;
 use super::repair::{self, Repair};
 use super::{choose, declared_at, discover, toolchains_xml, JdkChoice, MavenDeclared};
 use crate::validate::runner::Runner;
@@ -206,7 +207,19 @@ impl EnvCache {
         let (mut relevelled, mut remavened) = (false, false);
         let env = loop {
             let key = key_for(&choice, &maven);
-            match self.build_maven(runner, repo, tree, &d, &choice, &found, &maven, key) {
+            // A key whose resolve run failed in a way that changes the key is not run
+            // again: what it taught is recalled (a warm build stays offline).
+            let built = match learned::recall(&self.root, &key) {
+                Some(lesson) => Err(lesson.error(repo)),
+                None => self
+                    .build_maven(runner, repo, tree, &d, &choice, &found, &maven, key.clone())
+                    .inspect_err(|e| {
+                        if let Some(lesson) = learned::Lesson::of(e) {
+                            learned::remember(&self.root, &key, &lesson);
+                        }
+                    }),
+            };
+            match built {
                 Ok(env) => break env,
                 // No pom of the tree names a level, and javac refuses the one the build
                 // inherits (an old external parent's `1.3`): that level is now known, so
