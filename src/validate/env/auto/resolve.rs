@@ -290,7 +290,7 @@ impl EnvCache {
             Some(b) => Some(self.export_project(repo, &hex, b)?),
             None => None,
         };
-        let (project, metadata) = match (&d.backend, &tree) {
+        let (mut project, mut metadata) = match (&d.backend, &tree) {
             (Some(b), Some((work, file))) => {
                 let asked = ProjectBuild {
                     tree: work.path(),
@@ -385,6 +385,20 @@ impl EnvCache {
                 requirements.retain(|r| normalize(requirement_name(r.trim())) != p);
                 tried.push(format!("{rung:?} failed on {p}: dropped").to_lowercase());
                 dropped.push(p);
+                continue;
+            }
+            // The project's own build failed on this rung (a setup.py that today's
+            // tools cannot run unpinned): the static reading from here on.
+            if project.is_some() && failing.is_empty() && log.contains("build backend") {
+                tried
+                    .push(format!("{rung:?} failed in the project's build backend").to_lowercase());
+                project = None;
+                if let Some(b) = &d.backend {
+                    metadata = Some(format!(
+                        "static reading of the build files: {}'s build backend failed on a later rung",
+                        b.file
+                    ));
+                }
                 continue;
             }
             // The test libraries of the commit's date do not resolve or build with the
