@@ -80,6 +80,22 @@ fn first_fix_2020(setup: &str) -> Script {
     s
 }
 
+/// A project with this `setup.py` and `conftest.py` imported at `tick` and its first
+/// fix an hour later.
+fn one_fix(setup: &str, conftest: &str, tick: i64) -> Script {
+    let mut s = Script::new();
+    s.write("setup.py", setup);
+    s.write("conftest.py", conftest);
+    s.write("oldlib/__init__.py", "");
+    s.write("oldlib/core.py", &core(1));
+    s.write("tests/test_core.py", &test_file(1));
+    commit_at(&mut s, tick, "Initial import");
+    s.write("oldlib/core.py", &core(2));
+    s.write("tests/test_core.py", &test_file(2));
+    commit_at(&mut s, tick + 1, "Fix low and high returning one");
+    s
+}
+
 /// `hunkgen init` then `hunkgen build` with the setup network off; the dataset's rows
 /// and rejections.
 fn init_and_build(repo: &Path, work: &Path) -> (Vec<Value>, Vec<Value>, String) {
@@ -320,23 +336,13 @@ fn test_extras_a_setup_py_computes_come_from_its_build_backend() {
                  setup(\n    name=\"oldlib\",\n    version=\"1.0\",\n    packages=[\"oldlib\"],\n    \
                  python_requires=\">=3.6\",\n    classifiers=[\n        \
                  \"Programming Language :: Python :: 3.9\",\n    ],\n    extras_require=EXTRAS,\n)\n";
-    let mut s = Script::new();
-    s.write("setup.py", setup);
-    s.write(
-        "conftest.py",
+    let s = one_fix(
+        setup,
         "import mock  # the suite's fixtures use it\n",
+        -26170,
     );
-    s.write("oldlib/__init__.py", "");
-    s.write("oldlib/core.py", &core(1));
-    s.write("tests/test_core.py", &test_file(1));
-    commit_at(&mut s, -26170, "Initial import");
-    s.write("oldlib/core.py", &core(2));
-    s.write("tests/test_core.py", &test_file(2));
-    commit_at(&mut s, -26169, "Fix low and high returning one");
     let work = tempfile::tempdir().expect("tempdir");
-    let work = work.keep();
-    eprintln!("WORK {}", work.display());
-    let (kept, rejected, _) = init_and_build(&s.dir, &work);
+    let (kept, rejected, _) = init_and_build(&s.dir, work.path());
     assert_eq!(kept.len(), 1, "kept {kept:?}\nrejected {rejected:?}");
     let py = &kept[0]["validation"]["python"];
     assert_eq!(py["step"], "pinned", "{py}");
@@ -358,19 +364,8 @@ fn a_test_only_library_is_taken_as_of_an_old_commit_whose_interpreter_is_newer()
                  version=\"1.0\",\n    packages=[\"oldlib\"],\n    python_requires=\">=3.9\",\n    \
                  classifiers=[\n        \"Programming Language :: Python :: 3.9\",\n    ],\n    \
                  tests_require=[\"pytest\", \"mock\"],\n)\n";
-    let mut s = Script::new();
-    s.write("setup.py", setup);
-    s.write(
-        "conftest.py",
-        "import mock\n\nassert mock.__version__.startswith(\"2.\"), mock.__version__\n",
-    );
-    s.write("oldlib/__init__.py", "");
-    s.write("oldlib/core.py", &core(1));
-    s.write("tests/test_core.py", &test_file(1));
-    commit_at(&mut s, -56578, "Initial import");
-    s.write("oldlib/core.py", &core(2));
-    s.write("tests/test_core.py", &test_file(2));
-    commit_at(&mut s, -56577, "Fix low and high returning one");
+    let conftest = "import mock\n\nassert mock.__version__.startswith(\"2.\"), mock.__version__\n";
+    let s = one_fix(setup, conftest, -56578);
     let work = tempfile::tempdir().expect("tempdir");
     let (kept, rejected, _) = init_and_build(&s.dir, work.path());
     assert_eq!(kept.len(), 1, "kept {kept:?}\nrejected {rejected:?}");
