@@ -325,7 +325,7 @@ fn category_kind(part: &str) -> Option<ChangelogKind> {
     });
     static NOT_FIX: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
         Regex::new(
-            r"(?i)^\W*((minor|major|small|other|various|improved|updated)\s+)?(new\s+)?(features?|feat|enhancements?|improvements?|added|additions?|new|changed|api|behaviou?r|deprecat\w*|remov\w*|breaking|backwards?\s+incompatible|performance|perf|doc|docs|documentation|misc\w*|trivial|internal|packaging|security|dependenc(y|ies))(\s+(changes?|updates?|additions?))?\W*$",
+            r"(?i)^\W*((minor|major|small|other|various|improved|updated)\s+)?(new\s+)?(features?|feat|enhancements?|improvements?|added|additions?|new|changed|api|behaviou?r|deprecat\w*|remov\w*|breaking|backwards?\s+incompatible|performance|perf|doc|docs|documentation|misc\w*|trivial|internal|packaging|security)(\s+(changes?|updates?|additions?))?\W*$",
         )
         .expect("fixed regex")
     });
@@ -339,12 +339,28 @@ fn category_kind(part: &str) -> Option<ChangelogKind> {
     }
 }
 
+/// The kind a Maven `changes.xml` entry states itself (`<action … type="fix">`: `fix`
+/// is a fix; `add`, `update`, `remove` are not), whatever text stands above it.
+fn maven_action_kind(line: &str) -> Option<ChangelogKind> {
+    static ACTION: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+        Regex::new(r#"<action\b[^>]*\btype\s*=\s*["'](\w+)["']"#).expect("fixed regex")
+    });
+    let c = ACTION.captures(line)?;
+    match c[1].to_ascii_lowercase().as_str() {
+        "fix" => Some(ChangelogKind::Fix),
+        "add" | "update" | "remove" => Some(ChangelogKind::NotFix),
+        _ => None,
+    }
+}
+
 /// Why a commit's changelog entries say it is not a bug fix: some entry is filed under a
 /// category and none under bug fixes. `None` when an entry is a fix or none is filed.
 pub fn changelog_not_fix(entries: &[crate::git::changelog::ChangelogEntry]) -> Option<String> {
     let mut not_fix = None;
     for e in entries {
-        match e.section.as_deref().and_then(changelog_kind) {
+        let kind =
+            maven_action_kind(&e.line).or_else(|| e.section.as_deref().and_then(changelog_kind));
+        match kind {
             Some(ChangelogKind::Fix) => return None,
             Some(ChangelogKind::NotFix) => {
                 not_fix.get_or_insert(e);
@@ -352,13 +368,18 @@ pub fn changelog_not_fix(entries: &[crate::git::changelog::ChangelogEntry]) -> O
             None => {}
         }
     }
-    not_fix.map(|e| {
-        format!(
+    not_fix.map(|e| match maven_action_kind(&e.line) {
+        Some(_) => format!(
+            "its changelog action in {} is typed other than `fix`: `{}`",
+            e.file,
+            one_line(&e.line)
+        ),
+        None => format!(
             "its changelog entry is filed under `{}` in {}, not as a bug fix: `{}`",
             e.section.as_deref().unwrap_or_default(),
             e.file,
             one_line(&e.line)
-        )
+        ),
     })
 }
 
@@ -465,6 +486,33 @@ mod tests {
     }
 
     #[test]
+    fn a_maven_changes_action_states_its_own_type() {
+        use crate::git::changelog::ChangelogEntry;
+        let entry = |line: &str, section: &str| ChangelogEntry {
+            file: "src/changes/changes.xml".into(),
+            section: Some(section.into()),
+            line: line.into(),
+        };
+        // Below a release description's "Main enhancements" heading, a fix is a fix.
+        let fix = entry(
+            r#"<action issue="VALIDATOR-464" type="fix" dev="sebb">"#,
+            "Main enhancements",
+        );
+        assert_eq!(changelog_not_fix(&[fix]), None);
+        let add = entry(
+            r#"<action issue="TEXT-1" type="add" dev="x">"#,
+            "DEPENDENCIES",
+        );
+        assert_eq!(
+            changelog_not_fix(&[add]).as_deref(),
+            Some(
+                "its changelog action in src/changes/changes.xml is typed other than `fix`: \
+                 `<action issue=\"TEXT-1\" type=\"add\" dev=\"x\">`"
+            )
+        );
+    }
+
+    #[test]
     fn changelog_sections_and_fragment_types_name_their_kind() {
         use ChangelogKind::*;
         for (section, kind) in [
@@ -501,6 +549,9 @@ mod tests {
             ("Bug fixes and minor improvements", None),
             ("Other changes", None),
             ("1.2.0 (2020-01-01)", None),
+            // Maven's changes.xml names a section DEPENDENCIES above entries of every
+            // type (commons-validator files a `type="fix"` action below it).
+            ("DEPENDENCIES", None),
         ] {
             assert_eq!(changelog_kind(section), kind, "{section}");
         }
