@@ -11,6 +11,18 @@ pub fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The file `make deps` writes into uv's cache once it seeded it (the Makefile's
+/// `UV_SEEDED`, read from there so a new seed step and the tests cannot disagree).
+pub fn uv_seeded_marker() -> String {
+    let makefile = std::fs::read_to_string(manifest().join("Makefile")).expect("Makefile");
+    makefile
+        .lines()
+        .find_map(|l| l.strip_prefix("UV_SEEDED := "))
+        .and_then(|v| v.rsplit('/').next())
+        .map(str::to_string)
+        .expect("the Makefile names UV_SEEDED")
+}
+
 /// Where tests put the scratch directories they keep between runs: cargo's target/tmp,
 /// or `HUNKGEN_TEST_TMPDIR` when set (the check that reruns tests under `/tmp`, in a path
 /// with spaces, sets it).

@@ -38,7 +38,10 @@ fn uv_under(root: &Path) -> Vec<(&'static str, PathBuf)> {
     fs::copy(&env["HUNKGEN_UV"], &uv).expect("copy uv");
     let cache = root.join("uv cache");
     copy(&env["HUNKGEN_UV_CACHE"], &cache);
-    assert!(cache.join(".seeded-3").exists(), "the uv cache is seeded");
+    assert!(
+        cache.join(crate::common::uv_seeded_marker()).exists(),
+        "the uv cache is seeded"
+    );
     vec![("HUNKGEN_UV", uv), ("HUNKGEN_UV_CACHE", cache)]
 }
 

@@ -344,9 +344,10 @@ fn uv_cache() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/uv-cache"));
     assert!(
-        p.join(".seeded-3").exists(),
-        "{} is not seeded: run `make deps`",
-        p.display()
+        p.join(crate::common::uv_seeded_marker()).exists(),
+        "{} is not seeded ({}): run `make deps`",
+        p.display(),
+        crate::common::uv_seeded_marker()
     );
     p
 }
