@@ -123,6 +123,14 @@ fn backend_said(
     said
 }
 
+/// What a failed step said: its log, or the error itself when it has none.
+fn failure_log(e: &EnvError) -> String {
+    match e {
+        EnvError::Step { log, .. } => fs::read_to_string(log).unwrap_or_default(),
+        e => e.to_string(),
+    }
+}
+
 /// The next rung after a failure at (`step`, `exempt`), given the packages the failure
 /// names: exempt the first new one while fewer than [`MAX_EXEMPT`] are, else unpinned;
 /// `None` after unpinned.
@@ -369,10 +377,7 @@ impl EnvCache {
                 Err(e @ (EnvError::Step { .. } | EnvError::Auto { .. })) => e,
                 Err(e) => return Err(e),
             };
-            let log = match &failure {
-                EnvError::Step { log, .. } => fs::read_to_string(log).unwrap_or_default(),
-                e => e.to_string(),
-            };
+            let log = failure_log(&failure);
             let failing = failing_packages(&log);
             // A development-only requirement no test imports, failing itself or pulling
             // the failing package in, is dropped and the same rung tried again.
@@ -507,10 +512,7 @@ impl EnvCache {
                 }
                 Err(e) => e,
             };
-            let log = match &e {
-                EnvError::Step { log, .. } => fs::read_to_string(log).unwrap_or_default(),
-                e => e.to_string(),
-            };
+            let log = failure_log(&e);
             let missing = log.lines().find_map(|l| {
                 l.split_once("Requested extra not found: ")
                     .map(|(_, x)| x.trim().to_string())
