@@ -419,9 +419,10 @@ fn a_fix_that_changes_the_pom_is_resolved_at_the_changed_tree_too() {
     assert_eq!(log.matches("BUILD SUCCESS").count(), 2, "{log}");
 }
 
-/// A reactor of two modules (`app` depends on `core`): the resolve run selects a test of
-/// each, the fix in `core` is proven by a new test in `app`, whose report is copied out of
-/// `app/target/surefire-reports`.
+/// A reactor of three modules (`app` depends on `core`, `tools` on nothing): the resolve
+/// run selects a test of each, the fix in `core` is proven by a new test in `app`, whose
+/// report is copied out of `app/target/surefire-reports`; the runs build `app` and what it
+/// needs, never `tools`.
 #[test]
 fn a_two_module_reactor_is_validated_from_its_root() {
     let seed = seed();
@@ -436,10 +437,14 @@ fn a_two_module_reactor_is_validated_from_its_root() {
         .replace("  <dependencies>\n", &format!("  <dependencies>\n{deps}"))
     };
     let root = POM
-        .replace("<artifactId>calc</artifactId>", "<artifactId>parent</artifactId>")
+        .replace(
+            "<artifactId>calc</artifactId>",
+            "<artifactId>parent</artifactId>",
+        )
         .replace(
             "<packaging>jar</packaging>",
-            "<packaging>pom</packaging>\n  <modules><module>core</module><module>app</module></modules>",
+            "<packaging>pom</packaging>\n  <modules><module>core</module><module>app</module>\
+             <module>tools</module></modules>",
         );
     let core_dep = "    <dependency><groupId>org.acme</groupId><artifactId>core</artifactId>\
                     <version>1.0</version></dependency>\n";
@@ -447,6 +452,13 @@ fn a_two_module_reactor_is_validated_from_its_root() {
     s.write("pom.xml", &root);
     s.write("core/pom.xml", &module("core", ""));
     s.write("app/pom.xml", &module("app", core_dep));
+    s.write("tools/pom.xml", &module("tools", ""));
+    s.write(
+        "tools/src/test/java/org/acme/ToolZeroTest.java",
+        &OLD_TEST
+            .replace("ZeroTest", "ToolZeroTest")
+            .replace("Calc.add(0, 0)", "0"),
+    );
     s.write("core/src/main/java/org/acme/Calc.java", &calc(false));
     s.write("core/src/test/java/org/acme/ZeroTest.java", OLD_TEST);
     s.write(
@@ -466,14 +478,53 @@ fn a_two_module_reactor_is_validated_from_its_root() {
     let kept = proven_calc_test(&out);
     assert_eq!(
         kept[0]["validation"]["maven"]["modules"],
-        serde_json::json!([".", "core", "app"])
+        serde_json::json!([".", "core", "app", "tools"])
     );
     let logs = resolve_logs(&cache);
     let log = fs::read_to_string(cache.join("envs/logs").join(&logs[0])).expect("log");
     // One test of each module ran, so each forked surefire.
-    for t in ["Running org.acme.ZeroTest", "Running org.acme.AppZeroTest"] {
+    for t in [
+        "Running org.acme.ZeroTest",
+        "Running org.acme.AppZeroTest",
+        "Running org.acme.ToolZeroTest",
+    ] {
         assert!(log.contains(t), "{t} in {log}");
     }
+    // The validation runs of the new test built `app` with `core` and the parent, and
+    // not `tools` (a run of a tree without the test has no module to pick: the reactor).
+    let runs: Vec<String> = run_logs(&out)
+        .into_iter()
+        .filter(|r| r.contains("Running org.acme.CalcTest"))
+        .collect();
+    assert!(
+        !runs.is_empty(),
+        "no run of CalcTest under {}",
+        out.display()
+    );
+    for run in &runs {
+        assert!(run.contains("Building app 1.0"), "{run}");
+        assert!(run.contains("Building core 1.0"), "{run}");
+        assert!(!run.contains("Building tools 1.0"), "{run}");
+    }
+}
+
+/// The text of every validation run's log under a dataset's `logs/`.
+fn run_logs(out: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut dirs = vec![out.join("logs")];
+    while let Some(d) = dirs.pop() {
+        for e in fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if let Ok(text) = fs::read_to_string(&p) {
+                if text.contains("Building ") {
+                    found.push(text);
+                }
+            }
+        }
+    }
+    found
 }
 
 /// The history behind [`each_way_a_run_fails_has_its_own_reason`]: `Calc.add` is

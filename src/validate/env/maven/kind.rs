@@ -419,7 +419,7 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
     let mvn_with = |test: &str| {
         dropping(
             &format!(
-                "mvn -o {} $(cat \"$HUNKGEN_ENV_DIR/{ARGS_FILE}\"){test} {} test",
+                "mvn -o {} $(cat \"$HUNKGEN_ENV_DIR/{ARGS_FILE}\") $pl{test} {} test",
                 mvn_args("\"$HUNKGEN_ENV_DIR\""),
                 TEST_FLAGS.join(" ")
             ),
@@ -455,7 +455,13 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
         "find . -type d -path '*/target/surefire-reports' -prune -exec rm -rf {{}} +\n\
          if [ -s \"$HUNKGEN_ENV_DIR/{LIFT_FILE}\" ]; then lift=$(cat \"$HUNKGEN_ENV_DIR/{LIFT_FILE}\"); \
          find . -name pom.xml -type f -exec sed -i -E '{lift}' {{}} +; fi\n\
+         {modules}\
          {mvn}\
+         if [ $rc -ne 0 ] && [ -n \"$pl\" ] && grep -q {not_in_reactor} {LOG}; then\n\
+         echo {whole_said}\n\
+         pl=\n\
+         {mvn}\
+         fi\n\
          {as_paths}\
          cat {DROPPED} 2>/dev/null\n\
          mkdir -p {reports}\n\
@@ -470,6 +476,11 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
          fi\n\
          exit $rc\n",
         mvn = mvn_with(&test),
+        modules = modules_script(classes),
+        not_in_reactor = sh_quote(NOT_IN_REACTOR),
+        whole_said = sh_quote(
+            "hunkgen: a selected module is not in the reactor; again on the whole reactor"
+        ),
         why = sh_quote(format!("{MARK}dependency_unresolvable: {UNRESOLVED_WHY}")),
         test_compile = sh_quote(":testCompile \\(.*\\) on project"),
         compile = sh_quote(":compile \\(.*\\) on project"),
@@ -484,6 +495,41 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
              (a JUnit 5 class under a surefire without its provider, or no test class)"
         )),
         unresolved = sh_quote(format!("ERROR\\].*({})", UNRESOLVED.join("|"))),
+    )
+}
+
+/// What Maven says when `-pl` names a directory its reactor does not build (a module
+/// only a profile lists, a pom no aggregator names).
+const NOT_IN_REACTOR: &str = "Could not find the selected project in the reactor";
+
+/// The shell that sets `pl` to `-pl <modules> -am` for the modules holding the selected
+/// classes' sources, so a run builds them and what they depend on, not the whole
+/// reactor (a module the tests do not need neither costs time nor breaks the run).
+/// Each class's source is found in the working copy (outside `target/`) and its module
+/// is the nearest directory above it with a `pom.xml`. `pl` stays empty, the whole
+/// reactor, when a class is not found, lives in the root module, or a module's path has
+/// a space.
+fn modules_script(classes: &[String]) -> String {
+    if classes.is_empty() {
+        return "pl=\n".to_string();
+    }
+    let paths: Vec<String> = classes
+        .iter()
+        .map(|c| sh_quote(format!("*/{}.java", c.replace('.', "/"))))
+        .collect();
+    format!(
+        "pl=; mods=; whole=\n\
+         for p in {paths}; do\n\
+         f=$(find . -path '*/target' -prune -o -path \"$p\" -type f -print 2>/dev/null | head -n 1)\n\
+         if [ -z \"$f\" ]; then whole=1; break; fi\n\
+         d=$(dirname \"$f\")\n\
+         while [ \"$d\" != . ] && [ ! -f \"$d/pom.xml\" ]; do d=$(dirname \"$d\"); done\n\
+         d=${{d#./}}\n\
+         case \"$d\" in .|*' '*|*,*) whole=1; break ;; esac\n\
+         case \",$mods,\" in *\",$d,\"*) ;; *) mods=\"${{mods:+$mods,}}$d\" ;; esac\n\
+         done\n\
+         if [ -z \"$whole\" ] && [ -n \"$mods\" ]; then pl=\"-pl $mods -am\"; fi\n",
+        paths = paths.join(" "),
     )
 }
 

@@ -42,8 +42,12 @@ fn the_run_script_cleans_runs_offline_and_copies_the_reports() {
         "{}",
         lines[1]
     );
-    assert_eq!(lines[2..4], ["round=0", "while :; do"]);
-    let mvn = lines[4];
+    // The selected classes' modules are found before Maven runs (`$pl`).
+    assert_eq!(lines[2], "pl=; mods=; whole=");
+    let at = lines.iter().position(|l| *l == "round=0").expect("round=0");
+    assert_eq!(lines[at + 1], "while :; do");
+    let mvn = lines[at + 2];
+    assert!(mvn.contains(" $pl '-Dtest="), "{mvn}");
     assert!(mvn.starts_with("{ mvn -o -B "), "{mvn}");
     assert!(
         mvn.contains("-s \"$HUNKGEN_ENV_DIR\"/settings.xml"),
@@ -68,7 +72,7 @@ fn the_run_script_cleans_runs_offline_and_copies_the_reports() {
         mvn.ends_with(" test 2>&1; echo $? > .hunkgen-mvn.log.rc; } | tee .hunkgen-mvn.log"),
         "{mvn}"
     );
-    assert_eq!(lines[5], "rc=$(cat .hunkgen-mvn.log.rc)");
+    assert_eq!(lines[at + 3], "rc=$(cat .hunkgen-mvn.log.rc)");
     assert!(s.contains("'*/target/surefire-reports/TEST-*.xml'"), "{s}");
     assert!(s.contains("cp {} '.hunkgen-reports'/"), "{s}");
     assert!(s.ends_with("exit $rc\n"), "{s}");
@@ -436,4 +440,101 @@ fn offline_words_on_an_info_line_are_no_unresolved_artifact() {
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(said.contains("hunkgen: test_compile_error: "), "{said}");
     assert!(!said.contains("dependency_unresolvable"), "{said}");
+}
+
+/// The files of a working copy under `wc`, each an empty stand-in.
+fn touch_all(wc: &std::path::Path, files: &[&str]) {
+    for f in files {
+        let p = wc.join(f);
+        fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        fs::write(&p, "x").expect("file");
+    }
+}
+
+#[test]
+fn a_run_builds_only_the_modules_of_its_classes_and_what_they_need() {
+    // The fake mvn records each call's arguments, one line per call.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bin = fake_mvn(
+        dir.path(),
+        "echo \"$@\" >> args.txt\nmkdir -p target/surefire-reports\n\
+         echo '<testsuite><testcase classname=\"a.T\" name=\"t\"/></testsuite>' \
+         > target/surefire-reports/TEST-a.T.xml\n",
+    );
+    let (env, wc) = env_and_wc(dir.path());
+    touch_all(
+        &wc,
+        &[
+            "pom.xml",
+            "core/pom.xml",
+            "core/src/test/java/a/CoreTest.java",
+            "app/pom.xml",
+            "app/sub/pom.xml",
+            "app/sub/src/test/java/a/b/SubTest.java",
+            "app/sub/target/test-classes/a/b/StaleTest.java",
+            "src/test/java/a/RootTest.java",
+        ],
+    );
+    let args = |classes: &[&str]| {
+        let _ = fs::remove_file(wc.join("args.txt"));
+        let classes: Vec<String> = classes.iter().map(|c| c.to_string()).collect();
+        let out = run_in_sh(&bin, &env, &wc, &classes);
+        assert!(out.status.success(), "{out:?}");
+        fs::read_to_string(wc.join("args.txt")).expect("args")
+    };
+    // Classes in two modules, a nested one by its path: both, with what they need.
+    let a = args(&["a.b.SubTest", "a.CoreTest"]);
+    assert_eq!(a.lines().count(), 1, "{a}");
+    assert!(
+        a.contains(" -pl app/sub,core -am -Dtest=a.b.SubTest,a.CoreTest "),
+        "{a}"
+    );
+    // A class of the root module, or one not in the tree: the whole reactor.
+    for classes in [
+        &["a.CoreTest", "a.RootTest"][..],
+        &["a.Gone"],
+        &["a.b.StaleTest"],
+    ] {
+        let a = args(classes);
+        assert!(!a.contains("-pl"), "{classes:?}: {a}");
+        assert!(!a.contains("-am"), "{classes:?}: {a}");
+    }
+}
+
+#[test]
+fn a_module_outside_the_reactor_is_run_with_the_whole_reactor() {
+    // Maven refuses `-pl` for a directory its reactor does not list: the run goes again
+    // without it, and its status and reports are the second run's.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bin = fake_mvn(
+        dir.path(),
+        "echo \"$@\" >> args.txt\n\
+         case \" $* \" in *' -pl '*) echo '[ERROR] Could not find the selected project in the \
+         reactor: tools @ '; exit 1 ;; esac\n\
+         mkdir -p tools/target/surefire-reports\n\
+         echo '<testsuite><testcase classname=\"a.ToolTest\" name=\"t\"/></testsuite>' \
+         > tools/target/surefire-reports/TEST-a.ToolTest.xml\n",
+    );
+    let (env, wc) = env_and_wc(dir.path());
+    touch_all(
+        &wc,
+        &[
+            "pom.xml",
+            "tools/pom.xml",
+            "tools/src/test/java/a/ToolTest.java",
+        ],
+    );
+    let out = run_in_sh(&bin, &env, &wc, &["a.ToolTest".into()]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("again on the whole reactor"), "{said}");
+    let calls: Vec<String> = fs::read_to_string(wc.join("args.txt"))
+        .expect("args")
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert!(calls[0].contains("-pl tools -am"), "{calls:?}");
+    assert!(!calls[1].contains("-pl"), "{calls:?}");
+    assert!(wc.join("reports/TEST-a.ToolTest.xml").is_file());
 }
