@@ -48,6 +48,10 @@ enum Role {
     Test,
     /// Development, docs, release or lint tools.
     Dev,
+    /// The tests' in some test environments only (a tox dependency under a factor
+    /// condition, `libs: demjson`): the others run the suite without it, so it is
+    /// optional like a development tool, but of the tests' era when present.
+    SomeTests,
 }
 
 /// What to ask a project's build backend for: its build file (relative to the project's
@@ -295,17 +299,28 @@ pub(super) fn infer(
             }
         }
     }
+    // Direct references only some tox environments ask for (`pytestmain:
+    // git+https://…@main`): no registry serves them and no date pins them.
+    let mut left_out = Vec::new();
     if let Some(text) = &tox {
-        // `trio: trio` is a dependency of the environments with factor `trio`: the
-        // dependency, without its factor condition.
+        // `trio: trio` is a dependency of the environments with factor `trio` only: the
+        // dependency, without its factor condition, for some tests.
         static FACTOR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
             regex::Regex::new(r"^[A-Za-z0-9_.,!-]+:\s+(\S.*)$").expect("fixed regex")
         });
         for d in ini_list(text, "testenv", "deps") {
-            let d = FACTOR.captures(&d).map(|c| c[1].to_string()).unwrap_or(d);
-            if !d.starts_with('-') && !d.contains('{') {
-                reqs.push((d, "tox.ini", Role::Test));
+            let (d, role) = match FACTOR.captures(&d) {
+                Some(c) => (c[1].to_string(), Role::SomeTests),
+                None => (d, Role::Test),
+            };
+            if d.starts_with('-') || d.contains('{') {
+                continue;
             }
+            if role == Role::SomeTests && d.contains("://") {
+                left_out.push(d);
+                continue;
+            }
+            reqs.push((d, "tox.ini", role));
         }
     }
     // One requirement per distribution and environment marker (a project may ask for
@@ -325,11 +340,18 @@ pub(super) fn infer(
     // Names some declaration outside development files and extras asks for, and names
     // the project's own dependencies (not only its tests') ask for.
     let mut needed = std::collections::BTreeSet::new();
+    let mut some_tests = std::collections::BTreeSet::new();
     let mut installed = std::collections::BTreeSet::new();
     for (r, from, role) in reqs {
         let name = normalize(requirement_name(&r));
-        if role != Role::Dev {
-            needed.insert(name.clone());
+        match role {
+            Role::Dev => {}
+            Role::SomeTests => {
+                some_tests.insert(name.clone());
+            }
+            Role::Install | Role::Test => {
+                needed.insert(name.clone());
+            }
         }
         if role == Role::Install {
             installed.insert(name.clone());
@@ -388,6 +410,12 @@ pub(super) fn infer(
             requirements.join(", ")
         ));
     }
+    if !left_out.is_empty() {
+        inferred.push(format!(
+            "left out: {} (only some tox environments ask for it, from an address no              registry serves and no date pins)",
+            left_out.join(", ")
+        ));
+    }
     inferred.push(
         "selection: `min_necessary_hunks: 2`: a fix is kept when leaving out each of its \
          hunks in turn shows at least two of them needed to pass its FAIL_TO_PASS tests \
@@ -427,7 +455,8 @@ pub(super) fn infer(
     // Declared for the tests only; pytest, its plugins and setuptools follow the
     // interpreter, not the tree.
     let test_libraries = needed
-        .difference(&installed)
+        .union(&some_tests)
+        .filter(|n| !installed.contains(*n))
         .filter(|n| seen.contains(*n))
         .filter(|n| *n != "pytest" && !n.starts_with("pytest-") && *n != "setuptools")
         .cloned()
@@ -921,6 +950,42 @@ mod tests {
         assert!(development_file("requirements_release.txt"));
         assert!(!development_file("requirements-test.txt"));
         assert!(!development_file("requirements.txt"));
+    }
+
+    #[test]
+    fn a_tox_dependency_under_a_factor_is_optional_and_a_forge_address_is_left_out() {
+        let (inf, said, _) = run(&[
+            ("pkg/__init__.py", ""),
+            ("tests/test_a.py", "import pkg\n"),
+            (
+                "tox.ini",
+                "[tox]\nenvlist = py{36,37}-{native,libs}, py310-pytestmain\n[testenv]\ndeps =\n    \
+                 nose\n    libs: demjson\n    !native: ujson>=1.35\n    \
+                 pytestmain: git+https://github.com/pytest-dev/pytest.git@main\n",
+            ),
+        ]);
+        // Every environment has nose; only some have demjson and ujson.
+        assert_eq!(inf.optional, vec!["demjson", "ujson"]);
+        assert!(
+            inf.requirements.contains(&"demjson".to_string()),
+            "{:?}",
+            inf.requirements
+        );
+        assert!(inf.requirements.contains(&"ujson>=1.35".to_string()));
+        // Still the tests' libraries, of the tree's era when present.
+        assert_eq!(inf.test_libraries, vec!["demjson", "nose", "ujson"]);
+        // The forge address is no requirement, and init says so.
+        assert!(
+            !inf.requirements.iter().any(|r| r.contains("://")),
+            "{:?}",
+            inf.requirements
+        );
+        assert!(
+            said.iter()
+                .any(|l| l
+                    .starts_with("left out: git+https://github.com/pytest-dev/pytest.git@main")),
+            "{said:?}"
+        );
     }
 
     #[test]
