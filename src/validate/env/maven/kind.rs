@@ -508,7 +508,7 @@ const NOT_IN_REACTOR: &str = "Could not find the selected project in the reactor
 /// Each class's source is found in the working copy (outside `target/`) and its module
 /// is the nearest directory above it with a `pom.xml`. `pl` stays empty, the whole
 /// reactor, when a class is not found, lives in the root module, or a module's path has
-/// a space.
+/// a space or a comma.
 fn modules_script(classes: &[String]) -> String {
     if classes.is_empty() {
         return "pl=\n".to_string();
