@@ -116,7 +116,8 @@ lint:
 ## Chromium for the report's browser check; python3.9 (bullseye) as a second
 ## interpreter; SciPy for the statistics check; Defects4J (d4j-deps).
 deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR) $(BWRAP) $(JUNIT_CONSOLE_JAR) \
-      $(UV_SEEDED) target/venv-swebench/.installed target/venv-k8s/.installed \
+      $(UV_SEEDED) target/venv-swebench/.installed target/venv-swebench4/.installed \
+      target/venv-k8s/.installed \
       target/venv-mcp/.installed target/venv-scipy/.installed $(CHROMIUM) $(PYTHON_OLD) \
       $(PYTHON_OLD_DISTUTILS) d4j-deps maven-seed
 
@@ -206,6 +207,13 @@ $(UV_SEEDED): $(VALIDATE_VENV)/bin/uv
 target/venv-swebench/.installed:
 	$(PYTHON) -m venv target/venv-swebench
 	target/venv-swebench/bin/pip install --quiet swebench==5.0.2
+	touch $@
+
+# Its last release with the per-(repository, version) spec tables, which the swebench
+# environment kind reads (src/validate/env/swebench, tests/it/swebench_specs.rs).
+target/venv-swebench4/.installed:
+	$(PYTHON) -m venv target/venv-swebench4
+	target/venv-swebench4/bin/pip install --quiet swebench==4.1.0
 	touch $@
 
 # The official Kubernetes Python client: deploy/kubernetes/*.yaml are checked against its

@@ -33,6 +33,7 @@ pub use gradle::GradleAutoSpec;
 pub use kind::{InstanceEnv, InstanceTree, Kind, KindRecord, Selected};
 pub use maven::MavenAutoSpec;
 pub mod pythons;
+pub mod swebench;
 pub use java::java_test_command;
 pub use pythons::python_matches;
 

@@ -1,0 +1,172 @@
+"""hunkgen's bridge to the official `swebench` package (issue #32).
+
+hunkgen never re-types SWE-bench's per-repository knowledge: this helper runs inside a
+Python that has the official package installed and answers with what the package's own
+code says. It reads one JSON request from stdin and writes one JSON answer to stdout.
+
+  {"op": "specs", "rows": [ROW, ...], "git_dir": "/path/to/repo.git" or null}
+      For each SWE-bench row (repo, version, instance_id, base_commit, test_patch,
+      environment_setup_commit): the spec of (repo, version) from
+      MAP_REPO_VERSION_TO_SPECS, its hash, the test directives and the full test
+      command (get_test_directives), the repository's log parser (MAP_REPO_TO_PARSER),
+      the requirements or environment.yml the package would install (read by the
+      package's own functions, with its downloads from raw.githubusercontent.com
+      answered from `git_dir` instead: no network), and the package's own environment,
+      repository and evaluation scripts, for the record. A row whose step fails gets
+      "error": "<step>: <message>" and the fields known before it.
+
+  {"op": "parse", "rows": [{"repo", "version", "instance_id", "log"}, ...]}
+      Each log read by the repository's official parser: {test id: status}.
+
+The package must be a release that still carries the spec tables (swebench 2.x-4.x;
+5.x moved them into the dataset rows).
+"""
+
+import hashlib
+import json
+import subprocess
+import sys
+import traceback
+import types
+
+
+def git_show(git_dir, commit, path):
+    """The file at commit:path in the local repository, or None."""
+    if not git_dir:
+        return None
+    out = subprocess.run(
+        ["git", "--git-dir", git_dir, "show", f"{commit}:{path}"],
+        capture_output=True,
+    )
+    if out.returncode != 0:
+        return None
+    return out.stdout.decode("utf-8", "replace")
+
+
+class LocalResponse:
+    """The part of requests.Response the package's download helpers read."""
+
+    def __init__(self, text):
+        self.status_code = 200 if text is not None else 404
+        self.text = text or ""
+
+
+def offline_get(git_dir, raw_root):
+    """requests.get answering raw.githubusercontent.com/<owner>/<repo>/<commit>/<path>
+    from the local repository, and refusing every other address."""
+
+    def get(url, *args, **kwargs):
+        url = str(url)
+        if not url.startswith(raw_root):
+            return LocalResponse(None)
+        rest = url[len(raw_root):].lstrip("/").split("/")
+        if len(rest) < 4:
+            return LocalResponse(None)
+        commit, path = rest[2], "/".join(rest[3:])
+        import posixpath
+
+        return LocalResponse(git_show(git_dir, commit, posixpath.normpath(path)))
+
+    return get
+
+
+def spec_hash(spec):
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
+
+
+def specs(request):
+    from swebench.harness import constants as C
+    from swebench.harness.log_parsers import MAP_REPO_TO_PARSER
+    from swebench.harness.test_spec import python as P
+
+    P.requests = types.SimpleNamespace(get=offline_get(request.get("git_dir"), C.SWE_BENCH_URL_RAW))
+    # The package caches downloads per (repo, commit); a request reads one repository.
+    for name in ("get_requirements_by_commit", "get_environment_yml_by_commit"):
+        f = getattr(P, name, None)
+        if f is not None and hasattr(f, "cache_clear"):
+            f.cache_clear()
+    answers = []
+    for row in request["rows"]:
+        repo, version = row["repo"], str(row["version"])
+        a = {"instance_id": row.get("instance_id"), "repo": repo, "version": version}
+        step = "spec"
+        try:
+            spec = C.MAP_REPO_VERSION_TO_SPECS[repo][version]
+            a["spec"] = spec
+            a["spec_hash"] = spec_hash(spec)
+            a["python"] = spec.get("python")
+            a["pip_packages"] = list(spec.get("pip_packages", []))
+            a["pre_install"] = list(spec.get("pre_install", []))
+            a["install"] = spec.get("install")
+            a["repo_install"] = C.MAP_REPO_TO_INSTALL.get(repo)
+            a["eval_commands"] = list(spec.get("eval_commands", []))
+            a["test_cmd"] = spec["test_cmd"]
+            step = "parser"
+            a["parser"] = MAP_REPO_TO_PARSER[repo].__name__
+            step = "test directives"
+            a["test_directives"] = P.get_test_directives(row)
+            a["test_command"] = " ".join([spec["test_cmd"], *a["test_directives"]])
+            step = "packages"
+            packages = spec.get("packages", "")
+            if packages == "requirements.txt":
+                a["packages"] = {"kind": "requirements.txt", "text": P.get_requirements(row)}
+            elif packages == "environment.yml":
+                a["packages"] = {
+                    "kind": "environment.yml",
+                    "text": P.get_environment_yml(row, "testbed"),
+                }
+            elif packages:
+                a["packages"] = {"kind": "conda", "text": packages}
+            else:
+                a["packages"] = {"kind": "none", "text": ""}
+            step = "scripts"
+            a["env_script"] = P.make_env_script_list_py(row, spec, "testbed")
+            a["repo_script"] = P.make_repo_script_list_py(
+                spec, repo, "/testbed", row["base_commit"], "testbed"
+            )
+            a["eval_script"] = P.make_eval_script_list_py(
+                row, spec, "testbed", "/testbed", row["base_commit"], row["test_patch"]
+            )
+        except Exception as e:  # every failure is this row's, with its step
+            msg = str(e) or type(e).__name__
+            if isinstance(e, KeyError):
+                msg = f"no {msg} in the package's tables"
+            a["error"] = f"{step}: {msg}".replace("\n", " ")
+            a["trace"] = traceback.format_exc(limit=3)
+        answers.append(a)
+    return answers
+
+
+def parse(request):
+    from swebench.harness.log_parsers import MAP_REPO_TO_PARSER
+
+    answers = []
+    for row in request["rows"]:
+        try:
+            parser = MAP_REPO_TO_PARSER[row["repo"]]
+            spec = types.SimpleNamespace(**row)
+            answers.append({"statuses": parser(row["log"], spec)})
+        except Exception as e:
+            answers.append({"error": f"parse: {e}".replace("\n", " ")})
+    return answers
+
+
+def main():
+    request = json.load(sys.stdin)
+    op = request.get("op")
+    if op == "version":
+        from importlib.metadata import version
+
+        answer = {"swebench": version("swebench")}
+    elif op == "specs":
+        answer = specs(request)
+    elif op == "parse":
+        answer = parse(request)
+    else:
+        print(f"unknown op {op!r}", file=sys.stderr)
+        sys.exit(2)
+    json.dump(answer, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
