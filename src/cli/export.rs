@@ -24,16 +24,35 @@ pub struct ExportArgs {
     /// One JSON list instead of JSON Lines.
     #[arg(long)]
     json: bool,
+    /// swebench-predictions: the system's predictions (hunkgen run's or any harness
+    /// predictions file), made on --state.
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_if_eq("format", "swebench-predictions")
+    )]
+    predictions: Option<PathBuf>,
+    /// swebench-predictions: the state the predictions were made on (novel, partial,
+    /// resolved); a row naming another state is left out and counted.
+    #[arg(
+        long,
+        value_name = "STATE",
+        required_if_eq("format", "swebench-predictions")
+    )]
+    state: Option<String>,
 }
 
 /// Run `hunkgen export`.
 pub fn run(args: ExportArgs) -> anyhow::Result<()> {
+    if args.format == ExportFormat::SwebenchPredictions {
+        return predictions(args);
+    }
     let ExportArgs {
         dataset: dir,
-        format: ExportFormat::Swebench,
         out,
         lists,
         json,
+        ..
     } = args;
     use dataset::export::Container;
     let mut instances = dataset::read_instances(&dir)
@@ -62,9 +81,71 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `--format swebench-predictions`: the official harness's predictions, each patch made
+/// on a state written as one diff from the base commit (the state's change, then the
+/// patch), so the harness scores FixedBench states unchanged.
+fn predictions(args: ExportArgs) -> anyhow::Result<()> {
+    let (Some(file), Some(state)) = (&args.predictions, &args.state) else {
+        anyhow::bail!("--format swebench-predictions needs --predictions FILE and --state STATE");
+    };
+    let state: crate::model::StateKind =
+        state.parse().map_err(|e| anyhow::anyhow!("--state: {e}"))?;
+    let preds = crate::evaluate::predictions::read(file)?;
+    let export = crate::evaluate::harness::harness_predictions(&args.dataset, &preds, state)?;
+    let mut bytes = Vec::new();
+    if args.json {
+        bytes = serde_json::to_vec_pretty(&export.rows)?;
+        bytes.push(b'\n');
+    } else {
+        for row in &export.rows {
+            bytes.extend(serde_json::to_vec(row)?);
+            bytes.push(b'\n');
+        }
+    }
+    for (id, why) in &export.not_applied {
+        eprintln!("{id}: the patch does not apply to the {} state ({why}); written after the state's change, so the harness fails to apply it too", state.name());
+    }
+    for (id, files) in &export.binary {
+        eprintln!(
+            "{id}: binary file(s) changed that a text diff cannot carry: {}",
+            files.join(", ")
+        );
+    }
+    if export.other_state > 0 {
+        eprintln!(
+            "{} prediction(s) made on another state left out",
+            export.other_state
+        );
+    }
+    match args.out {
+        Some(p) if p.as_os_str() == "-" => std::io::stdout().lock().write_all(&bytes)?,
+        out => {
+            let ext = if args.json { "json" } else { "jsonl" };
+            let out = out.unwrap_or_else(|| {
+                args.dataset.join(format!(
+                    "export/swebench-predictions-{}.{ext}",
+                    state.name()
+                ))
+            });
+            dataset::write_atomic(&out, &bytes)
+                .with_context(|| format!("{}: cannot write", out.display()))?;
+            eprintln!(
+                "{} prediction(s) for the official harness on the {} state",
+                export.rows.len(),
+                state.name()
+            );
+            writeln!(std::io::stdout().lock(), "{}", out.display())?;
+        }
+    }
+    Ok(())
+}
+
 /// Schemas `hunkgen export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {
     /// SWE-bench's instance schema (`swebench.types.SWEbenchInstance`).
     Swebench,
+    /// The official harness's predictions file, for patches made on a state (needs
+    /// --predictions and --state).
+    SwebenchPredictions,
 }

@@ -84,6 +84,12 @@ pub enum EvaluateError {
         /// The ids given, comma-separated.
         ids: String,
     },
+    /// A prediction cannot be written for the official harness (one line, naming it).
+    #[error("harness predictions: {0}")]
+    Harness(String),
+    /// A prediction's state could not be made for the official harness.
+    #[error("harness predictions: {0}")]
+    HarnessState(#[from] ScoreError),
     /// A localization prediction names an instance the dataset does not have.
     #[error("{}: instance `{instance}` is not in {}", file.display(), dataset.display())]
     UnknownInstance {

@@ -6,6 +6,7 @@ pub mod attempts;
 pub mod compare;
 mod d4j;
 mod error;
+pub mod harness;
 pub mod judge;
 pub mod localize;
 mod metrics;

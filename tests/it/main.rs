@@ -30,6 +30,7 @@ mod git_history;
 mod github;
 mod golden;
 mod gradle_auto;
+mod harness_predictions;
 mod hostile;
 mod hostile_fuzz_corpus;
 mod hunk4j;

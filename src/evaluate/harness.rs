@@ -1,0 +1,146 @@
+//! Round trips with the official SWE-bench harness (issue #32): predictions it can score
+//! on FixedBench's Partial and Resolved states unchanged. The harness applies a
+//! prediction's `model_patch` to the row's base commit, so a patch made on a state is
+//! written as one diff from the base: the state's change and the agent's patch composed,
+//! the agent's patch applied to the state's tree exactly as `hunkgen evaluate` applies it
+//! (exactly, three-way, or with offset and fuzz).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::error::{EvaluateError, ScoreError};
+use super::predictions::Prediction;
+use crate::diff::Patch;
+use crate::model::{Instance, StateKind};
+use crate::source::{Base, Candidate, Tree};
+use crate::validate::apply::apply_fuzzy;
+
+/// What exporting predictions for the harness gave.
+#[derive(Debug, Default)]
+pub struct HarnessExport {
+    /// The harness's prediction rows (`instance_id`, `model_name_or_path`, `model_patch`),
+    /// in the predictions' order.
+    pub rows: Vec<serde_json::Value>,
+    /// Rows left out because they were made on another state than the one exported.
+    pub other_state: usize,
+    /// Rows whose patch does not apply to the state, with why: written as the state's
+    /// change followed by the patch, which the harness fails to apply as evaluate does.
+    pub not_applied: Vec<(String, String)>,
+    /// Rows whose composed change touches binary files a text diff cannot carry.
+    pub binary: Vec<(String, Vec<String>)>,
+}
+
+/// The harness's prediction rows for `predictions` made on `state` of the dataset in
+/// `dataset` (a row naming another state is left out and counted).
+pub fn harness_predictions(
+    dataset: &Path,
+    predictions: &[Prediction],
+    state: StateKind,
+) -> Result<HarnessExport, EvaluateError> {
+    let o = crate::recipe::open::open(dataset).map_err(|e| match e {
+        crate::recipe::open::OpenError::Dataset(e) => EvaluateError::Dataset(e),
+        other => EvaluateError::Open(other),
+    })?;
+    let instances: BTreeMap<String, Instance> = crate::dataset::read_instances(dataset)?
+        .into_iter()
+        .map(|i| (i.instance_id.clone(), i))
+        .collect();
+    let mut out = HarnessExport::default();
+    for p in predictions {
+        if let Some(s) = &p.state {
+            if s.parse::<StateKind>().ok() != Some(state) {
+                out.other_state += 1;
+                continue;
+            }
+        }
+        let agent = p.model_patch.clone().unwrap_or_default();
+        let inst = instances.get(&p.instance_id).ok_or_else(|| {
+            EvaluateError::Harness(format!("the dataset has no instance `{}`", p.instance_id))
+        })?;
+        let model_patch = if state == StateKind::Novel {
+            agent
+        } else {
+            let c = Candidate::from_instance(inst, &o.card)
+                .map_err(|e| EvaluateError::Harness(format!("{}: {e}", inst.instance_id)))?;
+            let change = super::metrics::state_change(inst, state, dataset)?;
+            match compose(&c, change.as_ref(), &agent)? {
+                Composed::Patch { text, binary } => {
+                    if !binary.is_empty() {
+                        out.binary.push((p.instance_id.clone(), binary));
+                    }
+                    text
+                }
+                Composed::NotApplied { why } => {
+                    out.not_applied.push((p.instance_id.clone(), why));
+                    let mut text = change.map(|c| c.to_text()).unwrap_or_default();
+                    text.push_str(&agent);
+                    text
+                }
+            }
+        };
+        out.rows.push(serde_json::json!({
+            "instance_id": p.instance_id,
+            "model_name_or_path": p.model_name_or_path,
+            "model_patch": model_patch,
+        }));
+    }
+    Ok(out)
+}
+
+/// One prediction composed with its state's change.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Composed {
+    /// The diff from the base to the state with the patch applied; binary files it
+    /// leaves out.
+    Patch {
+        /// The unified diff (git's format).
+        text: String,
+        /// Binary files that changed and are not in `text`.
+        binary: Vec<String>,
+    },
+    /// The patch does not apply to the state's tree.
+    NotApplied {
+        /// Why, in one line.
+        why: String,
+    },
+}
+
+/// The base tree of `c` and the same tree with `change` and then `agent` applied, as one
+/// diff.
+pub fn compose(c: &Candidate, change: Option<&Patch>, agent: &str) -> Result<Composed, ScoreError> {
+    let Base::Buggy(Tree::Git { repo, rev, .. }) = &c.base else {
+        return Err(ScoreError::NotGitBase);
+    };
+    let agent = if agent.trim().is_empty() {
+        Patch::default()
+    } else {
+        match crate::diff::parse(agent.as_bytes()) {
+            Ok(p) => p,
+            Err(e) => {
+                return Ok(Composed::NotApplied {
+                    why: format!("not a diff: line {}: {}", e.line, e.kind),
+                })
+            }
+        }
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix("hunkgen-compose-")
+        .tempdir()
+        .map_err(ScoreError::Scratch)?;
+    let base = tmp.path().join("base");
+    let state = tmp.path().join("state");
+    let snapshot = tmp.path().join("snapshot.git");
+    crate::git::export_tree(repo, rev, None, &base)?;
+    crate::git::export_tree(repo, rev, change, &state)?;
+    if !agent.files.is_empty() {
+        if let Err(e) = apply_fuzzy(&agent, &state, Some(repo)) {
+            return Ok(Composed::NotApplied { why: e.to_string() });
+        }
+    }
+    let tree = crate::git::snapshot_worktree(&snapshot, &base)?;
+    let diff = crate::git::diff_worktree(&snapshot, &state, &tree)?;
+    Ok(Composed::Patch {
+        text: String::from_utf8_lossy(&diff.patch).into_owned(),
+        binary: diff.binary,
+    })
+}
