@@ -62,6 +62,12 @@ pub struct EvaluateArgs {
     /// validate.timeout; a run that takes longer is reported as a timeout.
     #[arg(long, value_name = "SECONDS", conflicts_with = "localizations")]
     timeout: Option<u64>,
+    /// Run no test: take each prediction's test outcome from the official SWE-bench
+    /// harness's reports (DIR/<instance_id>/report.json, the model directory of one
+    /// harness run on `hunkgen export --format swebench-predictions`), and score
+    /// resolution, abstention and every table as a native evaluation does.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["localizations", "shard"])]
+    harness_report: Option<PathBuf>,
 }
 
 /// Run `hunkgen evaluate`.
@@ -79,6 +85,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
         quiet,
         shard,
         timeout,
+        harness_report,
     } = args;
     set_jobs(jobs);
     if let Some(file) = localizations {
@@ -132,6 +139,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
             progress: !quiet,
             shard,
             timeout,
+            harness_report,
         },
     )?;
     let mut out = std::io::stdout().lock();

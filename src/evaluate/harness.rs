@@ -144,3 +144,123 @@ pub fn compose(c: &Candidate, change: Option<&Patch>, agent: &str) -> Result<Com
         binary: diff.binary,
     })
 }
+
+/// The harness's marker in `run_instance.log` when it could not apply a patch.
+const APPLY_FAILED: &str = ">>>>> Patch Apply Failed";
+
+/// One instance's `report.json` as the harness writes it (`get_eval_report`).
+#[derive(Debug, serde::Deserialize)]
+struct Report {
+    #[serde(default)]
+    patch_successfully_applied: bool,
+    #[serde(default)]
+    resolved: bool,
+    #[serde(default)]
+    infra_failure: bool,
+    #[serde(default)]
+    infra_failure_reason: Option<String>,
+    #[serde(default)]
+    tests_status: BTreeMap<String, Outcomes>,
+}
+
+/// The tests of one list that passed and failed.
+#[derive(Debug, Default, serde::Deserialize)]
+struct Outcomes {
+    #[serde(default)]
+    success: Vec<String>,
+    #[serde(default)]
+    failure: Vec<String>,
+}
+
+/// Fill `r`'s application, resolution and infrastructure fields from the harness's
+/// report of `r.instance_id` under `dir`, as [`super::score`] fills them from its own
+/// runs: the tests the report lists as passing and failing, graded against the
+/// dataset's golden lists; a report whose verdict differs from that grade is a problem
+/// on the row (its lists are not the dataset's).
+pub(super) fn grade_from_report(
+    r: &mut crate::model::PredictionResult,
+    dir: &Path,
+    c: &Candidate,
+    state_change: Option<&Patch>,
+    patch: &Patch,
+) {
+    use crate::model::ApplyMethod;
+    use crate::validate::parse::{RunResult, TestStatus};
+    let inst_dir = dir.join(&r.instance_id);
+    let path = inst_dir.join("report.json");
+    let report = match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice::<BTreeMap<String, Report>>(&bytes)
+            .map_err(|e| format!("{}: not a harness report: {e}", path.display()))
+            .and_then(|mut m| {
+                m.remove(&r.instance_id)
+                    .ok_or_else(|| format!("{}: no entry for `{}`", path.display(), r.instance_id))
+            }),
+        Err(_) => {
+            let log =
+                std::fs::read_to_string(inst_dir.join("run_instance.log")).unwrap_or_default();
+            if log.contains(APPLY_FAILED) {
+                r.applied = ApplyMethod::Failed;
+                r.problems
+                    .push("the harness could not apply the patch".into());
+            } else {
+                r.infra = Some(format!("no harness report at {}", path.display()));
+            }
+            return;
+        }
+    };
+    let report = match report {
+        Ok(rep) => rep,
+        Err(why) => {
+            r.infra = Some(why);
+            return;
+        }
+    };
+    r.applied = if patch.files.is_empty() {
+        ApplyMethod::Empty
+    } else {
+        // How it applies to the state's tree; the harness applied it with its own
+        // fallbacks, so a patch only they take in counts as fuzzed.
+        super::score::apply_method(c, state_change, patch).unwrap_or(ApplyMethod::Fuzz)
+    };
+    if !report.patch_successfully_applied {
+        if report.infra_failure {
+            r.infra = Some(format!(
+                "the harness's run failed: {}",
+                report
+                    .infra_failure_reason
+                    .as_deref()
+                    .unwrap_or("no reason given")
+            ));
+        } else {
+            r.compiled = Some(false);
+            r.resolution = Some(crate::model::ResolutionStatus::No);
+            r.problems.push(
+                "the harness found no test results (the patch or the test patch did not apply, or the tests did not run)".into(),
+            );
+        }
+        return;
+    }
+    let mut tests = crate::validate::parse::TestResults::new();
+    for outcomes in report.tests_status.values() {
+        for t in &outcomes.success {
+            tests.insert(t.clone(), TestStatus::Passed);
+        }
+        for t in &outcomes.failure {
+            tests.insert(t.clone(), TestStatus::Failed);
+        }
+    }
+    let gold = crate::validate::golden::GoldenTests {
+        fail_to_pass: c.fail_to_pass.clone(),
+        pass_to_pass: c.pass_to_pass.clone(),
+        ..Default::default()
+    };
+    let run = RunResult::Tests(tests);
+    super::score::grade(r, &run, &gold, None);
+    r.failing_after = super::score::failing(&run);
+    if r.resolved != report.resolved {
+        r.problems.push(format!(
+            "the harness's report says resolved={}, the dataset's golden lists say {}: the harness ran other lists",
+            report.resolved, r.resolved
+        ));
+    }
+}

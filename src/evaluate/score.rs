@@ -53,6 +53,9 @@ pub struct EvaluateOptions {
     /// Seconds each test (or Defects4J) run may take, instead of the recipe's
     /// `validate.timeout`; a run that takes longer is reported as a timeout.
     pub timeout: Option<u64>,
+    /// Run no test: read each prediction's outcome from the official harness's reports
+    /// in this directory (`<instance_id>/report.json`, one run's model directory).
+    pub harness_report: Option<PathBuf>,
 }
 
 /// What an evaluation wrote.
@@ -126,6 +129,7 @@ pub fn evaluate(
         });
     }
     let validator = match &vplan {
+        Some(_) if opts.harness_report.is_some() => None,
         Some(v) => {
             Some(crate::recipe::validator::validator(&plan, v).map_err(EvaluateError::Runner)?)
         }
@@ -196,6 +200,7 @@ pub fn evaluate(
                 &card,
                 dataset,
                 validator.as_ref(),
+                opts.harness_report.as_deref(),
                 &logs,
                 &plan.rules.classifier,
             );
@@ -207,7 +212,7 @@ pub fn evaluate(
     // In results.jsonl's order, so the summary's sums are the same whether the rows
     // were scored here or merged from shards.
     sort_results(&mut results);
-    let unavailable = vplan.is_none().then(no_tests_reason);
+    let unavailable = (vplan.is_none() && opts.harness_report.is_none()).then(no_tests_reason);
     let summary = summarize(
         &card,
         dataset,
@@ -355,6 +360,7 @@ fn score_one(
     card: &Card,
     dataset: &Path,
     validator: Option<&Validator<'_>>,
+    harness: Option<&Path>,
     logs: &Path,
     classifier: &crate::classify::Classifier,
 ) -> PredictionResult {
@@ -467,6 +473,25 @@ fn score_one(
     r.localized = metrics.localized;
     r.hunks_touched = metrics.hunks_touched;
     r.line_scores = metrics.line_scores;
+    if let Some(dir) = harness {
+        if kind != default_state {
+            // One harness run scores one state (it keys predictions by instance id).
+            r.problems.push(format!(
+                "the harness's reports are of the {} state (--state); this prediction is on {}",
+                default_state.name(),
+                kind.name()
+            ));
+        } else {
+            super::harness::grade_from_report(
+                &mut r,
+                dir,
+                &candidate,
+                state_change.as_ref(),
+                &patch,
+            );
+        }
+        return r;
+    }
     let Some(validator) = validator else {
         // No tests to run: whether the patch applies is all that is left to say.
         r.applied = if patch.files.is_empty() {
@@ -533,7 +558,12 @@ fn score_one(
 }
 
 /// Resolution, compilation and infrastructure fields from one run.
-fn grade(r: &mut PredictionResult, result: &RunResult, gold: &GoldenTests, error: Option<String>) {
+pub(super) fn grade(
+    r: &mut PredictionResult,
+    result: &RunResult,
+    gold: &GoldenTests,
+    error: Option<String>,
+) {
     if let Some(e) = error {
         r.infra = Some(e);
         return;
@@ -563,7 +593,7 @@ fn grade(r: &mut PredictionResult, result: &RunResult, gold: &GoldenTests, error
 }
 
 /// Tests not passing in a run (failed or errored); `None` when the suite did not run.
-fn failing(result: &RunResult) -> Option<usize> {
+pub(super) fn failing(result: &RunResult) -> Option<usize> {
     match result {
         RunResult::Tests(t) => Some(
             t.values()
@@ -575,7 +605,7 @@ fn failing(result: &RunResult) -> Option<usize> {
 }
 
 /// How the patch applies to the state's tree, or the row's problem when it does not.
-fn apply_method(
+pub(super) fn apply_method(
     c: &crate::source::Candidate,
     state_change: Option<&Patch>,
     patch: &Patch,

@@ -218,3 +218,192 @@ fn novel_predictions_are_exported_verbatim_and_bad_arguments_get_one_line() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--state"));
 }
+
+/// The harness's report of one instance, written by the official package's own
+/// `get_eval_report` from a test log (pytest's `-rA` output between the harness's
+/// markers), with the instance's lists.
+fn official_report(dir: &Path, inst: &serde_json::Value, model_patch: &str, log: &str) {
+    let id = inst["instance_id"].as_str().expect("id");
+    let inst_dir = dir.join(id);
+    fs::create_dir_all(&inst_dir).expect("mkdir");
+    let log_path = inst_dir.join("test_output.txt");
+    fs::write(
+        &log_path,
+        format!(">>>>> Start Test Output\n{log}\n>>>>> End Test Output\n"),
+    )
+    .expect("write");
+    let script = "import json, sys\n\
+        from swebench.harness.grading import get_eval_report\n\
+        from swebench.types import TestSpec\n\
+        a = json.loads(sys.argv[1])\n\
+        spec = TestSpec(instance_id=a['id'], image='none', eval_script_list=[], repo='acme/demo',\n\
+            version='0', FAIL_TO_PASS=a['f2p'], PASS_TO_PASS=a['p2p'],\n\
+            log_parser='parse_log_pytest', eval_type='pass_and_fail')\n\
+        pred = {'instance_id': a['id'], 'model_name_or_path': 'm', 'model_patch': a['patch']}\n\
+        print(json.dumps(get_eval_report(spec, pred, a['log'], include_tests_status=True)))";
+    let arg = serde_json::json!({
+        "id": id, "f2p": inst["FAIL_TO_PASS"], "p2p": inst["PASS_TO_PASS"],
+        "patch": model_patch, "log": log_path,
+    });
+    let out = Command::new(venv_python("venv-swebench"))
+        .arg("-c")
+        .arg(script)
+        .arg(arg.to_string())
+        .output()
+        .expect("python");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    fs::write(inst_dir.join("report.json"), &out.stdout).expect("write");
+}
+
+/// results.jsonl of an evaluation, its Novel rows by instance id.
+fn results(dir: &Path) -> BTreeMap<String, serde_json::Value> {
+    fs::read_to_string(dir.join("results.jsonl"))
+        .expect("results")
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json"))
+        .filter(|v| v["state"] == "novel")
+        .map(|v| (v["instance_id"].as_str().expect("id").to_string(), v))
+        .collect()
+}
+
+#[test]
+fn harness_reports_score_as_the_native_evaluation_of_the_same_runs() {
+    use crate::evaluate::evaluate_dataset;
+    let tmp = tempfile::tempdir().expect("tempdir");
+    // The demo's instances tested by pytest alone: their logs are what the harness's
+    // pytest parser reads.
+    let pytest_only = |list: &serde_json::Value| {
+        list.as_array().is_some_and(|t| {
+            t.iter()
+                .all(|t| t.as_str().is_some_and(|t| t.contains(".py::")))
+        })
+    };
+    let instances: Vec<serde_json::Value> = rows(demo())
+        .into_iter()
+        .filter(|i| pytest_only(&i["FAIL_TO_PASS"]) && pytest_only(&i["PASS_TO_PASS"]))
+        .collect();
+    assert!(!instances.is_empty());
+    let only: Vec<&str> = instances
+        .iter()
+        .map(|i| i["instance_id"].as_str().expect("id"))
+        .collect();
+    let only = only.join(",");
+    for baseline in ["gold", "empty", "partial"] {
+        let native = tmp.path().join(format!("native-{baseline}"));
+        let native_summary =
+            evaluate_dataset(demo(), &["--baseline", baseline, "--only", &only], &native);
+        let preds = results(&native);
+        // The harness's run of the same predictions: the same test output, graded by
+        // the official code.
+        let harness = tmp.path().join(format!("harness-{baseline}"));
+        let file = demo().join(format!("evaluations/baseline-{baseline}.jsonl"));
+        let patches: BTreeMap<String, String> = fs::read_to_string(&file)
+            .expect("predictions")
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json"))
+            .filter(|v| v["state"].as_str().is_none_or(|s| s == "novel"))
+            .map(|v| {
+                (
+                    v["instance_id"].as_str().expect("id").to_string(),
+                    v["model_patch"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        for inst in &instances {
+            let id = inst["instance_id"].as_str().expect("id");
+            let logs = native.join("logs").join(id);
+            let after = logs.join("eval-novel-python-0.log");
+            let log = fs::read_to_string(if after.exists() {
+                after
+            } else {
+                logs.join("eval-novel-before-python-0.log")
+            })
+            .unwrap_or_else(|e| {
+                let list: Vec<_> = fs::read_dir(&logs)
+                    .map(|d| d.flatten().map(|e| e.file_name()).collect())
+                    .unwrap_or_default();
+                panic!("{baseline} {id}: {e}: {} holds {list:?}", logs.display())
+            });
+            official_report(&harness, inst, &patches[id], &log);
+        }
+        let scored = tmp.path().join(format!("scored-{baseline}"));
+        let summary = evaluate_dataset(
+            demo(),
+            &[
+                "--baseline",
+                baseline,
+                "--only",
+                &only,
+                "--harness-report",
+                harness.to_str().expect("utf8"),
+            ],
+            &scored,
+        );
+        let got = results(&scored);
+        for (id, want) in &preds {
+            for field in [
+                "resolved",
+                "resolution",
+                "abstained",
+                "abstention_correct",
+                "applied",
+            ] {
+                assert_eq!(got[id][field], want[field], "{baseline} {id} {field}");
+            }
+            assert!(got[id].get("problems").is_none(), "{:?}", got[id]);
+        }
+        assert_eq!(
+            summary["by_state"]["novel"]["resolution"],
+            native_summary["by_state"]["novel"]["resolution"],
+            "{baseline}"
+        );
+    }
+    // No report: an infrastructure row; the harness's apply failure: a failed
+    // application, never a resolution.
+    let id = instances[0]["instance_id"].as_str().expect("id");
+    let missing = tmp.path().join("harness-missing");
+    fs::create_dir_all(missing.join(id)).expect("mkdir");
+    evaluate_dataset(
+        demo(),
+        &[
+            "--baseline",
+            "gold",
+            "--only",
+            id,
+            "--harness-report",
+            missing.to_str().expect("utf8"),
+        ],
+        &tmp.path().join("scored-missing"),
+    );
+    let row = &results(&tmp.path().join("scored-missing"))[id];
+    assert!(
+        row["infra"]
+            .as_str()
+            .is_some_and(|s| s.contains("no harness report")),
+        "{row}"
+    );
+    fs::write(
+        missing.join(id).join("run_instance.log"),
+        "... >>>>> Patch Apply Failed\n",
+    )
+    .expect("write");
+    evaluate_dataset(
+        demo(),
+        &[
+            "--baseline",
+            "gold",
+            "--only",
+            id,
+            "--harness-report",
+            missing.to_str().expect("utf8"),
+        ],
+        &tmp.path().join("scored-unapplied"),
+    );
+    let row = &results(&tmp.path().join("scored-unapplied"))[id];
+    assert_eq!(row["applied"], "failed");
+    assert_eq!(row["resolved"], false);
+}
