@@ -367,43 +367,25 @@ fn harness_reports_score_as_the_native_evaluation_of_the_same_runs() {
     let id = instances[0]["instance_id"].as_str().expect("id");
     let missing = tmp.path().join("harness-missing");
     fs::create_dir_all(missing.join(id)).expect("mkdir");
-    evaluate_dataset(
-        demo(),
-        &[
-            "--baseline",
-            "gold",
-            "--only",
-            id,
-            "--harness-report",
-            missing.to_str().expect("utf8"),
-        ],
-        &tmp.path().join("scored-missing"),
-    );
-    let row = &results(&tmp.path().join("scored-missing"))[id];
-    assert!(
-        row["infra"]
-            .as_str()
-            .is_some_and(|s| s.contains("no harness report")),
-        "{row}"
-    );
+    let gold_from_missing = |out: &str| {
+        let out = tmp.path().join(out);
+        let dir = missing.to_str().expect("utf8");
+        evaluate_dataset(
+            demo(),
+            &["--baseline", "gold", "--only", id, "--harness-report", dir],
+            &out,
+        );
+        results(&out).remove(id).expect("the row")
+    };
+    let row = gold_from_missing("scored-missing");
+    let infra = row["infra"].as_str().unwrap_or_default();
+    assert!(infra.contains("no harness report"), "{row}");
     fs::write(
         missing.join(id).join("run_instance.log"),
         "... >>>>> Patch Apply Failed\n",
     )
     .expect("write");
-    evaluate_dataset(
-        demo(),
-        &[
-            "--baseline",
-            "gold",
-            "--only",
-            id,
-            "--harness-report",
-            missing.to_str().expect("utf8"),
-        ],
-        &tmp.path().join("scored-unapplied"),
-    );
-    let row = &results(&tmp.path().join("scored-unapplied"))[id];
+    let row = gold_from_missing("scored-unapplied");
     assert_eq!(row["applied"], "failed");
     assert_eq!(row["resolved"], false);
 }
