@@ -220,7 +220,7 @@ pub(super) fn grade_from_report(
     } else {
         // How it applies to the state's tree; the harness applied it with its own
         // fallbacks, so a patch only they take in counts as fuzzed.
-        super::score::apply_method(c, state_change, patch).unwrap_or(ApplyMethod::Fuzz)
+        super::grading::apply_method(c, state_change, patch).unwrap_or(ApplyMethod::Fuzz)
     };
     if !report.patch_successfully_applied {
         if report.infra_failure {
@@ -255,8 +255,8 @@ pub(super) fn grade_from_report(
         ..Default::default()
     };
     let run = RunResult::Tests(tests);
-    super::score::grade(r, &run, &gold, None);
-    r.failing_after = super::score::failing(&run);
+    super::grading::grade(r, &run, &gold, None);
+    r.failing_after = super::grading::failing(&run);
     if r.resolved != report.resolved {
         r.problems.push(format!(
             "the harness's report says resolved={}, the dataset's golden lists say {}: the harness ran other lists",

@@ -6,6 +6,7 @@ pub mod attempts;
 pub mod compare;
 mod d4j;
 mod error;
+mod grading;
 pub mod harness;
 pub mod judge;
 pub mod localize;
