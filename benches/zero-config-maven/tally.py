@@ -16,7 +16,7 @@ OUT=ARGS[0]
 ENV={'environment','dependency_unresolvable','unsupported_jdk','build_tool_unavailable','compile_error','test_compile_error','zero_tests','infrastructure','no_test_suite','base_tree','timeout','unsupported_python'}
 def year(n,iid):
     sha=iid.rsplit('-',1)[1]
-    out=subprocess.run(['git','--git-dir',os.path.join(HERE, 'repos', n),'show','-s','--format=%cI',sha],capture_output=True,text=True).stdout.strip()
+    out=subprocess.run(['git','-C',os.path.join(HERE, 'repos', n),'show','-s','--format=%cI',sha],capture_output=True,text=True).stdout.strip()
     return int(out[:4]) if out else 0
 rows=[]
 for n in ARGS[1:]:
