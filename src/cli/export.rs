@@ -65,11 +65,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<()> {
             "export/swebench.jsonl"
         })
     });
-    let container = if json || out.extension().is_some_and(|e| e == "json") {
-        Container::JsonList
-    } else {
-        Container::Jsonl
-    };
+    let container = Container::for_output(json, &out);
     if out.as_os_str() == "-" {
         let bytes = dataset::export::swebench_bytes(&instances, lists, container);
         std::io::stdout().lock().write_all(&bytes)?;
@@ -92,16 +88,14 @@ fn predictions(args: ExportArgs) -> anyhow::Result<()> {
         state.parse().map_err(|e| anyhow::anyhow!("--state: {e}"))?;
     let preds = crate::evaluate::predictions::read(file)?;
     let export = crate::evaluate::harness::harness_predictions(&args.dataset, &preds, state)?;
-    let mut bytes = Vec::new();
-    if args.json {
-        bytes = serde_json::to_vec_pretty(&export.rows)?;
-        bytes.push(b'\n');
-    } else {
-        for row in &export.rows {
-            bytes.extend(serde_json::to_vec(row)?);
-            bytes.push(b'\n');
-        }
-    }
+    let ext = if args.json { "json" } else { "jsonl" };
+    let out = args.out.clone().unwrap_or_else(|| {
+        args.dataset.join(format!(
+            "export/swebench-predictions-{}.{ext}",
+            state.name()
+        ))
+    });
+    let bytes = dataset::export::Container::for_output(args.json, &out).bytes(&export.rows);
     for (id, why) in &export.not_applied {
         eprintln!("{id}: the patch does not apply to the {} state ({why}); written after the state's change, so the harness fails to apply it too", state.name());
     }
@@ -117,26 +111,18 @@ fn predictions(args: ExportArgs) -> anyhow::Result<()> {
             export.other_state
         );
     }
-    match args.out {
-        Some(p) if p.as_os_str() == "-" => std::io::stdout().lock().write_all(&bytes)?,
-        out => {
-            let ext = if args.json { "json" } else { "jsonl" };
-            let out = out.unwrap_or_else(|| {
-                args.dataset.join(format!(
-                    "export/swebench-predictions-{}.{ext}",
-                    state.name()
-                ))
-            });
-            dataset::write_atomic(&out, &bytes)
-                .with_context(|| format!("{}: cannot write", out.display()))?;
-            eprintln!(
-                "{} prediction(s) for the official harness on the {} state",
-                export.rows.len(),
-                state.name()
-            );
-            writeln!(std::io::stdout().lock(), "{}", out.display())?;
-        }
+    if out.as_os_str() == "-" {
+        std::io::stdout().lock().write_all(&bytes)?;
+        return Ok(());
     }
+    dataset::write_atomic(&out, &bytes)
+        .with_context(|| format!("{}: cannot write", out.display()))?;
+    eprintln!(
+        "{} prediction(s) for the official harness on the {} state",
+        export.rows.len(),
+        state.name()
+    );
+    writeln!(std::io::stdout().lock(), "{}", out.display())?;
     Ok(())
 }
 

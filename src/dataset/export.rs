@@ -47,21 +47,38 @@ pub enum Container {
     JsonList,
 }
 
+impl Container {
+    /// A JSON list with `--json` or an output named `*.json` (the harness reads a `.json`
+    /// file as one list), else JSON Lines.
+    pub fn for_output(json: bool, out: &Path) -> Container {
+        if json || out.extension().is_some_and(|e| e == "json") {
+            Container::JsonList
+        } else {
+            Container::Jsonl
+        }
+    }
+
+    /// `rows` in this container.
+    pub fn bytes<T: serde::Serialize>(self, rows: &[T]) -> Vec<u8> {
+        match self {
+            Container::Jsonl => super::jsonl(rows),
+            Container::JsonList => {
+                // Plain data structs always serialize.
+                let mut out = serde_json::to_vec_pretty(rows).unwrap_or_default();
+                out.push(b'\n');
+                out
+            }
+        }
+    }
+}
+
 /// The instances as SWE-bench rows, in the dataset's order.
 pub fn swebench_bytes(instances: &[Instance], lists: ListStyle, container: Container) -> Vec<u8> {
     let rows: Vec<SwebenchRow> = instances
         .iter()
         .map(|i| SwebenchRow::from_instance(i, lists == ListStyle::JsonString))
         .collect();
-    match container {
-        Container::Jsonl => super::jsonl(&rows),
-        Container::JsonList => {
-            // Plain data structs always serialize.
-            let mut out = serde_json::to_vec_pretty(&rows).unwrap_or_default();
-            out.push(b'\n');
-            out
-        }
-    }
+    container.bytes(&rows)
 }
 
 /// Write a dataset's instances as SWE-bench rows to `out` (temporary file + rename).

@@ -102,6 +102,16 @@ pub enum EvaluateError {
     },
 }
 
+/// A dataset that cannot be opened: its own read error stays a dataset error.
+impl From<crate::recipe::open::OpenError> for EvaluateError {
+    fn from(e: crate::recipe::open::OpenError) -> Self {
+        match e {
+            crate::recipe::open::OpenError::Dataset(e) => EvaluateError::Dataset(e),
+            other => EvaluateError::Open(other),
+        }
+    }
+}
+
 /// Why one prediction's state could not be made or its patch tried on it; the message
 /// goes to the prediction's row.
 #[derive(Debug, thiserror::Error)]

@@ -37,10 +37,7 @@ pub fn harness_predictions(
     predictions: &[Prediction],
     state: StateKind,
 ) -> Result<HarnessExport, EvaluateError> {
-    let o = crate::recipe::open::open(dataset).map_err(|e| match e {
-        crate::recipe::open::OpenError::Dataset(e) => EvaluateError::Dataset(e),
-        other => EvaluateError::Open(other),
-    })?;
+    let o = crate::recipe::open::open(dataset)?;
     let instances: BTreeMap<String, Instance> = crate::dataset::read_instances(dataset)?
         .into_iter()
         .map(|i| (i.instance_id.clone(), i))

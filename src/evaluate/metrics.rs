@@ -96,10 +96,7 @@ pub struct AbstentionRule {
 impl AbstentionRule {
     /// The rule of the dataset in `dataset` (its recipe's file roles, its instances).
     pub fn open(dataset: &Path) -> Result<AbstentionRule, super::error::EvaluateError> {
-        let o = crate::recipe::open::open(dataset).map_err(|e| match e {
-            crate::recipe::open::OpenError::Dataset(e) => super::error::EvaluateError::Dataset(e),
-            other => super::error::EvaluateError::Open(other),
-        })?;
+        let o = crate::recipe::open::open(dataset)?;
         let instances = crate::dataset::read_instances(dataset)?
             .into_iter()
             .map(|i| (i.instance_id.clone(), i))

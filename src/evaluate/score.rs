@@ -74,19 +74,15 @@ pub fn evaluate(
     predictions: &Path,
     opts: &EvaluateOptions,
 ) -> Result<Evaluation, EvaluateError> {
-    let open_err = |e| match e {
-        open::OpenError::Dataset(e) => EvaluateError::Dataset(e),
-        other => EvaluateError::Open(other),
-    };
     // A dataset without `validate:` is still scored for abstention, localization and
     // whether patches apply; its resolution columns stay empty and say why.
     let (card, plan, mut vplan) = match open::open_with_tests(dataset, NO_TESTS) {
         Ok(w) => (w.card, w.plan, Some(w.tests)),
         Err(open::OpenError::NoTests { .. }) => {
-            let o = open::open(dataset).map_err(open_err)?;
+            let o = open::open(dataset)?;
             (o.card, o.plan, None)
         }
-        Err(e) => return Err(open_err(e)),
+        Err(e) => return Err(EvaluateError::from(e)),
     };
     if let (Some(t), Some(v)) = (opts.timeout, vplan.as_mut()) {
         v.timeout = std::time::Duration::from_secs(t);

@@ -207,6 +207,28 @@ fn novel_predictions_are_exported_verbatim_and_bad_arguments_get_one_line() {
     );
     let row: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(row["model_patch"].as_str(), Some(patch));
+    // An output named *.json is one JSON list, which is how the harness reads a .json
+    // predictions file.
+    let listed = tmp.path().join("harness.json");
+    succeeds(
+        hunkgen()
+            .arg("export")
+            .arg(demo())
+            .args([
+                "--format",
+                "swebench-predictions",
+                "--state",
+                "novel",
+                "--out",
+            ])
+            .arg(&listed)
+            .arg("--predictions")
+            .arg(&pred_file),
+    );
+    let list: Vec<serde_json::Value> =
+        serde_json::from_str(&fs::read_to_string(&listed).expect("read")).expect("a JSON list");
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0]["model_patch"].as_str(), Some(patch));
     // Without --state: one line from the argument parser, non-zero.
     let bad = hunkgen()
         .arg("export")
