@@ -97,6 +97,7 @@ fn main() {
         python: None,
         requirements: None,
         install: Some("\"$HUNKGEN_UV\" pip install --quiet pytest==9.2.0".into()),
+        build_constraints: None,
     });
     let start = Instant::now();
     let env = cache.ensure(&runner, "acme", &spec).expect("warm env");

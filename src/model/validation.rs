@@ -102,6 +102,11 @@ pub struct PythonRecord {
     /// backend could not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<String>,
+    /// Constraints put on the tools that build sdists because a package of the
+    /// resolution builds only with them (`setuptools<58` for a `setup.py` that uses
+    /// `use_2to3`, which setuptools 58 removed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub build_constraints: Vec<String>,
     /// The rungs that failed before this one (`pinned failed on zope-interface`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tried: Vec<String>,

@@ -359,6 +359,7 @@ fn pytest_spec(dir: &Path, requirements: &str) -> EnvSpec {
         python: None,
         requirements: Some(req),
         install: None,
+        build_constraints: None,
     })
 }
 
@@ -464,6 +465,7 @@ fn install_commands_and_setup_commands_build_environments() {
         python: Some("3".into()),
         requirements: None,
         install: Some("\"$HUNKGEN_UV\" pip install --quiet pytest==9.2.0".into()),
+        build_constraints: None,
     });
     let env = cache.ensure(&runner, "org/cmd", &spec).unwrap();
     assert!(env.offline);
@@ -515,6 +517,7 @@ fn a_python_version_no_interpreter_has_is_unsupported() {
         python: Some("2.5".into()),
         requirements: None,
         install: None,
+        build_constraints: None,
     });
     match cache.ensure(&unsandboxed(), "org/old", &spec) {
         Err(e @ EnvError::UnsupportedPython { .. }) => {
@@ -549,6 +552,7 @@ fn a_second_interpreter_is_found_and_its_venv_runs_in_the_sandbox() {
         python: Some("3.9".into()),
         requirements: None,
         install: None,
+        build_constraints: None,
     });
     let env = cache
         .ensure(&sandboxed(), "org/py39", &spec)
@@ -577,6 +581,7 @@ fn a_second_interpreter_is_found_and_its_venv_runs_in_the_sandbox() {
         python: None,
         requirements: None,
         install: None,
+        build_constraints: None,
     });
     assert_ne!(key_39, cache.key("org/py39", &machine).expect("key"));
 }

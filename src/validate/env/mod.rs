@@ -49,6 +49,10 @@ pub struct PythonSpec {
     /// A shell command run after that with the venv active (`VIRTUAL_ENV`, `PATH`) and
     /// uv at `$HUNKGEN_UV` (e.g. `"$HUNKGEN_UV" pip install -e ./vendored`).
     pub install: Option<String>,
+    /// Constraints on the tools that build source distributions (uv's
+    /// `--build-constraints`): an old sdist may need an old setuptools to build at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build_constraints: Option<PathBuf>,
 }
 
 /// A Java environment: the class path and where sources and tests live in a tree.
@@ -805,6 +809,47 @@ mod tests {
         assert!(matches!(
             cache.key("r", &missing),
             Err(EnvError::Read { .. })
+        ));
+    }
+
+    #[test]
+    fn build_constraints_are_part_of_a_python_key_and_absent_ones_keep_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (req, cons) = (dir.path().join("r.txt"), dir.path().join("c.txt"));
+        fs::write(&req, "pytest==9.2.0\n").unwrap();
+        fs::write(&cons, "setuptools<58\n").unwrap();
+        let cache = EnvCache::new(dir.path().join("envs"), dir.path().join("uv"));
+        let spec = |c: Option<&Path>| {
+            EnvSpec::Python(PythonSpec {
+                python: None,
+                requirements: Some(req.clone()),
+                install: None,
+                build_constraints: c.map(Path::to_path_buf),
+            })
+        };
+        let plain = cache.key("r", &spec(None)).unwrap();
+        let constrained = cache.key("r", &spec(Some(&cons))).unwrap();
+        assert_ne!(plain, constrained);
+        fs::write(&cons, "setuptools<50\n").unwrap();
+        assert_ne!(constrained, cache.key("r", &spec(Some(&cons))).unwrap());
+        // The same bytes as requirements and as constraints are two environments.
+        let only = EnvSpec::Python(PythonSpec {
+            python: None,
+            requirements: None,
+            install: None,
+            build_constraints: Some(req.clone()),
+        });
+        assert_ne!(plain, cache.key("r", &only).unwrap());
+        // The recipe form reads it.
+        let y: EnvSpec =
+            serde_norway::from_str("python:\n  requirements: r.txt\n  build_constraints: c.txt\n")
+                .unwrap();
+        assert!(matches!(
+            y,
+            EnvSpec::Python(PythonSpec {
+                build_constraints: Some(_),
+                ..
+            })
         ));
     }
 

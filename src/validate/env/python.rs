@@ -23,14 +23,34 @@ impl Kind for PythonSpec {
             }
             self.requirements = Some(r);
         }
+        if let Some(c) = &self.build_constraints {
+            let c = resolve(c);
+            if !c.is_file() {
+                return Err(format!("{}: no such build constraints file", c.display()));
+            }
+            self.build_constraints = Some(c);
+        }
         Ok(())
     }
 
     fn key_inputs(&self, repo: &str) -> Result<KeyInputs, EnvError> {
         let version = pythons::for_request(repo, self.python.as_deref())?.version;
+        let mut facts = vec![version];
+        // Which file is which (a spec without constraints keeps its key).
+        if self.build_constraints.is_some() {
+            facts.push(format!(
+                "build constraints last of {}",
+                1 + usize::from(self.requirements.is_some())
+            ));
+        }
         Ok(KeyInputs {
-            facts: vec![version],
-            files: self.requirements.iter().cloned().collect(),
+            facts,
+            files: self
+                .requirements
+                .iter()
+                .chain(&self.build_constraints)
+                .cloned()
+                .collect(),
         })
     }
 
@@ -74,13 +94,20 @@ impl Kind for PythonSpec {
                 sh_quote(&req_copy)
             ));
         }
+        let constraints_copy = tmp.join("build-constraints.txt");
         let prepare = || -> Result<(), EnvError> {
             super::fresh(tmp)?;
-            if let Some(req) = &self.requirements {
-                fs::copy(req, &req_copy).map_err(|source| EnvError::Read {
-                    path: req.clone(),
-                    source,
-                })?;
+            let copies = [
+                (&self.requirements, &req_copy),
+                (&self.build_constraints, &constraints_copy),
+            ];
+            for (from, to) in copies {
+                if let Some(from) = from {
+                    fs::copy(from, to).map_err(|source| EnvError::Read {
+                        path: from.clone(),
+                        source,
+                    })?;
+                }
             }
             Ok(())
         };
@@ -96,6 +123,12 @@ impl Kind for PythonSpec {
             ("HUNKGEN_UV".into(), uv.clone().into()),
             ("PATH".into(), prepend_path(&venv.join("bin"))),
         ];
+        if self.build_constraints.is_some() {
+            vars.push((
+                "UV_BUILD_CONSTRAINT".into(),
+                constraints_copy.clone().into(),
+            ));
+        }
         let step = |script: String, name: &str, network: bool, vars: &[(OsString, OsString)]| {
             cache.step(
                 runner,

@@ -360,6 +360,7 @@ mod tests {
                 dropped: Vec::new(),
                 test_era: None,
                 metadata: None,
+                build_constraints: Vec::new(),
                 tried: Vec::new(),
             },
             pythonpath: pythonpath.map(str::to_string),
@@ -426,5 +427,23 @@ mod tests {
             vec!["sphinx", "docutils", "pyyaml"]
         );
         assert!(including_packages(gone).is_empty());
+    }
+
+    #[test]
+    fn an_sdist_that_uses_2to3_asks_for_setuptools_before_58() {
+        // uv's words for demjson 2.2.4 built by today's setuptools (jsonpickle's tox
+        // environments of 2016-2019 ask for it).
+        let log = "error: Failed to build `demjson==2.2.4`
+  cause: The build backend returned an error
+  cause: Call to `setuptools.build_meta:__legacy__.get_requires_for_build_wheel` failed (exit status: 1)
+         [stderr]
+         error in demjson setup command: use_2to3 is invalid.
+";
+        assert_eq!(failing_packages(log), vec!["demjson"]);
+        assert_eq!(build_era_constraint(log), Some("setuptools>=40.8.0,<58"));
+        assert_eq!(
+            build_era_constraint("  × Failed to build `zope.interface==4.4.3`"),
+            None
+        );
     }
 }

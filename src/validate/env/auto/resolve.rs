@@ -151,6 +151,14 @@ pub fn next_rung(step: Step, exempt: &[String], failing: &[String]) -> Option<(S
     }
 }
 
+/// The build-tool constraint a failure asks for, if it names one: a `setup.py` that
+/// passes `use_2to3` builds only with setuptools before 58, which removed it (and uv's
+/// legacy build path needs 40.8 or later).
+pub fn build_era_constraint(log: &str) -> Option<&'static str> {
+    log.contains("use_2to3 is invalid")
+        .then_some("setuptools>=40.8.0,<58")
+}
+
 /// The version pinned for `package` in exact requirements (`pytest==6.1.2`).
 pub fn pinned_version(requirements: &str, package: &str) -> Option<String> {
     requirements.lines().find_map(|l| {
@@ -213,8 +221,9 @@ impl EnvCache {
         };
         let mut parts: Vec<&[u8]> = vec![
             // v2: the ladder also exempts a package with no release before the cutoff;
-            // v3: up to 4 packages, not 2.
-            b"hunkgen-auto-v3",
+            // v3: up to 4 packages, not 2; v4: sdists that use `use_2to3` are built
+            // with an old setuptools (a v3 failure on them is not reused).
+            b"hunkgen-auto-v4",
             repo.as_bytes(),
             version.as_bytes(),
             &date,
@@ -247,20 +256,32 @@ impl EnvCache {
         let cached: Option<Resolved> = memos
             .get(&key)
             .and_then(|b| serde_json::from_slice(&b).ok());
-        let build = |requirements: &str| -> Result<BuiltEnv, EnvError> {
+        // A file under `resolved/` named for its content, written once.
+        let content_file = |stem: &str, text: &str| -> Result<PathBuf, EnvError> {
             let mut rh = Sha256::new();
-            rh.update(requirements.as_bytes());
-            let file = resolved_dir.join(format!("requirements-{}.txt", hex8(rh)));
+            rh.update(text.as_bytes());
+            let file = resolved_dir.join(format!("{stem}-{}.txt", hex8(rh)));
             if !file.is_file() {
-                write_new(&file, requirements.as_bytes()).map_err(write_err(&file))?;
+                write_new(&file, text.as_bytes()).map_err(write_err(&file))?;
             }
+            Ok(file)
+        };
+        let build = |requirements: &str, constraints: &[String]| -> Result<BuiltEnv, EnvError> {
+            let build_constraints = match constraints.is_empty() {
+                true => None,
+                false => Some(content_file(
+                    "build-constraints",
+                    &format!("{}\n", constraints.join("\n")),
+                )?),
+            };
             self.ensure(
                 runner,
                 repo,
                 &EnvSpec::Python(PythonSpec {
                     python: Some(version.clone()),
-                    requirements: Some(file),
+                    requirements: Some(content_file("requirements", requirements)?),
                     install: None,
+                    build_constraints,
                 }),
             )
         };
@@ -276,7 +297,10 @@ impl EnvCache {
             Some(Resolved::Ok {
                 record,
                 requirements,
-            }) => return build(&requirements).map(|env| done(*record, &requirements, env)),
+            }) => {
+                return build(&requirements, &record.build_constraints)
+                    .map(|env| done(*record, &requirements, env))
+            }
             Some(Resolved::Failed(why)) => {
                 return Err(EnvError::Auto {
                     repo: repo.to_string(),
@@ -292,6 +316,8 @@ impl EnvCache {
         // The requirements resolved: the declared ones, less those dropped.
         let mut requirements = d.requirements.clone();
         let mut dropped: Vec<String> = Vec::new();
+        // Constraints on the sdist build tools, once a failure asked for them.
+        let mut constraints: Vec<String> = Vec::new();
         // The project's build backend, asked once (pinned to the date) for the
         // dependencies with the test extras; static reading alone when it cannot say.
         let tree = match &d.backend {
@@ -347,8 +373,9 @@ impl EnvCache {
                     }),
                     pinned,
                     &args,
+                    &constraints,
                 )
-                .and_then(|reqs| build(&reqs).map(|env| (reqs, env)));
+                .and_then(|reqs| build(&reqs, &constraints).map(|env| (reqs, env)));
             let failure = match attempt {
                 Ok((requirements, env)) => {
                     let record = crate::model::PythonRecord {
@@ -370,6 +397,7 @@ impl EnvCache {
                             )
                         }),
                         metadata: metadata.clone(),
+                        build_constraints: constraints.clone(),
                         tried: tried.clone(),
                     };
                     break Ok((record, requirements, env));
@@ -390,6 +418,17 @@ impl EnvCache {
                 requirements.retain(|r| normalize(requirement_name(r.trim())) != p);
                 tried.push(format!("{rung:?} failed on {p}: dropped").to_lowercase());
                 dropped.push(p);
+                continue;
+            }
+            // A package that builds only with older build tools: the same rung with
+            // them constrained (once).
+            if let Some(c) = build_era_constraint(&log).filter(|_| constraints.is_empty()) {
+                let who = failing.first().map(String::as_str).unwrap_or("an sdist");
+                tried.push(format!(
+                    "{} failed on {who}: its setup.py uses use_2to3, which setuptools 58 removed; retried building sdists with {c}",
+                    format!("{rung:?}").to_lowercase()
+                ));
+                constraints.push(c.to_string());
                 continue;
             }
             // The project's own build failed on this rung (a setup.py that today's
@@ -499,6 +538,7 @@ impl EnvCache {
                 }),
                 Some(cutoff),
                 &["--no-deps".to_string()],
+                &[],
             );
             let e = match asked {
                 Ok(text) => {
@@ -553,6 +593,7 @@ impl EnvCache {
         project: Option<ProjectBuild<'_>>,
         cutoff: Option<&str>,
         exempt: &[String],
+        build_constraints: &[String],
     ) -> Result<String, EnvError> {
         let uv = self.require_uv()?;
         let write_err = |path: &Path| {
@@ -618,6 +659,13 @@ impl EnvCache {
         ];
         if !online {
             vars.push(("UV_OFFLINE".into(), "1".into()));
+        }
+        if !build_constraints.is_empty() {
+            let file = dir.join("build-constraints.txt");
+            let mut text = build_constraints.join("\n");
+            text.push('\n');
+            fs::write(&file, text).map_err(write_err(&file))?;
+            vars.push(("UV_BUILD_CONSTRAINT".into(), file.into()));
         }
         let mut readable: Vec<PathBuf> = self.uv.iter().cloned().collect();
         // The tree and the interpreter's installation, for a build backend run under it.
