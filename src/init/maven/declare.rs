@@ -206,7 +206,18 @@ impl Reactor<'_> {
             },
             pom: path.to_string(),
             source_roots: root_of(|p| &p.source_dir, "src/main/java"),
-            test_source_roots: root_of(|p| &p.test_source_dir, "src/test/java"),
+            test_source_roots: {
+                // The declared root, then those build-helper adds (inherited plugins
+                // included), each once.
+                let mut roots = root_of(|p| &p.test_source_dir, "src/test/java");
+                let added = chain.iter().flat_map(|(_, p)| &p.added_test_sources);
+                for root in added.filter_map(|w| source_dir(&dir, w, &props)) {
+                    if !roots.contains(&root) {
+                        roots.push(root);
+                    }
+                }
+                roots
+            },
             java_level: java_level(&chain, &props),
         })
     }

@@ -229,6 +229,38 @@ fn an_active_by_default_profile_adds_its_modules_and_others_do_not() {
 }
 
 #[test]
+fn test_roots_build_helper_adds_count_unless_a_property_turns_the_profile_on() {
+    // jsoup's shape: a profile that JDK 11 turns on adds `src/test/java11`; a release
+    // profile (on by a property) adds one no test run sees; `add-source` is main code.
+    let helper = |id: &str, goal: &str, source: &str| {
+        format!(
+            "<build><plugins><plugin><groupId>org.codehaus.mojo</groupId>\
+             <artifactId>build-helper-maven-plugin</artifactId><executions><execution>\
+             <id>{id}</id><goals><goal>{goal}</goal></goals><configuration><sources>\
+             <source>{source}</source></sources></configuration></execution></executions>\
+             </plugin></plugins></build>"
+        )
+    };
+    let root = format!(
+        "<project><artifactId>lib</artifactId>{}<profiles>\
+         <profile><id>multi-release</id><activation><jdk>[11,2000)</jdk></activation>{}</profile>\
+         <profile><id>release</id><activation><property><name>performRelease</name></property>\
+         </activation>{}</profile></profiles></project>",
+        helper("gen", "add-source", "src/gen/java"),
+        helper(
+            "java11",
+            "add-test-source",
+            "${project.basedir}/src/test/java11"
+        ),
+        helper("it", "add-test-source", "src/release-it/java"),
+    );
+    let d = declare_files(&[("pom.xml", &root)]).expect("declares");
+    let lib = module(&d, ".");
+    assert_eq!(lib.test_source_roots, ["src/test/java", "src/test/java11"]);
+    assert_eq!(lib.source_roots, ["src/main/java"]);
+}
+
+#[test]
 fn a_parent_outside_the_modules_is_found_by_its_relative_path_and_checked() {
     let parent = r#"<project><artifactId>build-parent</artifactId>
       <properties><maven.compiler.release>21</maven.compiler.release></properties>

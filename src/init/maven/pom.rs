@@ -30,6 +30,11 @@ pub(crate) struct Pom {
     pub target: Option<String>,
     /// maven-enforcer-plugin `requireJavaVersion` `<version>`, as written.
     pub enforcer_java: Option<String>,
+    /// Test roots build-helper-maven-plugin's `add-test-source` adds, as written: in the
+    /// build, in a profile on by default, or in one a JDK range turns on (jsoup's
+    /// `src/test/java11` under JDK 11 and later); not in profiles a property or a file
+    /// turns on (release and CI profiles).
+    pub added_test_sources: Vec<String>,
 }
 
 /// Parse the pom at `path` (named in the error) from `text`: one line on bad XML.
@@ -82,6 +87,42 @@ pub(crate) fn parse(path: &str, text: &str) -> Result<Pom, String> {
                 .map(text_of)
                 .filter(|m| !m.is_empty()),
         );
+    }
+    let by_jdk: Vec<Node> = children(project, "profiles")
+        .flat_map(|p| children(p, "profile"))
+        .filter(|p| at(*p, &["activation", "jdk"]).is_some())
+        .collect();
+    for base in std::iter::once(project)
+        .chain(active.iter().copied())
+        .chain(by_jdk)
+    {
+        let helpers = at(base, &["build", "plugins"])
+            .into_iter()
+            .flat_map(|list| children(list, "plugin"))
+            .filter(|p| {
+                child_text(*p, "artifactId").as_deref() == Some("build-helper-maven-plugin")
+            });
+        for helper in helpers {
+            let executions = children(helper, "executions").flat_map(|e| children(e, "execution"));
+            for execution in executions {
+                let adds_tests = children(execution, "goals")
+                    .flat_map(|g| children(g, "goal"))
+                    .any(|g| text_of(g) == "add-test-source");
+                if !adds_tests {
+                    continue;
+                }
+                let sources = at(execution, &["configuration", "sources"])
+                    .into_iter()
+                    .flat_map(|s| children(s, "source"))
+                    .map(text_of)
+                    .filter(|s| !s.is_empty());
+                for source in sources {
+                    if !pom.added_test_sources.contains(&source) {
+                        pom.added_test_sources.push(source);
+                    }
+                }
+            }
+        }
     }
     // A profile's plugin settings override the pom's, and a plugin's own settings
     // override those of `<pluginManagement>`: the first found wins.
