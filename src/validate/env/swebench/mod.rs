@@ -5,8 +5,12 @@
 //! what the package's own functions return. The package's downloads of requirement files
 //! from GitHub are answered from the local repository, so asking needs no network.
 //!
-//! This is the declare phase of the `swebench` environment kind; the kind that builds
+//! This is the declare phase of the `swebench` environment kind, and the pip form of a
+//! spec's packages ([`pip_plan`]) its resolve step will install; the kind that builds
 //! and runs those environments is not written yet (docs/validate.md says what exists).
+
+mod packages;
+pub use packages::{pip_plan, PipPlan, RENAMES};
 
 use std::collections::BTreeMap;
 use std::io::Write;
