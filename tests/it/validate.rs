@@ -984,3 +984,88 @@ print("coherent")
     assert!(text.contains("coherent"), "{text}");
     assert!(text.contains("passwd hunkgen /tmp"), "{text}");
 }
+
+#[test]
+fn a_swebench_spec_gets_its_interpreter_and_its_pip_plan_or_names_what_is_missing() {
+    use hunkgen::validate::env::swebench::{Packages, SpecAnswer};
+    let spec = |python: &str, kind: &str, text: &str| SpecAnswer {
+        instance_id: Some("org__lib-1".into()),
+        repo: "org/lib".into(),
+        version: "1.0".into(),
+        spec_hash: Some("h".into()),
+        python: Some(python.into()),
+        pip_packages: Vec::new(),
+        pre_install: Vec::new(),
+        install: Some("python -m pip install -e .".into()),
+        repo_install: None,
+        eval_commands: Vec::new(),
+        test_cmd: Some("pytest -rA".into()),
+        parser: Some("parse_log_pytest".into()),
+        test_directives: Vec::new(),
+        test_command: None,
+        packages: Some(Packages {
+            kind: kind.into(),
+            text: text.into(),
+        }),
+        error: None,
+    };
+    let dir = scratch("swebench-env");
+    let cache = EnvCache::new(dir.path().join("envs"), uv_cache())
+        .with_uv(uv())
+        .with_network(false);
+    let runner = sandboxed();
+    // xarray's shape: an environment.yml with the interpreter, pip, a conda-only
+    // library and the runner pinned the conda way; offline from the seeded cache.
+    let yml =
+        "name: testbed\ndependencies:\n  - python=3.11\n  - hdf5\n  - pytest=9.2.0\n  - pip\n";
+    let made = cache
+        .ensure_swebench(&runner, "org/lib", &spec("3.11", "environment.yml", yml))
+        .expect("an environment");
+    assert!(
+        made.interpreter.starts_with("3.11."),
+        "{}",
+        made.interpreter
+    );
+    assert_eq!(made.plan.requirements, ["pytest==9.2.0"]);
+    assert_eq!(made.plan.conda_only, ["hdf5"]);
+    let python = made.env.python().expect("a venv python");
+    let out = std::process::Command::new(&python)
+        .args([
+            "-c",
+            "import pytest, sys; print(pytest.__version__, sys.version_info[:2])",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "9.2.0 (3, 11)");
+    // Another spec with the same packages shares the environment.
+    let again = cache
+        .ensure_swebench(&runner, "org/lib", &spec("3.11", "conda", "pytest=9.2.0"))
+        .expect("the same environment");
+    assert!(again.env.reused && again.env.dir == made.env.dir);
+    // An interpreter the machine lacks is named, never replaced by another version.
+    match cache.ensure_swebench(&runner, "org/lib", &spec("3.99", "conda", "pytest")) {
+        Err(e @ EnvError::UnsupportedPython { .. }) => {
+            assert!(e.to_string().contains("3.99"), "{e}")
+        }
+        other => panic!("expected unsupported_python, got {other:?}"),
+    }
+    // A spec the package could not make, and packages pip cannot install: one line each.
+    let mut broken = spec("3.11", "conda", "pytest");
+    broken.error = Some("get_requirements: no such file".into());
+    let e = cache
+        .ensure_swebench(&runner, "org/lib", &broken)
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "swebench environment for org/lib: the swebench package's spec: get_requirements: no such file"
+    );
+    let e = cache
+        .ensure_swebench(
+            &runner,
+            "org/lib",
+            &spec("3.11", "conda", "conda-forge::numpy"),
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("conda channel"), "{e}");
+    assert_eq!(e.reject_reason(), hunkgen::model::RejectReason::Environment);
+}

@@ -379,6 +379,14 @@ pub enum EnvError {
         /// Why.
         why: String,
     },
+    /// A SWE-bench spec's environment could not be made: the step and why.
+    #[error("swebench environment for {repo}: {why}")]
+    Swebench {
+        /// The repository.
+        repo: String,
+        /// The step that failed and why.
+        why: String,
+    },
 }
 
 impl EnvError {

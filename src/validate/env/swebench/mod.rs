@@ -10,7 +10,9 @@
 //! and runs those environments is not written yet (docs/validate.md says what exists).
 
 mod packages;
+mod resolve;
 pub use packages::{pip_plan, PipPlan, RENAMES};
+pub use resolve::SwebenchEnv;
 
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -1,0 +1,83 @@
+//! The `swebench` kind's resolve step (docs/design/swebench-kind.md): the environment a
+//! SWE-bench spec asks for, made without conda or Docker. The interpreter is the spec's
+//! `X.Y` found on the machine (`unsupported_python` otherwise, never another version);
+//! the packages are the spec's [`PipPlan`], installed by uv into a venv. The venv is
+//! keyed by the interpreter and the plan's text, so every (repo, version) whose spec
+//! installs the same packages shares it; the install step may use the network (as the
+//! cache allows), runs never do.
+
+use std::path::PathBuf;
+
+use sha2::{Digest, Sha256};
+
+use super::{pip_plan, PipPlan, SpecAnswer};
+use crate::validate::env::{
+    hex8, pythons, write_new, BuiltEnv, EnvCache, EnvError, EnvSpec, PythonSpec,
+};
+use crate::validate::runner::Runner;
+
+/// What the resolve step made for one spec.
+#[derive(Debug, Clone)]
+pub struct SwebenchEnv {
+    /// The venv with the spec's packages (shared by every spec with the same plan).
+    pub env: BuiltEnv,
+    /// The packages as installed, with what was renamed and what only conda has.
+    pub plan: PipPlan,
+    /// The interpreter's full version (`3.9.18`).
+    pub interpreter: String,
+}
+
+impl EnvCache {
+    /// The environment of a SWE-bench row's spec (see the module doc): `Err` names the
+    /// step that failed (the spec itself, the interpreter, the plan, the install).
+    pub fn ensure_swebench(
+        &self,
+        runner: &Runner,
+        repo: &str,
+        answer: &SpecAnswer,
+    ) -> Result<SwebenchEnv, EnvError> {
+        let failed = |why: String| EnvError::Swebench {
+            repo: repo.to_string(),
+            why,
+        };
+        if let Some(e) = &answer.error {
+            return Err(failed(format!("the swebench package's spec: {e}")));
+        }
+        let python = answer.python.as_deref().ok_or_else(|| {
+            failed(format!(
+                "the spec of version {} names no Python",
+                answer.version
+            ))
+        })?;
+        let interpreter = pythons::for_request(repo, Some(python))?;
+        let plan = pip_plan(answer).map_err(|e| failed(format!("its packages: {e}")))?;
+        let mut text = plan.requirements.join("\n");
+        text.push('\n');
+        let dir = self.root.join("swebench");
+        std::fs::create_dir_all(&dir).map_err(|source| EnvError::Write {
+            path: dir.clone(),
+            source,
+        })?;
+        let mut h = Sha256::new();
+        h.update(text.as_bytes());
+        let file: PathBuf = dir.join(format!("requirements-{}.txt", hex8(h)));
+        if !file.is_file() {
+            write_new(&file, text.as_bytes()).map_err(|source| EnvError::Write {
+                path: file.clone(),
+                source,
+            })?;
+        }
+        let spec = EnvSpec::Python(PythonSpec {
+            python: Some(python.to_string()),
+            requirements: Some(file),
+            install: None,
+            build_constraints: None,
+        });
+        let env = self.ensure(runner, repo, &spec)?;
+        Ok(SwebenchEnv {
+            env,
+            plan,
+            interpreter: interpreter.version,
+        })
+    }
+}
