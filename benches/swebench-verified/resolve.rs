@@ -18,7 +18,9 @@ use hunkgen::validate::runner::{Runner, SandboxPolicy};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [rows, mirrors, cache, python] = args.as_slice() else {
-        return Err("usage: swebench_resolve ROWS.jsonl MIRRORS_DIR CACHE_DIR SWEBENCH_PYTHON".into());
+        return Err(
+            "usage: swebench_resolve ROWS.jsonl MIRRORS_DIR CACHE_DIR SWEBENCH_PYTHON".into(),
+        );
     };
     let cache_dir = PathBuf::from(cache);
     let helper = Helper::new(Path::new(python), &cache_dir.join("helper"))?;
@@ -31,7 +33,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_network(true);
     let runner = Runner::new(SandboxPolicy::Required)?;
     let mut tally: BTreeMap<String, usize> = BTreeMap::new();
-    for line in std::fs::read_to_string(rows)?.lines().filter(|l| !l.trim().is_empty()) {
+    for line in std::fs::read_to_string(rows)?
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+    {
         let row: serde_json::Value = serde_json::from_str(line)?;
         let text = |k: &str| row[k].as_str().unwrap_or_default().to_string();
         let r = RowRef {
@@ -46,7 +51,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .join(r.repo.replace('/', "+"))
             .join("repo");
         let started = std::time::Instant::now();
-        let answer = helper.specs(std::slice::from_ref(&r), Some(&git))?.remove(0);
+        let answer = helper
+            .specs(std::slice::from_ref(&r), Some(&git))?
+            .remove(0);
         let outcome = match envs.ensure_swebench(&runner, &r.repo, &answer) {
             Ok(made) => serde_json::json!({
                 "outcome": "built",
@@ -56,10 +63,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "requirements": made.plan.requirements.len(),
                 "renamed": made.plan.renamed,
                 "conda_only": made.plan.conda_only,
+                "build_constraints": made.build_constraints,
             }),
             Err(e) => serde_json::json!({
                 "outcome": format!("{:?}", e.reject_reason()),
-                "error": e.to_string().chars().take(600).collect::<String>(),
+                // The failing command is long; what it said is at the end.
+                "error": e.to_string().rsplit_once(" ends: ").map_or_else(
+                    || e.to_string(),
+                    |(_, tail)| tail.to_string()
+                ),
             }),
         };
         let name = outcome["outcome"].as_str().unwrap_or_default().to_string();

@@ -445,5 +445,12 @@ mod tests {
             build_era_constraint("  × Failed to build `zope.interface==4.4.3`"),
             None
         );
+        // MarkupSafe 1.0 (astropy 1.3's SWE-bench environment): `setuptools.Feature`
+        // went in 46.
+        let feature = "  File \"setup.py\", line 6, in <module>\n    from setuptools import setup, Extension, Feature\nImportError: cannot import name 'Feature'\n";
+        assert_eq!(
+            build_era_constraint(feature),
+            Some("setuptools>=40.8.0,<46")
+        );
     }
 }

@@ -151,12 +151,22 @@ pub fn next_rung(step: Step, exempt: &[String], failing: &[String]) -> Option<(S
     }
 }
 
-/// The build-tool constraint a failure asks for, if it names one: a `setup.py` that
-/// passes `use_2to3` builds only with setuptools before 58, which removed it (and uv's
-/// legacy build path needs 40.8 or later).
+/// Build failures of old sdists that an older setuptools cures: what the failure says,
+/// and the constraint (uv's legacy build path needs setuptools 40.8 or later). The first
+/// that matches wins, so the stricter come first.
+const BUILD_ERAS: &[(&str, &str)] = &[
+    // `setuptools.Feature`, removed in 46.0 (MarkupSafe 1.0's setup.py imports it).
+    ("cannot import name 'Feature'", "setuptools>=40.8.0,<46"),
+    // The `use_2to3` option, removed in 58.0 (demjson 2.2.4).
+    ("use_2to3 is invalid", "setuptools>=40.8.0,<58"),
+];
+
+/// The build-tool constraint a failure asks for, if it names one ([`BUILD_ERAS`]).
 pub fn build_era_constraint(log: &str) -> Option<&'static str> {
-    log.contains("use_2to3 is invalid")
-        .then_some("setuptools>=40.8.0,<58")
+    BUILD_ERAS
+        .iter()
+        .find(|(said, _)| log.contains(said))
+        .map(|(_, constraint)| *constraint)
 }
 
 /// The version pinned for `package` in exact requirements (`pytest==6.1.2`).
@@ -318,6 +328,7 @@ impl EnvCache {
         let mut dropped: Vec<String> = Vec::new();
         // Constraints on the sdist build tools, once a failure asked for them.
         let mut constraints: Vec<String> = Vec::new();
+        let mut eras_tried: Vec<&str> = Vec::new();
         // The project's build backend, asked once (pinned to the date) for the
         // dependencies with the test extras; static reading alone when it cannot say.
         let tree = match &d.backend {
@@ -421,11 +432,13 @@ impl EnvCache {
                 continue;
             }
             // A package that builds only with older build tools: the same rung with
-            // them constrained (once).
-            if let Some(c) = build_era_constraint(&log).filter(|_| constraints.is_empty()) {
+            // them constrained (each constraint once; a later one replaces an earlier).
+            if let Some(c) = build_era_constraint(&log).filter(|c| !eras_tried.contains(c)) {
+                eras_tried.push(c);
+                constraints.clear();
                 let who = failing.first().map(String::as_str).unwrap_or("an sdist");
                 tried.push(format!(
-                    "{} failed on {who}: its setup.py uses use_2to3, which setuptools 58 removed; retried building sdists with {c}",
+                    "{} failed on {who}: its setup.py needs an older setuptools; retried building sdists with {c}",
                     format!("{rung:?}").to_lowercase()
                 ));
                 constraints.push(c.to_string());

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use sha2::{Digest, Sha256};
 
 use super::{pip_plan, PipPlan, SpecAnswer};
+use crate::validate::env::auto::build_era_constraint;
 use crate::validate::env::{
     hex8, pythons, write_new, BuiltEnv, EnvCache, EnvError, EnvSpec, PythonSpec,
 };
@@ -25,6 +26,8 @@ pub struct SwebenchEnv {
     pub plan: PipPlan,
     /// The interpreter's full version (`3.9.18`).
     pub interpreter: String,
+    /// Constraints put on sdist builds because one needed an older setuptools.
+    pub build_constraints: Vec<String>,
 }
 
 impl EnvCache {
@@ -67,17 +70,51 @@ impl EnvCache {
                 source,
             })?;
         }
-        let spec = EnvSpec::Python(PythonSpec {
-            python: Some(python.to_string()),
-            requirements: Some(file),
-            install: None,
-            build_constraints: None,
-        });
-        let env = self.ensure(runner, repo, &spec)?;
+        let spec = |build_constraints: Option<PathBuf>| {
+            EnvSpec::Python(PythonSpec {
+                python: Some(python.to_string()),
+                requirements: Some(file.clone()),
+                install: None,
+                build_constraints,
+            })
+        };
+        // An old sdist that today's setuptools cannot build (conda would have installed
+        // a binary): once more with the setuptools its setup.py needs, recorded.
+        let (env, build_constraints) = match self.ensure(runner, repo, &spec(None)) {
+            Ok(env) => (env, Vec::new()),
+            Err(e) => {
+                let said = match &e {
+                    EnvError::Step { log, tail, .. } => {
+                        format!(
+                            "{tail}\n{}",
+                            std::fs::read_to_string(log).unwrap_or_default()
+                        )
+                    }
+                    _ => String::new(),
+                };
+                let Some(c) = build_era_constraint(&said) else {
+                    return Err(e);
+                };
+                let mut h = Sha256::new();
+                h.update(c.as_bytes());
+                let path = dir.join(format!("build-constraints-{}.txt", hex8(h)));
+                if !path.is_file() {
+                    write_new(&path, format!("{c}\n").as_bytes()).map_err(|source| {
+                        EnvError::Write {
+                            path: path.clone(),
+                            source,
+                        }
+                    })?;
+                }
+                let env = self.ensure(runner, repo, &spec(Some(path)))?;
+                (env, vec![c.to_string()])
+            }
+        };
         Ok(SwebenchEnv {
             env,
             plan,
             interpreter: interpreter.version,
+            build_constraints,
         })
     }
 }
