@@ -1018,8 +1018,11 @@ fn a_swebench_spec_gets_its_interpreter_and_its_pip_plan_or_names_what_is_missin
     // library and the runner pinned the conda way; offline from the seeded cache.
     let yml =
         "name: testbed\ndependencies:\n  - python=3.11\n  - hdf5\n  - pytest=9.2.0\n  - pip\n";
+    // Its pip_packages go in a second install over the main set, as the harness's.
+    let mut xarray_like = spec("3.11", "environment.yml", yml);
+    xarray_like.pip_packages = vec!["setuptools".into()];
     let made = cache
-        .ensure_swebench(&runner, "org/lib", &spec("3.11", "environment.yml", yml))
+        .ensure_swebench(&runner, "org/lib", &xarray_like)
         .expect("an environment");
     assert!(
         made.interpreter.starts_with("3.11."),
@@ -1027,19 +1030,22 @@ fn a_swebench_spec_gets_its_interpreter_and_its_pip_plan_or_names_what_is_missin
         made.interpreter
     );
     assert_eq!(made.plan.requirements, ["pytest==9.2.0"]);
+    assert_eq!(made.plan.then, ["setuptools"]);
     assert_eq!(made.plan.conda_only, ["hdf5"]);
     let python = made.env.python().expect("a venv python");
     let out = std::process::Command::new(&python)
         .args([
             "-c",
-            "import pytest, sys; print(pytest.__version__, sys.version_info[:2])",
+            "import pytest, setuptools, sys; print(pytest.__version__, sys.version_info[:2])",
         ])
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "9.2.0 (3, 11)");
     // Another spec with the same packages shares the environment.
+    let mut same = spec("3.11", "conda", "pytest=9.2.0");
+    same.pip_packages = vec!["setuptools".into()];
     let again = cache
-        .ensure_swebench(&runner, "org/lib", &spec("3.11", "conda", "pytest=9.2.0"))
+        .ensure_swebench(&runner, "org/lib", &same)
         .expect("the same environment");
     assert!(again.env.reused && again.env.dir == made.env.dir);
     // An interpreter the machine lacks is named, never replaced by another version.

@@ -32,8 +32,12 @@ const CONDA_ONLY_YML: &[&str] = &["hdf5", "cdms2", "libnetcdf", "netcdf-c", "pro
 /// The pip form of a spec's packages.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PipPlan {
-    /// Requirements for `uv pip install`, in the spec's order, then its `pip_packages`.
+    /// Requirements for `uv pip install`, in the spec's order (the main set).
     pub requirements: Vec<String>,
+    /// The spec's `pip_packages`, installed after the main set in a second step, as the
+    /// harness does (a pin there replaces one of the main set: flask 2.3's requirements
+    /// file pins markupsafe 2.1.2, its `pip_packages` 2.1.1).
+    pub then: Vec<String>,
     /// conda entries with no PyPI twin, left out (recorded with the row).
     pub conda_only: Vec<String>,
     /// `conda-name -> pypi-name` for each entry renamed.
@@ -41,7 +45,7 @@ pub struct PipPlan {
 }
 
 /// The spec's packages (`requirements.txt`, a conda list, `environment.yml` or none)
-/// and its `pip_packages` as pip requirements; `Err` is one line naming what cannot be
+/// and its `pip_packages` as pip requirements, in two steps; `Err` is one line naming what cannot be
 /// read or installed with pip (a conda channel pin, a build string).
 pub fn pip_plan(answer: &SpecAnswer) -> Result<PipPlan, String> {
     let mut plan = PipPlan::default();
@@ -61,8 +65,7 @@ pub fn pip_plan(answer: &SpecAnswer) -> Result<PipPlan, String> {
             other => return Err(format!("packages of an unknown form `{other}`")),
         },
     }
-    plan.requirements
-        .extend(answer.pip_packages.iter().cloned());
+    plan.then = answer.pip_packages.clone();
     Ok(plan)
 }
 
@@ -159,9 +162,9 @@ mod tests {
                 "dask==2023.1.0",
                 "scitools-iris",
                 "numbagg==0.2.1",
-                "pytest==7.4.0"
             ]
         );
+        assert_eq!(plan.then, ["pytest==7.4.0"]);
         assert_eq!(plan.conda_only, ["hdf5", "cdms2"]);
         assert_eq!(
             plan.renamed,
@@ -177,7 +180,8 @@ mod tests {
     fn requirements_and_conda_lists_become_pip_requirements() {
         let req = "# pinned for the tests\nastroid==2.15.5\n\npytest  # runner\n";
         let plan = pip_plan(&answer("requirements.txt", req, &["toml"])).unwrap();
-        assert_eq!(plan.requirements, ["astroid==2.15.5", "pytest", "toml"]);
+        assert_eq!(plan.requirements, ["astroid==2.15.5", "pytest"]);
+        assert_eq!(plan.then, ["toml"]);
         let plan = pip_plan(&answer("conda", "mpmath flake8 setuptools=38.2.4", &[])).unwrap();
         assert_eq!(
             plan.requirements,

@@ -1,8 +1,8 @@
 //! The `swebench` kind's resolve step (docs/design/swebench-kind.md): the environment a
 //! SWE-bench spec asks for, made without conda or Docker. The interpreter is the spec's
 //! `X.Y` found on the machine (`unsupported_python` otherwise, never another version);
-//! the packages are the spec's [`PipPlan`], installed by uv into a venv. The venv is
-//! keyed by the interpreter and the plan's text, so every (repo, version) whose spec
+//! the packages are the spec's [`PipPlan`], installed by uv into a venv (the main set,
+//! then `pip_packages` over it). The venv is keyed by the interpreter and the plan, so every (repo, version) whose spec
 //! installs the same packages shares it; the install step may use the network (as the
 //! cache allows), runs never do.
 
@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 use super::{pip_plan, PipPlan, SpecAnswer};
 use crate::validate::env::auto::build_era_constraint;
 use crate::validate::env::{
-    hex8, pythons, write_new, BuiltEnv, EnvCache, EnvError, EnvSpec, PythonSpec,
+    hex8, pythons, sh_quote, write_new, BuiltEnv, EnvCache, EnvError, EnvSpec, PythonSpec,
 };
 use crate::validate::runner::Runner;
 
@@ -70,11 +70,16 @@ impl EnvCache {
                 source,
             })?;
         }
+        // The spec's pip_packages: a second install over the main set, as the harness.
+        let then = (!plan.then.is_empty()).then(|| {
+            let quoted: Vec<String> = plan.then.iter().map(sh_quote).collect();
+            format!("\"$HUNKGEN_UV\" pip install --quiet {}", quoted.join(" "))
+        });
         let spec = |build_constraints: Option<PathBuf>| {
             EnvSpec::Python(PythonSpec {
                 python: Some(python.to_string()),
                 requirements: Some(file.clone()),
-                install: None,
+                install: then.clone(),
                 build_constraints,
             })
         };
