@@ -989,25 +989,14 @@ print("coherent")
 fn a_swebench_spec_gets_its_interpreter_and_its_pip_plan_or_names_what_is_missing() {
     use hunkgen::validate::env::swebench::{Packages, SpecAnswer};
     let spec = |python: &str, kind: &str, text: &str| SpecAnswer {
-        instance_id: Some("org__lib-1".into()),
         repo: "org/lib".into(),
         version: "1.0".into(),
-        spec_hash: Some("h".into()),
         python: Some(python.into()),
-        pip_packages: Vec::new(),
-        pre_install: Vec::new(),
-        install: Some("python -m pip install -e .".into()),
-        repo_install: None,
-        eval_commands: Vec::new(),
-        test_cmd: Some("pytest -rA".into()),
-        parser: Some("parse_log_pytest".into()),
-        test_directives: Vec::new(),
-        test_command: None,
         packages: Some(Packages {
             kind: kind.into(),
             text: text.into(),
         }),
-        error: None,
+        ..SpecAnswer::default()
     };
     let dir = scratch("swebench-env");
     let cache = EnvCache::new(dir.path().join("envs"), uv_cache())

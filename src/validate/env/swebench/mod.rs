@@ -72,7 +72,7 @@ pub struct Packages {
 }
 
 /// What the package says about one row.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
 pub struct SpecAnswer {
     /// The row's id, echoed.
     pub instance_id: Option<String>,

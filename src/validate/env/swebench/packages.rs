@@ -124,25 +124,15 @@ mod tests {
 
     fn answer(kind: &str, text: &str, pip: &[&str]) -> SpecAnswer {
         SpecAnswer {
-            instance_id: None,
             repo: "o/r".into(),
             version: "1.0".into(),
-            spec_hash: None,
             python: Some("3.10".into()),
             pip_packages: pip.iter().map(|s| s.to_string()).collect(),
-            pre_install: Vec::new(),
-            install: None,
-            repo_install: None,
-            eval_commands: Vec::new(),
-            test_cmd: None,
-            parser: None,
-            test_directives: Vec::new(),
-            test_command: None,
             packages: Some(Packages {
                 kind: kind.into(),
                 text: text.into(),
             }),
-            error: None,
+            ..SpecAnswer::default()
         }
     }
 
