@@ -343,12 +343,17 @@ pub(super) fn lift_level(choice: &JdkChoice) -> Option<String> {
 /// Where the run keeps mvn's output to look for resolution errors in it.
 const LOG: &str = ".hunkgen-mvn.log";
 
-/// What Maven says offline when the repository lacks an artifact (§3): the run's tree
-/// needs what the resolve step did not fetch, an environment problem, not the tests'.
+/// What Maven says when an artifact is out of reach: offline, the repository lacks one
+/// the run's tree needs (§3), an environment problem, not the tests'; online (the
+/// resolve step), no repository serves it (`dependency_unresolvable`).
 pub const UNRESOLVED: &[&str] = &[
     "has not been downloaded from it before",
     "in offline mode",
     "Could not resolve dependencies",
+    // A parent or imported BOM no repository serves (commons-io's 2006 poms name
+    // `org.apache.commons:commons:1`, which Central never had).
+    "Non-resolvable parent POM",
+    "Non-resolvable import POM",
 ];
 
 /// The line the run adds after such an error, so the run's log ends saying so.
