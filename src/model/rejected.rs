@@ -89,7 +89,8 @@ pub enum RejectReason {
     /// The proven FAIL_TO_PASS is not Defects4J's `trigger_tests` (the detail names both).
     D4jDisagrees,
     /// The environment asks for a Python version no interpreter on this machine has (the
-    /// detail names the version needed and those found).
+    /// detail names the version needed and those found), or the tree is Python 2 code
+    /// that the Python 3 run could not collect (the detail quotes the evidence).
     UnsupportedPython,
     /// The build needs a JDK no JDK on this machine is (`maven: auto`; the detail names
     /// the level or range needed and the JDKs found).

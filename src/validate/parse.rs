@@ -454,6 +454,50 @@ pub fn defects4j_results(failing: &[FailingTest]) -> TestResults {
         .collect()
 }
 
+/// Said in a collection error's reason when the log shows Python 2 code run by Python 3:
+/// the instance is `unsupported_python`, not an infrastructure failure.
+pub const PYTHON2_CODE: &str = "the tree is Python 2 code, which this Python 3 cannot run";
+
+/// Modules of Python 2's standard library that Python 3 renamed or removed.
+const PYTHON2_MODULES: &[&str] = &[
+    "cStringIO",
+    "StringIO",
+    "cPickle",
+    "urllib2",
+    "urlparse",
+    "ConfigParser",
+    "Queue",
+    "__builtin__",
+    "httplib",
+    "HTMLParser",
+    "Cookie",
+    "cookielib",
+    "SocketServer",
+    "Tkinter",
+    "commands",
+    "sets",
+];
+
+/// The line of a run's log that shows Python 2 code under Python 3: an import of a
+/// module only Python 2 had, or a `print`/`exec` statement.
+pub fn python2_evidence(log: &Path) -> Option<String> {
+    let text = std::fs::read(log).ok()?;
+    let text = String::from_utf8_lossy(&text);
+    text.lines().map(str::trim).find_map(|line| {
+        let statement = line.contains("SyntaxError: Missing parentheses in call to 'print'")
+            || line.contains("SyntaxError: Missing parentheses in call to 'exec'");
+        let module = line
+            .split_once("No module named '")
+            .and_then(|(_, rest)| rest.split_once('\''))
+            .map(|(name, _)| name)
+            .is_some_and(|name| PYTHON2_MODULES.contains(&name));
+        (statement || module).then(|| {
+            line.trim_start_matches(|c: char| c == 'E' || c.is_whitespace())
+                .to_string()
+        })
+    })
+}
+
 /// The verdict on one run from its outcome and what its reports said.
 pub fn verdict(
     outcome: &RunOutcome,
@@ -475,10 +519,11 @@ pub fn verdict(
         );
     }
     if !collection_errors.is_empty() {
-        return infra(
-            InfraKind::CollectionError,
-            format!("collection error: {}", collection_errors.join("; ")),
-        );
+        let mut reason = format!("collection error: {}", collection_errors.join("; "));
+        if let Some(evidence) = python2_evidence(&outcome.log_path) {
+            reason.push_str(&format!("; {PYTHON2_CODE} ({evidence})"));
+        }
+        return infra(InfraKind::CollectionError, reason);
     }
     if tests.is_empty() {
         if let Some((kind, why)) = marked(&log_tail(&outcome.log_path, 3)) {

@@ -262,6 +262,38 @@ fn a_python_2_only_tree_is_unsupported_and_says_why() {
 }
 
 #[test]
+fn python_2_code_that_declares_no_version_is_unsupported_python_with_the_evidence() {
+    // dateutil's shape before 2010: nothing says Python 2, so a Python 3 runs the suite,
+    // and its tests import what only Python 2 had. That is the tree's Python, not an
+    // infrastructure failure: `unsupported_python`, with pytest's words as evidence.
+    let mut s = Script::new();
+    s.write("setup.py", &setup_py(">=3.6"));
+    s.write("oldlib/__init__.py", "");
+    s.write("oldlib/core.py", &core(1));
+    let py2 = |v: u32| format!("from cStringIO import StringIO\n{}", test_file(v));
+    s.write("tests/test_core.py", &py2(1));
+    commit_at(&mut s, -26170, "Initial import");
+    s.write("oldlib/core.py", &core(2));
+    s.write("tests/test_core.py", &py2(2));
+    commit_at(&mut s, -26169, "Fix low and high returning one");
+    let work = tempfile::tempdir().expect("tempdir");
+    let (kept, rejected, _) = init_and_build(&s.dir, work.path());
+    assert!(kept.is_empty(), "{kept:?}");
+    let validate: Vec<&Value> = rejected
+        .iter()
+        .filter(|r| r["stage"] == "validate")
+        .collect();
+    assert_eq!(validate.len(), 1, "{rejected:?}");
+    assert_eq!(validate[0]["reason"], "unsupported_python", "{rejected:?}");
+    let detail = validate[0]["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("the tree is Python 2 code")
+            && detail.contains("No module named 'cStringIO'"),
+        "{detail}"
+    );
+}
+
+#[test]
 fn a_dead_development_tool_no_test_imports_is_dropped_and_one_a_test_imports_is_not() {
     // 2020: requirements-dev.txt names a release tool no index has (as old histories'
     // dev files name tools since deleted). The first fix's tests import nothing of it:

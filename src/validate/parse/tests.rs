@@ -277,3 +277,48 @@ fn a_marked_log_names_its_infrastructure_kind() {
     let one: TestResults = [("a.B::t".to_string(), TestStatus::Failed)].into();
     assert_eq!(kind(&format!("{MARK}zero_tests: x\n"), 0, one), None);
 }
+
+#[test]
+fn a_collection_error_from_python_2_code_says_so_and_others_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("run.log");
+    // pytest's words for dateutil's 2003-2010 test.py under Python 3.
+    fs::write(
+        &log,
+        "collected 0 items / 1 errors\nImportError while importing test module 'test.py'.\n\
+         E   ModuleNotFoundError: No module named 'cStringIO'\n\
+         !!!!!!!! Interrupted: 1 errors during collection !!!!!!!!\n",
+    )
+    .unwrap();
+    assert_eq!(
+        python2_evidence(&log).as_deref(),
+        Some("ModuleNotFoundError: No module named 'cStringIO'")
+    );
+    let collect = |log: &Path| match verdict(
+        &outcome(ExitKind::Code(2), false, log),
+        TestResults::new(),
+        &["test.py".into()],
+    ) {
+        RunResult::Infra(f) => f,
+        other => panic!("{other:?}"),
+    };
+    let f = collect(&log);
+    assert_eq!(f.kind, InfraKind::CollectionError);
+    assert!(
+        f.reason.ends_with(&format!(
+            "{PYTHON2_CODE} (ModuleNotFoundError: No module named 'cStringIO')"
+        )),
+        "{}",
+        f.reason
+    );
+    fs::write(&log, "  File \"t.py\", line 3\n    print 'x'\nSyntaxError: Missing parentheses in call to 'print'. Did you mean print(...)?\n").unwrap();
+    assert!(collect(&log).reason.contains(PYTHON2_CODE));
+    // A module a Python 3 project lacks (its own dependency) is not Python 2 code.
+    fs::write(
+        &log,
+        "E   ModuleNotFoundError: No module named 'hypothesis'\n",
+    )
+    .unwrap();
+    assert_eq!(python2_evidence(&log), None);
+    assert!(!collect(&log).reason.contains(PYTHON2_CODE));
+}

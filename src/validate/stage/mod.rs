@@ -433,6 +433,11 @@ impl<'a> Validator<'a> {
                     InfraKind::CompileError => RejectReason::CompileError,
                     InfraKind::TestCompileError => RejectReason::TestCompileError,
                     InfraKind::ZeroTests => RejectReason::ZeroTests,
+                    InfraKind::CollectionError
+                        if failure.reason.contains(super::parse::PYTHON2_CODE) =>
+                    {
+                        RejectReason::UnsupportedPython
+                    }
                     _ => RejectReason::Infrastructure,
                 },
                 infra_detail(&c.id, &side, run, &failure),
