@@ -736,6 +736,21 @@ pub(super) fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
     r
 }
 
+/// `<dir>/<stem>-<short hash of text>.txt`, written once: the requirement and
+/// constraint files environments are built from, named for their content.
+pub(super) fn content_file(dir: &Path, stem: &str, text: &str) -> Result<PathBuf, EnvError> {
+    let mut h = Sha256::new();
+    h.update(text.as_bytes());
+    let file = dir.join(format!("{stem}-{}.txt", hex8(h)));
+    if !file.is_file() {
+        write_new(&file, text.as_bytes()).map_err(|source| EnvError::Write {
+            path: file.clone(),
+            source,
+        })?;
+    }
+    Ok(file)
+}
+
 /// The first 8 bytes of a digest, in hex: the short content keys of the cache.
 pub(super) fn hex8(h: Sha256) -> String {
     h.finalize()

@@ -8,10 +8,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::super::pythons;
-use super::super::{hex8, sh_quote, write_new, BuiltEnv, EnvCache, EnvError, EnvSpec, PythonSpec};
+use super::super::{content_file, sh_quote, BuiltEnv, EnvCache, EnvError, EnvSpec, PythonSpec};
 use super::{choose, AutoEnv, Declared};
 use crate::init::normalize_distribution as normalize;
 use crate::init::requirement_name;
@@ -124,7 +123,7 @@ fn backend_said(
 }
 
 /// What a failed step said: its log, or the error itself when it has none.
-fn failure_log(e: &EnvError) -> String {
+pub(in crate::validate::env) fn failure_log(e: &EnvError) -> String {
     match e {
         EnvError::Step { log, .. } => fs::read_to_string(log).unwrap_or_default(),
         e => e.to_string(),
@@ -266,20 +265,11 @@ impl EnvCache {
         let cached: Option<Resolved> = memos
             .get(&key)
             .and_then(|b| serde_json::from_slice(&b).ok());
-        // A file under `resolved/` named for its content, written once.
-        let content_file = |stem: &str, text: &str| -> Result<PathBuf, EnvError> {
-            let mut rh = Sha256::new();
-            rh.update(text.as_bytes());
-            let file = resolved_dir.join(format!("{stem}-{}.txt", hex8(rh)));
-            if !file.is_file() {
-                write_new(&file, text.as_bytes()).map_err(write_err(&file))?;
-            }
-            Ok(file)
-        };
         let build = |requirements: &str, constraints: &[String]| -> Result<BuiltEnv, EnvError> {
             let build_constraints = match constraints.is_empty() {
                 true => None,
                 false => Some(content_file(
+                    &resolved_dir,
                     "build-constraints",
                     &format!("{}\n", constraints.join("\n")),
                 )?),
@@ -289,7 +279,7 @@ impl EnvCache {
                 repo,
                 &EnvSpec::Python(PythonSpec {
                     python: Some(version.clone()),
-                    requirements: Some(content_file("requirements", requirements)?),
+                    requirements: Some(content_file(&resolved_dir, "requirements", requirements)?),
                     install: None,
                     build_constraints,
                 }),
@@ -326,8 +316,8 @@ impl EnvCache {
         // The requirements resolved: the declared ones, less those dropped.
         let mut requirements = d.requirements.clone();
         let mut dropped: Vec<String> = Vec::new();
-        // Constraints on the sdist build tools, once a failure asked for them.
-        let mut constraints: Vec<String> = Vec::new();
+        // Constraints on the sdist build tools each failure asked for, in order; the
+        // last one holds (a later, stricter one replaces an earlier).
         let mut eras_tried: Vec<&str> = Vec::new();
         // The project's build backend, asked once (pinned to the date) for the
         // dependencies with the test extras; static reading alone when it cannot say.
@@ -360,6 +350,11 @@ impl EnvCache {
             _ => (None, None),
         };
         let outcome = loop {
+            let constraints: Vec<String> = eras_tried
+                .last()
+                .map(|c| c.to_string())
+                .into_iter()
+                .collect();
             let pinned = (rung != Step::Unpinned).then_some(cutoff.as_str());
             // Exempt packages by name, then the test libraries' own cut-off as flags (an
             // exempt one is at its newest instead).
@@ -435,13 +430,11 @@ impl EnvCache {
             // them constrained (each constraint once; a later one replaces an earlier).
             if let Some(c) = build_era_constraint(&log).filter(|c| !eras_tried.contains(c)) {
                 eras_tried.push(c);
-                constraints.clear();
                 let who = failing.first().map(String::as_str).unwrap_or("an sdist");
                 tried.push(format!(
                     "{} failed on {who}: its setup.py needs an older setuptools; retried building sdists with {c}",
                     format!("{rung:?}").to_lowercase()
                 ));
-                constraints.push(c.to_string());
                 continue;
             }
             // The project's own build failed on this rung (a setup.py that today's

@@ -8,12 +8,10 @@
 
 use std::path::PathBuf;
 
-use sha2::{Digest, Sha256};
-
 use super::{pip_plan, PipPlan, SpecAnswer};
-use crate::validate::env::auto::build_era_constraint;
+use crate::validate::env::auto::{build_era_constraint, failure_log};
 use crate::validate::env::{
-    hex8, pythons, sh_quote, write_new, BuiltEnv, EnvCache, EnvError, EnvSpec, PythonSpec,
+    content_file, pythons, sh_quote, BuiltEnv, EnvCache, EnvError, EnvSpec, PythonSpec,
 };
 use crate::validate::runner::Runner;
 
@@ -57,19 +55,7 @@ impl EnvCache {
         let mut text = plan.requirements.join("\n");
         text.push('\n');
         let dir = self.root.join("swebench");
-        std::fs::create_dir_all(&dir).map_err(|source| EnvError::Write {
-            path: dir.clone(),
-            source,
-        })?;
-        let mut h = Sha256::new();
-        h.update(text.as_bytes());
-        let file: PathBuf = dir.join(format!("requirements-{}.txt", hex8(h)));
-        if !file.is_file() {
-            write_new(&file, text.as_bytes()).map_err(|source| EnvError::Write {
-                path: file.clone(),
-                source,
-            })?;
-        }
+        let file = content_file(&dir, "requirements", &text)?;
         // The spec's pip_packages: a second install over the main set, as the harness.
         let then = (!plan.then.is_empty()).then(|| {
             let quoted: Vec<String> = plan.then.iter().map(sh_quote).collect();
@@ -88,29 +74,10 @@ impl EnvCache {
         let (env, build_constraints) = match self.ensure(runner, repo, &spec(None)) {
             Ok(env) => (env, Vec::new()),
             Err(e) => {
-                let said = match &e {
-                    EnvError::Step { log, tail, .. } => {
-                        format!(
-                            "{tail}\n{}",
-                            std::fs::read_to_string(log).unwrap_or_default()
-                        )
-                    }
-                    _ => String::new(),
-                };
-                let Some(c) = build_era_constraint(&said) else {
+                let Some(c) = build_era_constraint(&failure_log(&e)) else {
                     return Err(e);
                 };
-                let mut h = Sha256::new();
-                h.update(c.as_bytes());
-                let path = dir.join(format!("build-constraints-{}.txt", hex8(h)));
-                if !path.is_file() {
-                    write_new(&path, format!("{c}\n").as_bytes()).map_err(|source| {
-                        EnvError::Write {
-                            path: path.clone(),
-                            source,
-                        }
-                    })?;
-                }
+                let path = content_file(&dir, "build-constraints", &format!("{c}\n"))?;
                 let env = self.ensure(runner, repo, &spec(Some(path)))?;
                 (env, vec![c.to_string()])
             }
