@@ -190,41 +190,31 @@ fn novel_predictions_are_exported_verbatim_and_bad_arguments_get_one_line() {
             .to_string(),
     )
     .expect("write");
-    let out = succeeds(
-        hunkgen()
-            .arg("export")
-            .arg(demo())
-            .args([
-                "--format",
-                "swebench-predictions",
-                "--state",
-                "novel",
-                "--out",
-                "-",
-            ])
-            .arg("--predictions")
-            .arg(&pred_file),
-    );
+    // The Novel state's export of those predictions to `out`.
+    let export_novel = |out: &std::ffi::OsStr| {
+        succeeds(
+            hunkgen()
+                .arg("export")
+                .arg(demo())
+                .args([
+                    "--format",
+                    "swebench-predictions",
+                    "--state",
+                    "novel",
+                    "--out",
+                ])
+                .arg(out)
+                .arg("--predictions")
+                .arg(&pred_file),
+        )
+    };
+    let out = export_novel("-".as_ref());
     let row: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(row["model_patch"].as_str(), Some(patch));
     // An output named *.json is one JSON list, which is how the harness reads a .json
     // predictions file.
     let listed = tmp.path().join("harness.json");
-    succeeds(
-        hunkgen()
-            .arg("export")
-            .arg(demo())
-            .args([
-                "--format",
-                "swebench-predictions",
-                "--state",
-                "novel",
-                "--out",
-            ])
-            .arg(&listed)
-            .arg("--predictions")
-            .arg(&pred_file),
-    );
+    export_novel(listed.as_os_str());
     let list: Vec<serde_json::Value> =
         serde_json::from_str(&fs::read_to_string(&listed).expect("read")).expect("a JSON list");
     assert_eq!(list.len(), 1);
