@@ -54,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let answer = helper
             .specs(std::slice::from_ref(&r), Some(&git))?
             .remove(0);
-        let outcome = match envs.ensure_swebench(&runner, &r.repo, &answer) {
+        let outcome = match envs.ensure_swebench(&runner, &r.repo, &answer, None) {
             Ok(made) => serde_json::json!({
                 "outcome": "built",
                 "interpreter": made.interpreter,

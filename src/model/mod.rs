@@ -36,7 +36,9 @@ pub use trajectory::{
     AgentOutcome, AgentRunRecord, FailFast, FirstTouch, NGram, Resources, StepKind, ToolUse,
     TrajectoryMetrics, TrajectoryStep,
 };
-pub use validation::{Failure, MavenRecord, PythonRecord, TreeRuns, TreeSeconds, ValidationRecord};
+pub use validation::{
+    Failure, MavenRecord, PythonRecord, SwebenchRecord, TreeRuns, TreeSeconds, ValidationRecord,
+};
 
 use crate::diff::Span;
 use schemars::JsonSchema;

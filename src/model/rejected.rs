@@ -88,6 +88,9 @@ pub enum RejectReason {
     CompileError,
     /// The proven FAIL_TO_PASS is not Defects4J's `trigger_tests` (the detail names both).
     D4jDisagrees,
+    /// The proven FAIL_TO_PASS / PASS_TO_PASS of a SWE-bench row are not its published
+    /// lists (the detail names what differs, both ways).
+    PublishedDisagrees,
     /// The environment asks for a Python version no interpreter on this machine has (the
     /// detail names the version needed and those found), or the tree is Python 2 code
     /// that the Python 3 run could not collect (the detail quotes the evidence).
@@ -136,6 +139,8 @@ pub enum YieldClass {
     Timeout,
     /// Defects4J's own record disagrees with the proven tests.
     D4jDisagrees,
+    /// A SWE-bench row's published test lists disagree with the proven ones.
+    PublishedDisagrees,
     /// A commit rule of the recipe (revert, duplicate, size, formatting only, …).
     CommitRule,
     /// Its objects, files or patches could not be read.
@@ -146,13 +151,14 @@ pub enum YieldClass {
 
 impl YieldClass {
     /// Every class, in the table's order.
-    pub const ALL: [YieldClass; 9] = [
+    pub const ALL: [YieldClass; 10] = [
         YieldClass::NotAFix,
         YieldClass::BrokenFix,
         YieldClass::Environment,
         YieldClass::TestInfrastructure,
         YieldClass::Timeout,
         YieldClass::D4jDisagrees,
+        YieldClass::PublishedDisagrees,
         YieldClass::FewNecessaryHunks,
         YieldClass::CommitRule,
         YieldClass::Unreadable,
@@ -167,6 +173,7 @@ impl YieldClass {
             YieldClass::TestInfrastructure => "test infrastructure (collection, compile, no suite)",
             YieldClass::Timeout => "timeout",
             YieldClass::D4jDisagrees => "disagrees with Defects4J's trigger tests",
+            YieldClass::PublishedDisagrees => "disagrees with the row's published test lists",
             YieldClass::CommitRule => "commit rules",
             YieldClass::Unreadable => "unreadable (objects, files, patches)",
             YieldClass::FewNecessaryHunks => "fewer necessary hunks than asked (by ablation)",
@@ -182,6 +189,7 @@ impl YieldClass {
             YieldClass::TestInfrastructure => "test infrastructure",
             YieldClass::Timeout => "timeout",
             YieldClass::D4jDisagrees => "Defects4J disagrees",
+            YieldClass::PublishedDisagrees => "published lists disagree",
             YieldClass::CommitRule => "commit rules",
             YieldClass::Unreadable => "unreadable",
             YieldClass::FewNecessaryHunks => "few necessary hunks",
@@ -209,6 +217,7 @@ impl RejectReason {
             R::Timeout => YieldClass::Timeout,
             R::FewNecessaryHunks => YieldClass::FewNecessaryHunks,
             R::D4jDisagrees => YieldClass::D4jDisagrees,
+            R::PublishedDisagrees => YieldClass::PublishedDisagrees,
             R::NoLinkedIssue
             | R::NoTestPatch
             | R::Revert

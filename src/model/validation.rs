@@ -42,6 +42,48 @@ pub struct ValidationRecord {
     /// `maven: auto`: the JDK, level and Maven chosen for this instance.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub maven: Option<MavenRecord>,
+    /// `env: swebench`: the row's spec and what its environment was made of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swebench: Option<SwebenchRecord>,
+    /// SWE-bench rows: whether the proven FAIL_TO_PASS and PASS_TO_PASS equal the row's
+    /// published lists, as sets (the instance is rejected when they do not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published_agrees: Option<bool>,
+}
+
+/// What `env: swebench` made for a row, so a reader can see where it differs from the
+/// official harness's container.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SwebenchRecord {
+    /// The row's version (the key of the package's spec table).
+    pub version: String,
+    /// SHA-256 of the spec as the package holds it.
+    pub spec_hash: String,
+    /// The `swebench` package's version the spec came from.
+    pub package: String,
+    /// The interpreter's version (`3.9.18`).
+    pub interpreter: String,
+    /// The official log parser that read the runs (`parse_log_pytest`).
+    pub parser: String,
+    /// The test command with its directives, as the harness runs it.
+    pub test_command: String,
+    /// Installers added to the environment as conda creates them (`pip`, `setuptools`,
+    /// `wheel`) where the spec names none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub added: Vec<String>,
+    /// conda packages installed under their PyPI names (`matplotlib-base -> matplotlib`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub renamed: Vec<String>,
+    /// conda-only packages of the spec that pip cannot install, left out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conda_only: Vec<String>,
+    /// Constraints put on old sdist builds (an older setuptools).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub build_constraints: Vec<String>,
+    /// System commands of the spec a rootless run does not do (package managers,
+    /// locales), not run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
 }
 
 /// What `maven: auto` chose for an instance, so a reader can rebuild its environment.

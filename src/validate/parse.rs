@@ -67,6 +67,9 @@ pub enum InfraKind {
     TestCompileError,
     /// The selected test classes exist but ran no test (JUnit 5 under an old surefire).
     ZeroTests,
+    /// A setup step of the run failed before any test (`env: swebench`: the spec's
+    /// `pre_install` or install in the working copy).
+    Environment,
 }
 
 /// The prefix of the line a kind's run script ends its log with to say why no test
@@ -82,6 +85,7 @@ fn marked(tail: &str) -> Option<(InfraKind, String)> {
         "compile_error" => InfraKind::CompileError,
         "test_compile_error" => InfraKind::TestCompileError,
         "zero_tests" => InfraKind::ZeroTests,
+        "environment" => InfraKind::Environment,
         _ => return None,
     };
     Some((kind, format!("{code}: {why}")))

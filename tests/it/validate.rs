@@ -1011,7 +1011,7 @@ fn a_swebench_spec_gets_its_interpreter_and_its_pip_plan_or_names_what_is_missin
     let mut xarray_like = spec("3.11", "environment.yml", yml);
     xarray_like.pip_packages = vec!["setuptools".into()];
     let made = cache
-        .ensure_swebench(&runner, "org/lib", &xarray_like)
+        .ensure_swebench(&runner, "org/lib", &xarray_like, None)
         .expect("an environment");
     assert!(
         made.interpreter.starts_with("3.11."),
@@ -1034,11 +1034,11 @@ fn a_swebench_spec_gets_its_interpreter_and_its_pip_plan_or_names_what_is_missin
     let mut same = spec("3.11", "conda", "pytest=9.2.0");
     same.pip_packages = vec!["setuptools".into()];
     let again = cache
-        .ensure_swebench(&runner, "org/lib", &same)
+        .ensure_swebench(&runner, "org/lib", &same, None)
         .expect("the same environment");
     assert!(again.env.reused && again.env.dir == made.env.dir);
     // An interpreter the machine lacks is named, never replaced by another version.
-    match cache.ensure_swebench(&runner, "org/lib", &spec("3.99", "conda", "pytest")) {
+    match cache.ensure_swebench(&runner, "org/lib", &spec("3.99", "conda", "pytest"), None) {
         Err(e @ EnvError::UnsupportedPython { .. }) => {
             assert!(e.to_string().contains("3.99"), "{e}")
         }
@@ -1048,7 +1048,7 @@ fn a_swebench_spec_gets_its_interpreter_and_its_pip_plan_or_names_what_is_missin
     let mut broken = spec("3.11", "conda", "pytest");
     broken.error = Some("get_requirements: no such file".into());
     let e = cache
-        .ensure_swebench(&runner, "org/lib", &broken)
+        .ensure_swebench(&runner, "org/lib", &broken, None)
         .unwrap_err();
     assert_eq!(
         e.to_string(),
@@ -1059,6 +1059,7 @@ fn a_swebench_spec_gets_its_interpreter_and_its_pip_plan_or_names_what_is_missin
             &runner,
             "org/lib",
             &spec("3.11", "conda", "conda-forge::numpy"),
+            None,
         )
         .unwrap_err();
     assert!(e.to_string().contains("conda channel"), "{e}");

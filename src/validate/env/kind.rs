@@ -51,6 +51,9 @@ pub struct InstanceTree<'a> {
     /// The changes the runs apply over the base, in order (test patch, then patch): a
     /// kind whose environment follows build files resolves the changed ones too.
     pub changes: &'a [&'a crate::diff::Patch],
+    /// The SWE-bench row the instance came from (`source: swebench`), for a kind that
+    /// asks the official package about it.
+    pub row: Option<&'a super::swebench::RowRef>,
 }
 
 /// An environment made for one instance from its base tree, with what its runs need.
@@ -62,6 +65,9 @@ pub struct InstanceEnv {
     pub prefix: String,
     /// Files written into the working copy before each run, where absent.
     pub generated: Vec<(String, String)>,
+    /// The instance's own command, run when the suite gives none (`swebench`: the row's
+    /// install and test command).
+    pub command: Option<String>,
     /// What the kind records in `validation{}`.
     pub record: KindRecord,
 }
@@ -73,6 +79,8 @@ pub enum KindRecord {
     Python(crate::model::PythonRecord),
     /// `validation.maven`: what `maven: auto` chose.
     Maven(crate::model::MavenRecord),
+    /// `validation.swebench`: the row's spec and what its environment is made of.
+    Swebench(crate::model::SwebenchRecord),
 }
 
 impl KindRecord {
@@ -81,6 +89,7 @@ impl KindRecord {
         match self {
             KindRecord::Python(p) => v.python = Some(p.clone()),
             KindRecord::Maven(m) => v.maven = Some(m.clone()),
+            KindRecord::Swebench(s) => v.swebench = Some(s.clone()),
         }
     }
 }

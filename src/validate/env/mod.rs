@@ -90,6 +90,9 @@ pub enum EnvSpec {
     /// Any setup command, run in the environment directory (`HUNKGEN_ENV_DIR`); it
     /// should write relative paths, as the directory is renamed after the build.
     Command(CommandEnv),
+    /// A SWE-bench row's environment and run, as the official `swebench` package
+    /// specifies them (`swebench`).
+    Swebench(swebench::SwebenchSpec),
 }
 
 impl EnvSpec {
@@ -102,6 +105,7 @@ impl EnvSpec {
             EnvSpec::MavenAuto(m) => m,
             EnvSpec::GradleAuto(g) => g,
             EnvSpec::Command(c) => c,
+            EnvSpec::Swebench(s) => s,
         }
     }
 
@@ -114,6 +118,7 @@ impl EnvSpec {
             EnvSpec::MavenAuto(m) => m,
             EnvSpec::GradleAuto(g) => g,
             EnvSpec::Command(c) => c,
+            EnvSpec::Swebench(s) => s,
         }
     }
 }
@@ -138,6 +143,9 @@ pub struct EnvChoice {
     /// A Gradle build: only the word `auto`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gradle: Option<String>,
+    /// SWE-bench rows, by the official package's specs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub swebench: Option<swebench::SwebenchSpec>,
 }
 
 /// `python:` as written: `auto`, or the environment spelled out.
@@ -166,7 +174,7 @@ pub struct CommandEnv {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NotOneEnv {
     /// None or several kinds.
-    #[error("expected exactly one of `python`, `java`, `command`, `maven`, `gradle`")]
+    #[error("expected exactly one of `python`, `java`, `command`, `maven`, `gradle`, `swebench`")]
     Kinds,
     /// `python: <word>`.
     #[error("`python: {0}`: expected `auto` or a map (python, requirements, install)")]
@@ -182,6 +190,17 @@ pub enum NotOneEnv {
 impl TryFrom<EnvChoice> for EnvSpec {
     type Error = NotOneEnv;
     fn try_from(c: EnvChoice) -> Result<Self, NotOneEnv> {
+        if let Some(s) = c.swebench {
+            let others = c.gradle.is_some()
+                || c.maven.is_some()
+                || c.python.is_some()
+                || c.java.is_some()
+                || c.command.is_some();
+            return match others {
+                true => Err(NotOneEnv::Kinds),
+                false => Ok(EnvSpec::Swebench(s)),
+            };
+        }
         match c.gradle {
             Some(_)
                 if c.maven.is_some()
@@ -241,6 +260,10 @@ impl From<EnvSpec> for EnvChoice {
             },
             EnvSpec::Command(c) => EnvChoice {
                 command: Some(c),
+                ..Default::default()
+            },
+            EnvSpec::Swebench(s) => EnvChoice {
+                swebench: Some(s),
                 ..Default::default()
             },
         }
@@ -547,6 +570,11 @@ impl EnvCache {
     /// uv's package cache, which built venvs hardlink their files from.
     pub fn uv_cache(&self) -> &Path {
         &self.uv_cache
+    }
+
+    /// Where `env: swebench` writes its helper script and the files it keys by content.
+    pub fn swebench_dir(&self) -> PathBuf {
+        self.root.join("swebench")
     }
 
     /// Forbids (false) or allows network access for builds the cache cannot satisfy.

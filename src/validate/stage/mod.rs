@@ -31,7 +31,7 @@ use crate::model::{RejectReason, TreeRuns, TreeSeconds, ValidationRecord};
 use crate::source::Candidate;
 use run::RunArgs;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -47,6 +47,37 @@ pub enum Scope {
     Full,
 }
 
+/// Where the proven lists differ from a SWE-bench row's published ones, as sets, one
+/// entry per list and direction (empty: they agree).
+fn published_differences(c: &Candidate, f2p: &[String], p2p: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, proven, published) in [
+        ("FAIL_TO_PASS", f2p, &c.fail_to_pass),
+        ("PASS_TO_PASS", p2p, &c.pass_to_pass),
+    ] {
+        let proven: BTreeSet<&String> = proven.iter().collect();
+        let published: BTreeSet<&String> = published.iter().collect();
+        let only = |a: &BTreeSet<&String>, b: &BTreeSet<&String>| {
+            let d: Vec<&str> = a.difference(b).map(|t| t.as_str()).collect();
+            let n = d.len();
+            let mut shown: Vec<&str> = d.into_iter().take(5).collect();
+            if n > 5 {
+                shown.push("…");
+            }
+            (n, shown.join(", "))
+        };
+        let (n, list) = only(&proven, &published);
+        if n > 0 {
+            out.push(format!("{name}: {n} proven but not published ({list})"));
+        }
+        let (n, list) = only(&published, &proven);
+        if n > 0 {
+            out.push(format!("{name}: {n} published but not proven ({list})"));
+        }
+    }
+    out
+}
+
 /// How a suite reports its results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -55,6 +86,9 @@ pub enum ReportKind {
     Pytest,
     /// JUnit XML files (`TEST-*.xml`) in `{report_dir}`.
     Junit,
+    /// The run's log, read by the official `swebench` package's parser of the row's
+    /// repository (with `env: swebench`, which names the package).
+    Swebench,
 }
 
 /// One way to run tests, chosen for an instance by the paths its test patch touches.
@@ -263,6 +297,8 @@ impl<'a> Validator<'a> {
                 d4j_excluded: Vec::new(),
                 python: None,
                 maven: None,
+                swebench: None,
+                published_agrees: None,
             },
             rejection: None,
             cached_runs: 0,
@@ -433,6 +469,7 @@ impl<'a> Validator<'a> {
                     InfraKind::CompileError => RejectReason::CompileError,
                     InfraKind::TestCompileError => RejectReason::TestCompileError,
                     InfraKind::ZeroTests => RejectReason::ZeroTests,
+                    InfraKind::Environment => RejectReason::Environment,
                     InfraKind::CollectionError
                         if failure.reason.contains(super::parse::PYTHON2_CODE) =>
                     {
@@ -461,6 +498,13 @@ impl<'a> Validator<'a> {
                 ),
             ),
         });
+        if out.rejection.is_none() && out.record.swebench.is_some() {
+            let differs = published_differences(c, &out.fail_to_pass, &out.pass_to_pass);
+            out.record.published_agrees = Some(differs.is_empty());
+            if !differs.is_empty() {
+                out.rejection = Some((RejectReason::PublishedDisagrees, differs.join("; ")));
+            }
+        }
         out
     }
 

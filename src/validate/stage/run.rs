@@ -82,6 +82,8 @@ pub(super) struct Selection {
     /// Files written into the working copy before the run where absent (`python: auto`:
     /// what installing the project would add; [`crate::validate::env::AutoEnv`]).
     pub(super) generated: Vec<(String, String)>,
+    /// The instance's own command, when the suite gives none (`env: swebench`).
+    pub(super) command: Option<String>,
 }
 
 impl Selection {
@@ -90,6 +92,7 @@ impl Selection {
     pub(super) fn nothing_for(&self, suite: &Suite) -> bool {
         match &suite.command {
             Some(cmd) => cmd.contains("{tests}") && self.paths.is_empty(),
+            None if self.command.is_some() => false,
             // A default command runs the selected classes only.
             None => suite.env.kind().default_command_runs_classes() && self.classes.is_empty(),
         }
@@ -104,6 +107,9 @@ impl Validator<'_> {
         let selected = a.selected;
         let report_dir = ".hunkgen-reports";
         let command = match &suite.command {
+            None if selected.command.is_some() => {
+                Command::Shell(selected.command.clone().unwrap_or_default())
+            }
             Some(cmd) => Command::Shell(format!(
                 "{}{}",
                 selected.prefix,
@@ -265,6 +271,10 @@ impl Validator<'_> {
                         Ok(t) => (t, Vec::new()),
                         Err(e) => (Default::default(), vec![e.to_string()]),
                     },
+                    ReportKind::Swebench => match self.parse_swebench(a.c, suite, &log) {
+                        Ok(t) => (t, Vec::new()),
+                        Err(e) => (Default::default(), vec![e]),
+                    },
                 };
                 // A test name that would leave the working copy as a path is refused
                 // (one line each), which makes the run an infrastructure failure.
@@ -293,7 +303,7 @@ impl Validator<'_> {
             .unwrap_or_default();
         let reports = dir.join(report_dir);
         let style = match suite.report {
-            ReportKind::Pytest => IdStyle::Pytest,
+            ReportKind::Pytest | ReportKind::Swebench => IdStyle::Pytest,
             ReportKind::Junit => IdStyle::Java,
         };
         let mut files = parse::junit_files(&reports);
@@ -315,6 +325,44 @@ impl Validator<'_> {
             let _ = self.results.put(&key, &bytes);
         }
         Ok((false, result.0, result.1, entry.failures))
+    }
+
+    /// A run's log read by the official parser of the row's repository (`report:
+    /// swebench`); a log whose steps failed before the tests (its last line says
+    /// `hunkgen: environment: …`) has no results, and the verdict reads that line.
+    fn parse_swebench(
+        &self,
+        c: &Candidate,
+        suite: &Suite,
+        log: &Path,
+    ) -> Result<crate::validate::parse::TestResults, String> {
+        let crate::validate::env::EnvSpec::Swebench(spec) = &suite.env else {
+            return Err(format!(
+                "suite {}: `report: swebench` reads logs with the package `env: swebench` names",
+                suite.name
+            ));
+        };
+        let text = std::fs::read(log)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .map_err(|e| format!("{}: {e}", log.display()))?;
+        if !text.contains(crate::validate::env::swebench::START_TEST_OUTPUT) {
+            return Ok(Default::default());
+        }
+        let helper = spec.helper(&self.envs.swebench_dir())?;
+        let row = crate::validate::env::swebench::LogRef {
+            repo: &c.repo,
+            version: &c.version,
+            instance_id: &c.id,
+            log: &text,
+        };
+        let mut parsed = helper
+            .parse(std::slice::from_ref(&row))
+            .map_err(|e| format!("the swebench parser: {e}"))?;
+        match parsed.pop() {
+            Some(Ok(t)) => Ok(t),
+            // The harness's reader finds no test output: no results (the verdict says so).
+            Some(Err(_)) | None => Ok(Default::default()),
+        }
     }
 
     /// The test files (or Java classes) of the candidate's test patch that `suite` runs:

@@ -6,6 +6,7 @@
 use super::{run, StageError, Suite, Validator};
 use crate::diff::Patch;
 use crate::source::{Base, Candidate, Tree};
+use crate::validate::env::swebench::{row_of, RowRef};
 use crate::validate::env::{BuiltEnv, InstanceEnv, InstanceTree, KindRecord};
 use std::path::Path;
 use std::sync::Arc;
@@ -93,8 +94,11 @@ impl Validator<'_> {
         repo_path: &Path,
         rev: &str,
         changes: &[&Patch],
+        row: Option<&RowRef>,
     ) -> Result<(BuiltEnv, Option<InstanceEnv>), StageError> {
-        let id = format!("{repo}\0{}\0{rev}", suite.name);
+        // A row's environment and command are its own, even where two rows share a base.
+        let row_id = row.map(|r| r.instance_id.as_str()).unwrap_or_default();
+        let id = format!("{repo}\0{}\0{rev}\0{row_id}", suite.name);
         let named = |source| StageError::Env {
             suite: suite.name.clone(),
             source,
@@ -109,6 +113,7 @@ impl Validator<'_> {
             rev,
             workdir: suite.workdir.as_deref().unwrap_or_default(),
             changes,
+            row,
         };
         let Some(made) = suite
             .env
@@ -166,14 +171,16 @@ impl Validator<'_> {
             return Err(SetupError::NothingSelected);
         }
         let mut record = None;
+        let row = row_of(c);
         let suites = suites
             .into_iter()
             .map(|(s, mut sel)| {
                 let changes = [&c.test_patch, &c.patch];
-                let (env, made) = self.env_for(&c.repo, s, repo, rev, &changes)?;
+                let (env, made) = self.env_for(&c.repo, s, repo, rev, &changes, row.as_ref())?;
                 if let Some(a) = made {
                     sel.prefix = a.prefix;
                     sel.generated = a.generated;
+                    sel.command = a.command;
                     record.get_or_insert(a.record);
                 }
                 Ok((s, env, sel))

@@ -97,6 +97,7 @@ impl Kind for AutoSpec {
             .map(|a| InstanceEnv {
                 prefix: a.command_prefix(),
                 generated: a.generated.clone(),
+                command: None,
                 record: KindRecord::Python(a.record.clone()),
                 env: a.env,
             });

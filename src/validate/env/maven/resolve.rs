@@ -289,6 +289,7 @@ impl EnvCache {
             env,
             prefix: String::new(),
             generated: Vec::new(),
+            command: None,
             record: KindRecord::Maven(record),
         })
     }

@@ -16,7 +16,14 @@ code says. It reads one JSON request from stdin and writes one JSON answer to st
       "error": "<step>: <message>" and the fields known before it.
 
   {"op": "parse", "rows": [{"repo", "version", "instance_id", "log"}, ...]}
-      Each log read by the repository's official parser: {test id: status}.
+      Each log read by the repository's official parser: {test id: status}. A log with
+      the harness's test-output markers is read by the package's own get_logs_eval (the
+      part between the markers, the whole log when that part has no result).
+
+Both take "extra": {"specs": {repo: {version: spec}}, "parsers": {repo: parser name}}:
+specs for repositories or versions the package does not carry (SWE-Gym, SWE-rebench
+and tests name their own), added to the package's tables before anything is asked, and
+which of the package's parsers reads each such repository.
 
 The package must be a release that still carries the spec tables (swebench 2.x-4.x;
 5.x moved them into the dataset rows).
@@ -74,10 +81,29 @@ def spec_hash(spec):
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()
 
 
+def add_extra(request):
+    """The request's own specs and parser choices, added to the package's tables."""
+    extra = request.get("extra") or {}
+    if not extra:
+        return
+    from swebench.harness import constants as C
+    from swebench.harness.log_parsers import MAP_REPO_TO_PARSER
+
+    by_name = {f.__name__: f for f in MAP_REPO_TO_PARSER.values()}
+    for repo, versions in (extra.get("specs") or {}).items():
+        C.MAP_REPO_VERSION_TO_SPECS.setdefault(repo, {}).update(versions)
+    for repo, name in (extra.get("parsers") or {}).items():
+        if name not in by_name:
+            raise SystemExit(f"extra parser {name!r} for {repo}: the package has no such parser")
+        MAP_REPO_TO_PARSER[repo] = by_name[name]
+
+
 def specs(request):
     from swebench.harness import constants as C
     from swebench.harness.log_parsers import MAP_REPO_TO_PARSER
     from swebench.harness.test_spec import python as P
+
+    add_extra(request)
 
     P.requests = types.SimpleNamespace(get=offline_get(request.get("git_dir"), C.SWE_BENCH_URL_RAW))
     # The package caches downloads per (repo, commit); a request reads one repository.
@@ -85,10 +111,18 @@ def specs(request):
         f = getattr(P, name, None)
         if f is not None and hasattr(f, "cache_clear"):
             f.cache_clear()
+    from importlib.metadata import version as package_version
+
+    package = package_version("swebench")
     answers = []
     for row in request["rows"]:
         repo, version = row["repo"], str(row["version"])
-        a = {"instance_id": row.get("instance_id"), "repo": repo, "version": version}
+        a = {
+            "instance_id": row.get("instance_id"),
+            "repo": repo,
+            "version": version,
+            "package": package,
+        }
         step = "spec"
         try:
             spec = C.MAP_REPO_VERSION_TO_SPECS[repo][version]
@@ -138,14 +172,34 @@ def specs(request):
 
 
 def parse(request):
+    import os
+    import tempfile
+
+    from swebench.harness.constants import START_TEST_OUTPUT
+    from swebench.harness.grading import get_logs_eval
     from swebench.harness.log_parsers import MAP_REPO_TO_PARSER
 
+    add_extra(request)
     answers = []
     for row in request["rows"]:
         try:
             parser = MAP_REPO_TO_PARSER[row["repo"]]
             spec = types.SimpleNamespace(**row)
-            answers.append({"statuses": parser(row["log"], spec)})
+            if START_TEST_OUTPUT not in row["log"]:
+                answers.append({"statuses": parser(row["log"], spec)})
+                continue
+            # A harness-shaped log: graded by the package's own reader.
+            fd, path = tempfile.mkstemp(suffix=".log")
+            try:
+                with os.fdopen(fd, "w") as f:
+                    f.write(row["log"])
+                statuses, found = get_logs_eval(spec, path)
+            finally:
+                os.unlink(path)
+            if found:
+                answers.append({"statuses": statuses})
+            else:
+                answers.append({"error": "parse: the harness reads no test output in this log"})
         except Exception as e:
             answers.append({"error": f"parse: {e}".replace("\n", " ")})
     return answers

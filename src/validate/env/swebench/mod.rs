@@ -5,14 +5,20 @@
 //! what the package's own functions return. The package's downloads of requirement files
 //! from GitHub are answered from the local repository, so asking needs no network.
 //!
-//! This is the declare phase of the `swebench` environment kind, and the pip form of a
-//! spec's packages ([`pip_plan`]) its resolve step will install; the kind that builds
-//! and runs those environments is not written yet (docs/validate.md says what exists).
+//! The kind itself ([`SwebenchSpec`], `env: swebench:`) declares each row's environment
+//! from the answer, builds it ([`EnvCache::ensure_swebench`](crate::validate::env::EnvCache))
+//! and runs the row's test command in a script ([`run_script`]) whose log the official
+//! parser reads (docs/design/swebench-kind.md).
 
+mod kind;
 mod packages;
 mod resolve;
+pub use kind::{
+    is_system_command, row_of, run_script, RunScript, SwebenchSpec, END_TEST_OUTPUT,
+    START_TEST_OUTPUT,
+};
 pub use packages::{pip_plan, PipPlan, RENAMES};
-pub use resolve::SwebenchEnv;
+pub use resolve::{ProjectAt, SwebenchEnv};
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -80,8 +86,10 @@ pub struct SpecAnswer {
     pub repo: String,
     /// The row's version, echoed.
     pub version: String,
-    /// SHA-256 of the spec as the package holds it (sorted-key JSON): part of the key.
+    /// SHA-256 of the spec as the package holds it (sorted-key JSON), for the record.
     pub spec_hash: Option<String>,
+    /// The installed package's version, for the record.
+    pub package: Option<String>,
     /// The interpreter version the spec asks for (`3.9`).
     pub python: Option<String>,
     /// Packages installed with pip after the main set.
@@ -191,6 +199,8 @@ pub struct LogRef<'a> {
 pub struct Helper {
     python: PathBuf,
     script: PathBuf,
+    /// Specs and parser choices the package lacks, sent with every request.
+    extra: Option<serde_json::Value>,
 }
 
 impl Helper {
@@ -207,13 +217,26 @@ impl Helper {
         Ok(Helper {
             python: python.to_path_buf(),
             script,
+            extra: None,
         })
+    }
+
+    /// The same helper, with specs (`{repo: {version: spec}}`) and parser choices
+    /// (`{repo: parser name}`) added to the package's tables for every request: rows of
+    /// repositories the package does not carry.
+    pub fn with_extra(mut self, extra: serde_json::Value) -> Helper {
+        self.extra = Some(extra);
+        self
     }
 
     fn ask<T: serde::de::DeserializeOwned>(
         &self,
         request: &serde_json::Value,
     ) -> Result<T, HelperError> {
+        let mut request = request.clone();
+        if let (Some(extra), Some(map)) = (&self.extra, request.as_object_mut()) {
+            map.insert("extra".into(), extra.clone());
+        }
         let mut child = Command::new(&self.python)
             .arg(&self.script)
             .env("PYTHONDONTWRITEBYTECODE", "1")

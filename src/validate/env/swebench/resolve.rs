@@ -6,9 +6,9 @@
 //! installs the same packages shares it; the install step may use the network (as the
 //! cache allows), runs never do.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use super::{pip_plan, PipPlan, SpecAnswer};
+use super::{is_system_command, pip_plan, PipPlan, SpecAnswer};
 use crate::validate::env::auto::{build_era_constraint, failure_log};
 use crate::validate::env::{
     content_file, pythons, sh_quote, BuiltEnv, EnvCache, EnvError, EnvSpec, PythonSpec,
@@ -26,16 +26,78 @@ pub struct SwebenchEnv {
     pub interpreter: String,
     /// Constraints put on sdist builds because one needed an older setuptools.
     pub build_constraints: Vec<String>,
+    /// What the venv got besides the plan: the installers a conda environment has from
+    /// its creation (`pip`, `setuptools`, `wheel`) where the plan names none.
+    pub added: Vec<String>,
+}
+
+/// The installers `conda create python=X.Y` puts into every environment; the runs'
+/// install step (`pip install -e .`, no index, no build isolation) needs them.
+const CONDA_SEEDS: &[&str] = &["pip", "setuptools", "wheel"];
+
+/// The build step that installs the project at the setup commit with its dependencies
+/// and uninstalls the project (see [`EnvCache::ensure_swebench`]).
+fn project_deps_step(tree: &Path, answer: &SpecAnswer) -> String {
+    // The step runs in the directory the environment is built in.
+    let mut s = format!(
+        "hunkgen_top=\"$PWD\" && rm -rf project && cp -R {} project && cd project",
+        sh_quote(tree)
+    );
+    for cmd in answer.pre_install.iter().filter(|c| !is_system_command(c)) {
+        s.push_str(&format!(" && ( {cmd} )"));
+    }
+    let extras = answer
+        .install
+        .as_deref()
+        .and_then(|i| {
+            let at = i.find(".[")?;
+            let end = i[at..].find(']')?;
+            Some(i[at + 1..at + end + 1].to_string())
+        })
+        .unwrap_or_default();
+    s.push_str(&format!(
+        " && cd \"$hunkgen_top\" && \"$HUNKGEN_UV\" pip install --quiet {} \
+         && hunkgen_name=$(\"$HUNKGEN_UV\" pip freeze | sed -n 's| @ file://.*/project$||p' | head -n 1) \
+         && rm -rf project \
+         && if [ -n \"$hunkgen_name\" ]; then \"$HUNKGEN_UV\" pip uninstall --quiet \"$hunkgen_name\"; fi",
+        sh_quote(format!("./project{extras}"))
+    ));
+    s
+}
+
+/// A requirement's project name, lower-cased (`Setuptools==38.2.4` → `setuptools`).
+fn project_name(req: &str) -> String {
+    let end = req
+        .find(|c: char| !(c.is_ascii_alphanumeric() || "-_.".contains(c)))
+        .unwrap_or(req.len());
+    req[..end].to_ascii_lowercase().replace('_', "-")
+}
+
+/// The repository whose dependencies the environment gets, at `environment_setup_commit`.
+#[derive(Debug, Clone, Copy)]
+pub struct ProjectAt<'a> {
+    /// The git repository.
+    pub repo_path: &'a Path,
+    /// The commit (the row's `environment_setup_commit`).
+    pub commit: &'a str,
 }
 
 impl EnvCache {
     /// The environment of a SWE-bench row's spec (see the module doc): `Err` names the
     /// step that failed (the spec itself, the interpreter, the plan, the install).
+    ///
+    /// With `project`, the environment also gets what the spec's install step would
+    /// pull from the network: the project at that commit is installed (after the spec's
+    /// tree-editing `pre_install`, with the install's extras), then uninstalled, which
+    /// leaves its dependencies; the runs install the working copy itself with no index
+    /// and no dependencies. Keyed by the commit too (one environment per repo × version,
+    /// as the harness's images).
     pub fn ensure_swebench(
         &self,
         runner: &Runner,
         repo: &str,
         answer: &SpecAnswer,
+        project: Option<ProjectAt<'_>>,
     ) -> Result<SwebenchEnv, EnvError> {
         let failed = |why: String| EnvError::Swebench {
             repo: repo.to_string(),
@@ -52,15 +114,47 @@ impl EnvCache {
         })?;
         let interpreter = pythons::for_request(repo, Some(python))?;
         let plan = pip_plan(answer).map_err(|e| failed(format!("its packages: {e}")))?;
-        let mut text = plan.requirements.join("\n");
+        let named: Vec<String> = plan.requirements.iter().chain(&plan.then).map(|r| project_name(r)).collect();
+        let added: Vec<String> = CONDA_SEEDS
+            .iter()
+            .filter(|s| !named.iter().any(|n| n == *s))
+            .map(|s| s.to_string())
+            .collect();
+        let mut text = plan
+            .requirements
+            .iter()
+            .chain(&added)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n");
         text.push('\n');
-        let dir = self.root.join("swebench");
-        let file = content_file(&dir, "requirements", &text)?;
+        let dir = self.swebench_dir();
         // The spec's pip_packages: a second install over the main set, as the harness.
-        let then = (!plan.then.is_empty()).then(|| {
+        let mut steps: Vec<String> = Vec::new();
+        if !plan.then.is_empty() {
             let quoted: Vec<String> = plan.then.iter().map(sh_quote).collect();
-            format!("\"$HUNKGEN_UV\" pip install --quiet {}", quoted.join(" "))
-        });
+            steps.push(format!(
+                "\"$HUNKGEN_UV\" pip install --quiet {}",
+                quoted.join(" ")
+            ));
+        }
+        if let Some(p) = project {
+            let tree = dir.join("trees").join(p.commit);
+            if !tree.is_dir() {
+                let tmp = dir.join("trees").join(format!(".{}.{}", p.commit, std::process::id()));
+                let _ = std::fs::remove_dir_all(&tmp);
+                crate::git::export_tree(p.repo_path, p.commit, None, &tmp)
+                    .map_err(|e| failed(format!("exporting {}: {e}", p.commit)))?;
+                std::fs::rename(&tmp, &tree).map_err(|source| EnvError::Write {
+                    path: tree.clone(),
+                    source,
+                })?;
+            }
+            text.push_str(&format!("# and the dependencies of {repo} at {}\n", p.commit));
+            steps.push(project_deps_step(&tree, answer));
+        }
+        let file = content_file(&dir, "requirements", &text)?;
+        let then = (!steps.is_empty()).then(|| steps.join(" && "));
         let spec = |build_constraints: Option<PathBuf>| {
             EnvSpec::Python(PythonSpec {
                 python: Some(python.to_string()),
@@ -87,6 +181,7 @@ impl EnvCache {
             plan,
             interpreter: interpreter.version,
             build_constraints,
+            added,
         })
     }
 }

@@ -1,0 +1,17 @@
+#!/bin/sh
+# Validates the 65-row sample with `env: swebench` and prints the agreement table.
+#   benches/swebench-verified/validate.sh MIRRORS_DIR [HUNKGEN]
+# MIRRORS_DIR/<owner>+<name>/repo is each repository's git directory (as `fetch`
+# makes it, or `git clone --mirror`); target/swebench-verified/rows.jsonl is made by
+# sample.py (README). Environments and runs are cached in $HUNKGEN_CACHE_DIR.
+set -eu
+mirrors=$1
+hunkgen=${2:-target/release/hunkgen}
+here=$(dirname "$0")
+mkdir -p target/swebench-verified/repos
+for r in astropy+astropy mwaskom+seaborn pallets+flask psf+requests pydata+xarray \
+         pylint-dev+pylint pytest-dev+pytest sphinx-doc+sphinx sympy+sympy; do
+  ln -sfn "$mirrors/$r/repo" "target/swebench-verified/repos/$r"
+done
+"$hunkgen" build "$here/recipe.yaml" -o target/swebench-verified/dataset --force --jobs 1
+python3 "$here/agreement.py" target/swebench-verified/dataset target/swebench-verified/rows.jsonl
