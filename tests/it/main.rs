@@ -54,6 +54,7 @@ mod states;
 mod stats_scipy;
 mod swebench_grader;
 mod swebench_io;
+mod swebench_kind;
 mod swebench_specs;
 mod syntax_dast;
 mod syntax_oracle;

@@ -153,20 +153,25 @@ def specs(request):
                 a["packages"] = {"kind": "conda", "text": packages}
             else:
                 a["packages"] = {"kind": "none", "text": ""}
-            step = "scripts"
-            a["env_script"] = P.make_env_script_list_py(row, spec, "testbed")
-            a["repo_script"] = P.make_repo_script_list_py(
-                spec, repo, "/testbed", row["base_commit"], "testbed"
-            )
-            a["eval_script"] = P.make_eval_script_list_py(
-                row, spec, "testbed", "/testbed", row["base_commit"], row["test_patch"]
-            )
         except Exception as e:  # every failure is this row's, with its step
             msg = str(e) or type(e).__name__
             if isinstance(e, KeyError):
                 msg = f"no {msg} in the package's tables"
             a["error"] = f"{step}: {msg}".replace("\n", " ")
             a["trace"] = traceback.format_exc(limit=3)
+        if "error" not in a:
+            # The package's own scripts, for the record only: a spec that lacks what
+            # they read still runs.
+            try:
+                a["env_script"] = P.make_env_script_list_py(row, spec, "testbed")
+                a["repo_script"] = P.make_repo_script_list_py(
+                    spec, repo, "/testbed", row["base_commit"], "testbed"
+                )
+                a["eval_script"] = P.make_eval_script_list_py(
+                    row, spec, "testbed", "/testbed", row["base_commit"], row["test_patch"]
+                )
+            except Exception as e:
+                a["scripts_error"] = f"{type(e).__name__}: {e}"
         answers.append(a)
     return answers
 

@@ -210,9 +210,12 @@ impl Helper {
         std::fs::create_dir_all(dir)?;
         let script = dir.join("swebench_helper.py");
         if std::fs::read_to_string(&script).ok().as_deref() != Some(HELPER) {
-            let tmp = dir.join(format!(".swebench_helper.py.{}", std::process::id()));
-            std::fs::write(&tmp, HELPER)?;
-            std::fs::rename(&tmp, &script)?;
+            // A temporary name of its own (threads of one process write it too).
+            let mut tmp = tempfile::Builder::new()
+                .prefix(".swebench_helper.py.")
+                .tempfile_in(dir)?;
+            tmp.write_all(HELPER.as_bytes())?;
+            tmp.persist(&script).map_err(|e| e.error)?;
         }
         Ok(Helper {
             python: python.to_path_buf(),

@@ -35,6 +35,24 @@ pub struct SwebenchEnv {
 /// install step (`pip install -e .`, no index, no build isolation) needs them.
 const CONDA_SEEDS: &[&str] = &["pip", "setuptools", "wheel"];
 
+/// The tree of `p.commit` at `tree`, exported under a temporary name of its own and
+/// renamed (a thread that exported it first wins; its copy is the same).
+fn export_once(p: ProjectAt<'_>, tree: &Path) -> Result<(), String> {
+    let parent = tree.parent().ok_or("no parent directory")?;
+    std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".tree.")
+        .tempdir_in(parent)
+        .map_err(|e| e.to_string())?;
+    let dest = tmp.path().join("tree");
+    crate::git::export_tree(p.repo_path, p.commit, None, &dest).map_err(|e| e.to_string())?;
+    match std::fs::rename(&dest, tree) {
+        Ok(()) => Ok(()),
+        Err(_) if tree.is_dir() => Ok(()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// The build step that installs the project at the setup commit with its dependencies
 /// and uninstalls the project (see [`EnvCache::ensure_swebench`]).
 fn project_deps_step(tree: &Path, answer: &SpecAnswer) -> String {
@@ -55,8 +73,11 @@ fn project_deps_step(tree: &Path, answer: &SpecAnswer) -> String {
             Some(i[at + 1..at + end + 1].to_string())
         })
         .unwrap_or_default();
+    // pip builds a tree without pyproject.toml by running its setup.py in the
+    // environment (the spec's setuptools), not in an isolated one with today's.
+    s.push_str(" && if [ -f pyproject.toml ]; then hunkgen_iso=; else hunkgen_iso=--no-build-isolation; fi");
     s.push_str(&format!(
-        " && cd \"$hunkgen_top\" && \"$HUNKGEN_UV\" pip install --quiet {} \
+        " && cd \"$hunkgen_top\" && \"$HUNKGEN_UV\" pip install --quiet $hunkgen_iso {} \
          && hunkgen_name=$(\"$HUNKGEN_UV\" pip freeze | sed -n 's| @ file://.*/project$||p' | head -n 1) \
          && rm -rf project \
          && if [ -n \"$hunkgen_name\" ]; then \"$HUNKGEN_UV\" pip uninstall --quiet \"$hunkgen_name\"; fi",
@@ -141,14 +162,7 @@ impl EnvCache {
         if let Some(p) = project {
             let tree = dir.join("trees").join(p.commit);
             if !tree.is_dir() {
-                let tmp = dir.join("trees").join(format!(".{}.{}", p.commit, std::process::id()));
-                let _ = std::fs::remove_dir_all(&tmp);
-                crate::git::export_tree(p.repo_path, p.commit, None, &tmp)
-                    .map_err(|e| failed(format!("exporting {}: {e}", p.commit)))?;
-                std::fs::rename(&tmp, &tree).map_err(|source| EnvError::Write {
-                    path: tree.clone(),
-                    source,
-                })?;
+                export_once(p, &tree).map_err(|e| failed(format!("exporting {}: {e}", p.commit)))?;
             }
             text.push_str(&format!("# and the dependencies of {repo} at {}\n", p.commit));
             steps.push(project_deps_step(&tree, answer));
