@@ -396,7 +396,7 @@ pub fn declared_at(
 }
 
 /// The release a tag names (`v4.12.0` → `4.12.0`), if it names one.
-pub(super) fn release_of(tag: &str) -> Option<String> {
+pub(crate) fn release_of(tag: &str) -> Option<String> {
     static RELEASE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"^\D{0,12}?(\d+(?:\.\d+)*)").expect("fixed regex")
     });

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::resolve::scm_version;
 use super::{Helper, ProjectAt, RowRef, SpecAnswer};
 use crate::model::SwebenchRecord;
 use crate::validate::env::kind::{InstanceEnv, InstanceTree, KeyInputs, Kind, KindRecord};
@@ -126,7 +127,7 @@ impl Kind for SwebenchSpec {
                     commit: row.environment_setup_commit.as_deref().unwrap_or(&row.base_commit),
                 };
                 let made = cache.ensure_swebench(runner, repo, &answer, Some(project))?;
-                let script = run_script(&answer);
+                let script = run_script(&answer, &scm_version(tree.repo_path, tree.rev));
                 let record = SwebenchRecord {
                     version: answer.version.clone(),
                     spec_hash: answer.spec_hash.clone().unwrap_or_default(),
@@ -215,7 +216,7 @@ for name in sorted(os.listdir(os.path.join(key, "bin"))):
 /// The run script of a row (see the module doc): each step that fails ends the run
 /// with a `hunkgen: environment:` line naming it, which makes the run an environment
 /// failure rather than a test result.
-pub fn run_script(a: &SpecAnswer) -> RunScript {
+pub fn run_script(a: &SpecAnswer, scm_version: &str) -> RunScript {
     let mut skipped = Vec::new();
     let mut s = String::from(
         "hunkgen_fail() { echo; echo \"hunkgen: environment: $1\"; exit 1; }\n\
@@ -235,6 +236,11 @@ pub fn run_script(a: &SpecAnswer) -> RunScript {
          PIP_DISABLE_PIP_VERSION_CHECK=1\n\
          pip() { python -m pip \"$@\"; }\n",
     );
+    // The working copy has no `.git` to read a version from (see `scm_version`).
+    s.push_str(&format!(
+        "export SETUPTOOLS_SCM_PRETEND_VERSION={}\n",
+        sh_quote(scm_version)
+    ));
     for cmd in &a.pre_install {
         if is_system_command(cmd) {
             skipped.push(cmd.clone());
@@ -303,7 +309,7 @@ mod tests {
             test_command: Some("pytest -rA tests/test_a.py".into()),
             ..Default::default()
         };
-        let s = run_script(&a);
+        let s = run_script(&a, "1.2.0");
         assert_eq!(
             s.skipped,
             vec![

@@ -35,6 +35,17 @@ pub struct SwebenchEnv {
 /// install step (`pip install -e .`, no index, no build isolation) needs them.
 const CONDA_SEEDS: &[&str] = &["pip", "setuptools", "wheel"];
 
+/// The version setuptools_scm would read from the history at `commit` (the nearest
+/// tag's release, `0.0.0` without one): the runs' working copies and the exported setup
+/// tree have no `.git`, so it is given as `SETUPTOOLS_SCM_PRETEND_VERSION`.
+pub fn scm_version(repo_path: &Path, commit: &str) -> String {
+    crate::git::nearest_tag(repo_path, commit)
+        .ok()
+        .flatten()
+        .and_then(|t| crate::validate::env::auto::release_of(&t))
+        .unwrap_or_else(|| "0.0.0".into())
+}
+
 /// The tree of `p.commit` at `tree`, exported under a temporary name of its own and
 /// renamed (a thread that exported it first wins; its copy is the same).
 fn export_once(p: ProjectAt<'_>, tree: &Path) -> Result<(), String> {
@@ -55,10 +66,11 @@ fn export_once(p: ProjectAt<'_>, tree: &Path) -> Result<(), String> {
 
 /// The build step that installs the project at the setup commit with its dependencies
 /// and uninstalls the project (see [`EnvCache::ensure_swebench`]).
-fn project_deps_step(tree: &Path, answer: &SpecAnswer) -> String {
+fn project_deps_step(tree: &Path, answer: &SpecAnswer, version: &str) -> String {
     // The step runs in the directory the environment is built in.
     let mut s = format!(
-        "hunkgen_top=\"$PWD\" && rm -rf project && cp -R {} project && cd project",
+        "export SETUPTOOLS_SCM_PRETEND_VERSION={} && hunkgen_top=\"$PWD\" && rm -rf project && cp -R {} project && cd project",
+        sh_quote(version),
         sh_quote(tree)
     );
     for cmd in answer.pre_install.iter().filter(|c| !is_system_command(c)) {
@@ -165,7 +177,8 @@ impl EnvCache {
                 export_once(p, &tree).map_err(|e| failed(format!("exporting {}: {e}", p.commit)))?;
             }
             text.push_str(&format!("# and the dependencies of {repo} at {}\n", p.commit));
-            steps.push(project_deps_step(&tree, answer));
+            let version = scm_version(p.repo_path, p.commit);
+            steps.push(project_deps_step(&tree, answer, &version));
         }
         let file = content_file(&dir, "requirements", &text)?;
         let then = (!steps.is_empty()).then(|| steps.join(" && "));
