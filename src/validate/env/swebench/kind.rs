@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::resolve::scm_version;
+use super::resolve::{scm_version, BUILD_REQUIRES};
 use super::{Helper, ProjectAt, RowRef, SpecAnswer};
 use crate::model::SwebenchRecord;
 use crate::validate::env::kind::{InstanceEnv, InstanceTree, KeyInputs, Kind, KindRecord};
@@ -253,8 +253,12 @@ pub fn run_script(a: &SpecAnswer, scm_version: &str) -> RunScript {
         ));
     }
     if let Some(install) = a.install.as_deref().filter(|i| !i.trim().is_empty()) {
+        // The setup tree's build requirements first on the path, as in an isolated
+        // build (EnvCache::ensure_swebench put them beside the venv).
         s.push_str(&format!(
-            "( {} ) || hunkgen_fail {}\n",
+            "( if [ -d \"$HUNKGEN_ENV_DIR/{BUILD_REQUIRES}\" ]; then \
+             export PYTHONPATH=\"$HUNKGEN_ENV_DIR/{BUILD_REQUIRES}${{PYTHONPATH:+:$PYTHONPATH}}\"; fi; {} ) \
+             || hunkgen_fail {}\n",
             offline_pip(install),
             sh_quote(format!("install failed: {install}"))
         ));

@@ -46,6 +46,13 @@ pub fn scm_version(repo_path: &Path, commit: &str) -> String {
         .unwrap_or_else(|| "0.0.0".into())
 }
 
+/// The directory of the environment holding the setup tree's build requirements.
+pub const BUILD_REQUIRES: &str = "build-requires";
+
+/// Prints `pyproject.toml`'s `build-system.requires`, one per line (pip's vendored
+/// tomli where the interpreter has no tomllib).
+const READ_BUILD_REQUIRES: &str = "try:\n    import tomllib as t\nexcept ImportError:\n    from pip._vendor import tomli as t\nwith open('pyproject.toml', 'rb') as f:\n    print('\\n'.join(t.load(f).get('build-system', {}).get('requires', [])))\n";
+
 /// The tree of `p.commit` at `tree`, exported under a temporary name of its own and
 /// renamed (a thread that exported it first wins; its copy is the same).
 fn export_once(p: ProjectAt<'_>, tree: &Path) -> Result<(), String> {
@@ -86,8 +93,18 @@ fn project_deps_step(tree: &Path, answer: &SpecAnswer, version: &str) -> String 
         })
         .unwrap_or_default();
     // pip builds a tree without pyproject.toml by running its setup.py in the
-    // environment (the spec's setuptools), not in an isolated one with today's.
-    s.push_str(" && if [ -f pyproject.toml ]; then hunkgen_iso=; else hunkgen_iso=--no-build-isolation; fi");
+    // environment (the spec's setuptools), not in an isolated one with today's. A tree
+    // with one is built in isolation from its `build-system.requires`: those go into
+    // `build-requires/` beside the venv (never into it), which the runs' offline
+    // install puts first on the path, as the isolated build environment would.
+    s.push_str(&format!(
+        " && if [ -f pyproject.toml ]; then hunkgen_iso= \
+         && python -c {} > \"$hunkgen_top/build-requires.txt\" \
+         && if [ -s \"$hunkgen_top/build-requires.txt\" ]; then \"$HUNKGEN_UV\" pip install --quiet \
+         --target \"$hunkgen_top/{BUILD_REQUIRES}\" -r \"$hunkgen_top/build-requires.txt\"; fi; \
+         else hunkgen_iso=--no-build-isolation; fi",
+        sh_quote(READ_BUILD_REQUIRES)
+    ));
     s.push_str(&format!(
         " && cd \"$hunkgen_top\" && \"$HUNKGEN_UV\" pip install --quiet $hunkgen_iso {} \
          && hunkgen_name=$(\"$HUNKGEN_UV\" pip freeze | sed -n 's| @ file://.*/project$||p' | head -n 1) \
