@@ -53,7 +53,8 @@ const SYMPY_TESTS: &str = "import calc\n\n\ndef test_sub():\n    assert calc.sub
 
 const SYMPY_ADDED: &str = "\n\ndef test_add():\n    assert calc.add(2, 2) == 4\n";
 
-const PYPROJECT: &str = "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n\
+const PYPROJECT: &str =
+    "[build-system]\nrequires = [\"setuptools\"]\nbuild-backend = \"setuptools.build_meta\"\n\n\
 [project]\nname = \"calc\"\nversion = \"1.0\"\n\n[tool.setuptools]\npackages = [\"calc\"]\n";
 
 /// The diff of `git` from `from` to `to` limited to `paths`.
@@ -108,8 +109,14 @@ fn swebench_rows_run_by_the_official_specs_and_parsers_agree_with_their_publishe
         "calc/__init__.py",
         "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
     );
-    s.write("tests/test_calc.py", &format!("{DJANGO_TESTS}{DJANGO_ADDED}"));
-    s.write("tests/sym/test_sym.py", &format!("{SYMPY_TESTS}{SYMPY_ADDED}"));
+    s.write(
+        "tests/test_calc.py",
+        &format!("{DJANGO_TESTS}{DJANGO_ADDED}"),
+    );
+    s.write(
+        "tests/sym/test_sym.py",
+        &format!("{SYMPY_TESTS}{SYMPY_ADDED}"),
+    );
     let fixed = s.commit("fix add");
     let patch = diff(&s, &base, &fixed, &["calc"]);
     let django_tests = diff(&s, &base, &fixed, &["tests/test_calc.py"]);
@@ -128,11 +135,61 @@ fn swebench_rows_run_by_the_official_specs_and_parsers_agree_with_their_publishe
     let add = test("test_add");
     let (dj, sy) = ("hunkgen-test/djangoish", "hunkgen-test/sympyish");
     let rows = [
-        row("djangoish-1", dj, "1.0", &base, &base, &patch, &django_tests, &[&add], &p2p),
-        row("djangoish-2", dj, "1.0", &base, &base, &patch, &django_tests, &[&add], &wrong_p2p),
-        row("djangoish-3", dj, "1.0", &broken, &base, &patch, &django_tests, &[&add], &p2p),
-        row("djangoish-4", dj, "0.1", &base, &base, &patch, &django_tests, &[&add], &p2p),
-        row("sympyish-1", sy, "1.0", &base, &base, &patch, &sympy_tests, &["test_add"], &["test_sub"]),
+        row(
+            "djangoish-1",
+            dj,
+            "1.0",
+            &base,
+            &base,
+            &patch,
+            &django_tests,
+            &[&add],
+            &p2p,
+        ),
+        row(
+            "djangoish-2",
+            dj,
+            "1.0",
+            &base,
+            &base,
+            &patch,
+            &django_tests,
+            &[&add],
+            &wrong_p2p,
+        ),
+        row(
+            "djangoish-3",
+            dj,
+            "1.0",
+            &broken,
+            &base,
+            &patch,
+            &django_tests,
+            &[&add],
+            &p2p,
+        ),
+        row(
+            "djangoish-4",
+            dj,
+            "0.1",
+            &base,
+            &base,
+            &patch,
+            &django_tests,
+            &[&add],
+            &p2p,
+        ),
+        row(
+            "sympyish-1",
+            sy,
+            "1.0",
+            &base,
+            &base,
+            &patch,
+            &sympy_tests,
+            &["test_add"],
+            &["test_sub"],
+        ),
     ];
     fs::write(root.join("rows.jsonl"), rows.join("\n") + "\n").expect("rows");
     let django_spec = json!({
@@ -184,7 +241,10 @@ fn swebench_rows_run_by_the_official_specs_and_parsers_agree_with_their_publishe
     };
     let instances = read("instances.jsonl");
     let rejected = read("rejected.jsonl");
-    let ids: Vec<&str> = instances.iter().filter_map(|i| i["instance_id"].as_str()).collect();
+    let ids: Vec<&str> = instances
+        .iter()
+        .filter_map(|i| i["instance_id"].as_str())
+        .collect();
     assert_eq!(ids, ["djangoish-1", "sympyish-1"], "rejected: {rejected:?}");
     let dj1 = &instances[0];
     assert_eq!(dj1["FAIL_TO_PASS"], json!([add]));
@@ -233,4 +293,32 @@ fn swebench_rows_run_by_the_official_specs_and_parsers_agree_with_their_publishe
     let (why, detail) = reason("djangoish-4");
     assert_eq!(why, "unsupported_python", "{detail}");
     assert!(detail.contains("2.6"), "{detail}");
+    // A warm rebuild answers from the caches (the helper's answers, the environments,
+    // the runs) and writes the same dataset.
+    let first = fs::read(root.join("out/instances.jsonl")).expect("instances");
+    let remembered = || {
+        fs::read_dir(root.join("cache/envs/swebench/answers"))
+            .expect("remembered answers")
+            .count()
+    };
+    let before = remembered();
+    assert!(
+        before >= rows.len(),
+        "one remembered answer per row at least"
+    );
+    let again = build_validated(
+        &root.join("recipe.yaml"),
+        &root.join("again"),
+        &root.join("cache"),
+    );
+    assert!(again.status.success());
+    assert_eq!(
+        fs::read(root.join("again/instances.jsonl")).expect("instances"),
+        first
+    );
+    assert_eq!(
+        remembered(),
+        before,
+        "the rebuild asked the package nothing new"
+    );
 }

@@ -124,7 +124,10 @@ impl Kind for SwebenchSpec {
                 let answer = answers.pop().unwrap_or_default();
                 let project = ProjectAt {
                     repo_path: tree.repo_path,
-                    commit: row.environment_setup_commit.as_deref().unwrap_or(&row.base_commit),
+                    commit: row
+                        .environment_setup_commit
+                        .as_deref()
+                        .unwrap_or(&row.base_commit),
                 };
                 let made = cache.ensure_swebench(runner, repo, &answer, Some(project))?;
                 let script = run_script(&answer, &scm_version(tree.repo_path, tree.rev));
@@ -156,8 +159,7 @@ impl Kind for SwebenchSpec {
 fn per_instance(repo: &str) -> EnvError {
     EnvError::Swebench {
         repo: repo.to_string(),
-        why: "declared per row from the swebench package's spec (EnvCache::ensure_swebench)"
-            .into(),
+        why: "declared per row from the swebench package's spec (EnvCache::ensure_swebench)".into(),
     }
 }
 
@@ -173,7 +175,15 @@ pub struct RunScript {
 
 /// Words of a command that changes the machine rather than the working copy.
 const SYSTEM: &[&str] = &[
-    "apt-get", "apt ", "dpkg", "locale-gen", "update-locale", "/etc/", "sudo ", "yum ", "apk ",
+    "apt-get",
+    "apt ",
+    "dpkg",
+    "locale-gen",
+    "update-locale",
+    "/etc/",
+    "sudo ",
+    "yum ",
+    "apk ",
     "conda ",
 ];
 
@@ -321,7 +331,9 @@ mod tests {
                 "sed -i '/en_US.UTF-8/s/^# //g' /etc/locale.gen && locale-gen".into()
             ]
         );
-        assert!(s.text.contains("( sed -i 's/pytest/pytest -rA/' tox.ini ) ||"));
+        assert!(s
+            .text
+            .contains("( sed -i 's/pytest/pytest -rA/' tox.ini ) ||"));
         assert!(s
             .text
             .contains("python -m pip install --no-index --no-deps --no-build-isolation -e ."));

@@ -164,7 +164,12 @@ impl EnvCache {
         })?;
         let interpreter = pythons::for_request(repo, Some(python))?;
         let plan = pip_plan(answer).map_err(|e| failed(format!("its packages: {e}")))?;
-        let named: Vec<String> = plan.requirements.iter().chain(&plan.then).map(|r| project_name(r)).collect();
+        let named: Vec<String> = plan
+            .requirements
+            .iter()
+            .chain(&plan.then)
+            .map(|r| project_name(r))
+            .collect();
         let added: Vec<String> = CONDA_SEEDS
             .iter()
             .filter(|s| !named.iter().any(|n| n == *s))
@@ -191,9 +196,13 @@ impl EnvCache {
         if let Some(p) = project {
             let tree = dir.join("trees").join(p.commit);
             if !tree.is_dir() {
-                export_once(p, &tree).map_err(|e| failed(format!("exporting {}: {e}", p.commit)))?;
+                export_once(p, &tree)
+                    .map_err(|e| failed(format!("exporting {}: {e}", p.commit)))?;
             }
-            text.push_str(&format!("# and the dependencies of {repo} at {}\n", p.commit));
+            text.push_str(&format!(
+                "# and the dependencies of {repo} at {}\n",
+                p.commit
+            ));
             let version = scm_version(p.repo_path, p.commit);
             steps.push(project_deps_step(&tree, answer, &version));
         }
