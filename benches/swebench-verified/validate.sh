@@ -13,5 +13,5 @@ for r in astropy+astropy mwaskom+seaborn pallets+flask psf+requests pydata+xarra
          pylint-dev+pylint pytest-dev+pytest sphinx-doc+sphinx sympy+sympy; do
   ln -sfn "$mirrors/$r/repo" "target/swebench-verified/repos/$r"
 done
-"$hunkgen" build "$here/recipe.yaml" -o target/swebench-verified/dataset --force --jobs 1
+"$hunkgen" build "$here/recipe.yaml" -o target/swebench-verified/dataset --force --jobs "${JOBS:-2}"
 python3 "$here/agreement.py" target/swebench-verified/dataset target/swebench-verified/rows.jsonl

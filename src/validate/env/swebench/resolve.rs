@@ -32,8 +32,16 @@ pub struct SwebenchEnv {
 }
 
 /// The installers `conda create python=X.Y` puts into every environment; the runs'
-/// install step (`pip install -e .`, no index, no build isolation) needs them.
-const CONDA_SEEDS: &[&str] = &["pip", "setuptools", "wheel"];
+/// install step (`pip install -e .`, no index, no build isolation) needs them. pip is
+/// the harness's era's (its images were built in 2024, with pip 23–24): pip 25.3 dropped
+/// the `setup.py develop` fallback for an editable install whose backend lacks
+/// `build_editable` (setuptools before 64, pylint 2.15's pin), which the harness's pip
+/// took.
+const CONDA_SEEDS: &[(&str, &str)] = &[
+    ("pip", "pip<25.3"),
+    ("setuptools", "setuptools"),
+    ("wheel", "wheel"),
+];
 
 /// The version setuptools_scm would read from the history at `commit` (the nearest
 /// tag's release, `0.0.0` without one): the runs' working copies and the exported setup
@@ -172,8 +180,8 @@ impl EnvCache {
             .collect();
         let added: Vec<String> = CONDA_SEEDS
             .iter()
-            .filter(|s| !named.iter().any(|n| n == *s))
-            .map(|s| s.to_string())
+            .filter(|(name, _)| !named.iter().any(|n| n == name))
+            .map(|(_, req)| req.to_string())
             .collect();
         let mut text = plan
             .requirements
