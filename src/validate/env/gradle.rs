@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::kind::{InstanceEnv, InstanceTree, KeyInputs, Kind};
+use super::kind::{InstanceEnv, InstanceTree, Kind};
 use super::{EnvCache, EnvError};
 use crate::validate::runner::Runner;
 
@@ -53,19 +53,8 @@ impl Kind for GradleAutoSpec {
         Ok(())
     }
 
-    fn key_inputs(&self, repo: &str) -> Result<KeyInputs, EnvError> {
-        Err(unavailable(repo, None, &Places::from_env()))
-    }
-
-    fn build(
-        &self,
-        _cache: &EnvCache,
-        _runner: &Runner,
-        repo: &str,
-        _key: &str,
-        _tmp: &Path,
-    ) -> Result<bool, EnvError> {
-        Err(unavailable(repo, None, &Places::from_env()))
+    fn not_shared(&self, repo: &str) -> EnvError {
+        unavailable(repo, None, &Places::from_env())
     }
 
     fn for_instance(

@@ -103,19 +103,32 @@ pub trait Kind: std::fmt::Debug + Send + Sync {
     /// `Err` is the one-line complaint about the `env:` entry.
     fn absolutize(&mut self, resolve: &dyn Fn(&Path) -> PathBuf) -> Result<(), String>;
 
+    /// Why the kind has no environment shared by a repository (a kind declared per
+    /// instance answers [`Kind::key_inputs`] and [`Kind::build`] with this).
+    fn not_shared(&self, repo: &str) -> EnvError {
+        EnvError::PerInstance {
+            repo: repo.to_string(),
+            kind: self.name(),
+        }
+    }
+
     /// What keys a shared environment (`Err` for a kind made per instance).
-    fn key_inputs(&self, repo: &str) -> Result<KeyInputs, EnvError>;
+    fn key_inputs(&self, repo: &str) -> Result<KeyInputs, EnvError> {
+        Err(self.not_shared(repo))
+    }
 
     /// The resolution step: builds the environment into `tmp` (fresh, empty), through
     /// `cache`'s steps and network policy; whether it was built offline.
     fn build(
         &self,
-        cache: &EnvCache,
-        runner: &Runner,
+        _cache: &EnvCache,
+        _runner: &Runner,
         repo: &str,
-        key: &str,
-        tmp: &Path,
-    ) -> Result<bool, EnvError>;
+        _key: &str,
+        _tmp: &Path,
+    ) -> Result<bool, EnvError> {
+        Err(self.not_shared(repo))
+    }
 
     /// Variables a run in the environment built at `dir` needs, besides
     /// `HUNKGEN_ENV_DIR`.

@@ -402,7 +402,16 @@ pub enum EnvError {
         /// Why.
         why: String,
     },
-    /// A SWE-bench spec's environment could not be made: the step and why.
+    /// A kind declared per instance asked for an environment shared by the repository.
+    #[error("{repo}: `{kind}` environments are declared per instance from its base commit, never shared by the repository")]
+    PerInstance {
+        /// The repository.
+        repo: String,
+        /// The kind's name.
+        kind: &'static str,
+    },
+    /// `env: swebench`: a step of a row's environment failed (the spec, the helper, the
+    /// interpreter, the plan, the install).
     #[error("swebench environment for {repo}: {why}")]
     Swebench {
         /// The repository.

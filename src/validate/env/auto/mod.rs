@@ -43,7 +43,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::kind::{InstanceEnv, InstanceTree, KeyInputs, Kind, KindRecord};
+use super::kind::{InstanceEnv, InstanceTree, Kind, KindRecord};
 use super::{sh_quote, BuiltEnv, EnvCache, EnvError};
 use crate::validate::runner::Runner;
 use declare::{cmp_versions, parts};
@@ -59,21 +59,6 @@ impl Kind for AutoSpec {
 
     fn absolutize(&mut self, _resolve: &dyn Fn(&Path) -> PathBuf) -> Result<(), String> {
         Ok(())
-    }
-
-    fn key_inputs(&self, repo: &str) -> Result<KeyInputs, EnvError> {
-        Err(per_instance(repo))
-    }
-
-    fn build(
-        &self,
-        _cache: &EnvCache,
-        _runner: &Runner,
-        repo: &str,
-        _key: &str,
-        _tmp: &Path,
-    ) -> Result<bool, EnvError> {
-        Err(per_instance(repo))
     }
 
     /// What the base commit declares ([`declared_at`]), then the interpreter and the
@@ -103,14 +88,6 @@ impl Kind for AutoSpec {
                 env: a.env,
             });
         Some(made)
-    }
-}
-
-/// `python: auto` asked of [`EnvCache::ensure`], which builds what is spelled out.
-fn per_instance(repo: &str) -> EnvError {
-    EnvError::Auto {
-        repo: repo.to_string(),
-        why: "resolved per instance from its base commit (EnvCache::ensure_auto)".into(),
     }
 }
 

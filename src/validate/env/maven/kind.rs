@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::super::kind::{InstanceEnv, InstanceTree, KeyInputs, Kind, Selected};
+use super::super::kind::{InstanceEnv, InstanceTree, Kind, Selected};
 use super::super::{prepend_paths, sh_quote, BuiltEnv, EnvCache, EnvError};
 use super::{abstracts, declared_at, JdkChoice, MavenDeclared};
 use crate::validate::parse::MARK;
@@ -59,21 +59,6 @@ impl Kind for MavenAutoSpec {
 
     fn absolutize(&mut self, _resolve: &dyn Fn(&Path) -> PathBuf) -> Result<(), String> {
         Ok(())
-    }
-
-    fn key_inputs(&self, repo: &str) -> Result<KeyInputs, EnvError> {
-        Err(per_instance(repo))
-    }
-
-    fn build(
-        &self,
-        _cache: &EnvCache,
-        _runner: &Runner,
-        repo: &str,
-        _key: &str,
-        _tmp: &Path,
-    ) -> Result<bool, EnvError> {
-        Err(per_instance(repo))
     }
 
     fn vars(&self, dir: &Path) -> Vec<(OsString, OsString)> {
@@ -181,14 +166,6 @@ impl Kind for MavenAutoSpec {
     ) -> Option<Result<InstanceEnv, EnvError>> {
         Some(cache.ensure_maven(runner, repo, tree))
     }
-}
-
-/// `maven: auto` asked of [`EnvCache::ensure`], which builds what is spelled out.
-fn per_instance(repo: &str) -> EnvError {
-    maven_err(
-        repo,
-        "resolved per instance from its base commit (EnvCache::ensure_maven)",
-    )
 }
 
 pub(super) fn maven_err(repo: &str, why: impl Into<String>) -> EnvError {

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::resolve::{scm_version, BUILD_REQUIRES};
 use super::{Helper, ProjectAt, RowRef, SpecAnswer};
 use crate::model::SwebenchRecord;
-use crate::validate::env::kind::{InstanceEnv, InstanceTree, KeyInputs, Kind, KindRecord};
+use crate::validate::env::kind::{InstanceEnv, InstanceTree, Kind, KindRecord};
 use crate::validate::env::{sh_quote, EnvCache, EnvError};
 use crate::validate::runner::Runner;
 
@@ -78,21 +78,6 @@ impl Kind for SwebenchSpec {
         Ok(())
     }
 
-    fn key_inputs(&self, repo: &str) -> Result<KeyInputs, EnvError> {
-        Err(per_instance(repo))
-    }
-
-    fn build(
-        &self,
-        _cache: &EnvCache,
-        _runner: &Runner,
-        repo: &str,
-        _key: &str,
-        _tmp: &Path,
-    ) -> Result<bool, EnvError> {
-        Err(per_instance(repo))
-    }
-
     fn vars(&self, _dir: &Path) -> Vec<(OsString, OsString)> {
         Vec::new()
     }
@@ -153,13 +138,6 @@ impl Kind for SwebenchSpec {
                 })
             });
         Some(made)
-    }
-}
-
-fn per_instance(repo: &str) -> EnvError {
-    EnvError::Swebench {
-        repo: repo.to_string(),
-        why: "declared per row from the swebench package's spec (EnvCache::ensure_swebench)".into(),
     }
 }
 
