@@ -7,7 +7,6 @@
 //! harness's output markers, read by the repository's official parser
 //! (`report: swebench`).
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -76,10 +75,6 @@ impl Kind for SwebenchSpec {
             self.extra = Some(e);
         }
         Ok(())
-    }
-
-    fn vars(&self, _dir: &Path) -> Vec<(OsString, OsString)> {
-        Vec::new()
     }
 
     fn for_instance(
