@@ -16,9 +16,9 @@ seconds = {}
 for line in open(f"{dataset}/instances.jsonl"):
     i = json.loads(line)
     v = i.get("validation") or {}
-    table[repo_of.get(i["id"], "?")]["agree" if v.get("published_agrees") else "other"] += 1
+    table[repo_of.get(i["instance_id"], "?")]["agree" if v.get("published_agrees") else "other"] += 1
     s = v.get("seconds") or {}
-    seconds[i["id"]] = sum(s.values())
+    seconds[i["instance_id"]] = sum(s.values())
 for line in open(f"{dataset}/rejected.jsonl"):
     r = json.loads(line)
     repo = repo_of.get(r["id"], "?")
