@@ -22,6 +22,8 @@ use sha2::{Digest, Sha256};
 use super::runner::{find_in_path, ExitKind, RunError, RunSpec, Runner};
 
 pub mod auto;
+mod choice;
+pub use choice::{EnvChoice, NotOneEnv, PythonEntry};
 mod command;
 pub mod gradle;
 mod java;
@@ -123,41 +125,6 @@ impl EnvSpec {
     }
 }
 
-/// [`EnvSpec`] as written: a map with exactly one of its keys (YAML has no plain enum
-/// syntax that serde_norway reads without tags).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EnvChoice {
-    /// A uv venv, or `auto`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub python: Option<PythonEntry>,
-    /// javac + jars.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub java: Option<JavaSpec>,
-    /// A setup command.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub command: Option<CommandEnv>,
-    /// A Maven build: only the word `auto`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub maven: Option<String>,
-    /// A Gradle build: only the word `auto`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gradle: Option<String>,
-    /// SWE-bench rows, by the official package's specs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub swebench: Option<swebench::SwebenchSpec>,
-}
-
-/// `python:` as written: `auto`, or the environment spelled out.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum PythonEntry {
-    /// A word: only `auto` is one.
-    Word(String),
-    /// Interpreter, requirements, install command.
-    Spec(PythonSpec),
-}
-
 /// A setup-command environment as written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -167,107 +134,6 @@ pub struct CommandEnv {
     /// Files whose contents the environment depends on (hashed into its key).
     #[serde(default)]
     pub inputs: Vec<PathBuf>,
-}
-
-/// An `env:` section that names none, or more than one, of its kinds, or a `python:`
-/// word other than `auto`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum NotOneEnv {
-    /// None or several kinds.
-    #[error("expected exactly one of `python`, `java`, `command`, `maven`, `gradle`, `swebench`")]
-    Kinds,
-    /// `python: <word>`.
-    #[error("`python: {0}`: expected `auto` or a map (python, requirements, install)")]
-    Word(String),
-    /// `maven: <word>` other than `auto`.
-    #[error("`maven: {0}`: expected `auto`")]
-    MavenWord(String),
-    /// `gradle: <word>` other than `auto`.
-    #[error("`gradle: {0}`: expected `auto`")]
-    GradleWord(String),
-}
-
-impl TryFrom<EnvChoice> for EnvSpec {
-    type Error = NotOneEnv;
-    fn try_from(c: EnvChoice) -> Result<Self, NotOneEnv> {
-        if let Some(s) = c.swebench {
-            let others = c.gradle.is_some()
-                || c.maven.is_some()
-                || c.python.is_some()
-                || c.java.is_some()
-                || c.command.is_some();
-            return match others {
-                true => Err(NotOneEnv::Kinds),
-                false => Ok(EnvSpec::Swebench(s)),
-            };
-        }
-        match c.gradle {
-            Some(_)
-                if c.maven.is_some()
-                    || c.python.is_some()
-                    || c.java.is_some()
-                    || c.command.is_some() =>
-            {
-                return Err(NotOneEnv::Kinds)
-            }
-            Some(w) if w == "auto" => return Ok(EnvSpec::GradleAuto(GradleAutoSpec)),
-            Some(w) => return Err(NotOneEnv::GradleWord(w)),
-            None => {}
-        }
-        match c.maven {
-            Some(_) if c.python.is_some() || c.java.is_some() || c.command.is_some() => {
-                return Err(NotOneEnv::Kinds)
-            }
-            Some(w) if w == "auto" => return Ok(EnvSpec::MavenAuto(MavenAutoSpec)),
-            Some(w) => return Err(NotOneEnv::MavenWord(w)),
-            None => {}
-        }
-        match (c.python, c.java, c.command) {
-            (Some(PythonEntry::Word(w)), None, None) if w == "auto" => {
-                Ok(EnvSpec::PythonAuto(AutoSpec))
-            }
-            (Some(PythonEntry::Word(w)), None, None) => Err(NotOneEnv::Word(w)),
-            (Some(PythonEntry::Spec(p)), None, None) => Ok(EnvSpec::Python(p)),
-            (None, Some(j), None) => Ok(EnvSpec::Java(j)),
-            (None, None, Some(c)) => Ok(EnvSpec::Command(c)),
-            _ => Err(NotOneEnv::Kinds),
-        }
-    }
-}
-
-impl From<EnvSpec> for EnvChoice {
-    fn from(s: EnvSpec) -> Self {
-        match s {
-            EnvSpec::Python(p) => EnvChoice {
-                python: Some(PythonEntry::Spec(p)),
-                ..Default::default()
-            },
-            EnvSpec::PythonAuto(AutoSpec) => EnvChoice {
-                python: Some(PythonEntry::Word("auto".into())),
-                ..Default::default()
-            },
-            EnvSpec::Java(j) => EnvChoice {
-                java: Some(j),
-                ..Default::default()
-            },
-            EnvSpec::MavenAuto(MavenAutoSpec) => EnvChoice {
-                maven: Some("auto".into()),
-                ..Default::default()
-            },
-            EnvSpec::GradleAuto(GradleAutoSpec) => EnvChoice {
-                gradle: Some("auto".into()),
-                ..Default::default()
-            },
-            EnvSpec::Command(c) => EnvChoice {
-                command: Some(c),
-                ..Default::default()
-            },
-            EnvSpec::Swebench(s) => EnvChoice {
-                swebench: Some(s),
-                ..Default::default()
-            },
-        }
-    }
 }
 
 /// Why an environment could not be built.

@@ -92,7 +92,6 @@ impl Selection {
     pub(super) fn nothing_for(&self, suite: &Suite) -> bool {
         match &suite.command {
             Some(cmd) => cmd.contains("{tests}") && self.paths.is_empty(),
-            None if self.command.is_some() => false,
             // A default command runs the selected classes only.
             None => suite.env.kind().default_command_runs_classes() && self.classes.is_empty(),
         }
@@ -106,29 +105,29 @@ impl Validator<'_> {
         let workdir = suite.workdir.clone().unwrap_or_default();
         let selected = a.selected;
         let report_dir = ".hunkgen-reports";
-        let command = match &suite.command {
-            None if selected.command.is_some() => {
-                Command::Shell(selected.command.clone().unwrap_or_default())
-            }
-            Some(cmd) => Command::Shell(format!(
+        let command = match (&suite.command, &selected.command) {
+            (None, Some(own)) => Command::Shell(own.clone()),
+            (Some(cmd), _) => Command::Shell(format!(
                 "{}{}",
                 selected.prefix,
                 cmd.replace("{tests}", &selected.files)
                     .replace("{report_dir}", report_dir)
             )),
-            None => match suite
-                .env
-                .kind()
-                .default_command(a.env, report_dir, &selected.classes)
-            {
-                Some(c) => c.map_err(StageError::DefaultCommand)?,
-                None => {
-                    return Err(StageError::NoCommand {
-                        suite: suite.name.clone(),
-                        kind: suite.env.kind().name(),
-                    })
+            (None, None) => {
+                match suite
+                    .env
+                    .kind()
+                    .default_command(a.env, report_dir, &selected.classes)
+                {
+                    Some(c) => c.map_err(StageError::DefaultCommand)?,
+                    None => {
+                        return Err(StageError::NoCommand {
+                            suite: suite.name.clone(),
+                            kind: suite.env.kind().name(),
+                        })
+                    }
                 }
-            },
+            }
         };
         let test_patch = matches!(a.kind, TreeKind::Before | TreeKind::After);
         let patch = a.kind == TreeKind::After;

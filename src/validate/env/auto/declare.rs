@@ -340,14 +340,7 @@ pub fn declared_at(
         (r, Some(p)) => Some(format!("{r}/{p}")),
         (r, None) => Some(r.to_string()),
     };
-    let version = match memo {
-        Some(m) => crate::git::nearest_tag_memo(repo, rev, m),
-        None => crate::git::nearest_tag(repo, rev),
-    }
-    .ok()
-    .flatten()
-    .and_then(|t| release_of(&t))
-    .unwrap_or_else(|| "0.0.0".into());
+    let version = tag_version(repo, rev, memo);
     let pyproject_doc = pyproject
         .as_deref()
         .and_then(|t| t.parse::<toml::Table>().ok());
@@ -395,8 +388,27 @@ pub fn declared_at(
     })
 }
 
+/// The version a build of `rev` would give itself from its history (setuptools_scm):
+/// the nearest tag's release, `0.0.0` without one. `python: auto` writes it into the
+/// files an install would generate; `env: swebench` gives it as
+/// `SETUPTOOLS_SCM_PRETEND_VERSION` (its trees have no `.git`).
+pub(crate) fn tag_version(
+    repo: &std::path::Path,
+    rev: &str,
+    memo: Option<&crate::cache::Cache>,
+) -> String {
+    match memo {
+        Some(m) => crate::git::nearest_tag_memo(repo, rev, m),
+        None => crate::git::nearest_tag(repo, rev),
+    }
+    .ok()
+    .flatten()
+    .and_then(|t| release_of(&t))
+    .unwrap_or_else(|| "0.0.0".into())
+}
+
 /// The release a tag names (`v4.12.0` → `4.12.0`), if it names one.
-pub(crate) fn release_of(tag: &str) -> Option<String> {
+pub(super) fn release_of(tag: &str) -> Option<String> {
     static RELEASE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"^\D{0,12}?(\d+(?:\.\d+)*)").expect("fixed regex")
     });

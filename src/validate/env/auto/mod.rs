@@ -32,7 +32,7 @@
 //! ladder and builds the venv (the only part that may use the network).
 
 mod declare;
-pub(crate) use declare::release_of;
+pub(crate) use declare::tag_version;
 mod imports;
 mod resolve;
 

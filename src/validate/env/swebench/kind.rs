@@ -11,9 +11,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::resolve::{scm_version, BUILD_REQUIRES};
+use super::resolve::BUILD_REQUIRES;
 use super::{Helper, ProjectAt, RowRef, SpecAnswer};
 use crate::model::SwebenchRecord;
+use crate::validate::env::auto::tag_version;
 use crate::validate::env::kind::{InstanceEnv, InstanceTree, Kind, KindRecord};
 use crate::validate::env::{sh_quote, EnvCache, EnvError};
 use crate::validate::runner::Runner;
@@ -110,7 +111,7 @@ impl Kind for SwebenchSpec {
                         .unwrap_or(&row.base_commit),
                 };
                 let made = cache.ensure_swebench(runner, repo, &answer, Some(project))?;
-                let script = run_script(&answer, &scm_version(tree.repo_path, tree.rev));
+                let script = run_script(&answer, &tag_version(tree.repo_path, tree.rev, None));
                 let record = SwebenchRecord {
                     version: answer.version.clone(),
                     spec_hash: answer.spec_hash.clone().unwrap_or_default(),

@@ -340,7 +340,7 @@ impl Helper {
             "rows": rows,
             "git_dir": git_dir.map(|p| p.to_string_lossy().into_owned()),
         }))?;
-        let answers: Vec<SpecAnswer> = serde_json::from_value(raw.clone())?;
+        let answers = Vec::<SpecAnswer>::deserialize(&raw)?;
         if let (Some(path), Some(dir)) = (&memo, memo.as_ref().and_then(|p| p.parent())) {
             let write = || -> std::io::Result<()> {
                 std::fs::create_dir_all(dir)?;

@@ -9,7 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{is_system_command, pip_plan, PipPlan, SpecAnswer};
-use crate::validate::env::auto::{build_era_constraint, failure_log};
+use crate::init::{normalize_distribution as normalize, requirement_name};
+use crate::validate::env::auto::{build_era_constraint, failure_log, tag_version};
 use crate::validate::env::{
     content_file, pythons, sh_quote, BuiltEnv, EnvCache, EnvError, EnvSpec, PythonSpec,
 };
@@ -42,17 +43,6 @@ const CONDA_SEEDS: &[(&str, &str)] = &[
     ("setuptools", "setuptools"),
     ("wheel", "wheel"),
 ];
-
-/// The version setuptools_scm would read from the history at `commit` (the nearest
-/// tag's release, `0.0.0` without one): the runs' working copies and the exported setup
-/// tree have no `.git`, so it is given as `SETUPTOOLS_SCM_PRETEND_VERSION`.
-pub fn scm_version(repo_path: &Path, commit: &str) -> String {
-    crate::git::nearest_tag(repo_path, commit)
-        .ok()
-        .flatten()
-        .and_then(|t| crate::validate::env::auto::release_of(&t))
-        .unwrap_or_else(|| "0.0.0".into())
-}
 
 /// The directory of the environment holding the setup tree's build requirements.
 pub const BUILD_REQUIRES: &str = "build-requires";
@@ -123,14 +113,6 @@ fn project_deps_step(tree: &Path, answer: &SpecAnswer, version: &str) -> String 
     s
 }
 
-/// A requirement's project name, lower-cased (`Setuptools==38.2.4` → `setuptools`).
-fn project_name(req: &str) -> String {
-    let end = req
-        .find(|c: char| !(c.is_ascii_alphanumeric() || "-_.".contains(c)))
-        .unwrap_or(req.len());
-    req[..end].to_ascii_lowercase().replace('_', "-")
-}
-
 /// The repository whose dependencies the environment gets, at `environment_setup_commit`.
 #[derive(Debug, Clone, Copy)]
 pub struct ProjectAt<'a> {
@@ -176,7 +158,7 @@ impl EnvCache {
             .requirements
             .iter()
             .chain(&plan.then)
-            .map(|r| project_name(r))
+            .map(|r| normalize(requirement_name(r.trim())))
             .collect();
         let added: Vec<String> = CONDA_SEEDS
             .iter()
@@ -211,7 +193,7 @@ impl EnvCache {
                 "# and the dependencies of {repo} at {}\n",
                 p.commit
             ));
-            let version = scm_version(p.repo_path, p.commit);
+            let version = tag_version(p.repo_path, p.commit, None);
             steps.push(project_deps_step(&tree, answer, &version));
         }
         let file = content_file(&dir, "requirements", &text)?;
