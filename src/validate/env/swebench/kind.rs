@@ -175,15 +175,33 @@ fn offline_pip(cmd: &str) -> String {
     )
 }
 
-/// Makes the per-run overlay venv: the environment's site-packages through a `.pth`
-/// file, and a wrapper for each of its Python scripts so `pytest` runs on the overlay's
-/// interpreter (and sees the editable install).
-const OVERLAY_PY: &str = r##"import os, subprocess, sys, sysconfig
-key, ov = sys.argv[1], sys.prefix
-base = subprocess.check_output([os.path.join(key, "bin", "python"), "-c",
-    "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True).strip()
-with open(os.path.join(sysconfig.get_paths()["purelib"], "_hunkgen_env.pth"), "w") as f:
-    f.write(f"import site; site.addsitedir({base!r})\n")
+/// Makes the per-run overlay, run by the environment's own interpreter: a prefix laid
+/// out as an installed Python (its binary copied, the standard library linked), whose
+/// site-packages reach the environment's through a `.pth` file, and a wrapper for each
+/// of the environment's Python scripts so `pytest` runs on the overlay's interpreter
+/// (and sees the editable install). Not a venv: a venv's interpreter started through a
+/// symlink elsewhere (tox-current-env's `.tox/py39/bin/python`) finds no `pyvenv.cfg`
+/// and runs bare, while a prefix is found from the binary itself, as a conda
+/// environment's is.
+const OVERLAY_PY: &str = r##"import os, shutil, sys, sysconfig
+key, ov = sys.argv[1], sys.argv[2]
+ver = "python%d.%d" % sys.version_info[:2]
+paths = sysconfig.get_paths()
+site = os.path.join(ov, "lib", ver, "site-packages")
+os.makedirs(os.path.join(ov, "bin"))
+os.makedirs(site)
+shutil.copy2(os.path.realpath(sys.executable), os.path.join(ov, "bin", ver))
+for alias in ("python", "python%d" % sys.version_info[0]):
+    os.symlink(ver, os.path.join(ov, "bin", alias))
+for name in os.listdir(paths["stdlib"]):
+    if name != "site-packages":
+        os.symlink(os.path.join(paths["stdlib"], name), os.path.join(ov, "lib", ver, name))
+inc = paths.get("include")
+if inc and os.path.isdir(inc):
+    os.makedirs(os.path.join(ov, "include"))
+    os.symlink(inc, os.path.join(ov, "include", os.path.basename(inc)))
+with open(os.path.join(site, "_hunkgen_env.pth"), "w") as f:
+    f.write("import site; site.addsitedir(%r)\n" % paths["purelib"])
 for name in sorted(os.listdir(os.path.join(key, "bin"))):
     src, dst = os.path.join(key, "bin", name), os.path.join(ov, "bin", name)
     if os.path.lexists(dst) or not os.path.isfile(src):
@@ -193,7 +211,7 @@ for name in sorted(os.listdir(os.path.join(key, "bin"))):
     if not head.startswith(b"#!") or b"python" not in head:
         continue
     with open(dst, "w") as f:
-        f.write(f'#!/bin/sh\nexec "{ov}/bin/python" "{src}" "$@"\n')
+        f.write('#!/bin/sh\nexec "%s/bin/python" "%s" "$@"\n' % (ov, src))
     os.chmod(dst, 0o755)
 "##;
 
@@ -206,18 +224,16 @@ pub fn run_script(a: &SpecAnswer, scm_version: &str) -> RunScript {
         "hunkgen_fail() { echo; echo \"hunkgen: environment: $1\"; exit 1; }\n\
          HUNKGEN_KEY=\"$VIRTUAL_ENV\"\n\
          HUNKGEN_OV=\"${TMPDIR:-/tmp}/hunkgen-swebench-venv\"\n\
-         rm -rf \"$HUNKGEN_OV\"\n\
-         \"$HUNKGEN_KEY/bin/python\" -m venv --without-pip \"$HUNKGEN_OV\" \
-         || hunkgen_fail 'the run venv over the environment could not be made'\n",
+         rm -rf \"$HUNKGEN_OV\"\n",
     );
     s.push_str(&format!(
-        "\"$HUNKGEN_OV/bin/python\" -c {} \"$HUNKGEN_KEY\" \
-         || hunkgen_fail 'the run venv over the environment could not be made'\n",
+        "\"$HUNKGEN_KEY/bin/python\" -c {} \"$HUNKGEN_KEY\" \"$HUNKGEN_OV\" \
+         || hunkgen_fail 'the run prefix over the environment could not be made'\n",
         sh_quote(OVERLAY_PY)
     ));
     s.push_str(
         "export VIRTUAL_ENV=\"$HUNKGEN_OV\" PATH=\"$HUNKGEN_OV/bin:$PATH\" PIP_NO_INDEX=1 \
-         PIP_DISABLE_PIP_VERSION_CHECK=1\n\
+         PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONNOUSERSITE=1\n\
          pip() { python -m pip \"$@\"; }\n",
     );
     // The working copy has no `.git` to read a version from (see `scm_version`).
