@@ -77,6 +77,14 @@ pub struct SwebenchRecord {
     /// conda-only packages of the spec that pip cannot install, left out.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conda_only: Vec<String>,
+    /// Where the harness's export of the row's environment came from, when the
+    /// environment was pinned from one (`the swebench package`, or the file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub export: Option<String>,
+    /// Pins of that export pip could not install (no such release on PyPI, a build
+    /// that fails), left out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
     /// Constraints put on old sdist builds (an older setuptools).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub build_constraints: Vec<String>,

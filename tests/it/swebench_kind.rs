@@ -183,18 +183,32 @@ fn swebench_rows_run_by_the_official_specs_and_parsers_agree_with_their_publishe
             dj: {"1.0": django_spec, "0.1": old_spec},
             // Started through a symlink elsewhere, as tox-current-env starts sphinx's
             // tests: the run's interpreter must still see the environment and the install.
+            // Its environment is the harness's export below (mock comes only from there).
             sy: {"1.0": {"python": "3.11", "install": "python -m pip install -e .",
-                         "test_cmd": "mkdir -p .tox/py/bin && ln -sf \"$(command -v python)\" \
-                                      .tox/py/bin/python && .tox/py/bin/python bin/test -C --verbose"}},
+                         "test_cmd": "python -c 'import mock' && mkdir -p .tox/py/bin \
+                                      && ln -sf \"$(command -v python)\" .tox/py/bin/python \
+                                      && .tox/py/bin/python bin/test -C --verbose"}},
         },
         "parsers": {dj: "parse_log_django", sy: "parse_log_sympy"},
     });
     fs::write(root.join("extra.json"), extra.to_string()).expect("extra");
+    // The harness's export of sympyish-1's environment, laid out as the official
+    // repository keeps them: system libraries and the interpreter (left out), mock as
+    // `make deps` puts in uv's cache (for python_auto.rs), and a pin PyPI cannot give.
+    let export = root.join("exports/sympyish/1");
+    fs::create_dir_all(&export).expect("mkdir");
+    fs::write(
+        export.join("environment.yml"),
+        "name: testbed\nchannels:\n  - defaults\ndependencies:\n  - _libgcc_mutex=0.1=main\n  \
+         - python=3.11.7=he870216_1\n  - pip:\n      - mock==4.0.2\n      \
+         - hunkgen-no-such-package==1.0\nprefix: /opt/miniconda3/envs/testbed\n",
+    )
+    .expect("export");
     let recipe = format!(
         "name: swebench-kind\nsource:\n  swebench:\n    instances: rows.jsonl\n    repos:\n      \
          {dj}: {repo}\n      {sy}: {repo}\nselect:\n  min_code_hunks: 1\nvalidate:\n  reruns: 1\n  \
          suites:\n    - name: swebench\n      env:\n        swebench:\n          python: {python}\n          \
-         extra: extra.json\n      report: swebench\n",
+         extra: extra.json\n          environments: exports\n      report: swebench\n",
         repo = s.dir.display(),
         python = venv_python("venv-swebench4").display(),
     );
@@ -241,9 +255,19 @@ fn swebench_rows_run_by_the_official_specs_and_parsers_agree_with_their_publishe
     let sym = &instances[1];
     assert_eq!(sym["FAIL_TO_PASS"], json!(["test_add"]));
     assert_eq!(sym["PASS_TO_PASS"], json!(["test_sub"]));
+    let sym_rec = &sym["validation"]["swebench"];
+    assert_eq!(sym_rec["parser"], json!("parse_log_sympy"));
+    assert!(
+        sym_rec["export"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("exports/sympyish/1/environment.yml")),
+        "{sym_rec}"
+    );
+    assert_eq!(sym_rec["left_out"], json!(["hunkgen-no-such-package==1.0"]));
     assert_eq!(
-        sym["validation"]["swebench"]["parser"],
-        json!("parse_log_sympy")
+        rec["export"],
+        Value::Null,
+        "no export for the Django-style rows"
     );
     let reason = |id: &str| -> (String, String) {
         let r = rejected

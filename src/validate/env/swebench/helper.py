@@ -11,7 +11,9 @@ code says. It reads one JSON request from stdin and writes one JSON answer to st
       command (get_test_directives), the repository's log parser (MAP_REPO_TO_PARSER),
       the requirements or environment.yml the package would install (read by the
       package's own functions, with its downloads from raw.githubusercontent.com
-      answered from `git_dir` instead: no network), and the package's own environment,
+      answered from `git_dir` instead: no network) or, where the package carries the
+      harness's export of the row's environment, that export ("kind": "export"),
+      and the package's own environment,
       repository and evaluation scripts, for the record. A row whose step fails gets
       "error": "<step>: <message>" and the fields known before it.
 
@@ -75,6 +77,17 @@ def offline_get(git_dir, raw_root):
         return LocalResponse(git_show(git_dir, commit, posixpath.normpath(path)))
 
     return get
+
+
+def cached_environment(row):
+    """The package's own per-instance environment export for the row, or None."""
+    try:
+        from swebench.harness.utils import load_cached_environment_yml
+    except ImportError:  # a release without the exports
+        return None
+    if not row.get("instance_id"):
+        return None
+    return load_cached_environment_yml(row["instance_id"])
 
 
 def spec_hash(spec):
@@ -153,6 +166,15 @@ def specs(request):
                 a["packages"] = {"kind": "conda", "text": packages}
             else:
                 a["packages"] = {"kind": "none", "text": ""}
+            # The harness's own export of this row's environment, where the package
+            # carries one (installed from the official repository, not from PyPI): the
+            # package builds the environment from it instead of the spec's packages
+            # and pip_packages (make_env_script_list_py).
+            cached = cached_environment(row)
+            if cached:
+                a["packages"] = {"kind": "export", "text": cached}
+                a["pip_packages"] = []
+                a["export"] = "the swebench package"
         except Exception as e:  # every failure is this row's, with its step
             msg = str(e) or type(e).__name__
             if isinstance(e, KeyError):

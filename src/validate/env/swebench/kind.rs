@@ -30,6 +30,12 @@ pub struct SwebenchSpec {
     /// versions: `{"specs": {repo: {version: spec}}, "parsers": {repo: parser name}}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extra: Option<PathBuf>,
+    /// A directory of the harness's per-row environment exports, laid out as the
+    /// official repository's `swebench/resources/swebench-og` (which the package on
+    /// PyPI leaves out): a row with one gets that environment, pinned exactly, instead
+    /// of the spec's packages, as the harness does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environments: Option<PathBuf>,
 }
 
 impl SwebenchSpec {
@@ -75,6 +81,16 @@ impl Kind for SwebenchSpec {
             }
             self.extra = Some(e);
         }
+        if let Some(d) = &self.environments {
+            let d = resolve(d);
+            if !d.is_dir() {
+                return Err(format!(
+                    "{}: no such directory of environment exports",
+                    d.display()
+                ));
+            }
+            self.environments = Some(d);
+        }
         Ok(())
     }
 
@@ -102,7 +118,10 @@ impl Kind for SwebenchSpec {
             })
             .map_err(|e| failed(format!("the swebench helper: {e}")))
             .and_then(|mut answers| {
-                let answer = answers.pop().unwrap_or_default();
+                let mut answer = answers.pop().unwrap_or_default();
+                if let Some(dir) = &self.environments {
+                    answer = answer.with_export_from(dir);
+                }
                 let project = ProjectAt {
                     repo_path: tree.repo_path,
                     commit: row
@@ -122,6 +141,8 @@ impl Kind for SwebenchSpec {
                     added: made.added.clone(),
                     renamed: made.plan.renamed.clone(),
                     conda_only: made.plan.conda_only.clone(),
+                    export: answer.export.clone(),
+                    left_out: made.left_out.clone(),
                     build_constraints: made.build_constraints.clone(),
                     skipped: script.skipped,
                 };

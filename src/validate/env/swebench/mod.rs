@@ -118,6 +118,36 @@ pub struct SpecAnswer {
     pub packages: Option<Packages>,
     /// `<step>: <message>` when a step failed for this row.
     pub error: Option<String>,
+    /// Where the harness's export of the row's environment came from (the package, or
+    /// a directory of exports), when `packages` is one.
+    pub export: Option<String>,
+}
+
+impl SpecAnswer {
+    /// The row's environment from the harness's export in `dir` (laid out as the
+    /// official repository's `swebench/resources/swebench-og`:
+    /// `<owner>__<name>/<number>/environment.yml`), where there is one and the package
+    /// gave none: the package's own rule (`load_cached_environment_yml`) for a package
+    /// installed from PyPI, which does not carry the exports.
+    pub fn with_export_from(mut self, dir: &Path) -> SpecAnswer {
+        if self.export.is_some() || self.error.is_some() {
+            return self;
+        }
+        let Some((prefix, number)) = self.instance_id.as_deref().and_then(|i| i.rsplit_once('-'))
+        else {
+            return self;
+        };
+        let path = dir.join(prefix).join(number).join("environment.yml");
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            self.packages = Some(Packages {
+                kind: "export".into(),
+                text,
+            });
+            self.pip_packages.clear();
+            self.export = Some(path.display().to_string());
+        }
+        self
+    }
 }
 
 impl SpecAnswer {

@@ -42,6 +42,70 @@ pub struct PipPlan {
     pub conda_only: Vec<String>,
     /// `conda-name -> pypi-name` for each entry renamed.
     pub renamed: Vec<String>,
+    /// Made from the harness's export of the environment: every requirement is an
+    /// exact pin of a closed set, installed one by one without dependencies (a pin
+    /// PyPI cannot give is left out and recorded, not a failure).
+    pub exact: bool,
+    /// The export's system libraries (conda builds that are not Python packages),
+    /// left out: PyPI's wheels carry their own.
+    pub native: usize,
+}
+
+/// conda names of Python packages in the harness's exports whose PyPI name differs,
+/// beyond [`RENAMES`].
+const EXPORT_RENAMES: &[(&str, &str)] = &[
+    // defaults' split of numpy (its metapackage `numpy` is pinned beside it).
+    ("numpy-base", "numpy"),
+    ("brotli-python", "brotli"),
+];
+
+/// The harness's `conda env export` of a row's environment (`name=version=build`
+/// entries and a `pip:` list) as exact pins: a conda entry is a Python package when
+/// its build is one (`py39h06a4308_0`, `pyhd8ed1ab_0`, `py_0`); the interpreter and
+/// system libraries are left out (counted), the `pip:` list is kept as is but for an
+/// editable install.
+fn export(text: &str, plan: &mut PipPlan) -> Result<(), String> {
+    plan.exact = true;
+    let doc: Value = serde_norway::from_str(text)
+        .map_err(|e| format!("the environment export: not YAML: {e}"))?;
+    let Some(deps) = doc.get("dependencies").and_then(Value::as_sequence) else {
+        return Ok(());
+    };
+    for dep in deps {
+        match dep {
+            Value::String(entry) => {
+                let mut parts = entry.trim().splitn(3, '=');
+                let (name, version, build) = (
+                    parts.next().unwrap_or_default().to_ascii_lowercase(),
+                    parts.next().unwrap_or_default(),
+                    parts.next().unwrap_or_default(),
+                );
+                if name == "python" || version.is_empty() || !build.starts_with("py") {
+                    plan.native += 1;
+                    continue;
+                }
+                let renamed = RENAMES
+                    .iter()
+                    .chain(EXPORT_RENAMES)
+                    .find(|(from, _)| *from == name);
+                let pypi = renamed.map_or(name.as_str(), |(_, to)| to);
+                if let Some((from, to)) = renamed {
+                    plan.renamed.push(format!("{from} -> {to}"));
+                }
+                plan.requirements.push(format!("{pypi}=={version}"));
+            }
+            Value::Mapping(m) => {
+                let pip = m.get("pip").and_then(Value::as_sequence);
+                for line in pip.into_iter().flatten().filter_map(Value::as_str) {
+                    if !line.trim_start().starts_with('-') {
+                        plan.requirements.push(line.trim().to_string());
+                    }
+                }
+            }
+            other => return Err(format!("the environment export: a dependency `{other:?}`")),
+        }
+    }
+    Ok(())
 }
 
 /// The spec's packages (`requirements.txt`, a conda list, `environment.yml` or none)
@@ -62,10 +126,14 @@ pub fn pip_plan(answer: &SpecAnswer) -> Result<PipPlan, String> {
             ),
             "conda" => plan.requirements.extend(super::conda_as_pip(&p.text)?),
             "environment.yml" => environment_yml(&p.text, &mut plan)?,
+            "export" => export(&p.text, &mut plan)?,
             other => return Err(format!("packages of an unknown form `{other}`")),
         },
     }
-    plan.then = answer.pip_packages.clone();
+    // The harness installs an export alone (make_env_script_list_py_from_conda).
+    if !plan.exact {
+        plan.then = answer.pip_packages.clone();
+    }
     Ok(plan)
 }
 
@@ -164,6 +232,33 @@ mod tests {
                 "iris -> scitools-iris"
             ]
         );
+    }
+
+    #[test]
+    fn an_export_is_exact_pins_of_its_python_packages() {
+        // The shape of the harness's exports (swebench-og): conda builds, a pip list.
+        let yml = "name: testbed\nchannels:\n  - defaults\ndependencies:\n  \
+                   - _libgcc_mutex=0.1=main\n  - openssl=3.0.15=h5eee18b_0\n  \
+                   - pip=24.2=py39h06a4308_0\n  - python=3.9.20=he870216_1\n  \
+                   - setuptools=75.1.0=py39h06a4308_0\n  - attrs=24.2.0=pyh71513ae_0\n  \
+                   - matplotlib-base=3.9.2=py310hf02ac8c_1\n  - tzdata=2024b=h04d1e81_0\n  \
+                   - pip:\n      - importlib-metadata==8.5.0\n      - -e /testbed\n\
+                   prefix: /opt/miniconda3/envs/testbed\n";
+        let plan = pip_plan(&answer("export", yml, &[])).unwrap();
+        assert!(plan.exact);
+        assert_eq!(
+            plan.requirements,
+            [
+                "pip==24.2",
+                "setuptools==75.1.0",
+                "attrs==24.2.0",
+                "matplotlib==3.9.2",
+                "importlib-metadata==8.5.0"
+            ]
+        );
+        assert_eq!(plan.native, 4);
+        assert_eq!(plan.renamed, ["matplotlib-base -> matplotlib"]);
+        assert!(plan.then.is_empty());
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub struct SwebenchEnv {
     /// What the venv got besides the plan: the installers a conda environment has from
     /// its creation (`pip`, `setuptools`, `wheel`) where the plan names none.
     pub added: Vec<String>,
+    /// Pins of an exact plan PyPI could not give (see [`LEFT_OUT`]).
+    pub left_out: Vec<String>,
 }
 
 /// The installers `conda create python=X.Y` puts into every environment; the runs'
@@ -69,9 +71,29 @@ fn export_once(p: ProjectAt<'_>, tree: &Path) -> Result<(), String> {
     }
 }
 
+/// The list of the environment's pins left out (see [`exact_step`]), in its directory.
+pub const LEFT_OUT: &str = "left-out.txt";
+
+/// The build step of an exact plan (the harness's export): each pin of `pins` installed
+/// alone without its dependencies (the export is closed), so one that PyPI cannot give
+/// (a conda-only build, a version PyPI never had) is left out and listed in
+/// [`LEFT_OUT`] instead of failing the rest. Offline (uv's cache only), any pin missing
+/// fails the step, so that it is tried again with the network.
+fn exact_step(pins: &Path) -> String {
+    format!(
+        ": > {LEFT_OUT} && while IFS= read -r hunkgen_req || [ -n \"$hunkgen_req\" ]; do \
+         case \"$hunkgen_req\" in ''|'#'*) continue;; esac; \
+         \"$HUNKGEN_UV\" pip install --quiet --no-deps \"$hunkgen_req\" 2>> pins.log \
+         || {{ if [ -n \"$UV_OFFLINE\" ]; then exit 1; fi; echo \"$hunkgen_req\" >> {LEFT_OUT}; }}; \
+         done < {}",
+        sh_quote(pins)
+    )
+}
+
 /// The build step that installs the project at the setup commit with its dependencies
-/// and uninstalls the project (see [`EnvCache::ensure_swebench`]).
-fn project_deps_step(tree: &Path, answer: &SpecAnswer, version: &str) -> String {
+/// and uninstalls the project (see [`EnvCache::ensure_swebench`]); with `deps` false
+/// (an exact plan, which has them all), only the setup tree's build requirements.
+fn project_deps_step(tree: &Path, answer: &SpecAnswer, version: &str, deps: bool) -> String {
     // The step runs in the directory the environment is built in.
     let mut s = format!(
         "export SETUPTOOLS_SCM_PRETEND_VERSION={} && hunkgen_top=\"$PWD\" && rm -rf project && cp -R {} project && cd project",
@@ -103,6 +125,10 @@ fn project_deps_step(tree: &Path, answer: &SpecAnswer, version: &str) -> String 
          else hunkgen_iso=--no-build-isolation; fi",
         sh_quote(READ_BUILD_REQUIRES)
     ));
+    if !deps {
+        s.push_str(" && cd \"$hunkgen_top\" && rm -rf project");
+        return s;
+    }
     s.push_str(&format!(
         " && cd \"$hunkgen_top\" && \"$HUNKGEN_UV\" pip install --quiet $hunkgen_iso {} \
          && hunkgen_name=$(\"$HUNKGEN_UV\" pip freeze | sed -n 's| @ file://.*/project$||p' | head -n 1) \
@@ -176,6 +202,13 @@ impl EnvCache {
         let dir = self.swebench_dir();
         // The spec's pip_packages: a second install over the main set, as the harness.
         let mut steps: Vec<String> = Vec::new();
+        let pins = if plan.exact {
+            let pins = content_file(&dir, "pins", &text)?;
+            steps.push(exact_step(&pins));
+            Some(pins)
+        } else {
+            None
+        };
         if !plan.then.is_empty() {
             let quoted: Vec<String> = plan.then.iter().map(sh_quote).collect();
             steps.push(format!(
@@ -194,14 +227,18 @@ impl EnvCache {
                 p.commit
             ));
             let version = tag_version(p.repo_path, p.commit, None);
-            steps.push(project_deps_step(&tree, answer, &version));
+            steps.push(project_deps_step(&tree, answer, &version, !plan.exact));
         }
-        let file = content_file(&dir, "requirements", &text)?;
+        // An exact plan's pins are installed by its step, not resolved as requirements.
+        let file = match pins {
+            Some(_) => None,
+            None => Some(content_file(&dir, "requirements", &text)?),
+        };
         let then = (!steps.is_empty()).then(|| steps.join(" && "));
         let spec = |build_constraints: Option<PathBuf>| {
             EnvSpec::Python(PythonSpec {
                 python: Some(python.to_string()),
-                requirements: Some(file.clone()),
+                requirements: file.clone(),
                 install: then.clone(),
                 build_constraints,
             })
@@ -219,9 +256,15 @@ impl EnvCache {
                 (env, vec![c.to_string()])
             }
         };
+        let left_out = std::fs::read_to_string(env.dir.join(LEFT_OUT))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect();
         Ok(SwebenchEnv {
             env,
             plan,
+            left_out,
             interpreter: interpreter.version,
             build_constraints,
             added,
