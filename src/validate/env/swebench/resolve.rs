@@ -91,9 +91,8 @@ fn exact_step(pins: &Path) -> String {
 }
 
 /// The build step that installs the project at the setup commit with its dependencies
-/// and uninstalls the project (see [`EnvCache::ensure_swebench`]); with `deps` false
-/// (an exact plan, which has them all), only the setup tree's build requirements.
-fn project_deps_step(tree: &Path, answer: &SpecAnswer, version: &str, deps: bool) -> String {
+/// and uninstalls the project (see [`EnvCache::ensure_swebench`]).
+fn project_deps_step(tree: &Path, answer: &SpecAnswer, version: &str) -> String {
     // The step runs in the directory the environment is built in.
     let mut s = format!(
         "export SETUPTOOLS_SCM_PRETEND_VERSION={} && hunkgen_top=\"$PWD\" && rm -rf project && cp -R {} project && cd project",
@@ -116,19 +115,23 @@ fn project_deps_step(tree: &Path, answer: &SpecAnswer, version: &str, deps: bool
     // environment (the spec's setuptools), not in an isolated one with today's. A tree
     // with one is built in isolation from its `build-system.requires`: those go into
     // `build-requires/` beside the venv (never into it), which the runs' offline
-    // install puts first on the path, as the isolated build environment would.
+    // install puts first on the path, as the isolated build environment would. They
+    // take the environment's versions where it has the package (the harness's
+    // isolated build got its era's setuptools, not today's, whose `develop` hands an
+    // old tree's editable install back to pip, which cannot build offline), and
+    // today's where the pins cannot hold.
     s.push_str(&format!(
         " && if [ -f pyproject.toml ]; then hunkgen_iso= \
          && python -c {} > \"$hunkgen_top/build-requires.txt\" \
-         && if [ -s \"$hunkgen_top/build-requires.txt\" ]; then \"$HUNKGEN_UV\" pip install --quiet \
-         --target \"$hunkgen_top/{BUILD_REQUIRES}\" -r \"$hunkgen_top/build-requires.txt\"; fi; \
+         && if [ -s \"$hunkgen_top/build-requires.txt\" ]; then \
+         \"$HUNKGEN_UV\" pip freeze | grep '==' > \"$hunkgen_top/env-pins.txt\"; \
+         {{ \"$HUNKGEN_UV\" pip install --quiet --target \"$hunkgen_top/{BUILD_REQUIRES}\" \
+         -r \"$hunkgen_top/build-requires.txt\" -c \"$hunkgen_top/env-pins.txt\" \
+         || \"$HUNKGEN_UV\" pip install --quiet --target \"$hunkgen_top/{BUILD_REQUIRES}\" \
+         -r \"$hunkgen_top/build-requires.txt\"; }}; fi; \
          else hunkgen_iso=--no-build-isolation; fi",
         sh_quote(READ_BUILD_REQUIRES)
     ));
-    if !deps {
-        s.push_str(" && cd \"$hunkgen_top\" && rm -rf project");
-        return s;
-    }
     s.push_str(&format!(
         " && cd \"$hunkgen_top\" && \"$HUNKGEN_UV\" pip install --quiet $hunkgen_iso {} \
          && hunkgen_name=$(\"$HUNKGEN_UV\" pip freeze | sed -n 's| @ file://.*/project$||p' | head -n 1) \
@@ -227,7 +230,7 @@ impl EnvCache {
                 p.commit
             ));
             let version = tag_version(p.repo_path, p.commit, None);
-            steps.push(project_deps_step(&tree, answer, &version, !plan.exact));
+            steps.push(project_deps_step(&tree, answer, &version));
         }
         // An exact plan's pins are installed by its step, not resolved as requirements.
         let file = match pins {
