@@ -234,6 +234,58 @@ pub fn apply_file_placed(
     Ok(out)
 }
 
+/// `fp` with each hunk moved to where `git apply` places it in `original` (the nearest
+/// exact match, [`Placement::Offset`]): its header's start lines shifted, its body
+/// unchanged, so the rest of hunkgen can apply it exactly. Also the offset of each hunk
+/// (0 where it was already in place). `Err` when it does not apply even so.
+pub fn place_file(fp: &FilePatch, original: &[u8]) -> Result<(FilePatch, Vec<i64>), ApplyError> {
+    apply_file_placed(fp, original, Placement::Offset)?;
+    let lines = split_lines(original);
+    let mut placed = fp.clone();
+    let mut offsets = Vec::with_capacity(fp.hunks.len());
+    let mut cur = 0usize;
+    for h in &mut placed.hunks {
+        let stated = (h.old_start as usize).saturating_sub(1);
+        let at = if h.old_lines > 0 {
+            nearest_match(&lines, &expected_lines(h), stated, cur).unwrap_or(stated)
+        } else {
+            h.old_start as usize
+        };
+        let delta = if h.old_lines > 0 {
+            at as i64 - stated as i64
+        } else {
+            0
+        };
+        offsets.push(delta);
+        if delta != 0 {
+            let shift = |n: u32| (i64::from(n) + delta).max(0) as u32;
+            let (old, new) = (h.old_start, h.new_start);
+            h.old_start = shift(old);
+            h.new_start = shift(new);
+            h.header = shifted_header(&h.header, old, h.old_start, new, h.new_start);
+        }
+        cur = at + h.old_lines as usize;
+    }
+    Ok((placed, offsets))
+}
+
+/// A hunk header `@@ -a[,b] +c[,d] @@…` with `a` and `c` replaced, the rest as it was.
+fn shifted_header(header: &[u8], old: u32, new_old: u32, new: u32, new_new: u32) -> Vec<u8> {
+    let text = String::from_utf8_lossy(header);
+    let Some(rest) = text.strip_prefix("@@ -") else {
+        return header.to_vec();
+    };
+    let old_tail = rest.strip_prefix(&old.to_string()).unwrap_or(rest);
+    let Some(plus) = old_tail.find(" +") else {
+        return header.to_vec();
+    };
+    let (old_count, after) = old_tail.split_at(plus);
+    let new_tail = after[2..]
+        .strip_prefix(&new.to_string())
+        .unwrap_or(&after[2..]);
+    format!("@@ -{new_old}{old_count} +{new_new}{new_tail}").into_bytes()
+}
+
 /// Quote a line for messages, showing a missing final newline or a CR, which are the
 /// differences that are otherwise invisible.
 fn quote_exact(l: &[u8]) -> String {
@@ -258,6 +310,32 @@ pub fn is_submodule(fp: &FilePatch) -> bool {
 
 /// One file after [`apply_patch_to_files`]: its path and new content (`None`: deleted).
 pub type AppliedFile = (String, Option<Vec<u8>>);
+
+/// [`place_file`] over a whole patch, files fetched by `get(path)`: the patch as
+/// `git apply` would place it, and per file the offsets of its hunks that moved
+/// (`path: -1, +2`), empty when every hunk was in place.
+pub fn place_patch(
+    p: &Patch,
+    get: impl Fn(&str) -> Option<Vec<u8>>,
+) -> Result<(Patch, Vec<String>), ApplyError> {
+    let mut placed = p.clone();
+    let mut moved = Vec::new();
+    for fp in &mut placed.files {
+        if is_submodule(fp) || fp.change == FileChange::Added {
+            continue;
+        }
+        let Some(original) = fp.old_path.as_deref().and_then(&get) else {
+            continue;
+        };
+        let (file, offsets) = place_file(fp, &original)?;
+        if offsets.iter().any(|&d| d != 0) {
+            let list: Vec<String> = offsets.iter().map(|d| format!("{d:+}")).collect();
+            moved.push(format!("{}: {}", fp.path(), list.join(", ")));
+        }
+        *fp = file;
+    }
+    Ok((placed, moved))
+}
 
 /// Apply a whole patch to files fetched by `get(path)`, so callers holding files in
 /// memory (a git tree, a map) need no temp directory. Returns each touched path with
@@ -344,6 +422,28 @@ mod tests {
             apply_file_placed(&near, twice, Placement::Offset).unwrap(),
             b"b\nc\nz\nb\nC\n"
         );
+    }
+
+    #[test]
+    fn placing_rewrites_the_moved_hunks_headers_so_exact_application_agrees() {
+        // Hunk 1 is one line up from where it says, hunk 2 (with a section name and
+        // `,1`-less counts) where it says, in the offset's wake.
+        let fp = one(
+            b"--- a/f\n+++ b/f\n@@ -3,2 +3,3 @@ def f():\n b\n-c\n+C\n+C2\n@@ -6 +7 @@ tail\n-f\n+F\n",
+        );
+        let original = b"a\nb\nc\nd\ne\nf\n";
+        assert!(apply_file(&fp, original).is_err());
+        let (placed, offsets) = place_file(&fp, original).unwrap();
+        assert_eq!(offsets, [-1, 0]);
+        assert_eq!(placed.hunks[0].header, b"@@ -2,2 +2,3 @@ def f():\n");
+        assert_eq!(placed.hunks[1].header, b"@@ -6 +7 @@ tail\n");
+        assert_eq!(
+            apply_file(&placed, original).unwrap(),
+            apply_file_placed(&fp, original, Placement::Offset).unwrap()
+        );
+        // What does not apply even with offsets is still refused.
+        let bad = one(b"--- a/f\n+++ b/f\n@@ -3,2 +3,2 @@\n x\n-c\n+C\n");
+        assert!(place_file(&bad, original).is_err());
     }
 
     #[test]

@@ -45,5 +45,5 @@ pub use walk::{FixCommit, WalkTotals};
 pub use write::{
     build_state_repo, commit_id, commit_meta, commit_time, export_tree, is_ancestor,
     link_state_repo, nearest_tag, nearest_tag_memo, pack_history, pack_segment, patched_tree_files,
-    tree_contains, CommitMeta, FileEdit, HistoryPack, Person, StateRepo,
+    placed_patch, tree_contains, CommitMeta, FileEdit, HistoryPack, Person, StateRepo,
 };

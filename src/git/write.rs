@@ -177,6 +177,30 @@ pub fn patched_tree_files(
     })
 }
 
+/// `patch` as `git apply` would place it on `rev`'s tree (hunks moved to the nearest
+/// exact match), with the offsets of the files whose hunks moved (see
+/// [`crate::diff::place_patch`]): a SWE-bench row's patch made against a
+/// neighbouring revision applies there with the official harness.
+pub fn placed_patch(
+    repo: &Path,
+    rev: &str,
+    patch: &Patch,
+) -> Result<(Patch, Vec<String>), GitError> {
+    with_repo(repo, |r| {
+        let tree = super::repo::tree_at(r, repo, rev)?;
+        let get = |file: &str| -> Option<Vec<u8>> {
+            let entry = tree.get_path(Path::new(file)).ok()?;
+            let blob = entry.to_object(r).ok()?.peel_to_blob().ok()?;
+            Some(blob.content().to_vec())
+        };
+        crate::diff::place_patch(patch, get).map_err(|source| GitError::Apply {
+            path: repo.to_path_buf(),
+            rev: rev.to_string(),
+            source: Box::new(source),
+        })
+    })
+}
+
 /// `file` joined under `dir`, refusing absolute paths, `..` and `.git` components.
 pub(super) fn safe_join(dir: &Path, file: &str) -> Result<PathBuf, GitError> {
     let rel = Path::new(file);

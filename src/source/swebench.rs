@@ -92,7 +92,7 @@ pub fn candidates_from_text(
     })?;
     progress.set_len(records.len() as u64);
     let file = path.display().to_string();
-    let read: Vec<Result<Candidate, Rejected>> = records
+    let read: Vec<Result<(Candidate, Option<String>), Rejected>> = records
         .par_iter()
         .map(|r| {
             let out = instance(cfg, &file, r);
@@ -106,9 +106,11 @@ pub fn candidates_from_text(
     };
     // Duplicates: the first occurrence wins, later ones are rejected naming it.
     let mut first_line: BTreeMap<String, usize> = BTreeMap::new();
+    let mut placed = Vec::new();
     for (r, result) in records.iter().zip(read) {
         match result {
-            Ok(c) => {
+            Ok((c, note)) => {
+                placed.extend(note);
                 if let Some(line) = first_line.get(&c.id) {
                     out.rejected.push(Rejected::new(
                         c.id.clone(),
@@ -146,6 +148,12 @@ pub fn candidates_from_text(
         ));
     }
     out.described = vec![described];
+    if !placed.is_empty() {
+        out.described.push(format!(
+            "swebench: patches placed as `git apply` places them (hunk offsets in lines): {}",
+            placed.join("; ")
+        ));
+    }
     Ok(out)
 }
 
@@ -265,7 +273,13 @@ fn list_elements(text: &str, from: usize) -> Result<Vec<Record<'_>>, (usize, Str
 }
 
 /// One record as a candidate, or its rejection.
-fn instance(cfg: &SwebenchConfig, file: &str, r: &Record<'_>) -> Result<Candidate, Rejected> {
+/// One row as a candidate, with a note when a patch field had to be placed (see
+/// `place` below).
+fn instance(
+    cfg: &SwebenchConfig,
+    file: &str,
+    r: &Record<'_>,
+) -> Result<(Candidate, Option<String>), Rejected> {
     let at = format!("{file}:{}", r.line);
     let fallback_id = format!("{}:{}", file_name(file), r.line);
     let reject = |id: &str, reason, detail: String| {
@@ -415,19 +429,33 @@ fn instance(cfg: &SwebenchConfig, file: &str, r: &Record<'_>) -> Result<Candidat
             ),
         ));
     }
-    for (name, p) in [("patch", &patch), ("test_patch", &test_patch)] {
-        if let Err(e) = crate::git::patched_tree_files(clone, &base_commit, p) {
-            return Err(reject(
+    // The harness applies both with `git apply`, which moves a hunk whose stated line
+    // is off to the nearest exact match; such a field is placed so (its hunk headers
+    // rewritten, the card lists it) and applies exactly from here on.
+    let mut placed = Vec::new();
+    let mut place = |name: &str, p: Patch| -> Result<Patch, Rejected> {
+        let Err(e) = crate::git::patched_tree_files(clone, &base_commit, &p) else {
+            return Ok(p);
+        };
+        match crate::git::placed_patch(clone, &base_commit, &p) {
+            Ok((moved, offsets)) if !offsets.is_empty() => {
+                placed.push(format!("`{name}` ({})", offsets.join("; ")));
+                Ok(moved)
+            }
+            _ => Err(reject(
                 &id,
                 RejectReason::BaseTree,
                 format!(
                     "field `{name}` does not apply at base_commit {base_commit}: {}",
                     root_cause(&e)
                 ),
-            ));
+            )),
         }
-    }
-    Ok(Candidate {
+    };
+    let patch = place("patch", patch)?;
+    let test_patch = place("test_patch", test_patch)?;
+    let note = (!placed.is_empty()).then(|| format!("{id}: {}", placed.join(", ")));
+    let candidate = Candidate {
         id: instance_id,
         source: SourceKind::Swebench,
         project: repo.rsplit('/').next().unwrap_or(&repo).to_string(),
@@ -458,7 +486,8 @@ fn instance(cfg: &SwebenchConfig, file: &str, r: &Record<'_>) -> Result<Candidat
             prefixes: Vec::new(),
         }),
         base_commit,
-    })
+    };
+    Ok((candidate, note))
 }
 
 /// Why a SWE-bench test list could not be read (the row is rejected with it).

@@ -246,6 +246,36 @@ fn jsonl_fixture_imports_good_rows_and_rejects_each_bad_one_by_line() {
 }
 
 #[test]
+fn a_patch_a_line_off_its_base_is_placed_as_git_apply_places_it_and_the_card_says_so() {
+    let f = fixture("instances.jsonl");
+    let row = rows(&f.file)[0].clone();
+    let good = row["patch"].as_str().expect("patch").to_string();
+    // Both hunks said one line lower than their lines are, as sympy 15809's test patch
+    // is in SWE-bench Verified; `git apply` takes it, with offsets.
+    let off = good
+        .replace("@@ -6,7 +6,7 @@", "@@ -7,7 +7,7 @@")
+        .replace("@@ -22,4 +22,4 @@", "@@ -23,4 +23,4 @@");
+    assert_ne!(off, good);
+    let mut moved = row.clone();
+    moved["patch"] = serde_json::Value::String(off);
+    fs::write(&f.file, format!("{moved}\n")).expect("rows");
+    let built = build_into(&f.recipe, &f.out);
+    assert!(built.rejected.is_empty(), "{:#?}", built.rejected);
+    let inst = by_id(&built.instances, "calc__calc-1");
+    assert_eq!(inst.patch, good, "placed where its lines are");
+    let card = hunkgen::dataset::read_card(&f.out)
+        .expect("card")
+        .expect("a dataset");
+    assert!(
+        card.sources
+            .iter()
+            .any(|s| s.ends_with("calc__calc-1: `patch` (pkg/calc.py: -1, -1)")),
+        "{:?}",
+        card.sources
+    );
+}
+
+#[test]
 fn json_list_fixture_names_the_line_where_each_element_starts() {
     let f = fixture("instances.json");
     let built = build_into(&f.recipe, &f.out);
