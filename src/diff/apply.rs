@@ -144,6 +144,19 @@ pub fn apply_file_placed(
     original: &[u8],
     placement: Placement,
 ) -> Result<Vec<u8>, ApplyError> {
+    apply_file_at(fp, original, placement).map(|(out, _)| out)
+}
+
+/// Per hunk, the 0-based line it was applied at and the line its header states (the two
+/// differ where [`Placement::Offset`] moved it).
+type HunkStarts = Vec<(usize, usize)>;
+
+/// [`apply_file_placed`], also giving each hunk's [`HunkStarts`].
+fn apply_file_at(
+    fp: &FilePatch,
+    original: &[u8],
+    placement: Placement,
+) -> Result<(Vec<u8>, HunkStarts), ApplyError> {
     let err = |hunk: Option<usize>, line: Option<usize>, kind| ApplyError {
         kind: Box::new(kind),
         path: fp.path().to_string(),
@@ -164,14 +177,16 @@ pub fn apply_file_placed(
     let lines = split_lines(original);
     let mut out = Vec::with_capacity(original.len() + 256);
     let mut cur = 0usize; // index of the next unconsumed original line
+    let mut starts = Vec::with_capacity(fp.hunks.len());
     for (hi, h) in fp.hunks.iter().enumerate() {
         let hn = Some(hi + 1);
         // An empty old range `-a,0` inserts after line a; otherwise the hunk starts at a.
-        let mut at = if h.old_lines == 0 {
+        let stated = if h.old_lines == 0 {
             h.old_start as usize
         } else {
             (h.old_start as usize).saturating_sub(1)
         };
+        let mut at = stated;
         if placement == Placement::Offset && h.old_lines > 0 {
             if let Some(pos) = nearest_match(&lines, &expected_lines(h), at, cur) {
                 at = pos;
@@ -200,6 +215,7 @@ pub fn apply_file_placed(
         for l in &lines[cur..at] {
             out.extend_from_slice(l);
         }
+        starts.push((at, stated));
         cur = at;
         for line in &h.lines {
             match line.kind {
@@ -231,7 +247,7 @@ pub fn apply_file_placed(
     for l in &lines[cur..] {
         out.extend_from_slice(l);
     }
-    Ok(out)
+    Ok((out, starts))
 }
 
 /// `fp` with each hunk moved to where `git apply` places it in `original` (the nearest
@@ -239,23 +255,11 @@ pub fn apply_file_placed(
 /// unchanged, so the rest of hunkgen can apply it exactly. Also the offset of each hunk
 /// (0 where it was already in place). `Err` when it does not apply even so.
 pub fn place_file(fp: &FilePatch, original: &[u8]) -> Result<(FilePatch, Vec<i64>), ApplyError> {
-    apply_file_placed(fp, original, Placement::Offset)?;
-    let lines = split_lines(original);
+    let (_, starts) = apply_file_at(fp, original, Placement::Offset)?;
     let mut placed = fp.clone();
-    let mut offsets = Vec::with_capacity(fp.hunks.len());
-    let mut cur = 0usize;
-    for h in &mut placed.hunks {
-        let stated = (h.old_start as usize).saturating_sub(1);
-        let at = if h.old_lines > 0 {
-            nearest_match(&lines, &expected_lines(h), stated, cur).unwrap_or(stated)
-        } else {
-            h.old_start as usize
-        };
-        let delta = if h.old_lines > 0 {
-            at as i64 - stated as i64
-        } else {
-            0
-        };
+    let mut offsets = Vec::with_capacity(starts.len());
+    for (h, (at, stated)) in placed.hunks.iter_mut().zip(starts) {
+        let delta = at as i64 - stated as i64;
         offsets.push(delta);
         if delta != 0 {
             let shift = |n: u32| (i64::from(n) + delta).max(0) as u32;
@@ -264,7 +268,6 @@ pub fn place_file(fp: &FilePatch, original: &[u8]) -> Result<(FilePatch, Vec<i64
             h.new_start = shift(new);
             h.header = shifted_header(&h.header, old, h.old_start, new, h.new_start);
         }
-        cur = at + h.old_lines as usize;
     }
     Ok((placed, offsets))
 }

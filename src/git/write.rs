@@ -143,6 +143,13 @@ pub fn commit_meta(repo: &Path, rev: &str) -> Result<CommitMeta, GitError> {
     })
 }
 
+/// The content of `file` in `tree`, `None` when it is not a blob there.
+fn tree_file(r: &git2::Repository, tree: &git2::Tree<'_>, file: &str) -> Option<Vec<u8>> {
+    let entry = tree.get_path(Path::new(file)).ok()?;
+    let blob = entry.to_object(r).ok()?.peel_to_blob().ok()?;
+    Some(blob.content().to_vec())
+}
+
 /// The files `patch` changes when applied to `tree`: path and new content (`None` when
 /// deleted), exact as [`crate::diff::apply_patch_to_files`] applies them.
 fn apply_to_tree(
@@ -152,12 +159,7 @@ fn apply_to_tree(
     label: &str,
     patch: &Patch,
 ) -> Result<Vec<AppliedFile>, GitError> {
-    let get = |file: &str| -> Option<Vec<u8>> {
-        let entry = tree.get_path(Path::new(file)).ok()?;
-        let blob = entry.to_object(r).ok()?.peel_to_blob().ok()?;
-        Some(blob.content().to_vec())
-    };
-    apply_patch_to_files(patch, get).map_err(|source| GitError::Apply {
+    apply_patch_to_files(patch, |file| tree_file(r, tree, file)).map_err(|source| GitError::Apply {
         path: path.to_path_buf(),
         rev: label.to_string(),
         source: Box::new(source),
@@ -188,15 +190,12 @@ pub fn placed_patch(
 ) -> Result<(Patch, Vec<String>), GitError> {
     with_repo(repo, |r| {
         let tree = super::repo::tree_at(r, repo, rev)?;
-        let get = |file: &str| -> Option<Vec<u8>> {
-            let entry = tree.get_path(Path::new(file)).ok()?;
-            let blob = entry.to_object(r).ok()?.peel_to_blob().ok()?;
-            Some(blob.content().to_vec())
-        };
-        crate::diff::place_patch(patch, get).map_err(|source| GitError::Apply {
-            path: repo.to_path_buf(),
-            rev: rev.to_string(),
-            source: Box::new(source),
+        crate::diff::place_patch(patch, |file| tree_file(r, &tree, file)).map_err(|source| {
+            GitError::Apply {
+                path: repo.to_path_buf(),
+                rev: rev.to_string(),
+                source: Box::new(source),
+            }
         })
     })
 }
