@@ -3,8 +3,10 @@
 validation), confirmed, each rejection reason, environment + infrastructure rejections,
 environments of the kept instances and the JDKs they ran on; all commits and those
 after 2016; with --cache DIR (the builds' HUNKGEN_CACHE_DIR), how many of the kept
-instances' environments went online to resolve and how many started from another
-environment's repository. Usage: tally.py [--cache DIR] OUT_DIR NAME... (OUT_DIR/<name>
+instances' environments went online to resolve, how many started from another
+environment's repository (binaries before pools), and how many local repositories they
+use (a pool shared by many keys counts once; an environment with its own repository
+counts once). Usage: tally.py [--cache DIR] OUT_DIR NAME... (OUT_DIR/<name>
 is each build's output; repos/<name> its clone, for the commit dates)."""
 import json,collections,sys,os,subprocess
 HERE=os.path.dirname(os.path.abspath(__file__))
@@ -35,5 +37,11 @@ for n in ARGS[1:]:
         jdks=collections.Counter(x['validation']['maven']['jdk'].split('.')[0] for x in kk)
         mavens=collections.Counter(x['validation']['maven']['maven'].split(' (')[0] for x in kk)
         online=sum(1 for e in envs if CACHE and os.path.exists(os.path.join(CACHE,'envs','logs',f"maven-resolve-{e.rsplit('-',1)[1]}-online.log")))
-        started=sum(1 for e in envs if CACHE and os.path.getsize(os.path.join(CACHE,'envs',e,'started_from')) > 0) if CACHE else 0
-        print(f"{n} [{when}] candidates {cand} confirmed {len(kk)} reasons {dict(c)} env+infra {envinf}/{cand} envs(kept) {len(envs)} online {online} from-sibling {started} jdks {dict(jdks)} maven {dict(mavens)}")
+        started=0
+        repos=set()
+        for e in envs if CACHE else []:
+            d=os.path.join(CACHE,'envs',e)
+            f=os.path.join(d,'started_from')
+            started+=os.path.exists(f) and os.path.getsize(f)>0
+            repos.add(os.path.realpath(os.path.join(d,'repository')))
+        print(f"{n} [{when}] candidates {cand} confirmed {len(kk)} reasons {dict(c)} env+infra {envinf}/{cand} envs(kept) {len(envs)} online {online} from-sibling {started} local-repositories {len(repos)} jdks {dict(jdks)} maven {dict(mavens)}")

@@ -1055,11 +1055,11 @@ fn a_wrapper_naming_a_newer_maven_is_run_with_that_maven() {
 }
 
 #[test]
-fn a_new_key_starts_from_another_environment_of_the_repository() {
+fn a_new_key_resolves_offline_into_the_repository_of_the_clone() {
     // Build 1 resolves the first fix's key from the seed. Then a commit adds a
     // description to the pom (a new key, the same artifacts) and a second fix follows:
-    // build 2 has neither seed nor network, and still resolves that key offline, from
-    // build 1's repository.
+    // build 2 has neither seed nor network, and still resolves that key offline, in
+    // the local repository build 1 filled, which both keys share.
     let seed = seed();
     let mut s = history();
     let work = tempfile::tempdir().expect("tempdir");
@@ -1123,12 +1123,27 @@ fn a_new_key_starts_from_another_environment_of_the_repository() {
     );
     let all = envs(&cache);
     assert_eq!(all.len(), 2, "{all:?}");
-    let new = all.iter().find(|p| !first.contains(p)).expect("a new key");
-    let from = fs::read_to_string(new.join("started_from")).expect("started_from");
-    assert_eq!(
-        from.trim(),
-        first[0].file_name().expect("name").to_string_lossy()
-    );
+    // One local repository, which both environments link to.
+    let pools: Vec<PathBuf> = fs::read_dir(cache.join("envs/.pools"))
+        .expect("pools")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(pools.len(), 1, "{pools:?}");
+    for env in &all {
+        let link = env.join("repository");
+        assert!(
+            fs::symlink_metadata(&link)
+                .expect("repository")
+                .file_type()
+                .is_symlink(),
+            "{link:?}"
+        );
+        assert_eq!(
+            fs::canonicalize(&link).expect("target"),
+            fs::canonicalize(pools[0].join("repository")).expect("pool")
+        );
+    }
     // Offline only: no online resolve log was written for it.
     assert!(
         resolve_logs(&cache).iter().all(|l| !l.contains("online")),

@@ -52,6 +52,7 @@ impl Kind for CommandEnv {
                 cache.allow_network,
                 &vars,
                 &readable,
+                &[],
             )
             .map(|()| !cache.allow_network)
     }

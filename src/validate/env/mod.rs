@@ -538,8 +538,9 @@ impl EnvCache {
     }
 
     /// Runs one build step (`script` in `dir`) through the runner, logged as
-    /// `logs/<log>.log`: the environment cache and uv's cache writable, `readable`
-    /// readable, the network only when `network`.
+    /// `logs/<log>.log`: the environment cache and uv's cache writable (and `writable`:
+    /// a repository shared outside the environment), `readable` readable, the network
+    /// only when `network`.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn step(
         &self,
@@ -551,6 +552,7 @@ impl EnvCache {
         network: bool,
         extra: &[(OsString, OsString)],
         readable: &[PathBuf],
+        writable: &[PathBuf],
     ) -> Result<(), EnvError> {
         let log = self.root.join("logs").join(format!("{log}.log"));
         let mut rs = RunSpec::shell(script.clone(), dir, &log)
@@ -562,6 +564,7 @@ impl EnvCache {
             Some(dir) => vec![dir],
             None => vec![self.uv_cache.clone()],
         };
+        rs.writable.extend(writable.iter().cloned());
         rs.readable = readable.to_vec();
         rs.network = network;
         rs.env.extend(extra.iter().cloned());

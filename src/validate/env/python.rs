@@ -139,6 +139,7 @@ impl Kind for PythonSpec {
                 network,
                 vars,
                 &readable,
+                &[],
             )
         };
         prepare()?;

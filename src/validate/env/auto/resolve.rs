@@ -689,7 +689,17 @@ impl EnvCache {
             "resolve-{tag}-{}",
             if online { "online" } else { "offline" }
         );
-        self.step(runner, repo, &log, script, &dir, online, &vars, &readable)?;
+        self.step(
+            runner,
+            repo,
+            &log,
+            script,
+            &dir,
+            online,
+            &vars,
+            &readable,
+            &[],
+        )?;
         fs::read_to_string(&output).map_err(|source| EnvError::Read {
             path: output,
             source,

@@ -1,7 +1,8 @@
 //! `env: maven: auto` as a [`Kind`]: per instance, the base commit's poms are read
 //! ([`super::declared_at`]), a JDK chosen ([`super::choose`]), and a local Maven
 //! repository resolved once per key (build files, JDK, Maven) by one real test run —
-//! the only step with network (docs/design/maven-offline.md §1; resolve.rs). Runs are `mvn -o`
+//! the only step with network (docs/design/maven-offline.md §1; resolve.rs), into the
+//! repository all keys of the clone, JDK and Maven share (pool.rs). Runs are `mvn -o`
 //! against that repository, read-only, with hunkgen's own settings so the repository
 //! ids match (§2), and the surefire reports copied into the suite's report directory.
 
@@ -75,8 +76,14 @@ impl Kind for MavenAutoSpec {
         }
     }
 
+    /// The JDK, the Maven distribution and the local repository the environment's
+    /// `repository` links to (its pool, shared with the clone's other keys).
     fn binds(&self, dir: &Path) -> Vec<PathBuf> {
-        java_home(dir).into_iter().chain(maven_home(dir)).collect()
+        java_home(dir)
+            .into_iter()
+            .chain(maven_home(dir))
+            .chain(super::pool::of_env(dir))
+            .collect()
     }
 
     fn default_command(

@@ -27,6 +27,7 @@ pub mod dist;
 pub mod jdks;
 pub mod kind;
 mod learned;
+pub mod pool;
 pub mod repair;
 mod resolve;
 

@@ -1,7 +1,7 @@
 //! `maven: auto`'s resolve phase, the only one with network: per instance the JDK and
 //! the key (build files, JDK, Maven), then, once per key under a lock, one real test run
-//! at the base tree (offline from a seed first) into the environment's private
-//! repository, repairing unreachable snapshots and lifting literal levels on the way
+//! at the base tree (offline from the pool or a seed first) into the local repository
+//! the clone's keys share (pool.rs), repairing unreachable snapshots and lifting literal levels on the way
 //! (docs/design/maven-offline.md §1–§3).
 
 use std::ffi::OsString;
@@ -22,6 +22,7 @@ use super::kind::{
     TEST_FLAGS, UNRESOLVED,
 };
 use super::learned;
+use super::pool::Pool;
 use super::repair::{self, Repair};
 use super::{choose, declared_at, discover, toolchains_xml, JdkChoice, MavenDeclared};
 use crate::validate::runner::Runner;
@@ -35,12 +36,9 @@ const RESOLVE_LOG: &str = ".hunkgen-resolve.log";
 /// How many times a resolve run is repaired and run again before it fails.
 const MAX_REPAIR_ROUNDS: usize = 3;
 
-/// In an environment: the clone, JDK version and Maven line it was resolved with, so
-/// that a new key of the same clone can start from its repository.
+/// In an environment: the clone, JDK version and Maven line it was resolved with (the
+/// pool's identity, pool.rs).
 const RESOLVED_WITH: &str = "resolved_with";
-
-/// In an environment: the key of the environment whose repository it started from.
-const STARTED_FROM: &str = "started_from";
 
 /// Where `maven: auto` keeps the Maven distributions it unpacked (dist.rs), in the
 /// environment cache.
@@ -70,6 +68,8 @@ struct Attempt<'a> {
     poms: &'a [String],
     vars: &'a [(OsString, OsString)],
     readable: &'a [PathBuf],
+    /// The pool's repository, which the run fills.
+    writable: &'a [PathBuf],
 }
 
 /// A failed resolve step whose log says the compiler plugin failed: the tree's main or
@@ -349,31 +349,6 @@ impl EnvCache {
         dist::ensure(&version, &cache, seed.as_deref(), remote.as_deref())
     }
 
-    /// The newest complete environment of `repo` resolved from the same clone with the
-    /// same JDK and Maven (`with`, its [`RESOLVED_WITH`] file): its key and directory.
-    fn maven_sibling(&self, repo: &str, with: &str) -> Option<(String, PathBuf)> {
-        let prefix = format!("{}-maven-", slug(repo));
-        fs::read_dir(&self.root)
-            .ok()?
-            .flatten()
-            .filter_map(|e| {
-                let name = e.file_name().to_string_lossy().into_owned();
-                let dir = e.path();
-                if !name.starts_with(&prefix)
-                    || fs::read_to_string(dir.join(RESOLVED_WITH)).ok().as_deref() != Some(with)
-                {
-                    return None;
-                }
-                read_manifest(&dir)?;
-                let made = fs::metadata(dir.join(super::super::MANIFEST))
-                    .and_then(|m| m.modified())
-                    .ok()?;
-                Some((made, name, dir))
-            })
-            .max()
-            .map(|(_, name, dir)| (name, dir))
-    }
-
     /// The environment at `key`: reused, or made in a reserved temporary directory
     /// (settings, toolchains, JDK, repository resolved at the base tree) and renamed.
     #[allow(clippy::too_many_arguments)]
@@ -439,12 +414,11 @@ impl EnvCache {
         let seed = std::env::var_os(SEED_VAR)
             .map(PathBuf::from)
             .filter(|p| p.is_dir());
-        // A key is new whenever a pom changes at all (a version bump, a new developer),
-        // while the artifacts it needs mostly do not: the repository of another key of
-        // this repository, JDK and Maven, is where the offline attempt starts, so the
-        // network is asked only for what that one lacks.
-        // The clone's path too: two histories may share a name (mirrors all called
-        // `repo`), and one project's repository is no start for another's.
+        // A key is new whenever a pom changes at all, while the artifacts it needs
+        // mostly do not: every key of one clone, JDK and Maven resolves into one local
+        // repository (pool.rs), so the network is asked only for what that one lacks.
+        // The clone's path is part of it: two histories may share a name (mirrors all
+        // called `repo`), and one project's repository is no start for another's.
         let clone = fs::canonicalize(tree.repo_path).unwrap_or_else(|_| tree.repo_path.into());
         let with = format!(
             "{}\n{}\n{}\n",
@@ -452,12 +426,9 @@ impl EnvCache {
             choice.jdk.version,
             maven.line
         );
-        let sibling = self.maven_sibling(repo, &with);
-        let start = sibling
-            .as_ref()
-            .map(|(_, dir)| dir.join("repository"))
-            .or_else(|| seed.clone());
-        if start.is_none() && !self.allow_network {
+        let pool = Pool::hold(&self.root, repo, &with).map_err(write_err(&self.root))?;
+        let filled = pool.filled();
+        if !filled && seed.is_none() && !self.allow_network {
             return Err(EnvError::Unresolvable {
                 repo: repo.to_string(),
                 why: format!(
@@ -481,13 +452,6 @@ impl EnvCache {
             ),
             (LIFT_FILE, lift_level(choice).unwrap_or_default()),
             (RESOLVED_WITH, with.clone()),
-            (
-                STARTED_FROM,
-                sibling
-                    .as_ref()
-                    .map(|(k, _)| format!("{k}\n"))
-                    .unwrap_or_default(),
-            ),
         ];
         let maven_home = maven
             .home
@@ -498,7 +462,8 @@ impl EnvCache {
             fs::write(&p, text).map_err(write_err(&p))?;
         }
         let repository = tmp.join("repository");
-        fs::create_dir_all(&repository).map_err(write_err(&repository))?;
+        std::os::unix::fs::symlink(&pool.repository, &repository)
+            .map_err(write_err(&repository))?;
         let src = tmp.join("src");
         crate::git::export_tree(tree.repo_path, tree.rev, None, &src)
             .map_err(|e| maven_err(repo, format!("exporting {}: {e}", tree.rev)))?;
@@ -567,14 +532,27 @@ impl EnvCache {
             ("JAVA_HOME".into(), home.clone().into()),
             ("PATH".into(), prepend_paths(&bins)),
         ];
+        let writable = [pool.repository.clone()];
         let mut readable = vec![choice.jdk.home.clone()];
         readable.extend(maven.home.clone());
         let tag = key.rsplit('-').next().unwrap_or(key);
         let mut repairs: Vec<Repair> = Vec::new();
         let mut offline_failure = None;
-        if let Some(seed) = &start {
-            readable.push(seed.clone());
-            let script = format!("cp -R {}/. repository/ && {}", sh_quote(seed), mvn(true));
+        // Offline first: from the pool when a resolve filled it, else from the seed
+        // copied in.
+        let start = match (filled, &seed) {
+            (true, _) => Some(mvn(true)),
+            (false, Some(seed)) => {
+                readable.push(seed.clone());
+                Some(format!(
+                    "cp -R {}/. repository/ && {}",
+                    sh_quote(seed),
+                    mvn(true)
+                ))
+            }
+            (false, None) => None,
+        };
+        if let Some(script) = start {
             let log = format!("maven-resolve-{tag}-offline");
             let attempt = Attempt {
                 repo,
@@ -587,6 +565,7 @@ impl EnvCache {
                 poms: &d.build_files,
                 vars: &vars,
                 readable: &readable,
+                writable: &writable,
             };
             match self.resolve_repairing(&attempt, &mut repairs) {
                 Ok(()) => {
@@ -610,9 +589,9 @@ impl EnvCache {
                 repo: repo.to_string(),
                 why: format!(
                     "resolving offline from {} failed and the network is off for setup: {why}",
-                    match &sibling {
-                        Some((k, _)) => format!("environment {k}'s repository"),
-                        None => format!("the seed repository ({SEED_VAR})"),
+                    match filled {
+                        true => format!("the local repository {}", pool.repository.display()),
+                        false => format!("the seed repository ({SEED_VAR})"),
                     }
                 ),
             });
@@ -630,6 +609,7 @@ impl EnvCache {
             poms: &d.build_files,
             vars: &vars,
             readable: &readable,
+            writable: &writable,
         };
         match self
             .resolve_repairing(&attempt, &mut repairs)
@@ -679,6 +659,7 @@ impl EnvCache {
                 a.online,
                 a.vars,
                 a.readable,
+                a.writable,
             ) {
                 Ok(()) => return Ok(()),
                 Err(e) => e,
