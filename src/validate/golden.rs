@@ -193,6 +193,39 @@ fn stable(runs: &[Outcome]) -> Option<Outcome> {
     runs.iter().all(|o| *o == first).then_some(first)
 }
 
+/// FAIL_TO_PASS and PASS_TO_PASS as SWE-bench's collection wrote its rows' lists
+/// (`convert_log_to_ground_truth` in the package's `metrics/conversion.py`, removed in
+/// 2.0), to compare with published rows: only a test reported PASSED after the fix is
+/// listed (an XFAIL is not, though grading counts it as passing); PASS_TO_PASS when it
+/// was PASSED before, FAIL_TO_PASS when FAILED, ERROR or not reported before (SKIPPED
+/// or XFAIL before: neither). A test whose status differs between reruns of a side is
+/// in neither.
+pub fn as_collected(before: &[TestResults], after: &[TestResults]) -> GoldenTests {
+    let one = |runs: &[TestResults], id: &str| -> Option<Option<TestStatus>> {
+        let first = runs.first()?.get(id).copied();
+        runs.iter()
+            .all(|r| r.get(id).copied() == first)
+            .then_some(first)
+    };
+    let mut lists = GoldenTests::default();
+    let ids: BTreeSet<&String> = after.iter().flat_map(|r| r.keys()).collect();
+    for id in ids {
+        if one(after, id) != Some(Some(TestStatus::Passed)) {
+            continue;
+        }
+        match one(before, id) {
+            Some(Some(TestStatus::Passed)) => lists.pass_to_pass.push(id.clone()),
+            Some(None | Some(TestStatus::Failed | TestStatus::Error)) => {
+                lists.fail_to_pass.push(id.clone())
+            }
+            // No before run at all: every test is absent there.
+            None if before.is_empty() => lists.fail_to_pass.push(id.clone()),
+            _ => {}
+        }
+    }
+    lists
+}
+
 /// The golden test lists of an instance, in SWE-bench's terms.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -685,5 +718,40 @@ mod tests {
         assert_eq!(resolution_status(&fo), Resolution::No);
         // Empty golden lists resolve fully, as in SWE-bench.
         assert_eq!(resolution_status(&EvalReport::default()), Resolution::Full);
+    }
+
+    #[test]
+    fn the_collected_lists_hold_only_tests_passed_after_and_not_xfail() {
+        use TestStatus::*;
+        let run = |v: &[(&str, TestStatus)]| -> TestResults {
+            v.iter().map(|(k, s)| (k.to_string(), *s)).collect()
+        };
+        let before = run(&[
+            ("p2p", Passed),
+            ("f2p", Failed),
+            ("e2p", Error),
+            ("x2p", Xfail),
+            ("s2p", Skipped),
+            ("p2x", Passed),
+            ("flaky", Passed),
+        ]);
+        let after = run(&[
+            ("p2p", Passed),
+            ("f2p", Passed),
+            ("e2p", Passed),
+            ("n2p", Passed),
+            ("x2p", Passed),
+            ("s2p", Passed),
+            ("p2x", Xfail),
+            ("flaky", Passed),
+        ]);
+        let mut before2 = before.clone();
+        before2.insert("flaky".into(), Failed);
+        let lists = as_collected(&[before, before2], &[after.clone(), after]);
+        assert_eq!(lists.fail_to_pass, ["e2p", "f2p", "n2p"]);
+        assert_eq!(lists.pass_to_pass, ["p2p"]);
+        // Grading's labels count XFAIL as passing: these lists differ from them.
+        let no_before = as_collected(&[], &[run(&[("t", Passed), ("u", Xfail)])]);
+        assert_eq!(no_before.fail_to_pass, ["t"]);
     }
 }

@@ -499,7 +499,19 @@ impl<'a> Validator<'a> {
             ),
         });
         if out.rejection.is_none() && out.record.swebench.is_some() {
-            let differs = published_differences(c, &out.fail_to_pass, &out.pass_to_pass);
+            // Compared as the rows' lists were made: an XFAIL after the fix is listed
+            // nowhere there, though it grades as passing (golden::as_collected).
+            let results = |runs: &[RunResult]| -> Vec<super::TestResults> {
+                runs.iter()
+                    .filter_map(|r| match r {
+                        RunResult::Tests(t) => Some(t.clone()),
+                        RunResult::Infra(_) => None,
+                    })
+                    .collect()
+            };
+            let collected = golden::as_collected(&results(&by_tree[1]), &results(&by_tree[2]));
+            let differs =
+                published_differences(c, &collected.fail_to_pass, &collected.pass_to_pass);
             out.record.published_agrees = Some(differs.is_empty());
             if !differs.is_empty() {
                 out.rejection = Some((RejectReason::PublishedDisagrees, differs.join("; ")));
