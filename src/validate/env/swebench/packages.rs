@@ -57,6 +57,16 @@ const EXPORT_RENAMES: &[(&str, &str)] = &[
     // defaults' split of numpy (its metapackage `numpy` is pinned beside it).
     ("numpy-base", "numpy"),
     ("brotli-python", "brotli"),
+    // conda-forge's `python-` prefix for packages named like a system library.
+    ("python-tzdata", "tzdata"),
+    ("python-fastjsonschema", "fastjsonschema"),
+    ("python-xxhash", "xxhash"),
+    ("python-eccodes", "eccodes"),
+    // conda-forge's splits of one PyPI package (the optional parts left out).
+    ("seaborn-base", "seaborn"),
+    ("nbconvert-core", "nbconvert"),
+    ("pyarrow-core", "pyarrow"),
+    ("antlr-python-runtime", "antlr4-python3-runtime"),
 ];
 
 /// The harness's `conda env export` of a row's environment (`name=version=build`
@@ -242,6 +252,7 @@ mod tests {
                    - pip=24.2=py39h06a4308_0\n  - python=3.9.20=he870216_1\n  \
                    - setuptools=75.1.0=py39h06a4308_0\n  - attrs=24.2.0=pyh71513ae_0\n  \
                    - matplotlib-base=3.9.2=py310hf02ac8c_1\n  - tzdata=2024b=h04d1e81_0\n  \
+                   - python-tzdata=2025.1=pyhd8ed1ab_0\n  \
                    - pip:\n      - importlib-metadata==8.5.0\n      - -e /testbed\n\
                    prefix: /opt/miniconda3/envs/testbed\n";
         let plan = pip_plan(&answer("export", yml, &[])).unwrap();
@@ -253,11 +264,15 @@ mod tests {
                 "setuptools==75.1.0",
                 "attrs==24.2.0",
                 "matplotlib==3.9.2",
+                "tzdata==2025.1",
                 "importlib-metadata==8.5.0"
             ]
         );
         assert_eq!(plan.native, 4);
-        assert_eq!(plan.renamed, ["matplotlib-base -> matplotlib"]);
+        assert_eq!(
+            plan.renamed,
+            ["matplotlib-base -> matplotlib", "python-tzdata -> tzdata"]
+        );
         assert!(plan.then.is_empty());
     }
 
