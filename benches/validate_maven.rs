@@ -56,40 +56,8 @@ fn write(dir: &Path, rel: &str, text: &str) {
     std::fs::write(p, text).expect("write");
 }
 
-const POM: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>org.acme</groupId>
-  <artifactId>calc</artifactId>
-  <version>1.0</version>
-  <properties>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-    <maven.compiler.release>8</maven.compiler.release>
-  </properties>
-  <dependencies>
-    <dependency>
-      <groupId>junit</groupId>
-      <artifactId>junit</artifactId>
-      <version>4.13.2</version>
-      <scope>test</scope>
-    </dependency>
-  </dependencies>
-  <build>
-    <plugins>
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-compiler-plugin</artifactId>
-        <version>3.8.1</version>
-      </plugin>
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-surefire-plugin</artifactId>
-        <version>2.22.2</version>
-      </plugin>
-    </plugins>
-  </build>
-</project>
-"#;
+/// The calc project's pom, as `tests/it/maven_auto.rs` builds it (the seed's versions).
+const POM: &str = include_str!("../tests/fixtures/maven/calc/pom.xml");
 
 fn calc(i: usize, fixed: bool) -> String {
     let (lo, hi) = if fixed {

@@ -27,42 +27,9 @@ fn seed() -> PathBuf {
     p
 }
 
-/// The pom: the plugin and JUnit versions of tests/fixtures/maven/seed/pom.xml.
-const POM: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>org.acme</groupId>
-  <artifactId>calc</artifactId>
-  <version>1.0</version>
-  <packaging>jar</packaging>
-  <properties>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-    <maven.compiler.release>8</maven.compiler.release>
-  </properties>
-  <dependencies>
-    <dependency>
-      <groupId>junit</groupId>
-      <artifactId>junit</artifactId>
-      <version>4.13.2</version>
-      <scope>test</scope>
-    </dependency>
-  </dependencies>
-  <build>
-    <plugins>
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-compiler-plugin</artifactId>
-        <version>3.8.1</version>
-      </plugin>
-      <plugin>
-        <groupId>org.apache.maven.plugins</groupId>
-        <artifactId>maven-surefire-plugin</artifactId>
-        <version>2.22.2</version>
-      </plugin>
-    </plugins>
-  </build>
-</project>
-"#;
+/// The pom: the plugin and JUnit versions of tests/fixtures/maven/seed/pom.xml (shared
+/// with benches/validate_maven.rs).
+const POM: &str = include_str!("../fixtures/maven/calc/pom.xml");
 
 /// `Calc.java` with two methods far apart (two hunks when both change); `fixed` makes
 /// both right.
