@@ -187,8 +187,9 @@ pub fn label(before: &[TestResults], after: &[TestResults]) -> Labels {
     labels
 }
 
-/// The single outcome of a side, or None when reruns disagree (or there were none).
-fn stable(runs: &[Outcome]) -> Option<Outcome> {
+/// The single outcome (or status) of a side, or None when reruns disagree (or there
+/// were none).
+fn stable<T: Copy + PartialEq>(runs: &[T]) -> Option<T> {
     let first = *runs.first()?;
     runs.iter().all(|o| *o == first).then_some(first)
 }
@@ -202,10 +203,7 @@ fn stable(runs: &[Outcome]) -> Option<Outcome> {
 /// in neither.
 pub fn as_collected(before: &[TestResults], after: &[TestResults]) -> GoldenTests {
     let one = |runs: &[TestResults], id: &str| -> Option<Option<TestStatus>> {
-        let first = runs.first()?.get(id).copied();
-        runs.iter()
-            .all(|r| r.get(id).copied() == first)
-            .then_some(first)
+        stable(&runs.iter().map(|r| r.get(id).copied()).collect::<Vec<_>>())
     };
     let mut lists = GoldenTests::default();
     let ids: BTreeSet<&String> = after.iter().flat_map(|r| r.keys()).collect();
