@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The seed repository `make deps` fills; the test fails (never skips) without it.
-fn seed() -> PathBuf {
+pub(crate) fn seed() -> PathBuf {
     let p = std::env::var_os("HUNKGEN_MAVEN_SEED")
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest().join("target/maven-seed"));
@@ -29,7 +29,7 @@ fn seed() -> PathBuf {
 
 /// The pom: the plugin and JUnit versions of tests/fixtures/maven/seed/pom.xml (shared
 /// with benches/validate_maven.rs).
-const POM: &str = include_str!("../fixtures/maven/calc/pom.xml");
+pub(crate) const POM: &str = include_str!("../fixtures/maven/calc/pom.xml");
 
 /// `Calc.java` with two methods far apart (two hunks when both change); `fixed` makes
 /// both right.
@@ -59,7 +59,7 @@ fn history() -> Script {
 }
 
 /// The calc history (an import, then the fix that adds `CalcTest`) under `pom`.
-fn history_with(pom: &str) -> Script {
+pub(crate) fn history_with(pom: &str) -> Script {
     history_files(pom, &[])
 }
 
@@ -79,7 +79,7 @@ fn history_files(pom: &str, extra: &[(&str, &str)]) -> Script {
     s
 }
 
-fn recipe(dir: &Path, repo: &Path) -> PathBuf {
+pub(crate) fn recipe(dir: &Path, repo: &Path) -> PathBuf {
     let path = dir.join("recipe.yaml");
     fs::write(
         &path,
@@ -96,7 +96,7 @@ fn recipe(dir: &Path, repo: &Path) -> PathBuf {
 }
 
 /// `hunkgen build` as the validation tests run it, with the seed repository.
-fn build(recipe: &Path, out: &Path, cache: &Path, seed: &Path) -> std::process::Output {
+pub(crate) fn build(recipe: &Path, out: &Path, cache: &Path, seed: &Path) -> std::process::Output {
     hunkgen()
         .args(["build", "-q"])
         .arg(recipe)
@@ -121,7 +121,7 @@ fn rows(out: &Path, f: &str) -> Vec<Value> {
 }
 
 /// The one instance a calc history's build kept, its FAIL_TO_PASS the new `CalcTest`.
-fn proven_calc_test(out: &Path) -> Vec<Value> {
+pub(crate) fn proven_calc_test(out: &Path) -> Vec<Value> {
     let kept = rows(out, "instances.jsonl");
     assert_eq!(
         kept.len(),
@@ -137,7 +137,7 @@ fn proven_calc_test(out: &Path) -> Vec<Value> {
 }
 
 /// The resolve logs the environment cache holds (one per resolution).
-fn resolve_logs(cache: &Path) -> Vec<String> {
+pub(crate) fn resolve_logs(cache: &Path) -> Vec<String> {
     fs::read_dir(cache.join("envs/logs"))
         .map(|d| {
             d.flatten()

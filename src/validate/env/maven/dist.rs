@@ -198,7 +198,18 @@ pub fn pick(
 
 /// The versions `remote`'s `maven-metadata.xml` lists for the distribution artifact.
 fn listed_versions(remote: &str) -> Result<Vec<String>, String> {
-    let url = format!("{remote}/{ARTIFACT_DIR}/maven-metadata.xml");
+    listed_at(remote, ARTIFACT_DIR)
+}
+
+/// The versions `remote`'s `maven-metadata.xml` lists for `group:artifact` (the resolve
+/// step's repair of a parent never published asks it, online only).
+pub fn listed_for(remote: &str, group: &str, artifact: &str) -> Result<Vec<String>, String> {
+    listed_at(remote, &format!("{}/{artifact}", group.replace('.', "/")))
+}
+
+/// The versions listed by the `maven-metadata.xml` in `dir` below `remote`.
+fn listed_at(remote: &str, dir: &str) -> Result<Vec<String>, String> {
+    let url = format!("{remote}/{dir}/maven-metadata.xml");
     let text = get(&url).and_then(|b| String::from_utf8(b).map_err(|e| format!("{url}: {e}")))?;
     let doc = roxmltree::Document::parse(&text).map_err(|e| format!("{url}: {e}"))?;
     Ok(doc

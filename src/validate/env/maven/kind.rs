@@ -522,13 +522,15 @@ fn modules_script(classes: &[String]) -> String {
     )
 }
 
-/// The settings both steps use: Maven Central under its usual id `central` and no
-/// mirrors, so what the resolve step recorded is found again offline (§2).
+/// The settings both steps use: Maven Central (or the mirror `HUNKGEN_MAVEN_CENTRAL`
+/// names, a loopback stand-in in tests) under its usual id `central` and no mirrors, so
+/// what the resolve step recorded is found again offline (§2).
 pub fn settings_xml() -> String {
+    let central = super::dist::central();
     let repo = |tag: &str| {
         format!(
             "        <{tag}>\n          <id>central</id>\n          \
-             <url>https://repo.maven.apache.org/maven2</url>\n          \
+             <url>{central}</url>\n          \
              <snapshots><enabled>false</enabled></snapshots>\n        </{tag}>\n"
         )
     };

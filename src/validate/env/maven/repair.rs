@@ -1,6 +1,9 @@
 //! Build-file repairs of `maven: auto`'s resolve step, each recorded: a parent or an
 //! imported BOM at a `-SNAPSHOT` version no repository serves any more (snapshots are
-//! deleted once released) is resolved at its release instead; repositories a pom names
+//! deleted once released) is resolved at its release instead; one at a version that was
+//! never published (a line ended before its next release: `2.17.4`; a pre-release only
+//! ever built locally: `2.9-rc1`) at the nearest release of its line, which the remote
+//! repository's `maven-metadata.xml` lists; repositories a pom names
 //! by `http://`, which Maven Central and most hosts now refuse (`501 HTTPS Required`),
 //! are asked by `https://`. The resolve run's copy of
 //! the poms is rewritten; the runs keep the commit's own poms and find the snapshot in
@@ -17,6 +20,9 @@ use regex::Regex;
 pub enum Repair {
     /// An unreachable snapshot parent or BOM, resolved at its release.
     Snapshot(Snapshot),
+    /// A parent or BOM at a version the remote repository never published, resolved
+    /// at the nearest release of its line.
+    Unpublished(Unpublished),
     /// `<repository>`/`<pluginRepository>` URLs moved from `http://` to `https://`; the
     /// hosts Maven was refused by.
     Https(Vec<String>),
@@ -27,6 +33,10 @@ impl Repair {
     pub fn describe(&self) -> String {
         match self {
             Repair::Snapshot(s) => s.describe(),
+            Repair::Unpublished(u) => format!(
+                "{}:{} {} -> {} ({} was never published; the nearest release of its line)",
+                u.group, u.artifact, u.named, u.nearest, u.named
+            ),
             Repair::Https(hosts) => format!(
                 "repositories http:// -> https:// ({} refused plain HTTP)",
                 hosts.join(", ")
@@ -64,14 +74,56 @@ impl Snapshot {
     }
 }
 
-/// The snapshot poms Maven's log says it could not find (a parent, an imported BOM), in
-/// the order it names them.
-pub fn unreachable_snapshots(log: &str) -> Vec<Snapshot> {
+/// A parent or BOM at a version the remote repository does not list, and the release of
+/// its line that stands in for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unpublished {
+    /// `groupId`.
+    pub group: String,
+    /// `artifactId`.
+    pub artifact: String,
+    /// The version the poms name (`2.17.4`).
+    pub named: String,
+    /// The release chosen ([`nearest_release`]: `2.17.3`).
+    pub nearest: String,
+}
+
+impl Unpublished {
+    /// The same coordinates as a [`Snapshot`] pair, so the poms are rewritten and the
+    /// alias installed by one code path.
+    fn as_pair(&self) -> Snapshot {
+        Snapshot {
+            group: self.group.clone(),
+            artifact: self.artifact.clone(),
+            snapshot: self.named.clone(),
+        }
+    }
+}
+
+/// A pom Maven's log says it could not have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Missing {
+    /// `groupId`.
+    pub group: String,
+    /// `artifactId`.
+    pub artifact: String,
+    /// The version named.
+    pub version: String,
+    /// The remote repository answered that it has no such file (not a transfer error,
+    /// nor offline mode, where nothing was asked).
+    pub absent: bool,
+}
+
+/// The poms (parents, imported BOMs) Maven's log says it could not have, in the order it
+/// names them: online (`Could not find artifact`, `Failure to find`, Maven 3.9's cached
+/// `… was not found in … during a previous attempt`, `Could not transfer artifact`) and
+/// offline (`… has not been downloaded from it before`).
+pub fn missing_poms(log: &str) -> Vec<Missing> {
     static RE: std::sync::OnceLock<Option<Regex>> = std::sync::OnceLock::new();
     let Some(re) = RE
         .get_or_init(|| {
             Regex::new(
-                r"(?:Could not find artifact|Failure to find|Could not transfer artifact) ([\w.\-]+):([\w.\-]+):pom:([\w.\-]+-SNAPSHOT)",
+                r"(?:(Could not find artifact|Failure to find|Could not transfer artifact|the artifact) ([\w.\-]+):([\w.\-]+):pom:([\w.\-]+)|([\w.\-]+):([\w.\-]+):pom:([\w.\-]+) was not found in )",
             )
             .ok()
         })
@@ -79,28 +131,160 @@ pub fn unreachable_snapshots(log: &str) -> Vec<Snapshot> {
     else {
         return Vec::new();
     };
-    let mut out: Vec<Snapshot> = Vec::new();
+    let mut out: Vec<Missing> = Vec::new();
     for c in re.captures_iter(log) {
-        let r = Snapshot {
-            group: c[1].to_string(),
-            artifact: c[2].to_string(),
-            snapshot: c[3].to_string(),
+        let (phrase, g, a, v) = match c.get(1) {
+            Some(p) => (p.as_str(), &c[2], &c[3], &c[4]),
+            None => ("was not found", &c[5], &c[6], &c[7]),
         };
-        if !r.release().is_empty() && !out.contains(&r) {
-            out.push(r);
+        let m = Missing {
+            group: g.to_string(),
+            artifact: a.to_string(),
+            version: v.to_string(),
+            absent: matches!(
+                phrase,
+                "Could not find artifact" | "Failure to find" | "was not found"
+            ),
+        };
+        match out
+            .iter_mut()
+            .find(|o| (&o.group, &o.artifact, &o.version) == (&m.group, &m.artifact, &m.version))
+        {
+            Some(o) => o.absent |= m.absent,
+            None => out.push(m),
         }
     }
     out
 }
 
+/// The snapshot poms Maven's log says it could not have (a parent, an imported BOM),
+/// online or offline, in the order it names them.
+pub fn unreachable_snapshots(log: &str) -> Vec<Snapshot> {
+    missing_poms(log)
+        .into_iter()
+        .filter(|m| m.version.ends_with("-SNAPSHOT"))
+        .map(|m| Snapshot {
+            group: m.group,
+            artifact: m.artifact,
+            snapshot: m.version,
+        })
+        .filter(|s| !s.release().is_empty())
+        .collect()
+}
+
+/// A version's numeric parts and what follows them (`2.9-rc1` → ([2, 9], `rc1`);
+/// `2.9.pr1` → ([2, 9], `pr1`); `2.17.3` → ([2, 17, 3], ``)).
+fn split_version(v: &str) -> (Vec<u64>, String) {
+    let mut nums = Vec::new();
+    let mut rest = v;
+    loop {
+        let end = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        match rest[..end].parse::<u64>() {
+            Ok(n) if end > 0 => nums.push(n),
+            _ => break,
+        }
+        rest = &rest[end..];
+        match rest.strip_prefix('.') {
+            Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => rest = r,
+            _ => break,
+        }
+    }
+    let qualifier = rest
+        .trim_start_matches(['.', '-', '_'])
+        .to_ascii_lowercase();
+    (nums, qualifier)
+}
+
+/// Whether a qualifier marks a pre-release (`alpha`, `beta`, `m2`, `rc1`, `cr1`, `pr1`,
+/// `ea`, `SNAPSHOT`), which Maven orders before the release it leads to.
+fn pre_release(qualifier: &str) -> bool {
+    const PRE: [&str; 9] = [
+        "alpha",
+        "beta",
+        "milestone",
+        "rc",
+        "cr",
+        "pr",
+        "snapshot",
+        "preview",
+        "ea",
+    ];
+    let short = |p: &str| {
+        qualifier
+            .strip_prefix(p)
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+    };
+    PRE.iter().any(|p| qualifier.starts_with(p)) || ["a", "b", "m"].into_iter().any(short)
+}
+
+/// Maven's order on two versions, simplified: numeric parts (missing ones are 0), then a
+/// pre-release before the release before any other qualifier (`sp1`, `ga`, …).
+fn version_order(a: &str, b: &str) -> std::cmp::Ordering {
+    let ((na, qa), (nb, qb)) = (split_version(a), split_version(b));
+    let n = na.len().max(nb.len());
+    let get = |x: &[u64], i: usize| x.get(i).copied().unwrap_or(0);
+    let rank = |q: &str| match (q.is_empty(), pre_release(q)) {
+        (true, _) => 1,
+        (false, true) => 0,
+        (false, false) => 2,
+    };
+    (0..n)
+        .map(|i| get(&na, i).cmp(&get(&nb, i)))
+        .find(|o| o.is_ne())
+        .unwrap_or_else(|| rank(&qa).cmp(&rank(&qb)).then_with(|| qa.cmp(&qb)))
+}
+
+/// Among `listed` (the remote repository's versions of the artifact), the release that
+/// stands in for `named`, which it does not list: one of the same major and minor
+/// version, the newest not after `named` (`2.17.4` → `2.17.3`), else the oldest after it
+/// (`2.9-rc1` → `2.9`); none when the line has no release (`3.0.0` of a group that
+/// published no 3.0).
+pub fn nearest_release(named: &str, listed: &[String]) -> Option<String> {
+    let (nums, _) = split_version(named);
+    if nums.len() < 2 || listed.iter().any(|l| l == named) {
+        return None;
+    }
+    let line = |v: &str| {
+        let (n, q) = split_version(v);
+        n.len() >= 2 && n[..2] == nums[..2] && (q.is_empty() || !pre_release(&q))
+    };
+    let mut same: Vec<&String> = listed.iter().filter(|v| line(v)).collect();
+    same.sort_by(|a, b| version_order(a, b));
+    let before = same.iter().rev().find(|v| version_order(v, named).is_le());
+    before
+        .or_else(|| same.iter().find(|v| version_order(v, named).is_gt()))
+        .map(|v| v.to_string())
+}
+
+/// The `Unpublished` repair of `m`, from the versions the remote lists; none when `m`
+/// was not answered absent or its line has no release.
+pub fn unpublished(m: &Missing, listed: &[String]) -> Option<Unpublished> {
+    if !m.absent || m.version.ends_with("-SNAPSHOT") {
+        return None;
+    }
+    nearest_release(&m.version, listed).map(|nearest| Unpublished {
+        group: m.group.clone(),
+        artifact: m.artifact.clone(),
+        named: m.version.clone(),
+        nearest,
+    })
+}
+
 /// `text` with every `<parent>` or `<dependency>` element naming `r`'s coordinates at
 /// its snapshot version moved to the release; whether anything changed.
 pub fn rewrite_pom(text: &str, r: &Snapshot) -> (String, bool) {
+    rewrite_to(text, r, r.release())
+}
+
+/// [`rewrite_pom`] to any version `to`.
+fn rewrite_to(text: &str, r: &Snapshot, to: &str) -> (String, bool) {
     let open_close = [("<parent>", "</parent>"), ("<dependency>", "</dependency>")];
     let want_group = format!("<groupId>{}</groupId>", r.group);
     let want_artifact = format!("<artifactId>{}</artifactId>", r.artifact);
     let snapshot = format!("<version>{}</version>", r.snapshot);
-    let release = format!("<version>{}</version>", r.release());
+    let release = format!("<version>{to}</version>");
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     let mut changed = false;
@@ -189,6 +373,7 @@ pub fn rewrite_tree(tree: &Path, poms: &[String], r: &Repair) -> std::io::Result
         };
         let (new, changed) = match r {
             Repair::Snapshot(s) => rewrite_pom(&text, s),
+            Repair::Unpublished(u) => rewrite_to(&text, &u.as_pair(), &u.nearest),
             Repair::Https(_) => https_pom(&text),
         };
         if changed {
@@ -203,6 +388,17 @@ pub fn rewrite_tree(tree: &Path, poms: &[String], r: &Repair) -> std::io::Result
 /// coordinates (its own `<version>` moved to the snapshot), so an offline run of the
 /// commit's unchanged poms finds it; whether the release's pom was there to copy.
 pub fn install_alias(repository: &Path, r: &Snapshot) -> std::io::Result<bool> {
+    install_alias_of(repository, r, r.release())
+}
+
+/// The nearest release's pom installed under the unpublished version's coordinates, as
+/// [`install_alias`] does for a snapshot.
+pub fn install_unpublished(repository: &Path, u: &Unpublished) -> std::io::Result<bool> {
+    install_alias_of(repository, &u.as_pair(), &u.nearest)
+}
+
+/// The pom of `release` installed as `r.snapshot` (the version the poms name).
+fn install_alias_of(repository: &Path, r: &Snapshot, release: &str) -> std::io::Result<bool> {
     let dir = |v: &str| {
         let mut p = repository.to_path_buf();
         for part in r.group.split('.') {
@@ -212,11 +408,11 @@ pub fn install_alias(repository: &Path, r: &Snapshot) -> std::io::Result<bool> {
         p.push(v);
         p
     };
-    let from = dir(r.release()).join(format!("{}-{}.pom", r.artifact, r.release()));
+    let from = dir(release).join(format!("{}-{}.pom", r.artifact, release));
     let Ok(text) = fs::read_to_string(&from) else {
         return Ok(false);
     };
-    let own = format!("<version>{}</version>", r.release());
+    let own = format!("<version>{}</version>", release);
     // The project's own version is the first `<version>` outside its `<parent>`.
     let text = match (text.find("</parent>"), text.find("<parent>")) {
         (Some(end), Some(_)) => {
@@ -294,6 +490,132 @@ mod tests {
         assert_eq!(found[0], repair());
         assert_eq!(found[1].artifact, "bom");
         assert_eq!(found[1].release(), "2.1");
+    }
+
+    #[test]
+    fn missing_poms_are_read_online_from_the_cache_note_and_offline() {
+        let log = "[ERROR] Non-resolvable parent POM for x:y:1: Could not find artifact \
+                   com.fasterxml.jackson:jackson-base:pom:2.17.4 in central (https://r/m2)\n\
+                   [ERROR] Non-resolvable parent POM for x:y:1: com.fasterxml.jackson:jackson-parent:pom:2.9-rc1 \
+                   was not found in https://r/m2 during a previous attempt.\n\
+                   [ERROR] Cannot access central (https://r/m2) in offline mode and the artifact \
+                   com.fasterxml.jackson:jackson-base:pom:2.18.0-SNAPSHOT has not been downloaded from it before.\n\
+                   [ERROR] Could not transfer artifact org.x:bom:pom:1.0 from/to central: timeout\n";
+        let found = missing_poms(log);
+        let seen: Vec<(&str, bool)> = found
+            .iter()
+            .map(|m| (m.version.as_str(), m.absent))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("2.17.4", true),
+                ("2.9-rc1", true),
+                ("2.18.0-SNAPSHOT", false),
+                ("1.0", false)
+            ]
+        );
+        assert_eq!(found[1].artifact, "jackson-parent");
+        // The offline note names a snapshot that the release may stand in for.
+        let snaps = unreachable_snapshots(log);
+        assert_eq!(snaps.len(), 1, "{snaps:?}");
+        assert_eq!(snaps[0].release(), "2.18.0");
+    }
+
+    fn listed(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn an_unpublished_version_stands_in_by_the_nearest_release_of_its_line() {
+        let base = listed(&[
+            "2.16.2",
+            "2.17.0-rc1",
+            "2.17.0",
+            "2.17.1",
+            "2.17.2",
+            "2.17.3",
+            "2.18.0-rc1",
+            "2.18.0",
+        ]);
+        assert_eq!(nearest_release("2.17.4", &base).as_deref(), Some("2.17.3"));
+        // A pre-release nobody published: the release it led to.
+        let parent = listed(&["2.8.2", "2.9.pr1", "2.9", "2.9.0", "2.9.1", "2.10"]);
+        assert_eq!(nearest_release("2.9-rc1", &parent).as_deref(), Some("2.9"));
+        // No release of the line, or the version is there: nothing stands in.
+        assert_eq!(nearest_release("3.0.0", &base), None);
+        assert_eq!(nearest_release("2.17.2", &base), None);
+        assert_eq!(nearest_release("7", &listed(&["6", "8"])), None);
+        let m = Missing {
+            group: "com.fasterxml.jackson".into(),
+            artifact: "jackson-base".into(),
+            version: "2.17.4".into(),
+            absent: true,
+        };
+        let u = unpublished(&m, &base).expect("repaired");
+        assert_eq!(
+            Repair::Unpublished(u).describe(),
+            "com.fasterxml.jackson:jackson-base 2.17.4 -> 2.17.3 (2.17.4 was never \
+             published; the nearest release of its line)"
+        );
+        // Not answered absent (a transfer error, offline): nothing is known missing.
+        let unsure = Missing {
+            absent: false,
+            ..m.clone()
+        };
+        assert_eq!(unpublished(&unsure, &base), None);
+        assert_eq!(
+            version_order("2.9-rc1", "2.9"),
+            std::cmp::Ordering::Less,
+            "a pre-release comes first"
+        );
+        assert_eq!(version_order("2.9.1", "2.10"), std::cmp::Ordering::Less);
+    }
+
+    #[test]
+    fn a_snapshot_whose_release_was_never_published_is_aliased_through_the_nearest() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        let rel = repo.path().join("org/x/base/2.17.3");
+        fs::create_dir_all(&rel).expect("dir");
+        fs::write(
+            rel.join("base-2.17.3.pom"),
+            "<project><groupId>org.x</groupId><artifactId>base</artifactId>\
+             <version>2.17.3</version></project>",
+        )
+        .expect("pom");
+        let snap = Snapshot {
+            group: "org.x".into(),
+            artifact: "base".into(),
+            snapshot: "2.17.4-SNAPSHOT".into(),
+        };
+        let u = Unpublished {
+            group: "org.x".into(),
+            artifact: "base".into(),
+            named: "2.17.4".into(),
+            nearest: "2.17.3".into(),
+        };
+        // The poms move 2.17.4 → 2.17.3 once the snapshot moved to 2.17.4.
+        let pom = "<parent><groupId>org.x</groupId><artifactId>base</artifactId>\
+                   <version>2.17.4-SNAPSHOT</version></parent>";
+        let (pom, _) = rewrite_pom(pom, &snap);
+        let (pom, changed) = rewrite_to(&pom, &u.as_pair(), &u.nearest);
+        assert!(
+            changed && pom.contains("<version>2.17.3</version>"),
+            "{pom}"
+        );
+        // The snapshot's alias needs the release's, which the nearest one gives.
+        assert!(!install_alias(repo.path(), &snap).expect("no release yet"));
+        assert!(install_unpublished(repo.path(), &u).expect("nearest"));
+        assert!(install_alias(repo.path(), &snap).expect("through the alias"));
+        let alias = fs::read_to_string(
+            repo.path()
+                .join("org/x/base/2.17.4-SNAPSHOT/base-2.17.4-SNAPSHOT.pom"),
+        )
+        .expect("alias");
+        assert!(
+            alias.contains("<version>2.17.4-SNAPSHOT</version>"),
+            "{alias}"
+        );
     }
 
     #[test]

@@ -621,10 +621,26 @@ impl EnvCache {
             Err(EnvError::Step {
                 exit, tail, log, ..
             }) if unresolved_in(&log) => {
+                // Name what could not be had (a parent, a BOM) before Maven's last lines,
+                // which are mostly its help links.
+                let text = fs::read(&log)
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .unwrap_or_default();
+                let missing: Vec<String> = repair::missing_poms(&text)
+                    .iter()
+                    .map(|m| {
+                        let how = if m.absent { "absent" } else { "unreachable" };
+                        format!("{}:{}:pom:{} ({how})", m.group, m.artifact, m.version)
+                    })
+                    .collect();
+                let named = match missing.is_empty() {
+                    true => String::new(),
+                    false => format!("could not have {}; ", missing.join(", ")),
+                };
                 return Err(EnvError::Unresolvable {
                     repo: repo.to_string(),
                     why: format!(
-                        "the online resolve run ({exit}) ended: {tail}; see {}",
+                        "{named}the online resolve run ({exit}) ended: {tail}; see {}",
                         log.display()
                     ),
                 });
@@ -689,7 +705,24 @@ impl EnvCache {
             let snapshots = repair::unreachable_snapshots(&text)
                 .into_iter()
                 .map(Repair::Snapshot);
-            for r in https.into_iter().chain(snapshots) {
+            // A parent or BOM the remote answered it does not have, at a version that is
+            // no snapshot (or a snapshot's release, already tried): the nearest release
+            // of its line, from the remote's own list. Online only: offline Maven asked
+            // nobody, so nothing is known to be missing.
+            let unpublished: Vec<Repair> = match a.online {
+                false => Vec::new(),
+                true => repair::missing_poms(&text)
+                    .iter()
+                    .filter(|m| m.absent && !m.version.ends_with("-SNAPSHOT"))
+                    .filter_map(|m| {
+                        let listed =
+                            dist::listed_for(&dist::central(), &m.group, &m.artifact).ok()?;
+                        repair::unpublished(m, &listed)
+                    })
+                    .map(Repair::Unpublished)
+                    .collect(),
+            };
+            for r in https.into_iter().chain(snapshots).chain(unpublished) {
                 if repairs.contains(&r) {
                     continue;
                 }
@@ -726,21 +759,26 @@ impl EnvCache {
             move |source| EnvError::Write { path, source }
         };
         let repository = tmp.join("repository");
-        let mut listed = String::new();
-        for r in repairs {
+        let mut listed = Vec::new();
+        // Last first: a snapshot whose release was never published is aliased to the
+        // alias its release gets from the nearest one.
+        for r in repairs.iter().rev() {
             let keep = match r {
                 Repair::Snapshot(s) => {
                     repair::install_alias(&repository, s).map_err(write_err(&repository))?
+                }
+                Repair::Unpublished(u) => {
+                    repair::install_unpublished(&repository, u).map_err(write_err(&repository))?
                 }
                 // The runs are offline: what came by https is in the repository under
                 // the same repository ids.
                 Repair::Https(_) => true,
             };
             if keep {
-                listed.push_str(&r.describe());
-                listed.push('\n');
+                listed.push(r.describe());
             }
         }
+        let listed: String = listed.iter().rev().map(|d| format!("{d}\n")).collect();
         let list = tmp.join(REPAIRS_FILE);
         fs::write(&list, listed).map_err(write_err(&list))?;
         for t in [src, after].into_iter().filter(|t| t.exists()) {
