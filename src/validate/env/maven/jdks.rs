@@ -29,6 +29,10 @@ pub struct JdkChoice {
     pub level: Option<u32>,
     /// The level the tree declares when no JDK found takes it and it was lifted to 6.
     pub lifted_from: Option<u32>,
+    /// Properties an external parent hands the compiler as its level
+    /// (`${javac.src.version}`), which a lift sets too (empty unless a lifted build
+    /// was refused again at its old level).
+    pub also: Vec<String>,
     /// One line: what decided it.
     pub why: String,
 }
@@ -326,6 +330,7 @@ pub fn choose(
             jdk,
             level: d_level,
             lifted_from: None,
+            also: Vec::new(),
             why: era,
         });
     }
@@ -340,6 +345,7 @@ pub fn choose(
                 jdk,
                 level: Some(6),
                 lifted_from: Some(l),
+                also: Vec::new(),
                 why,
             });
         }

@@ -287,14 +287,25 @@ pub fn mvn_args(env_dir: &str) -> String {
 /// overrides the pom's properties and the compiler's defaults); nothing otherwise.
 /// Commons' older parents name the level `maven.compile.source` and pass it to the
 /// compiler through `${…}`: the command line overrides that property too.
+/// A parent that names its own property (`${javac.src.version}`) has it set too, when
+/// the lift found it ([`JdkChoice::also`]).
 pub fn level_flags(choice: &JdkChoice) -> Vec<String> {
     match (choice.lifted_from, choice.level) {
-        (Some(_), Some(l)) => vec![
-            format!("-Dmaven.compiler.source={l}"),
-            format!("-Dmaven.compiler.target={l}"),
-            format!("-Dmaven.compile.source={l}"),
-            format!("-Dmaven.compile.target={l}"),
-        ],
+        (Some(_), Some(l)) => {
+            let mut v = vec![
+                format!("-Dmaven.compiler.source={l}"),
+                format!("-Dmaven.compiler.target={l}"),
+                format!("-Dmaven.compile.source={l}"),
+                format!("-Dmaven.compile.target={l}"),
+            ];
+            for p in &choice.also {
+                let flag = format!("-D{p}={l}");
+                if !v.contains(&flag) {
+                    v.push(flag);
+                }
+            }
+            v
+        }
         _ => Vec::new(),
     }
 }
@@ -522,11 +533,10 @@ fn modules_script(classes: &[String]) -> String {
     )
 }
 
-/// The settings both steps use: Maven Central (or the mirror `HUNKGEN_MAVEN_CENTRAL`
-/// names, a loopback stand-in in tests) under its usual id `central` and no mirrors, so
-/// what the resolve step recorded is found again offline (§2).
-pub fn settings_xml() -> String {
-    let central = super::dist::central();
+/// The settings both steps use: the remote repository `central` (Maven Central, or the
+/// mirror `HUNKGEN_MAVEN_CENTRAL` names: `dist::central`) under its usual id `central`
+/// and no mirrors, so what the resolve step recorded is found again offline (§2).
+pub fn settings_xml(central: &str) -> String {
     let repo = |tag: &str| {
         format!(
             "        <{tag}>\n          <id>central</id>\n          \

@@ -287,6 +287,7 @@ fn a_lifted_level_is_passed_on_the_command_line() {
         jdk: jdk.clone(),
         level: Some(6),
         lifted_from: Some(5),
+        also: Vec::new(),
         why: String::new(),
     };
     assert_eq!(
@@ -304,8 +305,9 @@ fn a_lifted_level_is_passed_on_the_command_line() {
         ..lifted
     };
     assert!(level_flags(&plain).is_empty());
-    let settings = settings_xml();
+    let settings = settings_xml("https://repo.maven.apache.org/maven2");
     assert!(settings.contains("<id>central</id>") && !settings.contains("mirror"));
+    assert!(settings.contains("<url>https://repo.maven.apache.org/maven2</url>"));
 }
 
 #[test]

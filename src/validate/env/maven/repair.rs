@@ -10,10 +10,15 @@
 //! the environment's repository, where the release's pom is installed under the
 //! snapshot's coordinates. Nothing but build files and the private repository changes.
 
+use std::ffi::OsString;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use regex::Regex;
+
+use super::super::{EnvCache, EnvError};
+use super::dist;
+use crate::validate::runner::Runner;
 
 /// One repair of the resolve run's copy of the poms.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -433,6 +438,65 @@ fn install_alias_of(repository: &Path, r: &Snapshot, release: &str) -> std::io::
     Ok(true)
 }
 
+/// The properties the parents of `pom` (the tree's root pom, its text) pass to the
+/// compiler as its level (`<source>${javac.src.version}</source>`), read from the first of
+/// `repositories` holding each parent's pom, up the chain (ten parents at most). A
+/// lifted level set by `-D` overrides them, where it cannot override a literal.
+pub fn parent_level_properties(repositories: &[PathBuf], pom: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut text = pom.to_string();
+    for _ in 0..10 {
+        let Ok(doc) = roxmltree::Document::parse(&text) else {
+            break;
+        };
+        let child = |n: roxmltree::Node<'_, '_>, name: &str| {
+            n.children()
+                .find(|c| c.has_tag_name(name))
+                .and_then(|c| c.text())
+                .map(|t| t.trim().to_string())
+        };
+        let Some(parent) = doc
+            .root_element()
+            .children()
+            .find(|c| c.has_tag_name("parent"))
+        else {
+            break;
+        };
+        let (Some(g), Some(a), Some(v)) = (
+            child(parent, "groupId"),
+            child(parent, "artifactId"),
+            child(parent, "version"),
+        ) else {
+            break;
+        };
+        let rel = Path::new(&g.replace('.', "/"))
+            .join(&a)
+            .join(&v)
+            .join(format!("{a}-{v}.pom"));
+        let Some(next) = repositories
+            .iter()
+            .find_map(|r| fs::read_to_string(r.join(&rel)).ok())
+        else {
+            break;
+        };
+        if let Ok(pdoc) = roxmltree::Document::parse(&next) {
+            for n in pdoc
+                .descendants()
+                .filter(|n| n.has_tag_name("source") || n.has_tag_name("target"))
+            {
+                let t = n.text().unwrap_or_default().trim();
+                if let Some(name) = t.strip_prefix("${").and_then(|r| r.strip_suffix('}')) {
+                    if !name.is_empty() && !out.iter().any(|o| o == name) {
+                        out.push(name.to_string());
+                    }
+                }
+            }
+        }
+        text = next;
+    }
+    out
+}
+
 /// `text` with every `<source>`/`<target>` below 6 written literally (`1.5`, `5`,
 /// `1.4`) moved to `to`: the lift of a level no JDK here compiles, where the poms name it
 /// in the compiler plugin's configuration and no `-D` can override it.
@@ -465,273 +529,120 @@ pub fn lift_tree(tree: &Path, poms: &[String], to: &str) -> std::io::Result<()> 
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// How many times a resolve run is repaired and run again before it fails.
+pub(super) const MAX_REPAIR_ROUNDS: usize = 3;
 
-    fn repair() -> Snapshot {
-        Snapshot {
-            group: "org.apache.commons".into(),
-            artifact: "commons-parent".into(),
-            snapshot: "52-SNAPSHOT".into(),
+/// One resolve run's inputs, for [`EnvCache::resolve_repairing`].
+pub(super) struct Attempt<'a> {
+    pub(super) repo: &'a str,
+    pub(super) runner: &'a Runner,
+    pub(super) log: &'a str,
+    pub(super) script: &'a str,
+    pub(super) online: bool,
+    pub(super) tmp: &'a Path,
+    pub(super) trees: &'a [&'a str],
+    pub(super) poms: &'a [String],
+    pub(super) vars: &'a [(OsString, OsString)],
+    pub(super) readable: &'a [PathBuf],
+    /// The pool's repository, which the run fills.
+    pub(super) writable: &'a [PathBuf],
+}
+
+/// The resolve step's rounds of repairs (resolve.rs runs the first).
+impl EnvCache {
+    /// One resolve run; when Maven says a parent or BOM snapshot is unreachable, or a
+    /// plain-HTTP repository refused it, the exported trees' poms move to the release
+    /// or to https and the run goes again (a few rounds at
+    /// most), each repair kept in `repairs`.
+    pub(super) fn resolve_repairing(
+        &self,
+        a: &Attempt<'_>,
+        repairs: &mut Vec<Repair>,
+    ) -> Result<(), EnvError> {
+        let mut round = 0;
+        loop {
+            let log = match round {
+                0 => a.log.to_string(),
+                n => format!("{}-repair{n}", a.log),
+            };
+            let err = match self.step(
+                a.runner,
+                a.repo,
+                &log,
+                a.script.to_string(),
+                a.tmp,
+                a.online,
+                a.vars,
+                a.readable,
+                a.writable,
+            ) {
+                Ok(()) => return Ok(()),
+                Err(e) => e,
+            };
+            let EnvError::Step { log: path, .. } = &err else {
+                return Err(err);
+            };
+            if round == MAX_REPAIR_ROUNDS {
+                return Err(err);
+            }
+            let text = fs::read(path)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default();
+            if let Some((by, min)) = dist::required_by(&text) {
+                return Err(EnvError::NeedsMaven {
+                    repo: a.repo.to_string(),
+                    by,
+                    min,
+                    why: format!("see {}", path.display()),
+                });
+            }
+            let mut applied = false;
+            let https = refused_http(&text);
+            let https = (!https.is_empty()
+                && !repairs.iter().any(|r| matches!(r, Repair::Https(_))))
+            .then_some(Repair::Https(https));
+            let snapshots = unreachable_snapshots(&text)
+                .into_iter()
+                .map(Repair::Snapshot);
+            // A parent or BOM the remote answered it does not have, at a version that is
+            // no snapshot (or a snapshot's release, already tried): the nearest release
+            // of its line, from the remote's own list. Online only: offline Maven asked
+            // nobody, so nothing is known to be missing.
+            let unpublished: Vec<Repair> = match a.online {
+                false => Vec::new(),
+                true => missing_poms(&text)
+                    .iter()
+                    .filter(|m| m.absent && !m.version.ends_with("-SNAPSHOT"))
+                    .filter_map(|m| {
+                        let listed =
+                            dist::listed_for(&dist::central(), &m.group, &m.artifact).ok()?;
+                        unpublished(m, &listed)
+                    })
+                    .map(Repair::Unpublished)
+                    .collect(),
+            };
+            for r in https.into_iter().chain(snapshots).chain(unpublished) {
+                if repairs.contains(&r) {
+                    continue;
+                }
+                for t in a.trees {
+                    let dir = a.tmp.join(t);
+                    applied |=
+                        rewrite_tree(&dir, a.poms, &r).map_err(|source| EnvError::Write {
+                            path: dir.clone(),
+                            source,
+                        })?;
+                }
+                repairs.push(r);
+            }
+            if !applied {
+                return Err(err);
+            }
+            round += 1;
         }
     }
-
-    #[test]
-    fn maven_names_the_unreachable_snapshots_online_and_offline() {
-        let log = "[ERROR] Non-resolvable parent POM for org.x:y:1.0: Could not find artifact \
-                   org.apache.commons:commons-parent:pom:52-SNAPSHOT and 'parent.relativePath' \
-                   points at wrong local POM @ line 4\n\
-                   [ERROR] Non-resolvable import POM: Failure to find org.x:bom:pom:2.1-SNAPSHOT in \
-                   https://repo.maven.apache.org/maven2 was cached\n\
-                   Could not find artifact org.x:lib:jar:1.0-SNAPSHOT\n";
-        let found = unreachable_snapshots(log);
-        assert_eq!(found.len(), 2, "{found:?}");
-        assert_eq!(found[0], repair());
-        assert_eq!(found[1].artifact, "bom");
-        assert_eq!(found[1].release(), "2.1");
-    }
-
-    #[test]
-    fn missing_poms_are_read_online_from_the_cache_note_and_offline() {
-        let log = "[ERROR] Non-resolvable parent POM for x:y:1: Could not find artifact \
-                   com.fasterxml.jackson:jackson-base:pom:2.17.4 in central (https://r/m2)\n\
-                   [ERROR] Non-resolvable parent POM for x:y:1: com.fasterxml.jackson:jackson-parent:pom:2.9-rc1 \
-                   was not found in https://r/m2 during a previous attempt.\n\
-                   [ERROR] Cannot access central (https://r/m2) in offline mode and the artifact \
-                   com.fasterxml.jackson:jackson-base:pom:2.18.0-SNAPSHOT has not been downloaded from it before.\n\
-                   [ERROR] Could not transfer artifact org.x:bom:pom:1.0 from/to central: timeout\n";
-        let found = missing_poms(log);
-        let seen: Vec<(&str, bool)> = found
-            .iter()
-            .map(|m| (m.version.as_str(), m.absent))
-            .collect();
-        assert_eq!(
-            seen,
-            [
-                ("2.17.4", true),
-                ("2.9-rc1", true),
-                ("2.18.0-SNAPSHOT", false),
-                ("1.0", false)
-            ]
-        );
-        assert_eq!(found[1].artifact, "jackson-parent");
-        // The offline note names a snapshot that the release may stand in for.
-        let snaps = unreachable_snapshots(log);
-        assert_eq!(snaps.len(), 1, "{snaps:?}");
-        assert_eq!(snaps[0].release(), "2.18.0");
-    }
-
-    fn listed(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn an_unpublished_version_stands_in_by_the_nearest_release_of_its_line() {
-        let base = listed(&[
-            "2.16.2",
-            "2.17.0-rc1",
-            "2.17.0",
-            "2.17.1",
-            "2.17.2",
-            "2.17.3",
-            "2.18.0-rc1",
-            "2.18.0",
-        ]);
-        assert_eq!(nearest_release("2.17.4", &base).as_deref(), Some("2.17.3"));
-        // A pre-release nobody published: the release it led to.
-        let parent = listed(&["2.8.2", "2.9.pr1", "2.9", "2.9.0", "2.9.1", "2.10"]);
-        assert_eq!(nearest_release("2.9-rc1", &parent).as_deref(), Some("2.9"));
-        // No release of the line, or the version is there: nothing stands in.
-        assert_eq!(nearest_release("3.0.0", &base), None);
-        assert_eq!(nearest_release("2.17.2", &base), None);
-        assert_eq!(nearest_release("7", &listed(&["6", "8"])), None);
-        let m = Missing {
-            group: "com.fasterxml.jackson".into(),
-            artifact: "jackson-base".into(),
-            version: "2.17.4".into(),
-            absent: true,
-        };
-        let u = unpublished(&m, &base).expect("repaired");
-        assert_eq!(
-            Repair::Unpublished(u).describe(),
-            "com.fasterxml.jackson:jackson-base 2.17.4 -> 2.17.3 (2.17.4 was never \
-             published; the nearest release of its line)"
-        );
-        // Not answered absent (a transfer error, offline): nothing is known missing.
-        let unsure = Missing {
-            absent: false,
-            ..m.clone()
-        };
-        assert_eq!(unpublished(&unsure, &base), None);
-        assert_eq!(
-            version_order("2.9-rc1", "2.9"),
-            std::cmp::Ordering::Less,
-            "a pre-release comes first"
-        );
-        assert_eq!(version_order("2.9.1", "2.10"), std::cmp::Ordering::Less);
-    }
-
-    #[test]
-    fn a_snapshot_whose_release_was_never_published_is_aliased_through_the_nearest() {
-        let repo = tempfile::tempdir().expect("tempdir");
-        let rel = repo.path().join("org/x/base/2.17.3");
-        fs::create_dir_all(&rel).expect("dir");
-        fs::write(
-            rel.join("base-2.17.3.pom"),
-            "<project><groupId>org.x</groupId><artifactId>base</artifactId>\
-             <version>2.17.3</version></project>",
-        )
-        .expect("pom");
-        let snap = Snapshot {
-            group: "org.x".into(),
-            artifact: "base".into(),
-            snapshot: "2.17.4-SNAPSHOT".into(),
-        };
-        let u = Unpublished {
-            group: "org.x".into(),
-            artifact: "base".into(),
-            named: "2.17.4".into(),
-            nearest: "2.17.3".into(),
-        };
-        // The poms move 2.17.4 → 2.17.3 once the snapshot moved to 2.17.4.
-        let pom = "<parent><groupId>org.x</groupId><artifactId>base</artifactId>\
-                   <version>2.17.4-SNAPSHOT</version></parent>";
-        let (pom, _) = rewrite_pom(pom, &snap);
-        let (pom, changed) = rewrite_to(&pom, &u.as_pair(), &u.nearest);
-        assert!(
-            changed && pom.contains("<version>2.17.3</version>"),
-            "{pom}"
-        );
-        // The snapshot's alias needs the release's, which the nearest one gives.
-        assert!(!install_alias(repo.path(), &snap).expect("no release yet"));
-        assert!(install_unpublished(repo.path(), &u).expect("nearest"));
-        assert!(install_alias(repo.path(), &snap).expect("through the alias"));
-        let alias = fs::read_to_string(
-            repo.path()
-                .join("org/x/base/2.17.4-SNAPSHOT/base-2.17.4-SNAPSHOT.pom"),
-        )
-        .expect("alias");
-        assert!(
-            alias.contains("<version>2.17.4-SNAPSHOT</version>"),
-            "{alias}"
-        );
-    }
-
-    #[test]
-    fn only_the_named_parent_or_bom_moves_to_its_release() {
-        let pom = "<project>\n  <parent>\n    <groupId>org.apache.commons</groupId>\n    \
-                   <artifactId>commons-parent</artifactId>\n    <version>52-SNAPSHOT</version>\n  \
-                   </parent>\n  <version>52-SNAPSHOT</version>\n  <dependencies>\n    \
-                   <dependency><groupId>org.apache.commons</groupId><artifactId>other</artifactId>\
-                   <version>52-SNAPSHOT</version></dependency>\n  </dependencies>\n</project>\n";
-        let (new, changed) = rewrite_pom(pom, &repair());
-        assert!(changed);
-        assert_eq!(new.matches("<version>52</version>").count(), 1, "{new}");
-        assert_eq!(
-            new.matches("<version>52-SNAPSHOT</version>").count(),
-            2,
-            "{new}"
-        );
-        let (same, changed) = rewrite_pom(&new, &repair());
-        assert!(!changed);
-        assert_eq!(same, new);
-    }
-
-    #[test]
-    fn the_alias_is_the_release_pom_at_the_snapshot_version() {
-        let repo = tempfile::tempdir().expect("tempdir");
-        let rel = repo.path().join("org/apache/commons/commons-parent/52");
-        fs::create_dir_all(&rel).expect("dir");
-        fs::write(
-            rel.join("commons-parent-52.pom"),
-            "<project><parent><groupId>org.apache</groupId><artifactId>apache</artifactId>\
-             <version>52</version></parent><artifactId>commons-parent</artifactId>\
-             <version>52</version></project>",
-        )
-        .expect("pom");
-        assert!(install_alias(repo.path(), &repair()).expect("install"));
-        let alias =
-            fs::read_to_string(repo.path().join(
-                "org/apache/commons/commons-parent/52-SNAPSHOT/commons-parent-52-SNAPSHOT.pom",
-            ))
-            .expect("alias");
-        assert!(
-            alias.contains("<artifactId>apache</artifactId><version>52</version></parent>")
-                && alias.ends_with("<version>52-SNAPSHOT</version></project>"),
-            "{alias}"
-        );
-        let none = Snapshot {
-            snapshot: "9-SNAPSHOT".into(),
-            ..repair()
-        };
-        assert!(!install_alias(repo.path(), &none).expect("no release"));
-    }
-
-    #[test]
-    fn repositories_refusing_plain_http_move_to_https() {
-        let log = "[ERROR] Failed to collect dependencies at x:y:jar:1: Failed to read artifact \
-                   descriptor for x:y:jar:1: Could not transfer artifact x:y:pom:1 from/to old \
-                   (http://repository.example.org/m2): status code: 501, reason phrase: \
-                   HTTPS Required (501)\n\
-                   [WARNING] Could not transfer metadata from http://other.org/x\n\
-                   [ERROR] Blocked mirror for repositories: [codehaus (http://repository.codehaus.org, default, releases)]\n";
-        assert_eq!(
-            refused_http(log),
-            ["repository.example.org", "repository.codehaus.org"]
-        );
-        assert!(refused_http("[INFO] see http://maven.apache.org").is_empty());
-        let pom = "<project>\n<url>http://commons.apache.org/x</url>\n<repositories>\n  <repository>\n    \
-                   <id>old</id>\n    <url>http://repository.example.org/m2</url>\n  </repository>\n\
-                   </repositories>\n<pluginRepositories><pluginRepository><id>p</id>\
-                   <url>http://plugins.example.org</url></pluginRepository></pluginRepositories>\n\
-                   <scm><url>http://svn.apache.org/x</url></scm>\n</project>\n";
-        let (new, changed) = https_pom(pom);
-        assert!(changed);
-        assert!(
-            new.contains("<url>https://repository.example.org/m2</url>"),
-            "{new}"
-        );
-        assert!(
-            new.contains("<url>https://plugins.example.org</url>"),
-            "{new}"
-        );
-        // The project's site and SCM links stay as written.
-        assert!(
-            new.contains("<url>http://commons.apache.org/x</url>"),
-            "{new}"
-        );
-        assert!(new.contains("<url>http://svn.apache.org/x</url>"), "{new}");
-        assert_eq!(https_pom(&new), (new.clone(), false));
-        assert_eq!(
-            Repair::Https(vec!["a.org".into()]).describe(),
-            "repositories http:// -> https:// (a.org refused plain HTTP)"
-        );
-    }
-
-    /// The Rust lift and the run's `sed` agree on every pom line they may meet.
-    #[test]
-    fn the_lift_moves_only_literal_levels_below_six_and_the_sed_agrees() {
-        let pom = "<configuration>\n  <source>1.5</source>\n  <target>1.5</target>\n</configuration>\n\
-                   <source>1.4</source><target>5</target>\n<source>1.6</source><source>1.8</source>\n\
-                   <source>${maven.compile.source}</source><source>11</source>\n";
-        let lifted = lift_pom(pom, "1.6");
-        assert_eq!(
-            lifted,
-            "<configuration>\n  <source>1.6</source>\n  <target>1.6</target>\n</configuration>\n\
-             <source>1.6</source><target>1.6</target>\n<source>1.6</source><source>1.8</source>\n\
-             <source>${maven.compile.source}</source><source>11</source>\n"
-        );
-        let dir = tempfile::tempdir().expect("tempdir");
-        let f = dir.path().join("pom.xml");
-        fs::write(&f, pom).expect("pom");
-        let script = super::super::kind::lift_sed_for_test("1.6");
-        let ok = std::process::Command::new("sed")
-            .args(["-i", "-E", &script])
-            .arg(&f)
-            .status()
-            .expect("sed runs");
-        assert!(ok.success());
-        assert_eq!(fs::read_to_string(&f).expect("read"), lifted);
-    }
 }
+
+#[cfg(test)]
+#[path = "repair_tests.rs"]
+mod tests;

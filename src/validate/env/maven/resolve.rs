@@ -23,7 +23,7 @@ use super::kind::{
 };
 use super::learned;
 use super::pool::Pool;
-use super::repair::{self, Repair};
+use super::repair::{self, Attempt, Repair};
 use super::{choose, declared_at, discover, toolchains_xml, JdkChoice, MavenDeclared};
 use crate::validate::runner::Runner;
 
@@ -32,9 +32,6 @@ const REPAIRS_FILE: &str = "repairs";
 
 /// Where a resolve run keeps Maven's output of its latest round, in the exported tree.
 const RESOLVE_LOG: &str = ".hunkgen-resolve.log";
-
-/// How many times a resolve run is repaired and run again before it fails.
-const MAX_REPAIR_ROUNDS: usize = 3;
 
 /// In an environment: the clone, JDK version and Maven line it was resolved with (the
 /// pool's identity, pool.rs).
@@ -54,22 +51,6 @@ struct MavenUse {
     home: Option<PathBuf>,
     /// Why not the installed one.
     why: Option<String>,
-}
-
-/// One resolve run's inputs, for [`EnvCache::resolve_repairing`].
-struct Attempt<'a> {
-    repo: &'a str,
-    runner: &'a Runner,
-    log: &'a str,
-    script: &'a str,
-    online: bool,
-    tmp: &'a Path,
-    trees: &'a [&'a str],
-    poms: &'a [String],
-    vars: &'a [(OsString, OsString)],
-    readable: &'a [PathBuf],
-    /// The pool's repository, which the run fills.
-    writable: &'a [PathBuf],
 }
 
 /// A failed resolve step whose log says the compiler plugin failed: the tree's main or
@@ -191,6 +172,14 @@ impl EnvCache {
                 // Its runs take the flag below (environments made before it lack it).
                 h.update(b"\0noop-locks");
             }
+            if !choice.also.is_empty() {
+                // The lift sets an external parent's own level properties too.
+                h.update(b"\0also");
+                for p in &choice.also {
+                    h.update(b"\0");
+                    h.update(p.as_bytes());
+                }
+            }
             if changes_build(tree.changes) {
                 // The changed tree's build files follow from the base's and the changes.
                 h.update(b"\0changes");
@@ -204,7 +193,7 @@ impl EnvCache {
         let mut choice = choice;
         // Each retry learns one thing the first run could not know, so each happens
         // once: the level an external parent sets, the Maven a plugin needs.
-        let (mut relevelled, mut remavened) = (false, false);
+        let (mut relevelled, mut remavened, mut reproped) = (false, false, false);
         let env = loop {
             let key = key_for(&choice, &maven);
             // A key whose resolve run failed in a way that changes the key is not run
@@ -250,6 +239,33 @@ impl EnvCache {
                         choice.why
                     );
                 }
+                // Lifted, and javac still refused the old level: an external parent
+                // hands the compiler its own property (`${javac.src.version}`), which the
+                // lift's `-D` flags did not set. The parent's pom, in a local repository
+                // by now, names it: the lift sets it too, once.
+                Err(EnvError::Compile {
+                    test: false, why, ..
+                }) if choice.lifted_from.is_some()
+                    && choice.also.is_empty()
+                    && !reproped
+                    && refused_level(&why).is_some() =>
+                {
+                    reproped = true;
+                    let also = self.parent_level_properties(tree);
+                    if also.is_empty() {
+                        return Err(EnvError::Compile {
+                            repo: repo.to_string(),
+                            test: false,
+                            why,
+                        });
+                    }
+                    choice.why = format!(
+                        "{} (the lift also sets {}, which the parent's compiler configuration names)",
+                        choice.why,
+                        also.join(", ")
+                    );
+                    choice.also = also;
+                }
                 // A plugin's descriptor refuses this Maven (apache-rat-plugin 0.18 wants
                 // 3.9): the newest release of the line it names is fetched (dist::pick).
                 Err(EnvError::NeedsMaven { by, min, why, .. }) if !remavened => {
@@ -292,6 +308,21 @@ impl EnvCache {
             command: None,
             record: KindRecord::Maven(record),
         })
+    }
+
+    /// The properties the root pom's external parents pass to the compiler as its level,
+    /// read from the pools of this cache and the seed (a parent release is the same
+    /// file wherever it was resolved).
+    fn parent_level_properties(&self, tree: &InstanceTree<'_>) -> Vec<String> {
+        let Ok(pom) = crate::git::read_blob(tree.repo_path, tree.rev, "pom.xml", &[]) else {
+            return Vec::new();
+        };
+        let mut roots: Vec<PathBuf> = fs::read_dir(self.root.join(super::pool::POOLS_DIR))
+            .map(|d| d.flatten().map(|e| e.path().join("repository")).collect())
+            .unwrap_or_default();
+        roots.sort();
+        roots.extend(std::env::var_os(SEED_VAR).map(PathBuf::from));
+        repair::parent_level_properties(&roots, &String::from_utf8_lossy(&pom))
     }
 
     /// The Maven to start with: the installed one, unless the tree's wrapper names a
@@ -443,7 +474,7 @@ impl EnvCache {
         let home = choice.jdk.home.to_string_lossy().into_owned();
         let level = level_flags(choice).join(" ");
         let files = [
-            ("settings.xml", settings_xml()),
+            ("settings.xml", settings_xml(&dist::central())),
             ("toolchains.xml", toolchains_xml(found)),
             ("java_home", format!("{home}\n")),
             (
@@ -651,99 +682,6 @@ impl EnvCache {
         Ok(false)
     }
 
-    /// One resolve run; when Maven says a parent or BOM snapshot is unreachable, or a
-    /// plain-HTTP repository refused it, the exported trees' poms move to the release
-    /// or to https and the run goes again (a few rounds at
-    /// most), each repair kept in `repairs`.
-    fn resolve_repairing(
-        &self,
-        a: &Attempt<'_>,
-        repairs: &mut Vec<Repair>,
-    ) -> Result<(), EnvError> {
-        let mut round = 0;
-        loop {
-            let log = match round {
-                0 => a.log.to_string(),
-                n => format!("{}-repair{n}", a.log),
-            };
-            let err = match self.step(
-                a.runner,
-                a.repo,
-                &log,
-                a.script.to_string(),
-                a.tmp,
-                a.online,
-                a.vars,
-                a.readable,
-                a.writable,
-            ) {
-                Ok(()) => return Ok(()),
-                Err(e) => e,
-            };
-            let EnvError::Step { log: path, .. } = &err else {
-                return Err(err);
-            };
-            if round == MAX_REPAIR_ROUNDS {
-                return Err(err);
-            }
-            let text = fs::read(path)
-                .map(|b| String::from_utf8_lossy(&b).into_owned())
-                .unwrap_or_default();
-            if let Some((by, min)) = dist::required_by(&text) {
-                return Err(EnvError::NeedsMaven {
-                    repo: a.repo.to_string(),
-                    by,
-                    min,
-                    why: format!("see {}", path.display()),
-                });
-            }
-            let mut applied = false;
-            let https = repair::refused_http(&text);
-            let https = (!https.is_empty()
-                && !repairs.iter().any(|r| matches!(r, Repair::Https(_))))
-            .then_some(Repair::Https(https));
-            let snapshots = repair::unreachable_snapshots(&text)
-                .into_iter()
-                .map(Repair::Snapshot);
-            // A parent or BOM the remote answered it does not have, at a version that is
-            // no snapshot (or a snapshot's release, already tried): the nearest release
-            // of its line, from the remote's own list. Online only: offline Maven asked
-            // nobody, so nothing is known to be missing.
-            let unpublished: Vec<Repair> = match a.online {
-                false => Vec::new(),
-                true => repair::missing_poms(&text)
-                    .iter()
-                    .filter(|m| m.absent && !m.version.ends_with("-SNAPSHOT"))
-                    .filter_map(|m| {
-                        let listed =
-                            dist::listed_for(&dist::central(), &m.group, &m.artifact).ok()?;
-                        repair::unpublished(m, &listed)
-                    })
-                    .map(Repair::Unpublished)
-                    .collect(),
-            };
-            for r in https.into_iter().chain(snapshots).chain(unpublished) {
-                if repairs.contains(&r) {
-                    continue;
-                }
-                for t in a.trees {
-                    let dir = a.tmp.join(t);
-                    applied |= repair::rewrite_tree(&dir, a.poms, &r).map_err(|source| {
-                        EnvError::Write {
-                            path: dir.clone(),
-                            source,
-                        }
-                    })?;
-                }
-                repairs.push(r);
-            }
-            if !applied {
-                return Err(err);
-            }
-            round += 1;
-        }
-    }
-
     /// After a resolve the repairs' releases are installed under their snapshots'
     /// coordinates and listed in the environment (`repairs`), and the exported trees go:
     /// the environment keeps its files and the repository only.
@@ -792,28 +730,5 @@ impl EnvCache {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_parent_no_repository_serves_is_unresolvable_and_a_compile_error_is_not() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let log = dir.path().join("resolve.log");
-        // Maven 3.8's words for commons-io's 2006 pom (hunkgen's zero-config run).
-        fs::write(&log, "[ERROR] [ERROR] Some problems were encountered while processing the POMs:\n[ERROR]     Non-resolvable parent POM for org.apache.commons:commons-io:1.3-SNAPSHOT: Could not find artifact org.apache.commons:commons:pom:1 in central (https://repo.maven.apache.org/maven2) and 'parent.relativePath' points at wrong local POM @ line 22, column 11 -> [Help 2]\n").expect("write");
-        assert!(unresolved_in(&log));
-        fs::write(
-            &log,
-            "[ERROR] COMPILATION ERROR :\n[ERROR] /src/A.java:[3,1] cannot find symbol\n",
-        )
-        .expect("write");
-        assert!(!unresolved_in(&log));
-        // A non-error line quoting the words is not Maven failing.
-        fs::write(
-            &log,
-            "[INFO] Non-resolvable parent POM mentioned in a test name\n",
-        )
-        .expect("write");
-        assert!(!unresolved_in(&log));
-    }
-}
+#[path = "resolve_tests.rs"]
+mod tests;

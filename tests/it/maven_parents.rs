@@ -1,9 +1,10 @@
-//! `maven: auto` online, against a Maven repository served on loopback
-//! (`HUNKGEN_MAVEN_CENTRAL`): the seed `make deps` fills, served as a remote repository,
-//! with the `maven-metadata.xml` of each artifact listing the versions it holds, as a
-//! real repository's does. Nothing here reaches the internet.
+//! `maven: auto` and parents from outside the tree. Online, against a Maven repository
+//! served on loopback (`HUNKGEN_MAVEN_CENTRAL`): the seed `make deps` fills, served as a
+//! remote repository, with the `maven-metadata.xml` of each artifact listing the versions
+//! it holds, as a real repository's does; nothing here reaches the internet. Offline,
+//! from the seed: a parent that hands the compiler a level of its own property.
 
-use crate::maven_auto::{history_with, proven_calc_test, recipe, seed, POM};
+use crate::maven_auto::{build, history_with, proven_calc_test, recipe, seed, POM};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -191,5 +192,54 @@ fn a_parent_never_published_is_resolved_at_the_nearest_release_of_its_line() {
         rejected.contains("\"reason\":\"dependency_unresolvable\"")
             && rejected.contains("parent:pom:2.0.1"),
         "{rejected}"
+    );
+}
+
+/// A child naming no level under a released parent that passes its own properties to the
+/// compiler (`<source>${javac.src.version}</source>`, 1.5, as jackson's oss-parent:4 does).
+/// javac refuses 5; the level is lifted to 6 on JDK 11, whose `-Dmaven.compiler.source`
+/// does not reach that property, and javac refuses 5 again; the parent's pom, in the local
+/// repository, names `javac.src.version` and `javac.target.version`, which the lift then
+/// sets too: the fix is proven and the record says so.
+#[test]
+fn a_lift_sets_the_level_properties_an_external_parent_names() {
+    let seed = seed();
+    let child = POM
+        .replace(
+            "<groupId>org.acme</groupId>",
+            "<parent>\n    <groupId>org.hunkgen.fixture</groupId>\n    \
+             <artifactId>parent-prop</artifactId>\n    <version>1.0</version>\n  \
+             </parent>\n  <groupId>org.acme</groupId>",
+        )
+        .replace(
+            "    <maven.compiler.release>8</maven.compiler.release>\n",
+            "",
+        );
+    let start = child.find("  <build>").expect("build");
+    let end = child.find("</build>\n").expect("build end") + "</build>\n".len();
+    let child = format!("{}{}", &child[..start], &child[end..]);
+    assert!(!child.contains("maven.compiler"), "{child}");
+    let s = history_with(&child);
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &work.path().join("cache"), &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept = proven_calc_test(&out);
+    let mvn = &kept[0]["validation"]["maven"];
+    assert_eq!(
+        (&mvn["lifted_from"], &mvn["level"]),
+        (&5.into(), &6.into()),
+        "{mvn}"
+    );
+    assert!(
+        mvn["jdk"].as_str().is_some_and(|v| v.starts_with("11")),
+        "{mvn}"
+    );
+    assert!(
+        mvn["chosen"].as_str().is_some_and(
+            |w| w.contains("the lift also sets javac.src.version, javac.target.version")
+        ),
+        "{mvn}"
     );
 }
