@@ -90,13 +90,21 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
     set_jobs(jobs);
     if let Some(file) = localizations {
         let out_dir = output.unwrap_or_else(|| dir.join("evaluations/localization"));
-        let (rows, files_f1, lines_f1) =
-            crate::evaluate::score::evaluate_localizations(&dir, &file, &out_dir)?;
+        let s = crate::evaluate::score::evaluate_localizations(&dir, &file, &out_dir)?;
+        let prf = |x: Option<crate::model::Scores>| match x {
+            Some(x) => format!("P {:.3} R {:.3} F1 {:.3}", x.precision, x.recall, x.f1),
+            None => "– (nothing golden)".to_string(),
+        };
         let mut out = std::io::stdout().lock();
         writeln!(
             out,
-            "{} instance(s): mean file-level F1 {files_f1:.3}, mean line-level F1 {lines_f1:.3}\nresults: {}",
-            rows.len(),
+            "{} instance(s): mean file-level F1 {:.3}, mean line-level F1 {:.3} (per instance)\n\
+             pooled, RepoFixEval's one set: files {}; lines {}\nresults: {}",
+            s.rows.len(),
+            s.mean_files_f1,
+            s.mean_lines_f1,
+            prf(s.pooled_files),
+            prf(s.pooled_lines),
             out_dir.join("localization.jsonl").display()
         )?;
         return Ok(());

@@ -43,6 +43,60 @@ pub fn patched_files(patch: &Patch) -> BTreeSet<String> {
         .collect()
 }
 
+/// The agent study's golden files: every code file of the developer's patch, a file it
+/// creates or deletes included, in patch order (its localization equation). The files
+/// with a counted hunk (`Instance::files`) are the named variant `localized_counted`.
+pub fn golden_source_files(
+    golden: &Patch,
+    classifier: &crate::classify::Classifier,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for f in &golden.files {
+        let path = f.path();
+        let code = [f.new_path.as_deref(), f.old_path.as_deref()]
+            .into_iter()
+            .flatten()
+            .any(|p| classifier.classify(p) == crate::classify::FileClass::Code);
+        if code && !path.is_empty() && !out.iter().any(|o| o == path) {
+            out.push(path.to_string());
+        }
+    }
+    out
+}
+
+/// |P ∩ G|, |P| and |G| of one instance, to pool.
+pub fn counts<T: Ord>(predicted: &BTreeSet<T>, golden: &BTreeSet<T>) -> (usize, usize, usize) {
+    (
+        predicted.intersection(golden).count(),
+        predicted.len(),
+        golden.len(),
+    )
+}
+
+/// Precision, recall and F1 over one pooled set (RepoFixEval's: every case's
+/// `ID^file^line` elements together, so each element weighs the same, where the mean of
+/// per-instance scores weighs each instance the same); `None` when nothing is golden.
+pub fn pooled_scores(parts: &[(usize, usize, usize)]) -> Option<Scores> {
+    let (hit, p, g) = parts
+        .iter()
+        .fold((0, 0, 0), |(h, p, g), (a, b, c)| (h + a, p + b, g + c));
+    if g == 0 {
+        return None;
+    }
+    let precision = if p == 0 { 0.0 } else { hit as f64 / p as f64 };
+    let recall = hit as f64 / g as f64;
+    let f1 = if precision + recall == 0.0 {
+        0.0
+    } else {
+        2.0 * precision * recall / (precision + recall)
+    };
+    Some(Scores {
+        precision,
+        recall,
+        f1,
+    })
+}
+
 /// HUNK4J localization success: every golden file is among the patched files (an empty
 /// golden list is vacuously localized).
 pub fn localized(golden_files: &[String], patched: &BTreeSet<String>) -> bool {
@@ -578,5 +632,59 @@ mod tests {
         }
         let e = parse_localizations("{oops", f).expect_err("not json");
         assert!(e.to_string().starts_with("loc.jsonl:1: not JSON: "), "{e}");
+    }
+
+    #[test]
+    fn the_study_golden_files_are_every_code_file_of_the_developer_patch() {
+        // A modified code file, a created one, a deleted one, a doc and a test.
+        let text = "--- a/src/A.java\n+++ b/src/A.java\n@@ -1 +1 @@\n-a\n+b\n\
+                    --- /dev/null\n+++ b/src/New.java\n@@ -0,0 +1 @@\n+n\n\
+                    --- a/src/Old.java\n+++ /dev/null\n@@ -1 +0,0 @@\n-o\n\
+                    --- a/CHANGES.md\n+++ b/CHANGES.md\n@@ -1 +1 @@\n-c\n+d\n\
+                    --- a/src/test/java/ATest.java\n+++ b/src/test/java/ATest.java\n@@ -1 +1 @@\n-t\n+u\n";
+        let golden = parse(text.as_bytes()).expect("patch");
+        let classifier = crate::classify::Classifier {
+            code_extensions: vec!["java".into()],
+            ..Default::default()
+        };
+        let files = golden_source_files(&golden, &classifier);
+        assert_eq!(files, ["src/A.java", "src/New.java", "src/Old.java"]);
+        // A prediction that edits only the file with a counted hunk is localized by the
+        // counted-hunk variant, not by the study's rule.
+        let only_a =
+            parse(b"--- a/src/A.java\n+++ b/src/A.java\n@@ -1 +1 @@\n-a\n+c\n").expect("patch");
+        let patched = patched_files(&only_a);
+        assert!(localized(&["src/A.java".to_string()], &patched));
+        assert!(!localized(&files, &patched));
+        // Creating the file and deleting the other one too: localized.
+        let all = parse(
+            b"--- a/src/A.java\n+++ b/src/A.java\n@@ -1 +1 @@\n-a\n+c\n\
+              --- /dev/null\n+++ b/src/New.java\n@@ -0,0 +1 @@\n+m\n\
+              --- a/src/Old.java\n+++ /dev/null\n@@ -1 +0,0 @@\n-o\n",
+        )
+        .expect("patch");
+        assert!(localized(&files, &patched_files(&all)));
+    }
+
+    #[test]
+    fn pooled_scores_weigh_each_element_and_the_mean_each_instance() {
+        // Instance 1: 1 of 1 predicted is golden, of 1 golden. Instance 2: 0 of 3, of 9.
+        let one: BTreeSet<u32> = [1].into();
+        let two_p: BTreeSet<u32> = [1, 2, 3].into();
+        let two_g: BTreeSet<u32> = (10..19).collect();
+        let parts = [counts(&one, &one), counts(&two_p, &two_g)];
+        assert_eq!(parts, [(1, 1, 1), (0, 3, 9)]);
+        let pooled = pooled_scores(&parts).expect("golden");
+        assert_eq!((pooled.precision, pooled.recall), (0.25, 0.1));
+        assert!((pooled.f1 - 2.0 * 0.25 * 0.1 / 0.35).abs() < 1e-12);
+        // The per-instance mean of F1 is (1 + 0) / 2 instead.
+        let macro_f1 =
+            (scores(&one, &one).expect("s").f1 + scores(&two_p, &two_g).expect("s").f1) / 2.0;
+        assert_eq!(macro_f1, 0.5);
+        assert_eq!(pooled_scores(&[(0, 2, 0)]), None);
+        assert_eq!(
+            pooled_scores(&[(0, 0, 4)]).map(|s| (s.precision, s.f1)),
+            Some((0.0, 0.0))
+        );
     }
 }

@@ -15,8 +15,11 @@ use std::path::{Path, PathBuf};
 pub struct Metrics {
     /// Empty once tests, docs, non-code files, comments and docstrings are dropped.
     pub abstained: bool,
-    /// Every golden file is among the patched files.
+    /// Every golden file is among the patched files: the agent study's, every code
+    /// file of the developer's patch ([`super::golden_source_files`]).
     pub localized: bool,
+    /// The named variant: every file with a counted golden hunk.
+    pub localized_counted: bool,
     /// Golden hunks whose buggy lines the patch touches.
     pub hunks_touched: Vec<usize>,
     /// Line-level precision / recall / F1 against the golden changed lines.
@@ -36,12 +39,19 @@ pub fn of(
     let abstained = super::abstains(patch, classifier, pre_image(c, state_change));
     let patched = super::patched_files(patch);
     let touched = super::lines_touched(patch);
-    let golden = crate::states::golden_patch(inst)
-        .map(|g| super::golden_hunks(&g, &inst.hunks))
+    let golden_patch = crate::states::golden_patch(inst).ok();
+    let golden = golden_patch
+        .as_ref()
+        .map(|g| super::golden_hunks(g, &inst.hunks))
         .unwrap_or_default();
+    let study_files = golden_patch
+        .as_ref()
+        .map(|g| super::golden_source_files(g, classifier))
+        .unwrap_or_else(|| inst.files.clone());
     Metrics {
         abstained,
-        localized: super::localized(&inst.files, &patched),
+        localized: super::localized(&study_files, &patched),
+        localized_counted: super::localized(&inst.files, &patched),
         hunks_touched: super::hunks_touched(&golden, &touched),
         line_scores: super::scores(&touched, &super::golden_lines(&golden)),
     }

@@ -22,9 +22,9 @@ pub mod trajectory;
 pub use abstain::{abstains, effective_patch, DropReason, Effective};
 pub use compare::{compare, read_summary, CompareError, Comparison, PairedMetric};
 pub use localize::{
-    file_scores, golden_hunks, golden_lines, hunks_touched, lines_touched, localized,
-    parse_localizations, patched_files, read_localizations, scores, GoldenHunk, Localization,
-    LocalizeError, Location, RowError,
+    counts, file_scores, golden_hunks, golden_lines, golden_source_files, hunks_touched,
+    lines_touched, localized, parse_localizations, patched_files, pooled_scores,
+    read_localizations, scores, GoldenHunk, Localization, LocalizeError, Location, RowError,
 };
 pub use metrics::AbstentionRule;
 pub use rates::rates;

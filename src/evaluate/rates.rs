@@ -1,11 +1,12 @@
 //! Aggregate rates of a group of prediction results (one `Rates` per summary group).
 
-use crate::model::{PredictionResult, Rates};
+use crate::model::{ApplyMethod, PredictionResult, Rates};
 
 use crate::stats::{mean, wilson};
 
 /// The rates of a group of results, each a Wilson 95% interval over its denominator:
-/// resolution, abstention, correct abstention and localization over every row;
+/// resolution, abstention, correct abstention, localization (the study's golden files
+/// and the counted-hunk variant) and applying (strict and lenient) over every row;
 /// compilation over rows whose `compiled` is known; mean line F1 over rows with line
 /// scores; mean regression reduction (`failing_before − failing_after`) over rows with
 /// both counts. An empty group gives all `None`; so does a figure with no row to
@@ -30,6 +31,17 @@ pub fn rates(results: &[&PredictionResult]) -> Rates {
         abstention: Some(wilson(count(&|r| r.abstained), n)),
         correct_abstention: Some(wilson(count(&|r| r.abstention_correct), n)),
         localization: Some(wilson(count(&|r| r.localized), n)),
+        localization_counted: Some(wilson(count(&|r| r.localized_counted), n)),
+        applied_strict: Some(wilson(count(&|r| r.applied == ApplyMethod::Exact), n)),
+        applied_lenient: Some(wilson(
+            count(&|r| {
+                matches!(
+                    r.applied,
+                    ApplyMethod::Exact | ApplyMethod::ThreeWay | ApplyMethod::Fuzz
+                )
+            }),
+            n,
+        )),
         compilation: (!compiled.is_empty())
             .then(|| wilson(compiled.iter().filter(|c| **c).count(), compiled.len())),
         mean_line_f1: mean(&f1),
@@ -40,7 +52,7 @@ pub fn rates(results: &[&PredictionResult]) -> Rates {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ApplyMethod, Scores};
+    use crate::model::Scores;
 
     fn row(resolved: bool, abstained: bool, state: &str) -> PredictionResult {
         PredictionResult {
@@ -58,6 +70,7 @@ mod tests {
             abstained,
             abstention_correct: abstained == (state == "resolved"),
             localized: false,
+            localized_counted: false,
             hunks_touched: vec![],
             hunks_total: 2,
             line_scores: None,
@@ -78,6 +91,9 @@ mod tests {
             row(false, false, "partial"),
         ];
         rows[0].localized = true;
+        (rows[0].localized_counted, rows[2].localized_counted) = (true, true);
+        // Exact, exact, 3-way, failed: strict 2 of 4, lenient 3 of 4.
+        (rows[2].applied, rows[3].applied) = (ApplyMethod::ThreeWay, ApplyMethod::Failed);
         rows[0].compiled = Some(true);
         rows[3].compiled = Some(false);
         rows[0].line_scores = Some(Scores {
@@ -102,6 +118,9 @@ mod tests {
         // partial; row 2 abstained on novel.
         assert_eq!(kn(r.correct_abstention), Some((3, 4)));
         assert_eq!(kn(r.localization), Some((1, 4)));
+        assert_eq!(kn(r.localization_counted), Some((2, 4)));
+        assert_eq!(kn(r.applied_strict), Some((2, 4)));
+        assert_eq!(kn(r.applied_lenient), Some((3, 4)));
         assert_eq!(kn(r.compilation), Some((1, 2)));
         // (2/3 + 0) / 2 = 1/3.
         assert!((r.mean_line_f1.expect("some") - 1.0 / 3.0).abs() < 1e-12);

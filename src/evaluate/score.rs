@@ -384,6 +384,7 @@ fn score_one(
         abstained: false,
         abstention_correct: false,
         localized: false,
+        localized_counted: false,
         hunks_touched: Vec::new(),
         hunks_total: 0,
         line_scores: None,
@@ -466,6 +467,7 @@ fn score_one(
         _ => !r.abstained,
     };
     r.localized = metrics.localized;
+    r.localized_counted = metrics.localized_counted;
     r.hunks_touched = metrics.hunks_touched;
     r.line_scores = metrics.line_scores;
     if let Some(dir) = harness {
@@ -568,14 +570,32 @@ pub struct LocalizationResult {
     pub hunks_total: usize,
 }
 
+/// The localization task's figures over a dataset: the rows, the mean of per-instance F1
+/// (each instance weighs the same), and RepoFixEval's own, one pooled set of every
+/// instance's elements (each file or line weighs the same).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct LocalizationSummary {
+    /// One row per instance.
+    #[serde(skip)]
+    pub rows: Vec<LocalizationResult>,
+    /// Mean file-level F1 over instances with golden files (macro).
+    pub mean_files_f1: f64,
+    /// Mean line-level F1 over instances with golden lines (macro).
+    pub mean_lines_f1: f64,
+    /// File-level precision / recall / F1 of the pooled set (micro, RepoFixEval's).
+    pub pooled_files: Option<crate::model::Scores>,
+    /// Line-level precision / recall / F1 of the pooled set (micro, RepoFixEval's).
+    pub pooled_lines: Option<crate::model::Scores>,
+}
+
 /// Score localization predictions against a dataset's golden changed lines; instances
 /// without a prediction score zero recall (they count, as RepoFixEval does). Writes
-/// `localization.jsonl` and returns the rows with their means (files F1, lines F1).
+/// `localization.jsonl` and `localization-summary.json`, and returns both.
 pub fn evaluate_localizations(
     dataset: &Path,
     file: &Path,
     output: &Path,
-) -> Result<(Vec<LocalizationResult>, f64, f64), EvaluateError> {
+) -> Result<LocalizationSummary, EvaluateError> {
     let instances = dataset::read_instances(dataset)?;
     let predicted = super::read_localizations(file)?;
     let ids: HashSet<&str> = instances.iter().map(|i| i.instance_id.as_str()).collect();
@@ -592,6 +612,7 @@ pub fn evaluate_localizations(
         lines: Default::default(),
         row: 0,
     };
+    let (mut pooled_files, mut pooled_lines) = (Vec::new(), Vec::new());
     let rows: Vec<LocalizationResult> = instances
         .iter()
         .map(|inst| {
@@ -599,10 +620,15 @@ pub fn evaluate_localizations(
             let golden = crate::states::golden_patch(inst)
                 .map(|g| super::golden_hunks(&g, &inst.hunks))
                 .unwrap_or_default();
+            let golden_lines = super::golden_lines(&golden);
+            let golden_files: std::collections::BTreeSet<String> =
+                inst.files.iter().cloned().collect();
+            pooled_files.push(super::counts(&p.files, &golden_files));
+            pooled_lines.push(super::counts(&p.lines, &golden_lines));
             LocalizationResult {
                 instance_id: inst.instance_id.clone(),
                 files: super::file_scores(&p.files, &inst.files),
-                lines: super::scores(&p.lines, &super::golden_lines(&golden)),
+                lines: super::scores(&p.lines, &golden_lines),
                 hunks_touched: super::hunks_touched(&golden, &p.lines),
                 hunks_total: inst.stats.hunks,
             }
@@ -616,8 +642,18 @@ pub fn evaluate_localizations(
             v.iter().sum::<f64>() / v.len() as f64
         }
     };
-    let files_f1 = mean(&|r| r.files.map(|s| s.f1));
-    let lines_f1 = mean(&|r| r.lines.map(|s| s.f1));
-    dataset::write_atomic(&output.join("localization.jsonl"), &dataset::jsonl(&rows))?;
-    Ok((rows, files_f1, lines_f1))
+    let summary = LocalizationSummary {
+        mean_files_f1: mean(&|r| r.files.map(|s| s.f1)),
+        mean_lines_f1: mean(&|r| r.lines.map(|s| s.f1)),
+        pooled_files: super::pooled_scores(&pooled_files),
+        pooled_lines: super::pooled_scores(&pooled_lines),
+        rows,
+    };
+    dataset::write_atomic(
+        &output.join("localization.jsonl"),
+        &dataset::jsonl(&summary.rows),
+    )?;
+    let json = serde_json::to_string_pretty(&summary).unwrap_or_default() + "\n";
+    dataset::write_atomic(&output.join("localization-summary.json"), json.as_bytes())?;
+    Ok(summary)
 }

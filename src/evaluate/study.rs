@@ -178,6 +178,7 @@ mod tests {
             abstained: false,
             abstention_correct: true,
             localized: true,
+            localized_counted: true,
             hunks_touched: vec![],
             hunks_total: 2,
             line_scores: None,

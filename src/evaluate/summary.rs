@@ -204,9 +204,12 @@ pub fn table(s: &EvaluationSummary) -> String {
         "abstained",
         "correct abstention",
         "localized",
+        "localized (counted-hunk files)",
+        "git apply (strict)",
+        "applied (lenient)",
         "compiled",
     ])
-    .right(1..6);
+    .right(1..9);
     let mut row = |name: String, r: &Rates| {
         table.push([
             name,
@@ -214,6 +217,9 @@ pub fn table(s: &EvaluationSummary) -> String {
             pct(&r.abstention),
             pct(&r.correct_abstention),
             pct(&r.localization),
+            pct(&r.localization_counted),
+            pct(&r.applied_strict),
+            pct(&r.applied_lenient),
             pct(&r.compilation),
         ]);
     };

@@ -69,8 +69,14 @@ pub struct PredictionResult {
     pub abstained: bool,
     /// Whether abstaining was right: on Resolved it is, on Novel and Partial it is not.
     pub abstention_correct: bool,
-    /// Every golden file is among the files the patch changes.
+    /// Every golden file is among the files the patch changes: the agent study's
+    /// golden files, every code file of the developer's patch (created and deleted ones
+    /// included).
     pub localized: bool,
+    /// The named variant of `localized`: every file with a counted golden hunk is among
+    /// the files the patch changes (rows written before it read as false).
+    #[serde(default)]
+    pub localized_counted: bool,
     /// Patch indices of the golden hunks whose buggy lines the patch touches.
     pub hunks_touched: Vec<usize>,
     /// Counted golden hunks.
@@ -220,8 +226,19 @@ pub struct Rates {
     pub correct_abstention: Option<Rate>,
     /// Localization success (golden files ⊆ patched files).
     pub localization: Option<Rate>,
+    /// The named variant: files with a counted golden hunk ⊆ patched files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub localization_counted: Option<Rate>,
     /// Compilation success among patches whose suite ran.
     pub compilation: Option<Rate>,
+    /// RepoFixEval's `Apply`, strict: the patch applied as `git apply` takes it, every
+    /// context line matching, over every row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applied_strict: Option<Rate>,
+    /// The lenient rate hunkgen scores with: applied exactly, by a 3-way merge or with
+    /// fuzz, over every row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub applied_lenient: Option<Rate>,
     /// Mean line-level F1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_line_f1: Option<f64>,

@@ -664,6 +664,7 @@ mod tests {
             abstained: abs,
             abstention_correct: abs == (state == "resolved"),
             localized: false,
+            localized_counted: false,
             hunks_touched: vec![],
             hunks_total: 2,
             line_scores: None,

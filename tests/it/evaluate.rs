@@ -198,6 +198,41 @@ fn localization_predictions_are_scored_per_file_and_line() {
         wrap_row["hunks_touched"].as_array().expect("touched").len(),
         1
     );
+    // RepoFixEval pools every instance's elements into one set: the one predicted file is
+    // golden, of all the golden files of the dataset; one of the two predicted lines is.
+    let golden_files: usize = fs::read_to_string(demo().join("instances.jsonl"))
+        .expect("instances")
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).expect("instance")["files"]
+                .as_array()
+                .map_or(0, Vec::len)
+        })
+        .sum();
+    assert!(golden_files > 1, "{golden_files}");
+    let summary: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(dir.path().join("out/localization-summary.json")).expect("summary"),
+    )
+    .expect("json");
+    let files = &summary["pooled_files"];
+    assert_eq!(files["precision"], 1.0);
+    assert_eq!(files["recall"].as_f64(), Some(1.0 / golden_files as f64));
+    let lines = &summary["pooled_lines"];
+    assert_eq!(lines["precision"], 0.5);
+    // One hit among the golden lines of every instance: at least the Wrap instance's 2.
+    let recall = lines["recall"].as_f64().expect("recall");
+    let golden_lines = (1.0 / recall).round();
+    assert!(
+        golden_lines > 2.0 && (recall * golden_lines - 1.0).abs() < 1e-12,
+        "{recall}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "pooled, RepoFixEval's one set: files P 1.000 R {:.3}",
+            1.0 / golden_files as f64
+        )),
+        "{stdout}"
+    );
 }
 
 /// The three ways a predicted patch gets in, on a fixture history: exactly; by a 3-way

@@ -85,6 +85,7 @@ fn result(
         abstained,
         abstention_correct: abstained == (state == "resolved"),
         localized: resolved,
+        localized_counted: resolved,
         hunks_touched: Vec::new(),
         hunks_total: 2,
         line_scores: None,
