@@ -7,7 +7,7 @@ use crate::classify::Classifier;
 use crate::diff::Patch;
 use crate::model::{Card, Instance, Scores, StateKind};
 use crate::source::{Base, Candidate, Tree};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// What a patch did, before any test runs.
@@ -24,6 +24,9 @@ pub struct Metrics {
     pub hunks_touched: Vec<usize>,
     /// Line-level precision / recall / F1 against the golden changed lines.
     pub line_scores: Option<Scores>,
+    /// Function-level precision / recall / F1: the methods holding the lines the patch
+    /// touches against the golden hunks' `place.method_lines`.
+    pub function_scores: Option<Scores>,
 }
 
 /// The metrics of `patch`, made on the state `base + state_change` of `inst`. Line
@@ -54,7 +57,63 @@ pub fn of(
         localized_counted: super::localized(&inst.files, &patched),
         hunks_touched: super::hunks_touched(&golden, &touched),
         line_scores: super::scores(&touched, &super::golden_lines(&golden)),
+        function_scores: super::scores(
+            &functions_touched(c, state_change, &touched),
+            &golden_functions(inst),
+        ),
     }
+}
+
+/// A method identity in a file: its path and the (first, last) lines of the members it
+/// spans, as annotation gives a hunk's `place.method_lines`.
+type Function = (String, (u32, u32));
+
+/// The golden functions: the method identities of the counted hunks that have one.
+pub fn golden_functions(inst: &Instance) -> BTreeSet<Function> {
+    inst.hunks
+        .iter()
+        .filter(|h| h.counted)
+        .filter_map(|h| Some((h.file.clone(), h.place.as_ref()?.method_lines?)))
+        .collect()
+}
+
+/// The functions holding the buggy-side lines a patch touches: per file, the members of
+/// the buggy file overlapping each line (the rule annotation gives a hunk's method). Only
+/// on the buggy state: on another the lines are not the buggy file's, and nothing is
+/// scored.
+fn functions_touched(
+    c: &Candidate,
+    state_change: Option<&Patch>,
+    touched: &BTreeSet<super::Location>,
+) -> BTreeSet<Function> {
+    let mut out = BTreeSet::new();
+    if state_change.is_some() {
+        return out;
+    }
+    let mut by_file: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+    for (path, line) in touched {
+        by_file.entry(path.as_str()).or_default().push(*line);
+    }
+    for (path, lines) in by_file {
+        let Some(lang) = crate::syntax::Lang::from_path(path) else {
+            continue;
+        };
+        let Some(bytes) = buggy_file(c, path) else {
+            continue;
+        };
+        let shape = match lang {
+            crate::syntax::Lang::Java => crate::syntax::TreeShape::JavaParser,
+            _ => crate::syntax::TreeShape::Named,
+        };
+        let parsed = crate::syntax::parse_file(lang, &bytes, shape);
+        for l in lines {
+            let span = crate::diff::Span { start: l, end: l };
+            if let Some(m) = parsed.method_for(span) {
+                out.insert((path.to_string(), m));
+            }
+        }
+    }
+    out
 }
 
 /// A file of the state `base + state_change` the patch applies to (`None`: unreadable).

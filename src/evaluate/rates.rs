@@ -22,6 +22,10 @@ pub fn rates(results: &[&PredictionResult]) -> Rates {
         .iter()
         .filter_map(|r| r.line_scores.map(|s| s.f1))
         .collect();
+    let function_f1: Vec<f64> = results
+        .iter()
+        .filter_map(|r| r.function_scores.map(|s| s.f1))
+        .collect();
     let rr: Vec<f64> = results
         .iter()
         .filter_map(|r| Some(r.failing_before? as f64 - r.failing_after? as f64))
@@ -45,6 +49,7 @@ pub fn rates(results: &[&PredictionResult]) -> Rates {
         compilation: (!compiled.is_empty())
             .then(|| wilson(compiled.iter().filter(|c| **c).count(), compiled.len())),
         mean_line_f1: mean(&f1),
+        mean_function_f1: mean(&function_f1),
         mean_regression_reduction: mean(&rr),
     }
 }
@@ -74,6 +79,7 @@ mod tests {
             hunks_touched: vec![],
             hunks_total: 2,
             line_scores: None,
+            function_scores: None,
             failing_before: None,
             failing_after: None,
             infra: None,

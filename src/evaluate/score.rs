@@ -388,6 +388,7 @@ fn score_one(
         hunks_touched: Vec::new(),
         hunks_total: 0,
         line_scores: None,
+        function_scores: None,
         failing_before: None,
         failing_after: None,
         infra: None,
@@ -470,6 +471,7 @@ fn score_one(
     r.localized_counted = metrics.localized_counted;
     r.hunks_touched = metrics.hunks_touched;
     r.line_scores = metrics.line_scores;
+    r.function_scores = metrics.function_scores;
     if let Some(dir) = harness {
         if kind != default_state {
             // One harness run scores one state (it keys predictions by instance id).

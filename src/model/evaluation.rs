@@ -85,6 +85,11 @@ pub struct PredictionResult {
     /// golden changed lines (RepoFixEval); `None` when undefined.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_scores: Option<Scores>,
+    /// Function-level precision / recall / F1: the methods holding the lines the patch
+    /// touches (on the buggy state) against the golden hunks' methods
+    /// (`hunks[].place.method_lines`); `None` when undefined.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function_scores: Option<Scores>,
     /// Tests failing on the state (with the golden tests) before the patch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failing_before: Option<usize>,
@@ -242,6 +247,9 @@ pub struct Rates {
     /// Mean line-level F1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_line_f1: Option<f64>,
+    /// Mean function-level F1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_function_f1: Option<f64>,
     /// Mean regression reduction (failing before − failing after).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_regression_reduction: Option<f64>,

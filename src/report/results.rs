@@ -668,6 +668,7 @@ mod tests {
             hunks_touched: vec![],
             hunks_total: 2,
             line_scores: None,
+            function_scores: None,
             failing_before: None,
             failing_after: None,
             infra: None,

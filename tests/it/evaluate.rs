@@ -40,7 +40,35 @@ fn baselines_score_as_they_must() {
     let gold = evaluate(&["--baseline", "gold"], &dir.path().join("gold"));
     assert_eq!(rate(&gold["by_state"]["novel"]["resolution"]), (6, 6));
     assert_eq!(rate(&gold["overall"]["localization"]), (6, 6));
+    assert_eq!(rate(&gold["overall"]["localization_counted"]), (6, 6));
+    assert_eq!(rate(&gold["overall"]["applied_strict"]), (6, 6));
     assert_eq!(rate(&gold["overall"]["abstention"]), (0, 6));
+    // The golden patch touches exactly the methods annotation gave its counted hunks
+    // (`place.method_lines`): function-level F1 1 wherever an instance has one.
+    let with_methods: std::collections::BTreeSet<String> =
+        fs::read_to_string(demo().join("instances.jsonl"))
+            .expect("instances")
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("instance"))
+            .filter(|i| {
+                i["hunks"].as_array().is_some_and(|h| {
+                    h.iter()
+                        .any(|h| h["counted"] == true && h["place"]["method_lines"].is_array())
+                })
+            })
+            .map(|i| i["instance_id"].as_str().unwrap_or_default().to_string())
+            .collect();
+    assert!(!with_methods.is_empty());
+    let gold_rows = fs::read_to_string(dir.path().join("gold/results.jsonl")).expect("results");
+    for line in gold_rows.lines() {
+        let r: serde_json::Value = serde_json::from_str(line).expect("row");
+        let id = r["instance_id"].as_str().unwrap_or_default();
+        match with_methods.contains(id) {
+            true => assert_eq!(r["function_scores"]["f1"], 1.0, "{r}"),
+            false => assert!(r["function_scores"].is_null(), "{r}"),
+        }
+    }
+    assert_eq!(gold["overall"]["mean_function_f1"], 1.0);
 
     let empty = evaluate(&["--baseline", "empty"], &dir.path().join("empty"));
     for state in ["novel", "partial"] {

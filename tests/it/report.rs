@@ -89,6 +89,7 @@ fn result(
         hunks_touched: Vec::new(),
         hunks_total: 2,
         line_scores: None,
+        function_scores: None,
         failing_before: None,
         failing_after: None,
         infra: None,
