@@ -80,11 +80,21 @@ pub fn pooled_scores(parts: &[(usize, usize, usize)]) -> Option<Scores> {
     let (hit, p, g) = parts
         .iter()
         .fold((0, 0, 0), |(h, p, g), (a, b, c)| (h + a, p + b, g + c));
-    if g == 0 {
+    from_counts(hit, p, g)
+}
+
+/// Precision, recall and F1 of `hit` right among `predicted`, of `golden`; `None` when
+/// nothing is golden, 0 / 0 / 0 when nothing is predicted.
+fn from_counts(hit: usize, predicted: usize, golden: usize) -> Option<Scores> {
+    if golden == 0 {
         return None;
     }
-    let precision = if p == 0 { 0.0 } else { hit as f64 / p as f64 };
-    let recall = hit as f64 / g as f64;
+    let precision = if predicted == 0 {
+        0.0
+    } else {
+        hit as f64 / predicted as f64
+    };
+    let recall = hit as f64 / golden as f64;
     let f1 = if precision + recall == 0.0 {
         0.0
     } else {
@@ -232,26 +242,8 @@ pub fn hunks_touched(golden: &[GoldenHunk], touched: &BTreeSet<Location>) -> Vec
 /// Precision / recall / F1 of `predicted` against `golden` (module docs: `None` when
 /// `golden` is empty).
 pub fn scores<T: Ord>(predicted: &BTreeSet<T>, golden: &BTreeSet<T>) -> Option<Scores> {
-    if golden.is_empty() {
-        return None;
-    }
-    let hit = predicted.intersection(golden).count() as f64;
-    let precision = if predicted.is_empty() {
-        0.0
-    } else {
-        hit / predicted.len() as f64
-    };
-    let recall = hit / golden.len() as f64;
-    let f1 = if precision + recall == 0.0 {
-        0.0
-    } else {
-        2.0 * precision * recall / (precision + recall)
-    };
-    Some(Scores {
-        precision,
-        recall,
-        f1,
-    })
+    let (hit, p, g) = counts(predicted, golden);
+    from_counts(hit, p, g)
 }
 
 /// File-level scores of predicted files against the golden files.

@@ -136,6 +136,42 @@ pub(crate) fn proven_calc_test(out: &Path) -> Vec<Value> {
     kept
 }
 
+/// The calc pom as the child of `org.hunkgen.fixture:<artifact>:<version>`, its plugin
+/// versions from the parent alone (no `<build>`); `no_level` drops its own level too, so
+/// only the parent can name one.
+pub(crate) fn child_pom(artifact: &str, version: &str, no_level: bool) -> String {
+    let mut child = POM.replace(
+        "<groupId>org.acme</groupId>",
+        &format!(
+            "<parent>\n    <groupId>org.hunkgen.fixture</groupId>\n    \
+             <artifactId>{artifact}</artifactId>\n    <version>{version}</version>\n  \
+             </parent>\n  <groupId>org.acme</groupId>"
+        ),
+    );
+    if no_level {
+        child = child.replace(
+            "    <maven.compiler.release>8</maven.compiler.release>\n",
+            "",
+        );
+        assert!(!child.contains("maven.compiler"), "{child}");
+    }
+    let start = child.find("  <build>").expect("build");
+    let end = child.find("</build>\n").expect("build end") + "</build>\n".len();
+    format!("{}{}", &child[..start], &child[end..])
+}
+
+/// The calc history under `pom` built offline from the seed: the one instance's
+/// `validation.maven` record, once its fix is proven.
+pub(crate) fn proven_maven_record(pom: &str) -> Value {
+    let s = history_with(pom);
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &work.path().join("cache"), &seed());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    proven_calc_test(&out)[0]["validation"]["maven"].clone()
+}
+
 /// The resolve logs the environment cache holds (one per resolution).
 pub(crate) fn resolve_logs(cache: &Path) -> Vec<String> {
     fs::read_dir(cache.join("envs/logs"))
@@ -638,16 +674,7 @@ fn a_source_level_below_every_jdk_is_lifted_and_recorded() {
 #[test]
 fn an_unreachable_snapshot_parent_is_resolved_at_its_release_and_recorded() {
     let seed = seed();
-    let child = POM.replace(
-        "<groupId>org.acme</groupId>",
-        "<parent>\n    <groupId>org.hunkgen.fixture</groupId>\n    \
-             <artifactId>parent</artifactId>\n    <version>1.0-SNAPSHOT</version>\n  \
-             </parent>\n  <groupId>org.acme</groupId>",
-    );
-    // The plugin versions come from the parent alone.
-    let start = child.find("  <build>").expect("build");
-    let end = child.find("</build>\n").expect("build end") + "</build>\n".len();
-    let child = format!("{}{}", &child[..start], &child[end..]);
+    let child = child_pom("parent", "1.0-SNAPSHOT", false);
     let s = history_with(&child);
     let work = tempfile::tempdir().expect("tempdir");
     let recipe = recipe(work.path(), &s.dir);
@@ -880,30 +907,7 @@ fn an_abstract_test_class_is_run_through_its_concrete_subclass() {
 /// the fix is proven (Defects4J's Cli bugs inherit 1.3 from commons-parent this way).
 #[test]
 fn a_level_inherited_from_an_external_parent_is_lifted_when_javac_refuses_it() {
-    let seed = seed();
-    let child = POM
-        .replace(
-            "<groupId>org.acme</groupId>",
-            "<parent>\n    <groupId>org.hunkgen.fixture</groupId>\n    \
-             <artifactId>parent-old</artifactId>\n    <version>1.0</version>\n  \
-             </parent>\n  <groupId>org.acme</groupId>",
-        )
-        .replace(
-            "    <maven.compiler.release>8</maven.compiler.release>\n",
-            "",
-        );
-    let start = child.find("  <build>").expect("build");
-    let end = child.find("</build>\n").expect("build end") + "</build>\n".len();
-    let child = format!("{}{}", &child[..start], &child[end..]);
-    assert!(!child.contains("maven.compiler"), "{child}");
-    let s = history_with(&child);
-    let work = tempfile::tempdir().expect("tempdir");
-    let recipe = recipe(work.path(), &s.dir);
-    let out = work.path().join("out");
-    let o = build(&recipe, &out, &work.path().join("cache"), &seed);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let kept = proven_calc_test(&out);
-    let mvn = &kept[0]["validation"]["maven"];
+    let mvn = &proven_maven_record(&child_pom("parent-old", "1.0", true));
     assert_eq!(mvn["lifted_from"], 3, "{mvn}");
     assert_eq!(mvn["level"], 6, "{mvn}");
     assert!(

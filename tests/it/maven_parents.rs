@@ -4,7 +4,9 @@
 //! it holds, as a real repository's does; nothing here reaches the internet. Offline,
 //! from the seed: a parent that hands the compiler a level of its own property.
 
-use crate::maven_auto::{build, history_with, proven_calc_test, recipe, seed, POM};
+use crate::maven_auto::{
+    child_pom, history_with, proven_calc_test, proven_maven_record, recipe, seed,
+};
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -121,25 +123,11 @@ fn answer(stream: TcpStream, root: &Path, seen: &Mutex<Vec<(String, u16)>>) {
 #[test]
 fn a_parent_never_published_is_resolved_at_the_nearest_release_of_its_line() {
     let remote = Repository::serve(seed());
-    let with_parent = |version: &str| {
-        let child = POM.replace(
-            "<groupId>org.acme</groupId>",
-            &format!(
-                "<parent>\n    <groupId>org.hunkgen.fixture</groupId>\n    \
-                 <artifactId>parent</artifactId>\n    <version>{version}</version>\n  \
-                 </parent>\n  <groupId>org.acme</groupId>"
-            ),
-        );
-        // The plugin versions come from the parent alone.
-        let start = child.find("  <build>").expect("build");
-        let end = child.find("</build>\n").expect("build end") + "</build>\n".len();
-        format!("{}{}", &child[..start], &child[end..])
-    };
     let work = tempfile::tempdir().expect("tempdir");
     let no_seed = work.path().join("no-seed");
     fs::create_dir_all(&no_seed).expect("mkdir");
     let online = |name: &str, version: &str| {
-        let s = history_with(&with_parent(version));
+        let s = history_with(&child_pom("parent", version, false));
         let dir = work.path().join(name);
         fs::create_dir_all(&dir).expect("mkdir");
         let recipe = recipe(&dir, &s.dir);
@@ -203,30 +191,7 @@ fn a_parent_never_published_is_resolved_at_the_nearest_release_of_its_line() {
 /// sets too: the fix is proven and the record says so.
 #[test]
 fn a_lift_sets_the_level_properties_an_external_parent_names() {
-    let seed = seed();
-    let child = POM
-        .replace(
-            "<groupId>org.acme</groupId>",
-            "<parent>\n    <groupId>org.hunkgen.fixture</groupId>\n    \
-             <artifactId>parent-prop</artifactId>\n    <version>1.0</version>\n  \
-             </parent>\n  <groupId>org.acme</groupId>",
-        )
-        .replace(
-            "    <maven.compiler.release>8</maven.compiler.release>\n",
-            "",
-        );
-    let start = child.find("  <build>").expect("build");
-    let end = child.find("</build>\n").expect("build end") + "</build>\n".len();
-    let child = format!("{}{}", &child[..start], &child[end..]);
-    assert!(!child.contains("maven.compiler"), "{child}");
-    let s = history_with(&child);
-    let work = tempfile::tempdir().expect("tempdir");
-    let recipe = recipe(work.path(), &s.dir);
-    let out = work.path().join("out");
-    let o = build(&recipe, &out, &work.path().join("cache"), &seed);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let kept = proven_calc_test(&out);
-    let mvn = &kept[0]["validation"]["maven"];
+    let mvn = &proven_maven_record(&child_pom("parent-prop", "1.0", true));
     assert_eq!(
         (&mvn["lifted_from"], &mvn["level"]),
         (&5.into(), &6.into()),
