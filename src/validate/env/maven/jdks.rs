@@ -386,13 +386,18 @@ fn pick(qualifying: &[&Jdk], commit_time: i64, what: &str) -> Option<(Jdk, Strin
 }
 
 /// A Maven `toolchains.xml` offering every JDK found, so a build that asks the
-/// toolchains plugin for a JDK gets one of these and no other.
-pub fn toolchains_xml(found: &[Jdk]) -> String {
+/// toolchains plugin for a JDK gets one of these and no other. The JDK the build runs
+/// on comes first: a request it satisfies (`<jdkToolchain>[11,)`) takes the first match,
+/// and gets the JDK that profile activation (`<jdk>[17,)</jdk>`) also saw, not an older
+/// one that refuses what such a profile sets (gson's `testRelease` 17 under JDK 11).
+pub fn toolchains_xml(found: &[Jdk], runs_on: &Jdk) -> String {
     let mut out = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
          <toolchains xmlns=\"http://maven.apache.org/TOOLCHAINS/1.1.0\">\n",
     );
-    for j in found {
+    let first = found.iter().filter(|j| j.home == runs_on.home);
+    let rest = found.iter().filter(|j| j.home != runs_on.home);
+    for j in first.chain(rest) {
         out.push_str(&format!(
             "  <toolchain>\n    <type>jdk</type>\n    <provides>\n      <version>{}</version>\n    \
              </provides>\n    <configuration>\n      <jdkHome>{}</jdkHome>\n    \

@@ -266,27 +266,37 @@ fn release_dates_follow_the_table_and_the_cadence() {
 }
 
 #[test]
-fn toolchains_list_every_jdk_found() {
+fn toolchains_list_every_jdk_found_the_one_the_build_runs_on_first() {
     let mut odd = jdk(17);
     odd.home = PathBuf::from("/opt/a&b/jdk");
-    let xml = toolchains_xml(&[jdk(11), odd]);
-    let doc = roxmltree::Document::parse(&xml).expect("well-formed");
-    let entries: Vec<(String, String, String)> = doc
-        .descendants()
-        .filter(|n| n.tag_name().name() == "toolchain")
-        .map(|t| {
-            let text = |name: &str| {
-                t.descendants()
-                    .find(|n| n.tag_name().name() == name)
-                    .and_then(|n| n.text())
-                    .unwrap_or_default()
-                    .to_string()
-            };
-            (text("type"), text("version"), text("jdkHome"))
-        })
-        .collect();
+    let entries = |xml: &str| -> Vec<(String, String, String)> {
+        let doc = roxmltree::Document::parse(xml).expect("well-formed");
+        doc.descendants()
+            .filter(|n| n.tag_name().name() == "toolchain")
+            .map(|t| {
+                let text = |name: &str| {
+                    t.descendants()
+                        .find(|n| n.tag_name().name() == name)
+                        .and_then(|n| n.text())
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                (text("type"), text("version"), text("jdkHome"))
+            })
+            .collect()
+    };
+    // Running on 17: a request for [11,) takes the first match, 17.
     assert_eq!(
-        entries,
+        entries(&toolchains_xml(&[jdk(11), odd.clone(), jdk(25)], &odd)),
+        [
+            ("jdk".into(), "17".into(), "/opt/a&b/jdk".into()),
+            ("jdk".into(), "11".into(), "/opt/jdk-11".into()),
+            ("jdk".into(), "25".into(), "/opt/jdk-25".into()),
+        ]
+    );
+    let xml = toolchains_xml(&[jdk(11), odd], &jdk(11));
+    assert_eq!(
+        entries(&xml),
         [
             ("jdk".into(), "11".into(), "/opt/jdk-11".into()),
             ("jdk".into(), "17".into(), "/opt/a&b/jdk".into()),

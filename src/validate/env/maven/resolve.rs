@@ -475,7 +475,7 @@ impl EnvCache {
         let level = level_flags(choice).join(" ");
         let files = [
             ("settings.xml", settings_xml(&dist::central())),
-            ("toolchains.xml", toolchains_xml(found)),
+            ("toolchains.xml", toolchains_xml(found, &choice.jdk)),
             ("java_home", format!("{home}\n")),
             (
                 ARGS_FILE,
