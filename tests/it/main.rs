@@ -39,6 +39,7 @@ mod jira;
 mod judge;
 mod loopback;
 mod maven_auto;
+mod maven_layout;
 mod maven_parents;
 mod mcp;
 mod python_auto;

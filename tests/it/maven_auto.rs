@@ -33,7 +33,7 @@ pub(crate) const POM: &str = include_str!("../fixtures/maven/calc/pom.xml");
 
 /// `Calc.java` with two methods far apart (two hunks when both change); `fixed` makes
 /// both right.
-fn calc(fixed: bool) -> String {
+pub(crate) fn calc(fixed: bool) -> String {
     let (lo, hi) = if fixed {
         ("a + b", "a * b")
     } else {
@@ -46,11 +46,12 @@ fn calc(fixed: bool) -> String {
     )
 }
 
-const OLD_TEST: &str = "package org.acme;\n\nimport static org.junit.Assert.assertEquals;\n\n\
+pub(crate) const OLD_TEST: &str =
+    "package org.acme;\n\nimport static org.junit.Assert.assertEquals;\n\n\
 import org.junit.Test;\n\npublic class ZeroTest {\n    @Test\n    public void zero() {\n        \
 assertEquals(0, Calc.add(0, 0));\n    }\n}\n";
 
-const NEW_TEST: &str = "package org.acme;\n\nimport static org.junit.Assert.assertEquals;\n\n\
+pub(crate) const NEW_TEST: &str = "package org.acme;\n\nimport static org.junit.Assert.assertEquals;\n\n\
 import org.junit.Test;\n\npublic class CalcTest {\n    @Test\n    public void addsAndMultiplies() {\n        \
 assertEquals(5, Calc.add(2, 3));\n        assertEquals(6, Calc.mul(2, 3));\n    }\n}\n";
 

@@ -53,8 +53,22 @@ pub struct JavaLevel {
     pub origin: String,
 }
 
+impl MavenDeclared {
+    /// The reactor root's directory, repository-relative: empty for the top of the tree.
+    pub fn root_dir(&self) -> &str {
+        super::pom::dir_of(&self.root)
+    }
+}
+
 /// What the tree of `rev` in `repo` declares, read from git objects (no checkout).
 pub fn declared_at(repo: &Path, rev: &str) -> Result<MavenDeclared, String> {
+    declared_for(repo, rev, &[])
+}
+
+/// [`declared_at`] for a change to `changed` (repository paths): when the tree has no
+/// pom at its top, the reactor root is the pom of the shallowest directory above every
+/// changed file ([`project_dir`]).
+pub fn declared_for(repo: &Path, rev: &str, changed: &[&str]) -> Result<MavenDeclared, String> {
     let paths = crate::git::tree_paths(repo, rev).map_err(|e| e.to_string())?;
     let read = |p: &str| -> Option<String> {
         crate::git::read_blob(repo, rev, p, &[])
@@ -62,7 +76,35 @@ pub fn declared_at(repo: &Path, rev: &str) -> Result<MavenDeclared, String> {
             .map(|b| String::from_utf8_lossy(&b).into_owned())
     };
     let commit_time = crate::git::commit_time(repo, rev).map_err(|e| e.to_string())?;
-    declare(&read, &paths, commit_time).map_err(|e| format!("{rev}: {e}"))
+    let dir = project_dir(&paths, changed).map_err(|e| format!("{rev}: {e}"))?;
+    declare_in(&read, &paths, commit_time, &dir).map_err(|e| format!("{rev}: {e}"))
+}
+
+/// Where a change's reactor starts: the top of the tree when it holds a `pom.xml`, else
+/// the shallowest directory with a `pom.xml` above every changed file (a repository of
+/// several projects side by side, as gson's was until 2015: `gson/pom.xml` beside
+/// `proto/` and `wsclient/`).
+pub fn project_dir(paths: &[String], changed: &[&str]) -> Result<String, String> {
+    if paths.iter().any(|p| p == "pom.xml") {
+        return Ok(String::new());
+    }
+    let none = "not a Maven tree: no pom.xml at the top of the tree";
+    if changed.is_empty() {
+        return Err(none.into());
+    }
+    let mut dirs: Vec<&str> = paths
+        .iter()
+        .filter_map(|p| p.strip_suffix("/pom.xml"))
+        .filter(|d| {
+            changed
+                .iter()
+                .all(|c| c.strip_prefix(d).is_some_and(|r| r.starts_with('/')))
+        })
+        .collect();
+    dirs.sort_by_key(|d| (d.matches('/').count(), d.len()));
+    dirs.first()
+        .map(|d| d.to_string())
+        .ok_or_else(|| format!("{none}, nor in a directory above every changed file"))
 }
 
 /// What a tree declares, given its files (`files` reads one by repository path) and
@@ -72,9 +114,29 @@ pub fn declare(
     paths: &[String],
     commit_time: i64,
 ) -> Result<MavenDeclared, String> {
+    declare_in(files, paths, commit_time, "")
+}
+
+/// [`declare`] with the reactor root in `dir` (repository-relative; empty for the top).
+fn declare_in(
+    files: &dyn Fn(&str) -> Option<String>,
+    paths: &[String],
+    commit_time: i64,
+    dir: &str,
+) -> Result<MavenDeclared, String> {
+    let under = |p: &str| match dir.is_empty() {
+        true => p.to_string(),
+        false => format!("{dir}/{p}"),
+    };
+    let root_pom = under("pom.xml");
+    let mvn_dir = under(".mvn/");
     const ROOT: &str = "pom.xml";
-    if !paths.iter().any(|p| p == ROOT) {
-        return Err("not a Maven tree: no pom.xml at the top of the tree".into());
+    let root = root_pom.as_str();
+    if !paths.iter().any(|p| p == root) {
+        return Err(match dir.is_empty() {
+            true => "not a Maven tree: no pom.xml at the top of the tree".into(),
+            false => format!("not a Maven tree: no {root}"),
+        });
     }
     let mut reactor = Reactor {
         files,
@@ -83,7 +145,7 @@ pub fn declare(
     // Modules in the order Maven lists them: depth first, each after its aggregator.
     let mut order: Vec<String> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
-    let mut stack = vec![ROOT.to_string()];
+    let mut stack = vec![root.to_string()];
     while let Some(path) = stack.pop() {
         if !seen.insert(path.clone()) {
             continue;
@@ -118,18 +180,18 @@ pub fn declare(
     }
     let mut build_files: Vec<String> = paths
         .iter()
-        .filter(|p| *p == ROOT || p.ends_with("/pom.xml") || p.starts_with(".mvn/"))
+        .filter(|p| *p == ROOT || p.ends_with("/pom.xml") || p.starts_with(&mvn_dir))
         .cloned()
         .chain(order.iter().cloned())
         .collect();
     build_files.sort();
     build_files.dedup();
     Ok(MavenDeclared {
-        root: ROOT.into(),
+        root: root.into(),
         modules,
         java_level,
         enforcer_java,
-        wrapper_maven: files(".mvn/wrapper/maven-wrapper.properties")
+        wrapper_maven: files(&under(".mvn/wrapper/maven-wrapper.properties"))
             .as_deref()
             .and_then(wrapper_version),
         build_files,

@@ -420,3 +420,83 @@ fn commons_older_level_property_is_a_level() {
     assert_eq!(l.level, 4);
     assert_eq!(l.origin, "property maven.compile.source");
 }
+
+/// A pom at the top wins; without one, the shallowest pom above every changed file is
+/// the reactor; a change no single pom is above, or no change at all, is no Maven tree.
+#[test]
+fn project_dir_is_the_shallowest_pom_above_the_change() {
+    let paths: Vec<String> = [
+        "README",
+        "gson/pom.xml",
+        "gson/src/main/java/A.java",
+        "gson/sub/pom.xml",
+        "gson/sub/src/main/java/B.java",
+        "proto/pom.xml",
+        "proto/src/C.java",
+    ]
+    .iter()
+    .map(|p| p.to_string())
+    .collect();
+    assert_eq!(
+        project_dir(&paths, &["gson/src/main/java/A.java"]),
+        Ok("gson".into())
+    );
+    // The nested module is under gson's reactor: the shallowest pom above it is gson's.
+    assert_eq!(
+        project_dir(&paths, &["gson/sub/src/main/java/B.java"]),
+        Ok("gson".into())
+    );
+    assert_eq!(
+        project_dir(&paths, &["proto/src/C.java"]),
+        Ok("proto".into())
+    );
+    // `gsonx/` is not under `gson/`.
+    assert!(project_dir(&paths, &["gsonx/A.java"]).is_err());
+    let both = project_dir(&paths, &["gson/src/main/java/A.java", "proto/src/C.java"]);
+    assert!(both
+        .expect_err("two projects")
+        .contains("above every changed file"));
+    assert!(project_dir(&paths, &[]).is_err());
+    let mut top = paths.clone();
+    top.push("pom.xml".into());
+    assert_eq!(project_dir(&top, &["proto/src/C.java"]), Ok(String::new()));
+}
+
+/// A reactor declared below the top: its root, modules and test roots are repository
+/// paths, and its wrapper is the one beside its pom.
+#[test]
+fn a_reactor_below_the_top_reads_its_own_directory() {
+    let root = format!(
+        r#"<project {NS}>
+  <artifactId>gson</artifactId>
+  <properties><maven.compiler.source>1.6</maven.compiler.source></properties>
+</project>"#
+    );
+    let files: HashMap<String, String> = [
+        ("gson/pom.xml", root.as_str()),
+        (
+            "gson/.mvn/wrapper/maven-wrapper.properties",
+            "distributionUrl=https://repo.maven.apache.org/maven2/org/apache/maven/apache-maven/3.6.3/apache-maven-3.6.3-bin.zip\n",
+        ),
+        ("proto/pom.xml", "<project/>"),
+    ]
+    .iter()
+    .map(|(p, t)| (p.to_string(), t.to_string()))
+    .collect();
+    let mut paths: Vec<String> = files.keys().cloned().collect();
+    paths.sort();
+    let read = move |p: &str| files.get(p).cloned();
+    let d = declare_in(&read, &paths, 1_500_000_000, "gson").expect("declares");
+    assert_eq!(d.root, "gson/pom.xml");
+    assert_eq!(d.root_dir(), "gson");
+    assert_eq!(dirs(&d), ["gson"]);
+    assert_eq!(module(&d, "gson").test_source_roots, ["gson/src/test/java"]);
+    assert_eq!(d.wrapper_maven.as_deref(), Some("3.6.3"));
+    assert_eq!(d.java_level.map(|l| l.level), Some(6));
+    let e = declare_in(&read_none, &paths, 0, "wsclient").expect_err("no pom there");
+    assert_eq!(e, "not a Maven tree: no wsclient/pom.xml");
+}
+
+fn read_none(_: &str) -> Option<String> {
+    None
+}

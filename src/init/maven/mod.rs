@@ -7,4 +7,6 @@
 pub mod declare;
 mod pom;
 
-pub use declare::{declare, declared_at, JavaLevel, MavenDeclared, MavenModule};
+pub use declare::{
+    declare, declared_at, declared_for, project_dir, JavaLevel, MavenDeclared, MavenModule,
+};

@@ -1,5 +1,5 @@
 //! `env: maven: auto` as a [`Kind`]: per instance, the base commit's poms are read
-//! ([`super::declared_at`]), a JDK chosen ([`super::choose`]), and a local Maven
+//! ([`super::declared_for`]), a JDK chosen ([`super::choose`]), and a local Maven
 //! repository resolved once per key (build files, JDK, Maven) by one real test run —
 //! the only step with network (docs/design/maven-offline.md §1; resolve.rs), into the
 //! repository all keys of the clone, JDK and Maven share (pool.rs). Runs are `mvn -o`
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::super::kind::{InstanceEnv, InstanceTree, Kind, Selected};
 use super::super::{prepend_paths, sh_quote, BuiltEnv, EnvCache, EnvError};
-use super::{abstracts, declared_at, JdkChoice, MavenDeclared};
+use super::{abstracts, declared_for, JdkChoice, MavenDeclared};
 use crate::validate::parse::MARK;
 use crate::validate::runner::{Command, Runner};
 
@@ -113,7 +113,7 @@ impl Kind for MavenAutoSpec {
     /// its class, or when that class is abstract (surefire runs none) its concrete
     /// subclasses in the tree; without readable poms, as [`Kind::select`].
     fn select_at(&self, rels: &[&str], repo: &Path, rev: &str) -> Vec<Selected> {
-        let Ok(d) = declared_at(repo, rev) else {
+        let Ok(d) = declared_for(repo, rev, rels) else {
             return rels.iter().map(|rel| self.select(rel)).collect();
         };
         let roots: Vec<String> = d
@@ -314,6 +314,10 @@ pub fn level_flags(choice: &JdkChoice) -> Vec<String> {
 /// a compiler `<source>`/`<target>` below 6 in its working copy's poms.
 pub(super) const LIFT_FILE: &str = "lift";
 
+/// The file in an environment naming the directory its reactor root is in, when that is
+/// not the top of the tree (`gson`); the run starts Maven there.
+pub(super) const ROOT_FILE: &str = "reactor-root";
+
 /// The run's rewrite of levels below 6 written literally in the poms (a compiler
 /// plugin's `<source>1.5</source>`, which no `-D` overrides) to the lifted level; the
 /// same as [`super::repair::lift_pom`], in the shell.
@@ -449,10 +453,13 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
             )),
         ),
     };
-    let reports = sh_quote(report_dir);
+    // The suite's report directory is the working copy's, wherever the reactor starts.
+    let reports = format!("\"$top\"/{}", sh_quote(report_dir));
     let lift = LIFT_SED.replace("LEVEL", "'\"$lift\"'");
     format!(
-        "find . -type d -path '*/target/surefire-reports' -prune -exec rm -rf {{}} +\n\
+        "top=$(pwd)\n\
+         if [ -s \"$HUNKGEN_ENV_DIR/{ROOT_FILE}\" ]; then cd \"$(cat \"$HUNKGEN_ENV_DIR/{ROOT_FILE}\")\" || exit 1; fi\n\
+         find . -type d -path '*/target/surefire-reports' -prune -exec rm -rf {{}} +\n\
          if [ -s \"$HUNKGEN_ENV_DIR/{LIFT_FILE}\" ]; then lift=$(cat \"$HUNKGEN_ENV_DIR/{LIFT_FILE}\"); \
          find . -name pom.xml -type f -exec sed -i -E '{lift}' {{}} +; fi\n\
          {modules}\

@@ -31,7 +31,9 @@ pub mod pool;
 pub mod repair;
 mod resolve;
 
-pub use crate::init::maven::{declare, declared_at, JavaLevel, MavenDeclared, MavenModule};
+pub use crate::init::maven::{
+    declare, declared_at, declared_for, JavaLevel, MavenDeclared, MavenModule,
+};
 pub use jdks::{
     accepts, choose, discover, discover_in, satisfies_range, toolchains_xml, Jdk, JdkChoice, NoJdk,
 };

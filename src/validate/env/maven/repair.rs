@@ -165,18 +165,13 @@ pub fn missing_poms(log: &str) -> Vec<Missing> {
 /// The snapshot poms Maven's log says it could not have (a parent, an imported BOM),
 /// online or offline, in the order it names them.
 pub fn unreachable_snapshots(log: &str) -> Vec<Snapshot> {
-    snapshots_of(&missing_poms(log))
-}
-
-/// The snapshots among poms Maven could not have ([`missing_poms`]).
-fn snapshots_of(missing: &[Missing]) -> Vec<Snapshot> {
-    missing
-        .iter()
+    missing_poms(log)
+        .into_iter()
         .filter(|m| m.version.ends_with("-SNAPSHOT"))
         .map(|m| Snapshot {
-            group: m.group.clone(),
-            artifact: m.artifact.clone(),
-            snapshot: m.version.clone(),
+            group: m.group,
+            artifact: m.artifact,
+            snapshot: m.version,
         })
         .filter(|s| !s.release().is_empty())
         .collect()
@@ -606,15 +601,16 @@ impl EnvCache {
             let https = (!https.is_empty()
                 && !repairs.iter().any(|r| matches!(r, Repair::Https(_))))
             .then_some(Repair::Https(https));
-            let missing = missing_poms(&text);
-            let snapshots = snapshots_of(&missing).into_iter().map(Repair::Snapshot);
+            let snapshots = unreachable_snapshots(&text)
+                .into_iter()
+                .map(Repair::Snapshot);
             // A parent or BOM the remote answered it does not have, at a version that is
             // no snapshot (or a snapshot's release, already tried): the nearest release
             // of its line, from the remote's own list. Online only: offline Maven asked
             // nobody, so nothing is known to be missing.
             let unpublished: Vec<Repair> = match a.online {
                 false => Vec::new(),
-                true => missing
+                true => missing_poms(&text)
                     .iter()
                     .filter(|m| m.absent && !m.version.ends_with("-SNAPSHOT"))
                     .filter_map(|m| {

@@ -18,13 +18,13 @@ use super::super::{
 use super::dist;
 use super::kind::{
     changes_build, dropping, level_flags, lift_level, maven_err, mvn_args, resolve_classes,
-    settings_xml, surefire_paths, MavenAutoSpec, ARGS_FILE, LIFT_FILE, MAVEN_HOME_FILE, SEED_VAR,
-    TEST_FLAGS, UNRESOLVED,
+    settings_xml, surefire_paths, MavenAutoSpec, ARGS_FILE, LIFT_FILE, MAVEN_HOME_FILE, ROOT_FILE,
+    SEED_VAR, TEST_FLAGS, UNRESOLVED,
 };
 use super::learned;
 use super::pool::Pool;
 use super::repair::{self, Attempt, Repair};
-use super::{choose, declared_at, discover, toolchains_xml, JdkChoice, MavenDeclared};
+use super::{choose, declared_for, discover, toolchains_xml, JdkChoice, MavenDeclared};
 use crate::validate::runner::Runner;
 
 /// The file in an environment listing its build-file repairs, one per line.
@@ -130,7 +130,13 @@ impl EnvCache {
                 "runs from the reactor's root pom: give the suite no workdir",
             ));
         }
-        let d = declared_at(tree.repo_path, tree.rev).map_err(|why| maven_err(repo, why))?;
+        let changed: Vec<&str> = tree
+            .changes
+            .iter()
+            .flat_map(|p| p.files.iter().map(|f| f.path()))
+            .collect();
+        let d =
+            declared_for(tree.repo_path, tree.rev, &changed).map_err(|why| maven_err(repo, why))?;
         let found = discover();
         let choice = choose(
             d.java_level.as_ref().map(|l| l.level),
@@ -179,6 +185,11 @@ impl EnvCache {
                     h.update(b"\0");
                     h.update(p.as_bytes());
                 }
+            }
+            if !d.root_dir().is_empty() {
+                // A reactor below the top of the tree (several projects side by side).
+                h.update(b"\0root\0");
+                h.update(d.root_dir().as_bytes());
             }
             if changes_build(tree.changes) {
                 // The changed tree's build files follow from the base's and the changes.
@@ -483,6 +494,7 @@ impl EnvCache {
             ),
             (LIFT_FILE, lift_level(choice).unwrap_or_default()),
             (RESOLVED_WITH, with.clone()),
+            (ROOT_FILE, d.root_dir().to_string()),
         ];
         let maven_home = maven
             .home
@@ -550,7 +562,11 @@ impl EnvCache {
                         TEST_FLAGS.join(" ")
                     );
                     format!(
-                        "(cd {t} && {}cat .hunkgen-dropped 2>/dev/null; exit $rc)",
+                        "(cd {} && {}cat .hunkgen-dropped 2>/dev/null; exit $rc)",
+                        match d.root_dir() {
+                            "" => t.to_string(),
+                            dir => format!("{t}/{}", sh_quote(dir)),
+                        },
                         dropping(&mvn, RESOLVE_LOG, &[])
                     )
                 })
