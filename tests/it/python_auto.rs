@@ -415,3 +415,38 @@ fn a_test_only_library_is_taken_as_of_an_old_commit_whose_interpreter_is_newer()
         "{py}"
     );
 }
+
+#[test]
+fn a_direct_reference_that_cannot_be_fetched_is_taken_from_the_index() {
+    // 2020: the test requirements name mock by a git address (as jsonschema's 2018
+    // tree names betterpath) that cannot be fetched (no network here, and a closed port
+    // besides); the suite imports it, so it cannot be dropped. The ladder takes mock
+    // from the index, pinned to the date like the rest, and records why.
+    let mut s = one_fix(&setup_py(">=3.6"), "", -26170);
+    s.write("conftest.py", "import mock  # the suite needs it\n");
+    s.write(
+        "test-requirements.txt",
+        "git+https://127.0.0.1:9/testing-cabal/mock#egg=mock\n",
+    );
+    commit_at(&mut s, -26168, "Take mock from its repository");
+    s.write("oldlib/core.py", &core(3));
+    s.write("tests/test_core.py", &test_file(3));
+    commit_at(&mut s, -26167, "Fix low and high returning two");
+    let work = tempfile::tempdir().expect("tempdir");
+    let (kept, rejected, _) = init_and_build(&s.dir, work.path());
+    assert_eq!(kept.len(), 2, "kept {kept:?}\nrejected {rejected:?}");
+    let from_git = kept
+        .iter()
+        .map(|r| &r["validation"]["python"])
+        .find(|py| py["tried"].is_array())
+        .unwrap_or_else(|| panic!("a row whose ladder tried something: {kept:?}"));
+    assert_eq!(from_git["step"], "pinned", "{from_git}");
+    assert_eq!(
+        from_git["tried"],
+        serde_json::json!([
+            "pinned failed fetching git+https://127.0.0.1:9/testing-cabal/mock#egg=mock: \
+             mock from the index instead"
+        ]),
+        "{from_git}"
+    );
+}
