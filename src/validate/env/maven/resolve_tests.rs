@@ -22,3 +22,33 @@ fn a_parent_no_repository_serves_is_unresolvable_and_a_compile_error_is_not() {
     .expect("write");
     assert!(!unresolved_in(&log));
 }
+
+/// Run by `/bin/sh` in a tree, the clean removes the root's and a module's `target/`
+/// and keeps a directory named `target` that is no module's output (no pom beside it).
+#[test]
+fn a_resolve_attempt_starts_without_earlier_build_output() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    for f in [
+        "pom.xml",
+        "target/classes/A.class",
+        "core/pom.xml",
+        "core/target/classes/B.class",
+        "core/src/main/java/org/target/C.java",
+    ] {
+        let p = d.join(f);
+        fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        fs::write(&p, "x").expect("write");
+    }
+    let o = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(format!("{CLEAN_TARGETS}echo done"))
+        .current_dir(d)
+        .output()
+        .expect("sh");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "done\n", "{o:?}");
+    assert!(!d.join("target").exists());
+    assert!(!d.join("core/target").exists());
+    assert!(d.join("core/src/main/java/org/target/C.java").exists());
+    assert!(d.join("core/pom.xml").exists());
+}
