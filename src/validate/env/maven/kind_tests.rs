@@ -32,7 +32,16 @@ fn test_sources_under_src_test_java_are_their_classes() {
 #[test]
 fn the_run_script_cleans_runs_offline_and_copies_the_reports() {
     let s = run_script(".hunkgen-reports", &["a.BTest".into(), "c.DTest".into()]);
-    let lines: Vec<&str> = s.lines().collect();
+    let all: Vec<&str> = s.lines().collect();
+    // The working copy's top is remembered, and Maven starts where the reactor root is
+    // when the environment names a directory below the top.
+    assert_eq!(all[0], "top=$(pwd)");
+    assert!(
+        all[1].starts_with("if [ -s \"$HUNKGEN_ENV_DIR/reactor-root\" ]; then cd "),
+        "{}",
+        all[1]
+    );
+    let lines = &all[2..];
     // Stale reports of an earlier run go first (§5).
     assert!(lines[0].contains("'*/target/surefire-reports'") && lines[0].contains("rm -rf"));
     // A lifted environment's level goes over the poms' literal levels below 6.
@@ -74,7 +83,8 @@ fn the_run_script_cleans_runs_offline_and_copies_the_reports() {
     );
     assert_eq!(lines[at + 3], "rc=$(cat .hunkgen-mvn.log.rc)");
     assert!(s.contains("'*/target/surefire-reports/TEST-*.xml'"), "{s}");
-    assert!(s.contains("cp {} '.hunkgen-reports'/"), "{s}");
+    // Into the working copy's report directory, wherever Maven started.
+    assert!(s.contains("cp {} \"$top\"/'.hunkgen-reports'/"), "{s}");
     assert!(s.ends_with("exit $rc\n"), "{s}");
     // No class: the whole suite (a suite with `scope: full`).
     assert!(!run_script("r", &[]).contains("-Dtest"));
