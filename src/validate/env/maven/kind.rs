@@ -353,6 +353,9 @@ pub const UNRESOLVED: &[&str] = &[
     // `org.apache.commons:commons:1`, which Central never had).
     "Non-resolvable parent POM",
     "Non-resolvable import POM",
+    // A plugin's own dependency no repository serves (gson 2026: proguard-maven-plugin
+    // needs com.guardsquare:proguard-core:9.3.0, which this machine's Central lacks).
+    "or one of its dependencies could not be resolved",
 ];
 
 /// The line the run adds after such an error, so the run's log ends saying so.

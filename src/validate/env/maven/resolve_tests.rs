@@ -52,3 +52,14 @@ fn a_resolve_attempt_starts_without_earlier_build_output() {
     assert!(d.join("core/src/main/java/org/target/C.java").exists());
     assert!(d.join("core/pom.xml").exists());
 }
+
+/// A plugin whose own dependency is served nowhere is a dependency no repository
+/// serves, not an unnamed environment failure.
+#[test]
+fn a_plugin_dependency_served_nowhere_is_unresolvable() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("resolve.log");
+    // Maven 3.8's words for gson's 2026 pom (hunkgen's zero-config run).
+    fs::write(&log, "[ERROR] Failed to execute goal com.github.wvengen:proguard-maven-plugin:2.7.0:proguard (obfuscate-test-class) on project gson: Execution obfuscate-test-class of goal com.github.wvengen:proguard-maven-plugin:2.7.0:proguard failed: Plugin com.github.wvengen:proguard-maven-plugin:2.7.0 or one of its dependencies could not be resolved: com.guardsquare:proguard-core:jar:9.3.0 was not found in https://repo.maven.apache.org/maven2 during a previous attempt. -> [Help 1]\n").expect("write");
+    assert!(unresolved_in(&log));
+}
