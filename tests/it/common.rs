@@ -245,3 +245,13 @@ pub fn build_validated(recipe: &Path, out: &Path, cache: &Path) -> std::process:
         .output()
         .expect("builds")
 }
+
+/// The rows of a JSON Lines file of a build (`instances.jsonl`, `rejected.jsonl`); none
+/// when it is absent.
+pub fn jsonl(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect()
+}

@@ -2,10 +2,8 @@
 //! top, as gson's was until 2015 (`gson/pom.xml` beside `proto/` and `wsclient/`): the
 //! reactor of a fix is the shallowest directory with a pom above every file it changes.
 
-use crate::common::Script;
+use crate::common::{jsonl, Script};
 use crate::maven_auto::{build, calc, recipe, seed, NEW_TEST, OLD_TEST, POM};
-use serde_json::Value;
-use std::fs;
 
 /// The calc project in `lib/`, a second project without a build beside it: the fix in
 /// `lib/` is proven from `lib/pom.xml` (its module `lib`) and its reports are found in
@@ -27,13 +25,7 @@ fn a_project_below_the_top_of_the_tree_is_built_from_its_own_pom() {
     let out = work.path().join("out");
     let o = build(&recipe, &out, &work.path().join("cache"), &seed());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let rows = |f: &str| -> Vec<Value> {
-        fs::read_to_string(out.join(f))
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("json"))
-            .collect()
-    };
+    let rows = |f: &str| jsonl(&out.join(f));
     let kept = rows("instances.jsonl");
     assert_eq!(
         kept.len(),

@@ -6,7 +6,7 @@
 //! edit is `network_for_setup: false`, so everything comes from the uv cache `make deps`
 //! seeded for these dates.
 
-use crate::common::{build_validated, hunkgen, Script};
+use crate::common::{build_validated, hunkgen, jsonl, Script};
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
@@ -119,13 +119,7 @@ fn init_and_build(repo: &Path, work: &Path) -> (Vec<Value>, Vec<Value>, String) 
     let out = work.join("out");
     let o = build_validated(&recipe, &out, &work.join("cache"));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let rows = |f: &str| -> Vec<Value> {
-        fs::read_to_string(out.join(f))
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("json"))
-            .collect()
-    };
+    let rows = |f: &str| jsonl(&out.join(f));
     (rows("instances.jsonl"), rows("rejected.jsonl"), stdout)
 }
 
