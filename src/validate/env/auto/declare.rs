@@ -443,7 +443,8 @@ pub(super) fn project_name(
 
 /// The version files a build writes from the history, relative to the project root:
 /// setuptools_scm's `write_to`/`version_file` (pyproject or setup.py's
-/// `use_scm_version`) and hatch-vcs's `version-file`.
+/// `use_scm_version`), hatch-vcs's `version-file` and vcversioner's
+/// `version_module_paths`.
 pub(super) fn version_files(
     pyproject: Option<&toml::Table>,
     setup_py: Option<&str>,
@@ -469,8 +470,19 @@ pub(super) fn version_files(
             .and_then(|v| v.as_str());
         out.extend(vcs.map(str::to_string));
     }
+    // vcversioner's `version_module_paths` (jsonschema until 2019: `__init__` imports
+    // `jsonschema._version`, which only the build writes).
+    static VCVERSIONER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"["']?version_module_paths["']?\s*[:=]\s*[\[(]([^\])]*)[\])]"#)
+            .expect("fixed regex")
+    });
+    static QUOTED: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r#"["']([^"']+)["']"#).expect("fixed regex"));
     if let Some(text) = setup_py {
         out.extend(WRITE_TO.captures_iter(text).map(|c| c[1].to_string()));
+        for list in VCVERSIONER.captures_iter(text) {
+            out.extend(QUOTED.captures_iter(&list[1]).map(|c| c[1].to_string()));
+        }
     }
     out.sort();
     out.dedup();

@@ -267,6 +267,14 @@ mod tests {
             version_files(None, Some(setup_py)),
             vec!["src/humanize/_v.py"]
         );
+        // jsonschema, 2018: vcversioner writes jsonschema/_version.py, which __init__
+        // imports.
+        let setup_py = "setup(\n    name=\"jsonschema\",\n    setup_requires=[\"vcversioner>=2.16.0.0\"],\n    \
+                        vcversioner={\"version_module_paths\": [\"jsonschema/_version.py\"]},\n)\n";
+        assert_eq!(
+            version_files(None, Some(setup_py)),
+            vec!["jsonschema/_version.py"]
+        );
         let cfg = "[metadata]\nversion = 1\nname = my.pkg\n[options]\nname = no\n";
         assert_eq!(
             project_name(None, Some(cfg), None).as_deref(),
