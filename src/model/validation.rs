@@ -160,6 +160,10 @@ pub struct PythonRecord {
     /// The rungs that failed before this one (`pinned failed on zope-interface`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tried: Vec<String>,
+    /// Requirements the instance's changes add to the build files, installed with the
+    /// base's (a fix that starts using a library).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub added_by_changes: Vec<String>,
 }
 
 /// A count per tree.

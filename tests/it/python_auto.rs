@@ -444,3 +444,36 @@ fn a_direct_reference_that_cannot_be_fetched_is_taken_from_the_index() {
         "{from_git}"
     );
 }
+
+#[test]
+fn a_requirement_the_fix_adds_is_installed_for_both_sides() {
+    // 2020: the fix starts using mock and declares it in setup.py in the same commit
+    // (as jsonschema's 2020 fix declared fqdn). The base declares no mock, so an
+    // environment of the base alone cannot run the fixed side; the requirement the
+    // changes add is installed too, and recorded.
+    let mut s = Script::new();
+    s.write("setup.py", &setup_py(">=3.6"));
+    s.write("oldlib/__init__.py", "");
+    s.write("oldlib/core.py", &core(1));
+    s.write("tests/test_core.py", &test_file(1));
+    commit_at(&mut s, -26170, "Initial import");
+    s.write(
+        "setup.py",
+        &setup_py(">=3.6").replace(
+            "tests_require=[\"pytest\"],",
+            "tests_require=[\"pytest\"],\n    install_requires=[\"mock\"],",
+        ),
+    );
+    s.write("oldlib/core.py", &format!("import mock\n{}", core(2)));
+    s.write("tests/test_core.py", &test_file(2));
+    commit_at(&mut s, -26169, "Fix low and high returning one");
+    let work = tempfile::tempdir().expect("tempdir");
+    let (kept, rejected, _) = init_and_build(&s.dir, work.path());
+    assert_eq!(kept.len(), 1, "kept {kept:?}\nrejected {rejected:?}");
+    let py = &kept[0]["validation"]["python"];
+    assert_eq!(py["added_by_changes"], serde_json::json!(["mock"]), "{py}");
+    assert_eq!(
+        kept[0]["FAIL_TO_PASS"],
+        serde_json::json!(["tests/test_core.py::test_sum_2"])
+    );
+}

@@ -39,6 +39,103 @@ pub struct Declared {
     /// (computed extras, dynamic dependencies); `None` where the build files are static.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend: Option<Backend>,
+    /// Requirements the instance's changes add to the build files, also in
+    /// `requirements` ([`added_by_changes`]): the fixed side runs in the same environment.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub added_by_changes: Vec<String>,
+}
+
+/// Whether the declare phase reads this file (relative to the suite's workdir): the
+/// build files and requirement files a change may add a dependency to.
+fn declares_requirements(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    matches!(
+        name,
+        "setup.py" | "setup.cfg" | "pyproject.toml" | "tox.ini"
+    ) || (name.ends_with(".txt") && rel.contains("requirements"))
+}
+
+/// Requirements the tree of `rev` declares once `changes` are applied, under names the
+/// base (`base`) does not declare and not only for development: a fix that starts using
+/// a library (jsonschema's 2020 `fqdn` in `setup.cfg`) runs its fixed side in the same
+/// environment as its base. Empty when no change touches a file the declare phase
+/// reads, so other instances keep their keys.
+pub fn added_by_changes(
+    repo: &std::path::Path,
+    rev: &str,
+    workdir: &str,
+    changes: &[&crate::diff::Patch],
+    base: &Declared,
+) -> Vec<String> {
+    let prefix = match workdir.trim_matches('/') {
+        "" | "." => String::new(),
+        w => format!("{w}/"),
+    };
+    let touched: Vec<&crate::diff::FilePatch> = changes
+        .iter()
+        .flat_map(|p| p.files.iter())
+        .filter(|f| {
+            f.path()
+                .strip_prefix(&prefix)
+                .is_some_and(declares_requirements)
+        })
+        .collect();
+    if touched.is_empty() {
+        return Vec::new();
+    }
+    let Ok(all) = crate::git::tree_paths(repo, rev) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<String> = all;
+    for f in &touched {
+        match f.change {
+            crate::diff::FileChange::Deleted => paths.retain(|p| p != f.path()),
+            _ if !paths.iter().any(|p| p == f.path()) => paths.push(f.path().to_string()),
+            _ => {}
+        }
+    }
+    let paths: Vec<String> = paths
+        .iter()
+        .filter_map(|p| p.strip_prefix(&prefix).map(str::to_string))
+        .collect();
+    let read = |p: &str| -> Option<String> {
+        let full = format!("{prefix}{p}");
+        let base_text = crate::git::read_blob(repo, rev, &full, &[]).ok();
+        let mut text = base_text.clone();
+        for f in touched.iter().filter(|f| f.path() == full) {
+            if f.change == crate::diff::FileChange::Deleted {
+                return None;
+            }
+            let from = text.clone().unwrap_or_default();
+            text = Some(crate::diff::apply_file(f, &from).ok()?);
+        }
+        text.map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    let after = crate::init::python_project(&paths, &read);
+    let known: std::collections::HashSet<String> = base
+        .requirements
+        .iter()
+        .map(|r| normalize(requirement_name(r.trim())))
+        .collect();
+    let optional: std::collections::HashSet<String> = after
+        .optional
+        .iter()
+        .map(|r| normalize(requirement_name(r.trim())))
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    for r in after.requirements {
+        let name = normalize(requirement_name(r.trim()));
+        let local = r.trim().starts_with('.') || r.trim().starts_with('/') || r.contains("file:");
+        if !name.is_empty()
+            && !local
+            && !known.contains(&name)
+            && !optional.contains(&name)
+            && !out.iter().any(|o| normalize(requirement_name(o)) == name)
+        {
+            out.push(r);
+        }
+    }
+    out
 }
 
 /// Where the resolve step finds a project's build, and what it asks it for.
@@ -385,6 +482,7 @@ pub fn declared_at(
         droppable,
         test_libraries: project.test_libraries.clone(),
         backend,
+        added_by_changes: Vec::new(),
     })
 }
 

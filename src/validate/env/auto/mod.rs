@@ -78,6 +78,15 @@ impl Kind for AutoSpec {
             })
             .and_then(|mut d| {
                 imports::keep_added_imports(&mut d.droppable, tree.changes);
+                let added = declare::added_by_changes(
+                    tree.repo_path,
+                    tree.rev,
+                    tree.workdir,
+                    tree.changes,
+                    &d,
+                );
+                d.requirements.extend(added.iter().cloned());
+                d.added_by_changes = added;
                 cache.ensure_auto(runner, repo, &d)
             })
             .map(|a| InstanceEnv {
@@ -349,6 +358,7 @@ mod tests {
                 metadata: None,
                 build_constraints: Vec::new(),
                 tried: Vec::new(),
+                added_by_changes: Vec::new(),
             },
             pythonpath: pythonpath.map(str::to_string),
             pytest: pytest.map(str::to_string),

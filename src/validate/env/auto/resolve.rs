@@ -445,6 +445,7 @@ impl EnvCache {
                         metadata: metadata.clone(),
                         build_constraints: constraints.clone(),
                         tried: tried.clone(),
+                        added_by_changes: d.added_by_changes.clone(),
                     };
                     break Ok((record, requirements, env));
                 }
