@@ -323,6 +323,14 @@ pub(super) const ROOT_FILE: &str = "reactor-root";
 /// same as [`super::repair::lift_pom`], in the shell.
 const LIFT_SED: &str = r"s#<(source|target)>(1\.)?[1-5]</(source|target)>#<\1>LEVEL</\3>#g";
 
+/// The run's removal of error-prone from the compiler plugin (`<compilerId>
+/// javac-with-errorprone</compilerId>`: a static analysis that runs inside javac, no
+/// test; its bundled javac of 2015-2019 refuses the class files of any JDK after 8,
+/// which javapoet's poms met with "class file has wrong version 61.0, should be 53.0");
+/// the same as [`super::repair::without_errorprone`], in the shell.
+pub(super) const NO_ERRORPRONE_SED: &str =
+    r"s#<compilerId>[[:space:]]*javac-with-errorprone[[:space:]]*</compilerId>##g";
+
 /// The run's `sed` expression for level `to`, for the test that holds it to
 /// [`super::repair::lift_pom`].
 #[cfg(test)]
@@ -465,6 +473,7 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
          find . -type d -path '*/target/surefire-reports' -prune -exec rm -rf {{}} +\n\
          if [ -s \"$HUNKGEN_ENV_DIR/{LIFT_FILE}\" ]; then lift=$(cat \"$HUNKGEN_ENV_DIR/{LIFT_FILE}\"); \
          find . -name pom.xml -type f -exec sed -i -E '{lift}' {{}} +; fi\n\
+         find . -name pom.xml -type f -exec grep -q javac-with-errorprone {{}} ';' -exec sed -i -E '{NO_ERRORPRONE_SED}' {{}} ';'\n\
          {modules}\
          {mvn}\
          if [ $rc -ne 0 ] && [ -n \"$pl\" ] && grep -q {not_in_reactor} {LOG}; then\n\

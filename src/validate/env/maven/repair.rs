@@ -516,14 +516,37 @@ pub fn lift_pom(text: &str, to: &str) -> String {
 
 /// [`lift_pom`] over every pom of the resolve run's exported `tree`.
 pub fn lift_tree(tree: &Path, poms: &[String], to: &str) -> std::io::Result<()> {
+    rewrite_poms(tree, poms, |text| lift_pom(text, to))
+}
+
+/// A pom without error-prone as the compiler plugin's compiler (a check, not a test:
+/// see [`super::kind::NO_ERRORPRONE_SED`], its twin in the run script).
+pub fn without_errorprone(text: &str) -> String {
+    static RE: std::sync::OnceLock<Option<Regex>> = std::sync::OnceLock::new();
+    match RE
+        .get_or_init(|| Regex::new(r"<compilerId>\s*javac-with-errorprone\s*</compilerId>").ok())
+        .as_ref()
+    {
+        Some(re) => re.replace_all(text, "").into_owned(),
+        None => text.to_string(),
+    }
+}
+
+/// `rewrite` over every pom of the resolve run's exported `tree`; a pom it leaves
+/// unchanged is not written.
+pub fn rewrite_poms(
+    tree: &Path,
+    poms: &[String],
+    rewrite: impl Fn(&str) -> String,
+) -> std::io::Result<()> {
     for rel in poms.iter().filter(|p| p.ends_with("pom.xml")) {
         let path = tree.join(rel);
         let Ok(text) = fs::read_to_string(&path) else {
             continue;
         };
-        let lifted = lift_pom(&text, to);
-        if lifted != text {
-            fs::write(&path, lifted)?;
+        let new = rewrite(&text);
+        if new != text {
+            fs::write(&path, new)?;
         }
     }
     Ok(())

@@ -310,3 +310,25 @@ fn the_lift_moves_only_literal_levels_below_six_and_the_sed_agrees() {
     assert!(ok.success());
     assert_eq!(fs::read_to_string(&f).expect("read"), lifted);
 }
+
+/// error-prone's compiler goes from the compiler plugin's configuration, the rest of the
+/// pom stays; the run script's `sed` does the same.
+#[test]
+fn errorprone_is_taken_out_of_the_compiler_plugin_in_rust_and_in_the_shell() {
+    let pom = "<configuration>\n  <compilerId>javac-with-errorprone</compilerId>\n  \
+               <forceJavacCompilerUse>true</forceJavacCompilerUse>\n  <source>1.8</source>\n\
+               </configuration>\n<compilerId>eclipse</compilerId>\n";
+    let want = "<configuration>\n  \n  <forceJavacCompilerUse>true</forceJavacCompilerUse>\n  \
+                <source>1.8</source>\n</configuration>\n<compilerId>eclipse</compilerId>\n";
+    assert_eq!(without_errorprone(pom), want);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = dir.path().join("pom.xml");
+    fs::write(&f, pom).expect("pom");
+    let ok = std::process::Command::new("sed")
+        .args(["-i", "-E", super::super::kind::NO_ERRORPRONE_SED])
+        .arg(&f)
+        .status()
+        .expect("sed runs");
+    assert!(ok.success());
+    assert_eq!(fs::read_to_string(&f).expect("read"), want);
+}

@@ -534,11 +534,13 @@ impl EnvCache {
             }
             trees.push("after");
         }
-        if let Some(to) = lift_level(choice) {
-            for t in &trees {
-                let dir = tmp.join(t);
+        for t in &trees {
+            let dir = tmp.join(t);
+            if let Some(to) = lift_level(choice) {
                 repair::lift_tree(&dir, &d.build_files, &to).map_err(write_err(&dir))?;
             }
+            repair::rewrite_poms(&dir, &d.build_files, repair::without_errorprone)
+                .map_err(write_err(&dir))?;
         }
         let mvn = |offline: bool| {
             // The temporary directory's paths: the environment is renamed only after.
