@@ -121,6 +121,15 @@ fn unresolved_in(log: &Path) -> bool {
         .any(|l| l.contains("ERROR]") && UNRESOLVED.iter().any(|p| l.contains(p)))
 }
 
+/// Whether a resolve log says a dependency is the JDK's own `lib/tools.jar`
+/// (`com.sun:tools` at `${java.home}/../lib/tools.jar`, through compile-testing's
+/// poms of 2015-2017 in javapoet): no JDK after 8 has that file.
+fn needs_tools_jar(log: &str) -> bool {
+    log.lines().any(|l| {
+        l.contains("ERROR]") && l.contains("com.sun:tools:jar") && l.contains("lib/tools.jar")
+    })
+}
+
 impl EnvCache {
     /// The environment `maven: auto` infers for an instance's base tree: the JDK chosen
     /// from its poms, and a local repository keyed by the build files' contents, the
@@ -690,6 +699,17 @@ impl EnvCache {
                         format!("{}:{}:pom:{} ({how})", m.group, m.artifact, m.version)
                     })
                     .collect();
+                if needs_tools_jar(&text) && found.iter().all(|j| j.feature > 8) {
+                    let have: Vec<String> = found.iter().map(|j| j.feature.to_string()).collect();
+                    return Err(EnvError::UnsupportedJdk {
+                        repo: repo.to_string(),
+                        why: format!(
+                            "a dependency is the JDK's own lib/tools.jar (com.sun:tools, system \
+                             scope), which only JDK 8 and older have; JDKs found: {}",
+                            have.join(", ")
+                        ),
+                    });
+                }
                 let named = match missing.is_empty() {
                     true => String::new(),
                     false => format!("could not have {}; ", missing.join(", ")),

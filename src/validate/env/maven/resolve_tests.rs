@@ -63,3 +63,11 @@ fn a_plugin_dependency_served_nowhere_is_unresolvable() {
     fs::write(&log, "[ERROR] Failed to execute goal com.github.wvengen:proguard-maven-plugin:2.7.0:proguard (obfuscate-test-class) on project gson: Execution obfuscate-test-class of goal com.github.wvengen:proguard-maven-plugin:2.7.0:proguard failed: Plugin com.github.wvengen:proguard-maven-plugin:2.7.0 or one of its dependencies could not be resolved: com.guardsquare:proguard-core:jar:9.3.0 was not found in https://repo.maven.apache.org/maven2 during a previous attempt. -> [Help 1]\n").expect("write");
     assert!(unresolved_in(&log));
 }
+
+/// Maven's words when a dependency is JDK 8's `tools.jar` (javapoet 2016 under JDK
+/// 11), and an unrelated missing artifact.
+#[test]
+fn a_dependency_on_the_jdks_tools_jar_is_read_from_the_log() {
+    assert!(needs_tools_jar("[ERROR] Failed to execute goal on project javapoet: Could not resolve dependencies for project com.squareup:javapoet:jar:1.8.0-SNAPSHOT: Could not find artifact com.sun:tools:jar:11.0.24 at specified path /usr/lib/jvm/java-11-openjdk-amd64/../lib/tools.jar -> [Help 1]"));
+    assert!(!needs_tools_jar("[ERROR] Failed to execute goal on project javapoet: Could not resolve dependencies for project com.squareup:javapoet:jar:1.7.0-SNAPSHOT: Could not find artifact com.google.testing.compile:compile-testing:jar:1.0 in central"));
+}
