@@ -32,11 +32,13 @@
 //! ladder and builds the venv (the only part that may use the network).
 
 mod declare;
+mod direct;
 pub(crate) use declare::tag_version;
 mod imports;
 mod resolve;
 
 pub use declare::*;
+pub use direct::direct_reference_name;
 pub use resolve::*;
 
 use std::path::{Path, PathBuf};
