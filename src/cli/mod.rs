@@ -173,7 +173,11 @@ pub enum Command {
     /// hunks, patch and links to its test logs. With --results (results.jsonl of
     /// `hunkgen evaluate`, or a directory holding it and summary.json): resolution by
     /// proximity class and divergence quartile, abstention by state and, for several
-    /// systems, which solved which tasks. Results of another dataset are refused. The
+    /// systems, which solved which tasks; with rows on the Novel state, the agent
+    /// study's outcome-conditioned tables (divergence of fixed vs unfixed bugs with the
+    /// rank-sum test and Cliff's δ, the bugs no system fixed, solver sets by class),
+    /// also written beside the page as outcomes.json and outcomes.md. Results of
+    /// another dataset are refused. The
     /// page fetches nothing (inline CSS and SVG); it is written atomically and its path
     /// printed.
     #[command(

@@ -72,15 +72,21 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
             s.name
         );
     }
+    let beside = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
     // FixedBench's table, machine-readable and as markdown, beside the page.
     if let Some(t) = page.results.as_ref().and_then(|r| r.fixedbench.as_ref()) {
-        let dir = out
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(std::path::Path::new("."));
         let json = serde_json::to_string_pretty(t)? + "\n";
-        dataset::write_atomic(&dir.join("fixedbench.json"), json.as_bytes())?;
-        dataset::write_atomic(&dir.join("fixedbench.md"), t.to_markdown().as_bytes())?;
+        dataset::write_atomic(&beside.join("fixedbench.json"), json.as_bytes())?;
+        dataset::write_atomic(&beside.join("fixedbench.md"), t.to_markdown().as_bytes())?;
+    }
+    // The outcome-conditioned breakdowns (the agent study's Tables 3 and 4), likewise.
+    if let Some(t) = page.results.as_ref().and_then(|r| r.outcomes.as_ref()) {
+        let json = serde_json::to_string_pretty(t)? + "\n";
+        dataset::write_atomic(&beside.join("outcomes.json"), json.as_bytes())?;
+        dataset::write_atomic(&beside.join("outcomes.md"), t.to_markdown().as_bytes())?;
     }
     dataset::write_atomic(&out, report::html::render(&page).as_bytes())?;
     writeln!(std::io::stdout().lock(), "{}", out.display())?;

@@ -14,25 +14,22 @@
 //! Every rate is over all the system's bugs (the study's denominators: 155/372 =
 //! 41.67%), and the table states it.
 
-use crate::model::{ApplyMethod, PredictionResult, RegressionStats, StudyMetrics};
+use crate::model::{PredictionResult, RegressionStats, StudyMetrics};
 use crate::stats::wilson;
 
 /// Whether a row's patch counts as non-empty and valid: it changed something and applied.
 fn non_empty(r: &PredictionResult) -> bool {
-    !matches!(r.applied, ApplyMethod::Empty | ApplyMethod::Failed)
+    r.study_non_empty()
 }
 
 /// The study's compilation: non-empty and compiled.
 pub fn compiles(r: &PredictionResult) -> bool {
-    non_empty(r) && r.compiled == Some(true)
+    r.study_compiles()
 }
 
 /// The study's regression reduction of a row, when it is defined.
 pub fn regression_reduction(r: &PredictionResult) -> Option<i64> {
-    if !compiles(r) {
-        return None;
-    }
-    Some(r.failing_before? as i64 - r.failing_after? as i64)
+    r.regression_reduction()
 }
 
 /// The Table 2 row of a system's rows (its predictions on the buggy version); `None`
@@ -161,6 +158,7 @@ pub fn table2(systems: &[(String, StudyMetrics)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::ApplyMethod;
 
     fn row(applied: ApplyMethod, compiled: Option<bool>, resolved: bool) -> PredictionResult {
         PredictionResult {

@@ -107,6 +107,28 @@ pub struct PredictionResult {
     pub defects4j: Option<D4jResult>,
 }
 
+impl PredictionResult {
+    /// The agent study's non-empty and valid patch: it changed something and applied.
+    pub fn study_non_empty(&self) -> bool {
+        !matches!(self.applied, ApplyMethod::Empty | ApplyMethod::Failed)
+    }
+
+    /// The agent study's compilation: non-empty and compiled.
+    pub fn study_compiles(&self) -> bool {
+        self.study_non_empty() && self.compiled == Some(true)
+    }
+
+    /// The agent study's regression reduction (failing tests before − after), defined
+    /// only for a compiled patch whose failing counts are known; here so that `evaluate`
+    /// and `report` share one definition.
+    pub fn regression_reduction(&self) -> Option<i64> {
+        if !self.study_compiles() {
+            return None;
+        }
+        Some(self.failing_before? as i64 - self.failing_after? as i64)
+    }
+}
+
 /// A prediction under Defects4J: `defects4j compile`, the trigger tests in their own
 /// runs, then the whole suite, on a fresh copy of the buggy checkout with the patch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

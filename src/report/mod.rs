@@ -6,6 +6,7 @@ pub mod d4j;
 pub mod effort;
 pub mod html;
 pub mod judgements;
+pub mod outcomes;
 pub mod page;
 pub mod results;
 pub mod tables;

@@ -400,6 +400,9 @@ fn report_renders_in_a_browser_without_errors_requests_or_blank_page() {
         "Resolution by divergence quartile",
         "Abstention by state",
         "Which systems solved which tasks",
+        "Divergence of fixed and unfixed bugs",
+        "Bugs no system fixed",
+        "Exact solver sets by proximity class",
         ">alpha<",
         ">beta<",
         "href=\"../logs/",
@@ -422,6 +425,100 @@ fn report_renders_in_a_browser_without_errors_requests_or_blank_page() {
         "{}: {problems:?} (screenshot: {})",
         page.display(),
         shot.display()
+    );
+}
+
+/// The outcome-conditioned tables (`outcomes.json` beside the page) of the two scripted
+/// systems, against what their rows say by construction: alpha fixed the bugs at even
+/// positions, beta those at positions divisible by 3, so nobody fixed positions 1 and 5.
+#[test]
+fn report_writes_the_outcome_conditioned_tables_beside_the_page() {
+    let ds = dataset();
+    let work = tempfile::tempdir().expect("tempdir");
+    let [a, b] = two_systems(work.path(), ds);
+    let page = work.path().join("page/index.html");
+    hunkgen()
+        .arg("report")
+        .arg(ds)
+        .args([
+            "--results".as_ref(),
+            a.as_os_str(),
+            "--results".as_ref(),
+            b.as_os_str(),
+        ])
+        .arg("-o")
+        .arg(&page)
+        .assert()
+        .success();
+    let json: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(work.path().join("page/outcomes.json")).expect("outcomes.json"),
+    )
+    .expect("json");
+    let instances = hunkgen::dataset::read_instances(ds).expect("instances");
+    let div = |k: usize| instances[k].divergence.as_ref().and_then(|d| d.value);
+    let sorted = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let values = |v: &serde_json::Value| -> Vec<f64> {
+        sorted(
+            v.as_array()
+                .expect("values")
+                .iter()
+                .map(|x| x.as_f64().expect("number"))
+                .collect(),
+        )
+    };
+    for (s, fixed_at) in [(0, 2usize), (1, 3usize)] {
+        let split = &json["divergence"][s];
+        let fixed = sorted(
+            (0..instances.len())
+                .filter(|k| k % fixed_at == 0)
+                .filter_map(div)
+                .collect(),
+        );
+        let unfixed = sorted(
+            (0..instances.len())
+                .filter(|k| k % fixed_at != 0)
+                .filter_map(div)
+                .collect(),
+        );
+        assert_eq!(values(&split["values"][0]), fixed, "{split}");
+        assert_eq!(values(&split["values"][1]), unfixed, "{split}");
+        assert_eq!(split["fixed"]["n"], fixed.len());
+        let mean = fixed.iter().sum::<f64>() / fixed.len() as f64;
+        let got = split["fixed"]["mean"].as_f64().expect("mean");
+        assert!((got - mean).abs() < 1e-12, "{got} {mean}");
+    }
+    let nobody: Vec<&str> = json["unfixed"]["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| r["instance_id"].as_str().expect("id"))
+        .collect();
+    let mut expected: Vec<&str> = (0..instances.len())
+        .filter(|k| k % 2 != 0 && k % 3 != 0)
+        .map(|k| instances[k].instance_id.as_str())
+        .collect();
+    expected.sort();
+    assert_eq!(nobody, expected);
+    assert_eq!(json["unfixed"]["bugs"], instances.len());
+    // The solver sets by class add up to every task (Novel and Partial of each instance).
+    let tasks: u64 = json["sets_by_class"]
+        .as_array()
+        .expect("sets")
+        .iter()
+        .map(|c| c["tasks"].as_u64().expect("tasks"))
+        .sum();
+    assert_eq!(tasks as usize, 2 * instances.len());
+    let md = std::fs::read_to_string(work.path().join("page/outcomes.md")).expect("outcomes.md");
+    assert!(
+        md.contains(&format!(
+            "## Bugs no system fixed ({} of {})",
+            expected.len(),
+            instances.len()
+        )),
+        "{md}"
     );
 }
 

@@ -158,9 +158,183 @@ pub fn histogram(h: &Histogram, width: f64, height: f64, colour: &str) -> String
     s
 }
 
+/// One violin: a sample's density, drawn on a row of its own.
+#[derive(Debug, Clone)]
+pub struct Violin {
+    /// Label left of the row.
+    pub label: String,
+    /// Fill colour.
+    pub colour: &'static str,
+    /// The sample.
+    pub values: Vec<f64>,
+}
+
+/// Points at which a violin's outline is evaluated.
+const VIOLIN_STEPS: usize = 48;
+
+/// The Gaussian kernel density of `values` at `x` with bandwidth `h` (Scott's rule,
+/// `h = σ·n^(−1/5)`, as `scipy.stats.gaussian_kde` takes it by default).
+fn density(values: &[f64], h: f64, x: f64) -> f64 {
+    let n = values.len() as f64;
+    values
+        .iter()
+        .map(|v| (-0.5 * ((x - v) / h).powi(2)).exp())
+        .sum::<f64>()
+        / (n * h * (2.0 * std::f64::consts::PI).sqrt())
+}
+
+/// Horizontal violins on one shared value axis: each sample's kernel density mirrored
+/// about its row, its median as a tick and every value as a dot. A sample of fewer than
+/// two distinct values has no density and shows its dots only.
+pub fn violins(title: &str, rows: &[Violin]) -> String {
+    let (label_w, plot_w, text_w, row_h) = (190.0, 360.0, 110.0, 46.0);
+    let all: Vec<f64> = rows.iter().flat_map(|r| r.values.iter().copied()).collect();
+    let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi) = if !lo.is_finite() {
+        (0.0, 1.0)
+    } else if hi > lo {
+        (lo, hi)
+    } else {
+        (lo - 0.5, hi + 0.5)
+    };
+    let xs = |v: f64| label_w + (v - lo) / (hi - lo) * plot_w;
+    let height = rows.len() as f64 * row_h + 24.0;
+    let width = label_w + plot_w + text_w;
+    let mut s = format!(
+        r#"<svg class="chart" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" aria-label="{}">"#,
+        esc(title)
+    );
+    for (k, r) in rows.iter().enumerate() {
+        let mid = 4.0 + k as f64 * row_h + row_h / 2.0;
+        let _ = write!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end" class="lbl">{}</text>"#,
+            label_w - 8.0,
+            mid + 4.0,
+            esc(&r.label)
+        );
+        let n = r.values.len();
+        let sd = if n >= 2 {
+            let m = r.values.iter().sum::<f64>() / n as f64;
+            (r.values.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (n - 1) as f64).sqrt()
+        } else {
+            0.0
+        };
+        if sd > 0.0 {
+            let h = sd * (n as f64).powf(-0.2);
+            let (a, b) = (lo, hi);
+            let pts: Vec<(f64, f64)> = (0..=VIOLIN_STEPS)
+                .map(|i| {
+                    let x = a + (b - a) * i as f64 / VIOLIN_STEPS as f64;
+                    (x, density(&r.values, h, x))
+                })
+                .collect();
+            let peak = pts.iter().map(|p| p.1).fold(0.0, f64::max);
+            if peak > 0.0 {
+                let half = row_h / 2.0 - 4.0;
+                let mut d = String::new();
+                for (i, (x, y)) in pts.iter().enumerate() {
+                    let _ = write!(
+                        d,
+                        "{}{:.1} {:.1}",
+                        if i == 0 { "M" } else { "L" },
+                        xs(*x),
+                        mid - y / peak * half
+                    );
+                }
+                for (x, y) in pts.iter().rev() {
+                    let _ = write!(d, "L{:.1} {:.1}", xs(*x), mid + y / peak * half);
+                }
+                let _ = write!(
+                    s,
+                    r#"<path d="{d}Z" fill="{}" fill-opacity="0.45" stroke="{}"/>"#,
+                    r.colour, r.colour
+                );
+            }
+        }
+        for v in &r.values {
+            let _ = write!(
+                s,
+                r#"<circle cx="{:.1}" cy="{mid:.1}" r="2" fill="{}"><title>{}: {v}</title></circle>"#,
+                xs(*v),
+                r.colour,
+                esc(&r.label)
+            );
+        }
+        let text = if n == 0 {
+            "n = 0".to_string()
+        } else {
+            let median = crate::stats::summary(&r.values)[1];
+            let x = xs(median);
+            let _ = write!(
+                s,
+                r##"<path d="M{x:.1} {:.1}V{:.1}" stroke="#222" stroke-width="2"><title>median {median}</title></path>"##,
+                mid - 8.0,
+                mid + 8.0
+            );
+            format!("n = {n}, median {median:.3}")
+        };
+        let _ = write!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" class="val">{}</text>"#,
+            label_w + plot_w + 6.0,
+            mid + 4.0,
+            esc(&text)
+        );
+    }
+    let base = height - 18.0;
+    let _ = write!(
+        s,
+        r##"<line x1="{label_w}" y1="{base}" x2="{:.1}" y2="{base}" stroke="#666"/><text x="{label_w}" y="{:.1}" class="tick">{lo:.3}</text><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{hi:.3}</text></svg>"##,
+        label_w + plot_w,
+        height - 4.0,
+        label_w + plot_w,
+        height - 4.0
+    );
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn violins_draw_a_density_where_there_is_spread_and_dots_always() {
+        let rows = [
+            Violin {
+                label: "fixed".into(),
+                colour: "#000",
+                values: vec![0.1, 0.2, 0.4],
+            },
+            Violin {
+                label: "unfixed".into(),
+                colour: "#111",
+                values: vec![0.7],
+            },
+            Violin {
+                label: "none".into(),
+                colour: "#222",
+                values: vec![],
+            },
+        ];
+        let svg = violins("divergence", &rows);
+        assert_eq!(svg.matches("<circle").count(), 4);
+        assert_eq!(
+            svg.matches("fill-opacity").count(),
+            1,
+            "only the first has spread"
+        );
+        assert!(svg.contains("n = 3, median 0.200"), "{svg}");
+        assert!(svg.contains("n = 0"));
+        // The density integrates to about 1 (a check on the kernel's normalization).
+        let v = [0.0, 1.0, 3.0];
+        let h = 1.0;
+        let area: f64 = (0..4000)
+            .map(|i| density(&v, h, -10.0 + i as f64 * 0.006) * 0.006)
+            .sum();
+        assert!((area - 1.0).abs() < 1e-3, "{area}");
+    }
 
     #[test]
     fn histogram_draws_one_bar_per_bin() {

@@ -4,9 +4,10 @@
 
 mod charts;
 mod instances;
+mod outcomes;
 mod results;
 
-pub use charts::{hbars, histogram, Bar};
+pub use charts::{hbars, histogram, violins, Bar, Violin};
 
 use super::page::{Funnel, Page};
 use super::results::Rate;

@@ -306,6 +306,9 @@ pub(super) fn section(out: &mut String, r: &ResultsTables) {
             .collect();
         out.push_str(&hbars("exact solver sets", &bars, 0.0));
     }
+    if let Some(t) = &r.outcomes {
+        super::outcomes::section(out, t);
+    }
     if let Some(t) = &r.fixedbench {
         fixedbench_section(out, t);
         effort_section(out, t);
