@@ -83,7 +83,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         dataset::write_atomic(&beside.join("fixedbench.md"), t.to_markdown().as_bytes())?;
     }
     // The outcome-conditioned breakdowns (the agent study's Tables 3 and 4), likewise.
-    if let Some(t) = page.results.as_ref().and_then(|r| r.outcomes.as_ref()) {
+    if let Some(t) = page.outcomes.as_ref() {
         let json = serde_json::to_string_pretty(t)? + "\n";
         dataset::write_atomic(&beside.join("outcomes.json"), json.as_bytes())?;
         dataset::write_atomic(&beside.join("outcomes.md"), t.to_markdown().as_bytes())?;

@@ -100,6 +100,9 @@ pub struct Page {
     pub systems: Vec<SystemResults>,
     /// Their tables (`None` without results).
     pub results: Option<ResultsTables>,
+    /// The outcome-conditioned breakdowns of those results (the agent study's Tables 3
+    /// and 4), when a system has Novel rows or there are several systems.
+    pub outcomes: Option<super::outcomes::OutcomeTables>,
     /// The behaviour labels of agent runs (`hunkgen judge`), when a summary is given or
     /// found.
     pub judgements: Option<crate::model::JudgementSummary>,
@@ -177,6 +180,7 @@ impl Page {
             }
         }
         let results = (!systems.is_empty()).then(|| ResultsTables::compute(&instances, &systems));
+        let outcomes = super::outcomes::OutcomeTables::compute(&instances, &systems);
         let judgements = match judgements {
             Some(p) => Some(super::judgements::read_summary(p)?),
             None => None,
@@ -189,6 +193,7 @@ impl Page {
             logs,
             systems,
             results,
+            outcomes,
             judgements,
         })
     }

@@ -239,9 +239,6 @@ pub struct ResultsTables {
     pub overlap: Option<Overlap>,
     /// FixedBench's table of abstention and resolution (rows on FixedBench states).
     pub fixedbench: Option<FixedBenchTable>,
-    /// Outcome-conditioned breakdowns (the agent study's Tables 3 and 4, its UpSet
-    /// figure by class), when a system has Novel rows or there are several systems.
-    pub outcomes: Option<super::outcomes::OutcomeTables>,
 }
 
 fn needs_fix(state: &str) -> bool {
@@ -366,7 +363,6 @@ impl ResultsTables {
             systems: tables,
             overlap,
             fixedbench: FixedBenchTable::compute(systems),
-            outcomes: super::outcomes::OutcomeTables::compute(instances, systems),
         }
     }
 }

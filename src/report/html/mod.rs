@@ -140,7 +140,7 @@ pub fn render(page: &Page) -> String {
         annotation_section(&mut out, a, page.tables.instances);
     }
     if let Some(r) = &page.results {
-        results::section(&mut out, r);
+        results::section(&mut out, r, page.outcomes.as_ref());
     }
     if let Some(j) = &page.judgements {
         out.push_str(&crate::report::judgements::html(j));

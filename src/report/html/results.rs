@@ -163,7 +163,11 @@ fn esc_lines(s: &str) -> String {
 }
 
 /// The results section of the page.
-pub(super) fn section(out: &mut String, r: &ResultsTables) {
+pub(super) fn section(
+    out: &mut String,
+    r: &ResultsTables,
+    outcomes: Option<&crate::report::outcomes::OutcomeTables>,
+) {
     out.push_str("<section id=\"results\"><h2>Results</h2>");
     let names: Vec<&str> = r.systems.iter().map(|s| s.name.as_str()).collect();
     legend(out, &names);
@@ -306,7 +310,7 @@ pub(super) fn section(out: &mut String, r: &ResultsTables) {
             .collect();
         out.push_str(&hbars("exact solver sets", &bars, 0.0));
     }
-    if let Some(t) = &r.outcomes {
+    if let Some(t) = outcomes {
         super::outcomes::section(out, t);
     }
     if let Some(t) = &r.fixedbench {
