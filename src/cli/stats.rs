@@ -13,7 +13,8 @@ pub struct StatsArgs {
     /// Print machine-readable JSON instead of markdown.
     #[arg(long)]
     json: bool,
-    /// Show the published HUNK4J figures beside computed ones that differ.
+    /// Show the published HUNK4J figures beside computed ones that differ (Tables I–III
+    /// and the divergence summary).
     #[arg(long)]
     compare_hunk4j: bool,
 }
@@ -43,7 +44,18 @@ pub fn run(args: StatsArgs) -> anyhow::Result<()> {
             report::tables12_markdown(&tables, compare_hunk4j)
         )?;
         if let Some(a) = &tables.annotation {
-            write!(out, "{}", report::table3_markdown(a))?;
+            write!(
+                out,
+                "{}",
+                report::table3_markdown_compared(a, compare_hunk4j)
+            )?;
+            if compare_hunk4j {
+                write!(
+                    out,
+                    "\n## Divergence distribution\n\n{}",
+                    report::distribution_table_compared(&a.distribution, false, true).to_markdown()
+                )?;
+            }
         }
     }
     Ok(())

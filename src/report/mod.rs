@@ -428,16 +428,33 @@ pub fn inputs(
 /// Table III: class, bugs, mean divergence; a mean over fewer instances than the class
 /// holds says so in the row.
 pub fn table3_table(t: &AnnotationTables) -> Table {
+    table3_table_compared(t, false)
+}
+
+/// Table III; with `compare`, HUNK4J's published bugs and mean beside differing ones.
+pub fn table3_table_compared(t: &AnnotationTables, compare: bool) -> Table {
     let mut table = Table::new(["class", "bugs", "mean divergence"]).right([1, 2]);
     for r in &t.table3 {
+        let published = compare
+            .then(|| ProximityClass::ALL.iter().position(|c| *c == r.class))
+            .flatten()
+            .map(|k| tables::HUNK4J_TABLE3[k]);
         let mean = match r.mean_divergence {
             None => "–".to_string(),
             Some(m) if r.with_divergence < r.bugs => {
-                format!("{m:.4} (Div for {})", r.with_divergence)
+                format!(
+                    "{} (Div for {})",
+                    tables::with_published(m, published.map(|p| (p.1, 4))),
+                    r.with_divergence
+                )
             }
-            Some(m) => format!("{m:.4}"),
+            Some(m) => tables::with_published(m, published.map(|p| (p.1, 4))),
         };
-        table.push([r.class.name().to_string(), r.bugs.to_string(), mean]);
+        let bugs = match published {
+            Some((b, _)) if b != r.bugs => format!("{} (pub. {b})", r.bugs),
+            _ => r.bugs.to_string(),
+        };
+        table.push([r.class.name().to_string(), bugs, mean]);
     }
     if t.undecided > 0 {
         table.rows.push(vec![
@@ -451,11 +468,17 @@ pub fn table3_table(t: &AnnotationTables) -> Table {
 
 /// Table III in markdown under its heading (see [`table3_table`]).
 pub fn table3_markdown(t: &AnnotationTables) -> String {
+    table3_markdown_compared(t, false)
+}
+
+/// Table III in markdown; with `compare`, HUNK4J's published figures beside differing
+/// ones.
+pub fn table3_markdown_compared(t: &AnnotationTables, compare: bool) -> String {
     let mut out = String::from("\n## Table III — proximity class × mean hunk divergence\n\n");
     if let Some(l) = t.lambda {
         let _ = writeln!(out, "λ = {l}.\n");
     }
-    out.push_str(&table3_table(t).to_markdown());
+    out.push_str(&table3_table_compared(t, compare).to_markdown());
     out
 }
 
@@ -484,6 +507,12 @@ pub fn not_counted_table(rows: &[NotCounted]) -> Table {
 /// The divergence distribution: min, median, mean, p75, max per measure, with the
 /// sample size when `with_n`; `–` for an empty sample.
 pub fn distribution_table(rows: &[DistributionRow], with_n: bool) -> Table {
+    distribution_table_compared(rows, with_n, false)
+}
+
+/// The divergence distribution; with `compare`, HUNK4J's published summary beside the
+/// figures that differ at the precision it was printed with.
+pub fn distribution_table_compared(rows: &[DistributionRow], with_n: bool, compare: bool) -> Table {
     let mut headers = vec!["measure"];
     if with_n {
         headers.push("n");
@@ -495,9 +524,17 @@ pub fn distribution_table(rows: &[DistributionRow], with_n: bool) -> Table {
         if with_n {
             cells.push(r.n.to_string());
         }
+        let published = compare
+            .then(|| {
+                tables::HUNK4J_DISTRIBUTION
+                    .iter()
+                    .find(|(m, _)| *m == r.measure)
+                    .map(|(_, p)| *p)
+            })
+            .flatten();
         cells.extend((0..5).map(|j| {
             r.stats
-                .map(|s| format!("{:.4}", s[j]))
+                .map(|s| tables::with_published(s[j], published.and_then(|p| p[j])))
                 .unwrap_or_else(|| "–".into())
         }));
         table.push(cells);
@@ -687,14 +724,14 @@ pub fn markdown(name: &str, t: &Tables, warnings: &[String], compare: bool) -> S
         }
     }
     if let Some(a) = &t.annotation {
-        out.push_str(&table3_markdown(a));
+        out.push_str(&table3_markdown_compared(a, compare));
         let _ = writeln!(out, "\n## Divergence distribution\n");
         let _ = writeln!(
             out,
             "{} of {} instances have Div(P) (the rest lack a same-file D_ast).\n",
             a.with_divergence, t.instances
         );
-        out.push_str(&distribution_table(&a.distribution, false).to_markdown());
+        out.push_str(&distribution_table_compared(&a.distribution, false, compare).to_markdown());
         if !warnings.is_empty() {
             let _ = writeln!(out, "\n## Annotation warnings\n");
             for w in warnings {
@@ -715,67 +752,5 @@ pub fn json(t: &Tables) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    #[test]
-    fn a_sampled_yield_is_over_the_sampled_and_leaves_the_commit_rules_to_the_funnel() {
-        use crate::model::YieldClass;
-        let yields = [
-            (YieldClass::NotAFix, 1),
-            (YieldClass::Environment, 2),
-            (YieldClass::CommitRule, 2),
-        ];
-        let md = yield_markdown(5, &yields, Some(8));
-        assert!(md.contains("| kept | 5 | 62.5% |"), "{md}");
-        assert!(
-            md.contains("| environment could not be built | 2 | 25.0% |"),
-            "{md}"
-        );
-        assert!(!md.contains("| commit rules |"), "{md}");
-        assert!(
-            md.contains("the 2 rejected by the commit rules before the draw"),
-            "{md}"
-        );
-        // Without a sample, every candidate kept or rejected.
-        let md = yield_markdown(5, &yields, None);
-        assert!(md.contains("| kept | 5 | 50.0% |"), "{md}");
-        assert!(md.contains("| commit rules | 2 | 20.0% |"), "{md}");
-    }
-
-    use super::*;
-
-    #[test]
-    fn a_mean_over_fewer_instances_than_the_class_says_so() {
-        let row = |class, bugs, with, mean| Table3Row {
-            class,
-            bugs,
-            with_divergence: with,
-            mean_divergence: mean,
-        };
-        let t = AnnotationTables {
-            lambda: Some(3),
-            table3: vec![
-                row(ProximityClass::Nucleus, 2, 2, Some(0.25)),
-                row(ProximityClass::Orbit, 67, 26, Some(0.29)),
-                row(ProximityClass::Sprawl, 3, 0, None),
-            ],
-            undecided: 0,
-            with_divergence: 28,
-            distribution: Vec::new(),
-            histograms: Vec::new(),
-            notes: Vec::new(),
-        };
-        let md = table3_markdown(&t);
-        assert!(md.contains("| Nucleus | 2 | 0.2500 |"), "{md}");
-        assert!(md.contains("| Orbit | 67 | 0.2900 (Div for 26) |"), "{md}");
-        assert!(md.contains("| Sprawl | 3 | – |"), "{md}");
-    }
-
-    #[test]
-    fn histogram_bins_include_both_edges() {
-        let h = Histogram::new("x", &[0.0, 0.05, 0.1, 0.99, 1.0, 1.5, -1.0], 0.0, 1.0, 10);
-        assert_eq!(h.counts, vec![3, 1, 0, 0, 0, 0, 0, 0, 0, 3]);
-        assert_eq!(h.counts.iter().sum::<usize>(), 7);
-        let flat = Histogram::new("y", &[0.5, 0.5], 0.5, 0.5, 4);
-        assert_eq!(flat.counts, vec![2, 0, 0, 0]);
-    }
-}
+#[path = "mod_tests.rs"]
+mod tests;

@@ -66,6 +66,60 @@ const fn row(project: &'static str, bugs: usize, hunks: [f64; 4], files: [f64; 4
     }
 }
 
+/// HUNK4J Table III as published: bugs and mean Div(P) per proximity class, nearest
+/// first (`ProximityClass::ALL` order).
+pub const HUNK4J_TABLE3: [(usize, f64); 5] = [
+    (59, 0.2548),
+    (185, 0.4280),
+    (67, 0.5628),
+    (50, 0.6718),
+    (11, 0.7372),
+];
+
+/// A published min, median, mean, p75 and max, each with its printed decimals.
+pub type PublishedSummary = [Option<(f64, usize)>; 5];
+
+/// HUNK4J's divergence summary as published, per measure of the report's distribution
+/// (min, median, mean, p75, max; `None` where the paper gives none), each with the
+/// decimals it was printed with. D_ast's published median and mean are taken as over
+/// all pairs (a cross-file pair counting 1), the reading of its definition.
+pub const HUNK4J_DISTRIBUTION: [(&str, PublishedSummary); 4] = [
+    (
+        "Div(P)",
+        [
+            Some((0.0, 2)),
+            Some((0.42, 2)),
+            Some((0.47, 2)),
+            Some((0.624, 3)),
+            Some((1.60, 2)),
+        ],
+    ),
+    (
+        "D_lex (pairs)",
+        [None, Some((0.94, 2)), Some((0.82, 2)), None, None],
+    ),
+    (
+        "D_ast (all pairs; cross-file = 1)",
+        [None, Some((0.6, 1)), Some((0.62, 2)), None, None],
+    ),
+    (
+        "D_file (cross-file pairs)",
+        [None, Some((0.250, 3)), Some((0.251, 3)), None, None],
+    ),
+];
+
+/// `computed` to four decimals, with ` (pub. X)` when it differs from the published
+/// figure at the precision the paper printed it with.
+pub fn with_published(computed: f64, published: Option<(f64, usize)>) -> String {
+    let c = format!("{computed:.4}");
+    match published {
+        Some((p, d)) if format!("{computed:.d$}") != format!("{p:.d$}") => {
+            format!("{c} (pub. {p:.d$})")
+        }
+        _ => c,
+    }
+}
+
 /// HUNK4J Table I as published: rows single-file / multi-file, columns 2 / 3 / ≥4 hunks.
 pub const HUNK4J_TABLE1: [[usize; 3]; 2] = [[140, 55, 49], [37, 23, 68]];
 
