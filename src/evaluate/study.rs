@@ -119,6 +119,7 @@ pub fn table2(systems: &[(String, StudyMetrics)]) -> String {
             count_pct(m.repair.k, m.bugs),
         ]);
         let share = |k: usize, n: usize| format!("{:.1}% ({k})", 100.0 * k as f64 / n as f64);
+        // (the published rows follow the computed ones, below)
         match &m.regression {
             Some(r) => dist.push([
                 name.clone(),
@@ -142,13 +143,25 @@ pub fn table2(systems: &[(String, StudyMetrics)]) -> String {
             ]),
         }
     }
+    let n = crate::model::PUBLISHED_TABLE2_BUGS;
+    for (agent, loc, comp, rr, rep) in crate::model::PUBLISHED_TABLE2 {
+        t.push([
+            format!("{agent} (published)"),
+            n.to_string(),
+            count_pct(loc, n),
+            count_pct(comp, n),
+            format!("{rr:.2}"),
+            count_pct(rep, n),
+        ]);
+    }
     format!(
         "\n## Multi-hunk repair (the agent study's Table 2)\n\n\
          Every rate is over all of the system's bugs (its predictions on the buggy \
          version). Localization: non-empty, applied, compiled, and every golden file \
          patched; compilation: non-empty and compiled; repair accuracy: non-empty, the \
          trigger tests pass and no test of the whole suite fails; regression reduction: \
-         failing tests before − after on the whole suite, over compiled patches only.\n\n{}\n\
+         failing tests before − after on the whole suite, over compiled patches only. \
+         The rows marked published are the study's own, on HUNK4J's 372 bugs.\n\n{}\n\
          Regression reduction over the compiled patches:\n\n{}",
         t.to_markdown(),
         dist.to_markdown()
@@ -233,5 +246,16 @@ mod tests {
         // Gemini CLI: 155 of 372 repaired is 41.67%; Qwen Code 96 is 25.81%.
         assert_eq!(count_pct(155, 372), "155 (41.67%)");
         assert_eq!(count_pct(96, 372), "96 (25.81%)");
+        // The published rows sit under the computed ones, each as the paper prints it
+        // (reference/agent-study.md, Table 2).
+        let md = table2(&[]);
+        for row in [
+            "| Qwen Code (published) | 372 | 142 (38.17%) | 364 (97.85%) | -1.34 | 96 (25.81%) |",
+            "| Gemini CLI (published) | 372 | 173 (46.51%) | 347 (93.28%) | -1.92 | 155 (41.67%) |",
+            "| Codex (published) | 372 | 279 (75.00%) | 367 (98.66%) | 2.25 | 324 (87.10%) |",
+            "| Claude Code (published) | 372 | 238 (63.98%) | 372 (100.00%) | 2.47 | 347 (93.28%) |",
+        ] {
+            assert!(md.contains(row), "{row}\n{md}");
+        }
     }
 }

@@ -107,6 +107,19 @@ pub struct PredictionResult {
     pub defects4j: Option<D4jResult>,
 }
 
+/// The study's Table 2 as published (372 bugs each): agent, localization, compilation,
+/// mean regression reduction, repair accuracy; shown under the computed rows so that a
+/// reproduction reads against it.
+pub const PUBLISHED_TABLE2: [(&str, usize, usize, f64, usize); 4] = [
+    ("Qwen Code", 142, 364, -1.34, 96),
+    ("Gemini CLI", 173, 347, -1.92, 155),
+    ("Codex", 279, 367, 2.25, 324),
+    ("Claude Code", 238, 372, 2.47, 347),
+];
+
+/// Bugs of each published Table 2 row.
+pub const PUBLISHED_TABLE2_BUGS: usize = 372;
+
 impl PredictionResult {
     /// The agent study's non-empty and valid patch: it changed something and applied.
     pub fn study_non_empty(&self) -> bool {

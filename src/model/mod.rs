@@ -21,6 +21,7 @@ pub use card::{Card, Counts, MineFunnel};
 pub use evaluation::{
     ApplyMethod, AttemptMetrics, D4jResult, EvaluationSummary, Exclusion, GoldMiss, Paired,
     PredictionResult, Rate, Rates, RegressionStats, ResolutionStatus, Scores, StudyMetrics,
+    PUBLISHED_TABLE2, PUBLISHED_TABLE2_BUGS,
 };
 pub use hunk::{HunkPlace, ProximityClass, SkipReason};
 pub use judge::{

@@ -167,6 +167,11 @@ fn gold_resolves_every_bug_empty_none_and_partial_as_defined() {
         ),
         "Table 2 row missing"
     );
+    // The study's own rows are beside it, as published.
+    assert!(
+        page.contains("<td>Claude Code (published)</td><td class=\"n\">372</td><td class=\"n\">238 (63.98%)</td>"),
+        "published Table 2 missing"
+    );
 
     let (empty, rows, _) = evaluate(&["--baseline", "empty"], &dir.path().join("empty"));
     let study = &empty["study"];

@@ -154,6 +154,17 @@ fn study_section(out: &mut String, r: &ResultsTables) {
             spread
         );
     }
+    let n = crate::model::PUBLISHED_TABLE2_BUGS;
+    for (agent, loc, comp, rr, rep) in crate::model::PUBLISHED_TABLE2 {
+        let _ = write!(
+            out,
+            "<tr class=\"muted\"><td>{} (published)</td><td class=\"n\">{n}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{rr:.2}</td><td class=\"n\">{}</td><td></td><td></td><td></td></tr>",
+            esc(agent),
+            cp(loc, n),
+            cp(comp, n),
+            cp(rep, n)
+        );
+    }
     out.push_str("</table>");
 }
 
