@@ -17,21 +17,6 @@
 use crate::model::{PredictionResult, RegressionStats, StudyMetrics};
 use crate::stats::wilson;
 
-/// Whether a row's patch counts as non-empty and valid: it changed something and applied.
-fn non_empty(r: &PredictionResult) -> bool {
-    r.study_non_empty()
-}
-
-/// The study's compilation: non-empty and compiled.
-pub fn compiles(r: &PredictionResult) -> bool {
-    r.study_compiles()
-}
-
-/// The study's regression reduction of a row, when it is defined.
-pub fn regression_reduction(r: &PredictionResult) -> Option<i64> {
-    r.regression_reduction()
-}
-
 /// The Table 2 row of a system's rows (its predictions on the buggy version); `None`
 /// for no rows.
 pub fn metrics(rows: &[&PredictionResult]) -> Option<StudyMetrics> {
@@ -42,13 +27,13 @@ pub fn metrics(rows: &[&PredictionResult]) -> Option<StudyMetrics> {
     let count = |f: &dyn Fn(&PredictionResult) -> bool| rows.iter().filter(|r| f(r)).count();
     let rr: Vec<i64> = rows
         .iter()
-        .filter_map(|r| regression_reduction(r))
+        .filter_map(|r| r.regression_reduction())
         .collect();
     Some(StudyMetrics {
         bugs: n,
-        localization: wilson(count(&|r| compiles(r) && r.localized), n),
-        compilation: wilson(count(&compiles), n),
-        repair: wilson(count(&|r| non_empty(r) && r.resolved), n),
+        localization: wilson(count(&|r| r.study_compiles() && r.localized), n),
+        compilation: wilson(count(&PredictionResult::study_compiles), n),
+        repair: wilson(count(&|r| r.study_non_empty() && r.resolved), n),
         regression: regression_stats(&rr),
     })
 }
@@ -119,7 +104,6 @@ pub fn table2(systems: &[(String, StudyMetrics)]) -> String {
             count_pct(m.repair.k, m.bugs),
         ]);
         let share = |k: usize, n: usize| format!("{:.1}% ({k})", 100.0 * k as f64 / n as f64);
-        // (the published rows follow the computed ones, below)
         match &m.regression {
             Some(r) => dist.push([
                 name.clone(),
@@ -226,8 +210,8 @@ mod tests {
         assert_eq!((r.positive, r.zero, r.negative), (1, 0, 1));
         assert!((r.mean - 0.5).abs() < 1e-12);
         assert!((r.sd - 2.5).abs() < 1e-12);
-        assert_eq!(regression_reduction(&broken), None);
-        assert_eq!(regression_reduction(&empty), None);
+        assert_eq!(broken.regression_reduction(), None);
+        assert_eq!(empty.regression_reduction(), None);
         assert!(metrics(&[]).is_none());
 
         let md = table2(&[("agent".into(), m)]);

@@ -12,8 +12,8 @@
 //! are outside its split. The solver sets count **tasks** (an instance in a state that
 //! needs a fix), as the page's overall sets do, so the classes add up to them.
 
-use super::results::SystemResults;
-use crate::model::{Instance, PredictionResult, ProximityClass, StateKind};
+use super::results::{class_name, class_order, ranked, solvers, SystemResults};
+use crate::model::{Instance, PredictionResult, StateKind};
 use crate::stats::{cliffs_delta, cliffs_magnitude, mean, rank_sum};
 use crate::table::Table;
 use serde::Serialize;
@@ -160,23 +160,6 @@ pub struct OutcomeTables {
     /// Per system: the regression reduction of each compiled Novel row (the study's RR),
     /// for the page's violins; empty when its rows carry no failing counts.
     pub regression: Vec<(String, Vec<f64>)>,
-}
-
-fn class_of(i: &Instance) -> String {
-    i.proximity
-        .as_ref()
-        .and_then(|p| p.class)
-        .map(|c| c.name().to_string())
-        .unwrap_or_else(|| "undecided".into())
-}
-
-fn class_order() -> Vec<String> {
-    let mut v: Vec<String> = ProximityClass::ALL
-        .iter()
-        .map(|c| c.name().to_string())
-        .collect();
-    v.push("undecided".into());
-    v
 }
 
 fn divergence_of(i: &Instance) -> Option<f64> {
@@ -437,7 +420,7 @@ fn unfixed_table(
             instance_id: i.instance_id.clone(),
             hunks: i.stats.hunks,
             divergence: divergence_of(i),
-            class: class_of(i),
+            class: class_name(i),
             localized: per
                 .iter()
                 .map(|b| b.get(i.instance_id.as_str()).map(|(_, l)| *l))
@@ -461,11 +444,12 @@ fn unfixed_table(
         }
     };
     let share = |set: &[&Instance], class: &str| -> Option<f64> {
-        (!set.is_empty())
-            .then(|| set.iter().filter(|i| class_of(i) == class).count() as f64 / set.len() as f64)
+        (!set.is_empty()).then(|| {
+            set.iter().filter(|i| class_name(i) == class).count() as f64 / set.len() as f64
+        })
     };
     for c in class_order() {
-        if everyone.iter().any(|i| class_of(i) == c) {
+        if everyone.iter().any(|i| class_name(i) == c) {
             push(
                 format!("share {c}"),
                 share(&everyone, &c),
@@ -510,43 +494,27 @@ fn unfixed_table(
 }
 
 fn sets_by_class(systems: &[SystemResults], by_id: &HashMap<&str, &Instance>) -> Vec<ClassSets> {
-    // Task (instance, state) → which systems resolved it, as the overall sets count them.
-    let mut tasks: BTreeMap<(&str, &str), Vec<bool>> = BTreeMap::new();
-    for (k, s) in systems.iter().enumerate() {
-        for r in s
-            .rows
-            .iter()
-            .filter(|r| r.state != StateKind::Resolved.name())
-        {
-            let solved = tasks
-                .entry((r.instance_id.as_str(), r.state.as_str()))
-                .or_insert_with(|| vec![false; systems.len()]);
-            solved[k] |= r.resolved;
-        }
-    }
+    // The overall sets' tasks, so that the classes add up to them.
     let mut by_class: BTreeMap<String, BTreeMap<Vec<bool>, usize>> = BTreeMap::new();
-    for ((id, _), solved) in &tasks {
+    for ((id, _), solved) in solvers(systems) {
         let class = by_id
             .get(id)
-            .map(|i| class_of(i))
+            .map(|i| class_name(i))
             .unwrap_or_else(|| "undecided".into());
         *by_class
             .entry(class)
             .or_default()
-            .entry(solved.clone())
+            .entry(solved)
             .or_default() += 1;
     }
     class_order()
         .into_iter()
         .filter_map(|c| {
             let combos = by_class.remove(&c)?;
-            let tasks = combos.values().sum();
-            let mut combinations: Vec<(Vec<bool>, usize)> = combos.into_iter().collect();
-            combinations.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| b.0.cmp(&a.0)));
             Some(ClassSets {
                 class: c,
-                tasks,
-                combinations,
+                tasks: combos.values().sum(),
+                combinations: ranked(combos),
             })
         })
         .collect()

@@ -272,18 +272,8 @@ impl ResultsTables {
                 _ => "none".into(),
             }
         };
-        let class = |i: &Instance| -> String {
-            i.proximity
-                .as_ref()
-                .and_then(|p| p.class)
-                .map(|c| c.name().to_string())
-                .unwrap_or_else(|| "undecided".into())
-        };
-        let mut class_order: Vec<String> = crate::model::ProximityClass::ALL
-            .iter()
-            .map(|c| c.name().to_string())
-            .collect();
-        class_order.push("undecided".into());
+        let class = |i: &Instance| class_name(i);
+        let class_order = class_order();
         let quartile_order: Vec<String> = ["Q1", "Q2", "Q3", "Q4", "none"]
             .iter()
             .map(|s| s.to_string())
@@ -367,17 +357,49 @@ impl ResultsTables {
     }
 }
 
-fn overlap(systems: &[SystemResults]) -> Overlap {
-    // Task → which systems resolved it (a system counts a task once, whatever scenario).
-    let mut tasks: BTreeMap<(String, String), Vec<bool>> = BTreeMap::new();
+/// An instance's proximity class by name, `undecided` when it has none.
+pub(super) fn class_name(i: &Instance) -> String {
+    i.proximity
+        .as_ref()
+        .and_then(|p| p.class)
+        .map(|c| c.name().to_string())
+        .unwrap_or_else(|| "undecided".into())
+}
+
+/// The classes nearest first, then `undecided`: the order every per-class table uses.
+pub(super) fn class_order() -> Vec<String> {
+    let mut v: Vec<String> = crate::model::ProximityClass::ALL
+        .iter()
+        .map(|c| c.name().to_string())
+        .collect();
+    v.push("undecided".into());
+    v
+}
+
+/// Task (instance, state that needs a fix) → which systems resolved it; a system counts
+/// a task once, whatever scenario or attempt.
+pub(super) fn solvers(systems: &[SystemResults]) -> BTreeMap<(&str, &str), Vec<bool>> {
+    let mut tasks: BTreeMap<(&str, &str), Vec<bool>> = BTreeMap::new();
     for (s, sys) in systems.iter().enumerate() {
         for r in sys.rows.iter().filter(|r| needs_fix(&r.state)) {
             let solved = tasks
-                .entry((r.instance_id.clone(), r.state.clone()))
+                .entry((r.instance_id.as_str(), r.state.as_str()))
                 .or_insert_with(|| vec![false; systems.len()]);
             solved[s] |= r.resolved;
         }
     }
+    tasks
+}
+
+/// Exact solver sets with their counts, the largest first (ties: more solvers first).
+pub(super) fn ranked(combos: BTreeMap<Vec<bool>, usize>) -> Vec<(Vec<bool>, usize)> {
+    let mut combinations: Vec<(Vec<bool>, usize)> = combos.into_iter().collect();
+    combinations.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| b.0.cmp(&a.0)));
+    combinations
+}
+
+fn overlap(systems: &[SystemResults]) -> Overlap {
+    let tasks = solvers(systems);
     let n = systems.len();
     let mut both = vec![vec![0; n]; n];
     let mut combos: BTreeMap<Vec<bool>, usize> = BTreeMap::new();
@@ -389,13 +411,11 @@ fn overlap(systems: &[SystemResults]) -> Overlap {
         }
         *combos.entry(solved.clone()).or_default() += 1;
     }
-    let mut combinations: Vec<(Vec<bool>, usize)> = combos.into_iter().collect();
-    combinations.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| b.0.cmp(&a.0)));
     Overlap {
         systems: systems.iter().map(|s| s.name.clone()).collect(),
         tasks: tasks.len(),
         both,
-        combinations,
+        combinations: ranked(combos),
     }
 }
 
