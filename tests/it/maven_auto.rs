@@ -901,6 +901,59 @@ fn an_abstract_test_class_is_run_through_its_concrete_subclass() {
     );
 }
 
+/// A fix whose test patch changes only a helper of the test tree (a list of cases, no
+/// test in it): surefire runs nothing for the helper, so the test classes that name it
+/// are selected, and the case it adds is proven under their names; a test class that
+/// does not name it stays out (commons-rng's RNG-96 fix has this shape).
+#[test]
+fn a_changed_test_helper_is_run_through_the_test_classes_that_use_it() {
+    let seed = seed();
+    let cases = |with_new: bool| {
+        format!(
+            "package org.acme;\n\nfinal class CalcCases {{\n    \
+             static final int[][] CASES = {{\n        {{0, 0, 0, 0}},\n{}    }};\n}}\n",
+            if with_new {
+                "        {2, 3, 5, 6},\n"
+            } else {
+                ""
+            }
+        )
+    };
+    let mut s = Script::new();
+    s.write("pom.xml", POM);
+    s.write("src/main/java/org/acme/Calc.java", &calc(false));
+    s.write("src/test/java/org/acme/CalcCases.java", &cases(false));
+    s.write(
+        "src/test/java/org/acme/CalcCasesTest.java",
+        "package org.acme;\n\nimport static org.junit.Assert.assertEquals;\n\n\
+         import org.junit.Test;\n\npublic class CalcCasesTest {\n    @Test\n    \
+         public void cases() {\n        for (int[] c : CalcCases.CASES) {\n            \
+         assertEquals(c[2], Calc.add(c[0], c[1]));\n            \
+         assertEquals(c[3], Calc.mul(c[0], c[1]));\n        }\n    }\n\n    @Test\n    \
+         public void zero() {\n        assertEquals(0, Calc.add(0, 0));\n    }\n}\n",
+    );
+    s.write("src/test/java/org/acme/ZeroTest.java", OLD_TEST);
+    s.commit("Initial import");
+    s.write("src/main/java/org/acme/Calc.java", &calc(true));
+    s.write("src/test/java/org/acme/CalcCases.java", &cases(true));
+    s.commit("Fix add and mul");
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &work.path().join("cache"), &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let kept = rows(&out, "instances.jsonl");
+    assert_eq!(kept.len(), 1, "rejected {:?}", rows(&out, "rejected.jsonl"));
+    assert_eq!(
+        kept[0]["FAIL_TO_PASS"],
+        serde_json::json!(["org.acme.CalcCasesTest::cases"])
+    );
+    assert_eq!(
+        kept[0]["PASS_TO_PASS"],
+        serde_json::json!(["org.acme.CalcCasesTest::zero"])
+    );
+}
+
 /// A pom that names no level and inherits source 1.3 from an old released parent
 /// (org.hunkgen.fixture:parent-old, in the seed): no pom of the tree says so, and javac
 /// refuses it in the resolve step. The refused level is then taken as the tree's: JDK

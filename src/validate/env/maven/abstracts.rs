@@ -2,6 +2,9 @@
 //! skips abstract classes), so the classes that run its tests are its concrete
 //! subclasses in the same tree: a fix that changes only `StringEncoderAbstractTest` is
 //! tested by `SoundexTest`, `MetaphoneTest`, … (Defects4J's Codec_1 lists exactly those).
+//! Likewise a test patch that changes only a helper of the test tree (a class with no
+//! test in it, such as commons-rng's `ContinuousSamplersList`, which lists what a
+//! parameterized test runs) is tested by the test classes that use it.
 
 use regex::Regex;
 
@@ -55,6 +58,46 @@ pub fn concrete_subclasses(class: &str, sources: &[(String, String)]) -> Vec<Str
     out
 }
 
+/// Annotations and supertypes that make a class a test class for JUnit 3, 4 or 5 (or
+/// TestNG): a class with none of them runs nothing under surefire.
+const TEST_MARKS: &str = r"@(Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate|Theory|RunWith)\b|\bextends\s+(junit\.framework\.)?TestCase\b|\bpublic\s+void\s+test\w*\s*\(";
+
+/// Whether `text` holds a test (a test annotation, a JUnit runner, or a JUnit 3
+/// `TestCase`), so that surefire runs something for the class.
+pub fn has_tests(text: &str) -> bool {
+    static RE: std::sync::OnceLock<Option<Regex>> = std::sync::OnceLock::new();
+    RE.get_or_init(|| Regex::new(TEST_MARKS).ok())
+        .as_ref()
+        .is_some_and(|re| re.is_match(text))
+}
+
+/// The test classes among `sources` (class, source text) that name the helper `class`
+/// (its simple name as a word, outside the helper itself), each abstract one replaced
+/// by its concrete subclasses, in `sources`' order: what runs a helper's change.
+pub fn users(class: &str, sources: &[(String, String)]) -> Vec<String> {
+    let Ok(named) = Regex::new(&format!(r"\b{}\b", regex::escape(simple(class)))) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for (c, text) in sources {
+        if c == class || !has_tests(text) || !named.is_match(text) {
+            continue;
+        }
+        let runs = match is_abstract(text, simple(c)) {
+            true => concrete_subclasses(c, sources),
+            false => vec![c.clone()],
+        };
+        for r in runs {
+            if !out.contains(&r) {
+                out.push(r);
+            }
+        }
+    }
+    let order = |c: &String| sources.iter().position(|(s, _)| s == c);
+    out.sort_by_key(order);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,5 +143,39 @@ mod tests {
             "class X {\n    abstract void f();\n}\nclass Y {}\n",
             "Y"
         ));
+    }
+
+    #[test]
+    fn a_helper_is_run_by_the_test_classes_that_name_it() {
+        let sources = vec![
+            src(
+                "a.SamplersList",
+                "package a;\nfinal class SamplersList {\n    static List<Object[]> list() { return L; }\n}\n",
+            ),
+            src(
+                "a.ParametricTest",
+                "package a;\n@RunWith(Parameterized.class)\npublic class ParametricTest {\n    \
+                 @Parameters public static Iterable<Object[]> d() { return SamplersList.list(); }\n}\n",
+            ),
+            src(
+                "a.BaseUserTest",
+                "package a;\npublic abstract class BaseUserTest {\n    SamplersList s;\n    @Test public void t() {}\n}\n",
+            ),
+            src("b.ConcreteTest", "package b;\nclass ConcreteTest extends a.BaseUserTest {}\n"),
+            src(
+                "a.OldTest",
+                "package a;\npublic class OldTest extends TestCase {\n    SamplersList s;\n}\n",
+            ),
+            // Names a longer identifier only, or names it but holds no test.
+            src("a.OtherTest", "package a;\nclass OtherTest {\n    @Test void t() { SamplersListing x; }\n}\n"),
+            src("a.Tool", "package a;\nclass Tool { SamplersList s; }\n"),
+        ];
+        assert!(!has_tests(&sources[0].1));
+        assert!(has_tests(&sources[1].1) && has_tests(&sources[4].1));
+        assert_eq!(
+            users("a.SamplersList", &sources),
+            ["a.ParametricTest", "b.ConcreteTest", "a.OldTest"]
+        );
+        assert!(users("a.Tool", &sources).is_empty());
     }
 }

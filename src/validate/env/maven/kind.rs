@@ -111,7 +111,9 @@ impl Kind for MavenAutoSpec {
     /// A `.java` file under a test source root a module's pom declares (the base
     /// tree's, read once; `src/test/java/` unless `testSourceDirectory` says otherwise) is
     /// its class, or when that class is abstract (surefire runs none) its concrete
-    /// subclasses in the tree; without readable poms, as [`Kind::select`].
+    /// subclasses in the tree; when every such class of the patch is a helper (no test
+    /// in it), the test classes that name it; without readable poms, as
+    /// [`Kind::select`].
     fn select_at(&self, rels: &[&str], repo: &Path, rev: &str) -> Vec<Selected> {
         let Ok(d) = declared_for(repo, rev, rels) else {
             return rels.iter().map(|rel| self.select(rel)).collect();
@@ -135,33 +137,65 @@ impl Kind for MavenAutoSpec {
                 .ok()
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
         };
-        // Every test source of the tree, read only when a selected class is abstract.
+        // Every test source of the tree, read only when a selected class is abstract or
+        // every selected class is a helper.
+        let all_sources = || -> Vec<(String, String)> {
+            crate::git::tree_paths(repo, rev)
+                .unwrap_or_default()
+                .iter()
+                .filter(|p| p.ends_with(".java"))
+                .filter_map(|p| Some((class_of(p)?, read(p)?)))
+                .collect()
+        };
         let mut sources: Option<Vec<(String, String)>> = None;
-        let mut one = |rel: &str| {
+        // Per test source: its class, and its text where the tree holds it.
+        let found: Vec<Option<(String, Option<String>)>> = rels
+            .iter()
+            .map(|rel| Some((class_of(rel).filter(|_| rel.ends_with(".java"))?, read(rel))))
+            .collect();
+        // A helper: a class whose source is read and holds no test, abstract or not.
+        let helper = |class: &str, text: &Option<String>| {
+            let simple = class.rsplit('.').next().unwrap_or(class);
+            text.as_deref()
+                .is_some_and(|t| !abstracts::has_tests(t) && !abstracts::is_abstract(t, simple))
+        };
+        // Only helpers changed (no class of the patch holds a test): the test classes
+        // that use them run, as a change to a test package's shared code runs what it
+        // reaches in Python.
+        let only_helpers = found
+            .iter()
+            .flatten()
+            .all(|(class, text)| helper(class, text));
+        let mut one = |rel: &str, found: &Option<(String, Option<String>)>| {
             if !rel.ends_with(".java") {
                 return Selected::File;
             }
-            let Some(class) = class_of(rel) else {
+            let Some((class, text)) = found else {
                 return Selected::Classes(Vec::new());
             };
-            let simple = class.rsplit('.').next().unwrap_or(&class);
-            if !read(rel).is_some_and(|text| abstracts::is_abstract(&text, simple)) {
-                return Selected::Classes(vec![class]);
+            let simple = class.rsplit('.').next().unwrap_or(class);
+            if text
+                .as_deref()
+                .is_some_and(|t| abstracts::is_abstract(t, simple))
+            {
+                let all = sources.get_or_insert_with(all_sources);
+                return match abstracts::concrete_subclasses(class, all) {
+                    subs if subs.is_empty() => Selected::Classes(vec![class.clone()]),
+                    subs => Selected::Classes(subs),
+                };
             }
-            let all = sources.get_or_insert_with(|| {
-                crate::git::tree_paths(repo, rev)
-                    .unwrap_or_default()
-                    .iter()
-                    .filter(|p| p.ends_with(".java"))
-                    .filter_map(|p| Some((class_of(p)?, read(p)?)))
-                    .collect()
-            });
-            match abstracts::concrete_subclasses(&class, all) {
-                subs if subs.is_empty() => Selected::Classes(vec![class]),
-                subs => Selected::Classes(subs),
+            match only_helpers && helper(class, text) {
+                true => match abstracts::users(class, sources.get_or_insert_with(all_sources)) {
+                    users if users.is_empty() => Selected::Classes(vec![class.clone()]),
+                    users => Selected::Classes(users),
+                },
+                false => Selected::Classes(vec![class.clone()]),
             }
         };
-        rels.iter().map(|rel| one(rel)).collect()
+        rels.iter()
+            .zip(&found)
+            .map(|(rel, f)| one(rel, f))
+            .collect()
     }
 
     fn for_instance(
