@@ -38,7 +38,7 @@ export HUNKGEN_D4J_JAVA_HOME ?= /usr/lib/jvm/java-11-openjdk-amd64
 # tests resolve offline from it (HUNKGEN_MAVEN_SEED).
 MAVEN_SEED_DIR := target/maven-seed
 export HUNKGEN_MAVEN_SEED ?= $(CURDIR)/$(MAVEN_SEED_DIR)
-MAVEN_SEEDED := target/.maven-seeded-9
+MAVEN_SEEDED := target/.maven-seeded-10
 # The Maven distribution the seed holds (as Maven Central publishes it), for the builds
 # whose plugins refuse the installed Maven 3.8 (src/validate/env/maven/dist.rs). 3.9, not
 # 3.10: 3.10's resolver records artifacts under `central-<url hash>`, which the
@@ -134,6 +134,10 @@ $(MAVEN_SEEDED): $(wildcard tests/fixtures/maven/seed*/pom.xml tests/fixtures/ma
 	mvn -B -q -Dmaven.repo.local="$(CURDIR)/$(MAVEN_SEED_DIR)" \
 	  org.apache.maven.plugins:maven-dependency-plugin:3.6.1:get \
 	  -Dartifact=org.apache.maven:apache-maven:$(MAVEN_DIST_VERSION):tar.gz:bin -Dtransitive=false
+	# Surefire 2.20.1 and what it needs, which stops on JDK 10 and later: the repair's tests.
+	mvn -B -q -Dmaven.repo.local="$(CURDIR)/$(MAVEN_SEED_DIR)" \
+	  org.apache.maven.plugins:maven-dependency-plugin:3.6.1:get \
+	  -Dartifact=org.apache.maven.plugins:maven-surefire-plugin:2.20.1:maven-plugin
 	rm -rf target/maven-seed-work target/maven-seed-dist && mkdir -p target/maven-seed-dist
 	tar -xzf "$(MAVEN_DIST)" -C target/maven-seed-dist
 	cp -R tests/fixtures/maven/seed39 target/maven-seed-work
@@ -146,6 +150,8 @@ $(MAVEN_SEEDED): $(wildcard tests/fixtures/maven/seed*/pom.xml tests/fixtures/ma
 	cp tests/fixtures/maven/parent-old/pom.xml "$(MAVEN_SEED_DIR)/org/hunkgen/fixture/parent-old/1.0/parent-old-1.0.pom"
 	mkdir -p "$(MAVEN_SEED_DIR)/org/hunkgen/fixture/parent-prop/1.0"
 	cp tests/fixtures/maven/parent-prop/pom.xml "$(MAVEN_SEED_DIR)/org/hunkgen/fixture/parent-prop/1.0/parent-prop-1.0.pom"
+	mkdir -p "$(MAVEN_SEED_DIR)/org/hunkgen/fixture/parent-surefire/1.0"
+	cp tests/fixtures/maven/parent-surefire/pom.xml "$(MAVEN_SEED_DIR)/org/hunkgen/fixture/parent-surefire/1.0/parent-surefire-1.0.pom"
 	touch "$@"
 
 ## Defects4J, offline: Ant, its Perl modules and JDK 11 (bullseye, pinned low) with apt

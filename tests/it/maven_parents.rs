@@ -5,7 +5,7 @@
 //! from the seed: a parent that hands the compiler a level of its own property.
 
 use crate::maven_auto::{
-    child_pom, history_with, proven_calc_test, proven_maven_record, recipe, seed,
+    child_pom, history_with, proven_calc_test, proven_maven_record, recipe, seed, POM,
 };
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
@@ -206,5 +206,35 @@ fn a_lift_sets_the_level_properties_an_external_parent_names() {
             |w| w.contains("the lift also sets javac.src.version, javac.target.version")
         ),
         "{mvn}"
+    );
+}
+
+/// Surefire 2.20.1 stops before running a test on JDK 10 and later, and no JDK 8 is
+/// here: where a parent outside the tree sets its version by a property
+/// (commons-parent's `commons.surefire.version`), the runs override it with `-D`; where
+/// the tree's pom names it literally, the runs rewrite the pom. Both prove the fix on
+/// surefire 2.22.2, and the record names the repair.
+#[test]
+fn a_surefire_that_stops_on_new_jdks_is_moved_to_2_22_2() {
+    let by_parent = proven_maven_record(&child_pom("parent-surefire", "1.0", false));
+    assert_eq!(
+        by_parent["repairs"],
+        serde_json::json!([
+            "maven-surefire-plugin 2.20.1 -> 2.22.2 (before 2.21 surefire stops on JDK 10 and \
+             later before running a test; -Dold.surefire.version=2.22.2)"
+        ]),
+        "{by_parent}"
+    );
+    let literal = proven_maven_record(&POM.replace(
+        "<artifactId>maven-surefire-plugin</artifactId>\n        <version>2.22.2</version>",
+        "<artifactId>maven-surefire-plugin</artifactId>\n        <version>2.20.1</version>",
+    ));
+    assert_eq!(
+        literal["repairs"],
+        serde_json::json!([
+            "maven-surefire-plugin 2.20.1 -> 2.22.2 (before 2.21 surefire stops on JDK 10 and \
+             later before running a test; the tree's poms rewritten)"
+        ]),
+        "{literal}"
     );
 }

@@ -508,6 +508,7 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
          if [ -s \"$HUNKGEN_ENV_DIR/{LIFT_FILE}\" ]; then lift=$(cat \"$HUNKGEN_ENV_DIR/{LIFT_FILE}\"); \
          find . -name pom.xml -type f -exec sed -i -E '{lift}' {{}} +; fi\n\
          find . -name pom.xml -type f -exec grep -q javac-with-errorprone {{}} ';' -exec sed -i -E '{NO_ERRORPRONE_SED}' {{}} ';'\n\
+         {surefire}\
          {modules}\
          {mvn}\
          if [ $rc -ne 0 ] && [ -n \"$pl\" ] && grep -q {not_in_reactor} {LOG}; then\n\
@@ -530,6 +531,7 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
          exit $rc\n",
         mvn = mvn_with(&test),
         modules = modules_script(classes),
+        surefire = super::surefire::run_line(),
         not_in_reactor = sh_quote(NOT_IN_REACTOR),
         whole_said = sh_quote(
             "hunkgen: a selected module is not in the reactor; again on the whole reactor"

@@ -57,8 +57,15 @@ fn the_run_script_cleans_runs_offline_and_copies_the_reports() {
         "{}",
         lines[2]
     );
+    // A surefire repaired by rewriting the poms' literal moves in the working copy too.
+    assert!(
+        lines[3].starts_with("if [ -s \"$HUNKGEN_ENV_DIR/surefire\" ]")
+            && lines[3].contains("sed -z -i -E"),
+        "{}",
+        lines[3]
+    );
     // The selected classes' modules are found before Maven runs (`$pl`).
-    assert_eq!(lines[3], "pl=; mods=; whole=");
+    assert_eq!(lines[4], "pl=; mods=; whole=");
     let at = lines.iter().position(|l| *l == "round=0").expect("round=0");
     assert_eq!(lines[at + 1], "while :; do");
     let mvn = lines[at + 2];

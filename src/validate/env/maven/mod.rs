@@ -30,6 +30,7 @@ mod learned;
 pub mod pool;
 pub mod repair;
 mod resolve;
+pub mod surefire;
 
 pub use crate::init::maven::{
     declare, declared_at, declared_for, JavaLevel, MavenDeclared, MavenModule,

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use regex::Regex;
 
 use super::super::{EnvCache, EnvError};
-use super::dist;
+use super::{dist, surefire};
 use crate::validate::runner::Runner;
 
 /// One repair of the resolve run's copy of the poms.
@@ -31,6 +31,8 @@ pub enum Repair {
     /// `<repository>`/`<pluginRepository>` URLs moved from `http://` to `https://`; the
     /// hosts Maven was refused by.
     Https(Vec<String>),
+    /// A surefire before 2.21, which stops on JDK 10 and later, moved to 2.22.2.
+    Surefire(super::surefire::Upgrade),
 }
 
 impl Repair {
@@ -46,6 +48,7 @@ impl Repair {
                 "repositories http:// -> https:// ({} refused plain HTTP)",
                 hosts.join(", ")
             ),
+            Repair::Surefire(u) => u.describe(),
         }
     }
 }
@@ -380,6 +383,8 @@ pub fn rewrite_tree(tree: &Path, poms: &[String], r: &Repair) -> std::io::Result
             Repair::Snapshot(s) => rewrite_pom(&text, s),
             Repair::Unpublished(u) => rewrite_to(&text, &u.as_pair(), &u.nearest),
             Repair::Https(_) => https_pom(&text),
+            // Applied by surefire::apply, which also writes outside the poms.
+            Repair::Surefire(_) => (text.clone(), false),
         };
         if changed {
             fs::write(&path, new)?;
@@ -438,11 +443,9 @@ fn install_alias_of(repository: &Path, r: &Snapshot, release: &str) -> std::io::
     Ok(true)
 }
 
-/// The properties the parents of `pom` (the tree's root pom, its text) pass to the
-/// compiler as its level (`<source>${javac.src.version}</source>`), read from the first of
-/// `repositories` holding each parent's pom, up the chain (ten parents at most). A
-/// lifted level set by `-D` overrides them, where it cannot override a literal.
-pub fn parent_level_properties(repositories: &[PathBuf], pom: &str) -> Vec<String> {
+/// The poms of the parents of `pom` (the tree's root pom, its text), nearest first, read
+/// from the first of `repositories` holding each, up the chain (ten parents at most).
+pub fn parent_chain(repositories: &[PathBuf], pom: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut text = pom.to_string();
     for _ in 0..10 {
@@ -479,6 +482,19 @@ pub fn parent_level_properties(repositories: &[PathBuf], pom: &str) -> Vec<Strin
         else {
             break;
         };
+        out.push(next.clone());
+        text = next;
+    }
+    out
+}
+
+/// The properties the parents of `pom` (the tree's root pom, its text) pass to the
+/// compiler as its level (`<source>${javac.src.version}</source>`), read up the chain
+/// ([`parent_chain`]). A lifted level set by `-D` overrides them, where it cannot
+/// override a literal.
+pub fn parent_level_properties(repositories: &[PathBuf], pom: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for next in parent_chain(repositories, pom) {
         if let Ok(pdoc) = roxmltree::Document::parse(&next) {
             for n in pdoc
                 .descendants()
@@ -492,7 +508,6 @@ pub fn parent_level_properties(repositories: &[PathBuf], pom: &str) -> Vec<Strin
                 }
             }
         }
-        text = next;
     }
     out
 }
@@ -565,6 +580,10 @@ pub(super) struct Attempt<'a> {
     pub(super) tmp: &'a Path,
     pub(super) trees: &'a [&'a str],
     pub(super) poms: &'a [String],
+    /// The reactor root's directory in each tree (`""`: the top).
+    pub(super) root: &'a str,
+    /// The chosen JDK's feature release.
+    pub(super) jdk: u32,
     pub(super) vars: &'a [(OsString, OsString)],
     pub(super) readable: &'a [PathBuf],
     /// The pool's repository, which the run fills.
@@ -644,17 +663,29 @@ impl EnvCache {
                     .map(Repair::Unpublished)
                     .collect(),
             };
-            for r in https.into_iter().chain(snapshots).chain(unpublished) {
+            let surefire = match repairs.iter().any(|r| matches!(r, Repair::Surefire(_))) {
+                true => None,
+                false => self.surefire_upgrade(a, &text).map(Repair::Surefire),
+            };
+            for r in https
+                .into_iter()
+                .chain(snapshots)
+                .chain(unpublished)
+                .chain(surefire)
+            {
                 if repairs.contains(&r) {
                     continue;
                 }
                 for t in a.trees {
                     let dir = a.tmp.join(t);
-                    applied |=
-                        rewrite_tree(&dir, a.poms, &r).map_err(|source| EnvError::Write {
-                            path: dir.clone(),
-                            source,
-                        })?;
+                    let done = match &r {
+                        Repair::Surefire(u) => surefire::apply(&dir, a.root, a.poms, u),
+                        r => rewrite_tree(&dir, a.poms, r),
+                    };
+                    applied |= done.map_err(|source| EnvError::Write {
+                        path: dir.clone(),
+                        source,
+                    })?;
                 }
                 repairs.push(r);
             }
@@ -663,6 +694,37 @@ impl EnvCache {
             }
             round += 1;
         }
+    }
+
+    /// The surefire repair a failed resolve run's `log` calls for: a surefire before
+    /// 2.21 whose test goal broke on JDK 10 or later, with where its version is set (the
+    /// exported tree's poms, then the root pom's parents in the repositories the run
+    /// sees); `None` otherwise or when nothing here can move it.
+    fn surefire_upgrade(&self, a: &Attempt<'_>, log: &str) -> Option<surefire::Upgrade> {
+        if a.jdk < 10 {
+            return None;
+        }
+        let from = surefire::failed_old(log)?;
+        let tree = a.tmp.join(a.trees.first()?);
+        let read = |rel: &str| fs::read_to_string(tree.join(rel)).ok();
+        let root_pom = match a.root {
+            "" => "pom.xml".to_string(),
+            dir => format!("{dir}/pom.xml"),
+        };
+        // The root pom first, then the modules'.
+        let texts: Vec<String> = std::iter::once(root_pom.as_str())
+            .chain(
+                a.poms
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|p| p.ends_with("pom.xml") && *p != root_pom),
+            )
+            .filter_map(read)
+            .collect();
+        let repositories: Vec<PathBuf> = a.writable.iter().chain(a.readable).cloned().collect();
+        let parents = parent_chain(&repositories, &read(&root_pom).unwrap_or_default());
+        let how = surefire::version_source(&texts, &parents)?;
+        Some(surefire::Upgrade { from, how })
     }
 }
 

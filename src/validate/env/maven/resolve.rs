@@ -629,6 +629,8 @@ impl EnvCache {
                 tmp,
                 trees: &trees,
                 poms: &d.build_files,
+                root: d.root_dir(),
+                jdk: choice.jdk.feature,
                 vars: &vars,
                 readable: &readable,
                 writable: &writable,
@@ -673,6 +675,8 @@ impl EnvCache {
             tmp,
             trees: &trees,
             poms: &d.build_files,
+            root: d.root_dir(),
+            jdk: choice.jdk.feature,
             vars: &vars,
             readable: &readable,
             writable: &writable,
@@ -757,6 +761,12 @@ impl EnvCache {
                 // The runs are offline: what came by https is in the repository under
                 // the same repository ids.
                 Repair::Https(_) => true,
+                // The runs move surefire as the resolve run did: by `-D`, or by
+                // rewriting the poms' literal (kind::run_script).
+                Repair::Surefire(u) => {
+                    super::surefire::record(tmp, ARGS_FILE, u).map_err(write_err(tmp))?;
+                    true
+                }
             };
             if keep {
                 listed.push(r.describe());
