@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 pub mod annotate;
+pub mod bugreports;
 pub mod cache;
 pub mod classify;
 pub mod cli;

@@ -13,6 +13,7 @@ pub mod judge;
 pub mod mcp;
 pub mod merge;
 pub mod report;
+pub mod reports;
 pub mod run;
 pub mod stats;
 pub mod validate;
@@ -184,6 +185,20 @@ pub enum Command {
         after_help = "Examples (make demo builds datasets/demo):\n  hunkgen report datasets/demo\n  hunkgen report datasets/demo --results runs/gpt/results.jsonl --results runs/agentless/\n  hunkgen report datasets/hunk4j -o /tmp/hunk4j.html"
     )]
     Report(report::ReportArgs),
+    /// Fetch the bug reports (title and description) of a dataset's instances.
+    ///
+    /// Each instance's `report.url` names its tracker, as Defects4J's active-bugs.csv
+    /// does: Apache JIRA (its REST API), GitHub issues, SourceForge tickets (Allura's
+    /// REST API) and Google Code's issue archive. Writes <dataset>/reports.jsonl (rows
+    /// {"id", "title", "description", "url", "tracker"}), which `hunkgen run` puts into
+    /// the prompt's {report_title}, {report_body} and {bug_report}. Every answer is
+    /// cached (a 404 too), so --offline gives the same file without the network. A
+    /// tracker that cannot be reached costs only its own reports, with one warning line
+    /// naming it. JIRA_TOKEN and GITHUB_TOKEN are sent to their own servers only.
+    #[command(
+        after_help = "Examples:\n  hunkgen reports datasets/hunk4j\n  hunkgen reports datasets/hunk4j --offline --json\n  hunkgen reports datasets/hunk4j --tracker-url https://issues.apache.org/jira=https://jira.mirror.example/jira"
+    )]
+    Reports(reports::ReportsArgs),
     /// Write a dataset's instances in another benchmark's schema (SWE-bench).
     ///
     /// `--format swebench` writes exactly SWE-bench's twelve fields per instance, in its
@@ -311,6 +326,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Compare(args) => compare::run(args),
         Command::Evaluate(args) => evaluate::run(args),
         Command::Report(args) => report::run(args),
+        Command::Reports(args) => reports::run(args),
         Command::Export(args) => export::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Run(args) => run::run(args),

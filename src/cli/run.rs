@@ -69,9 +69,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "K/N")]
     shard: Option<String>,
     /// Bug reports for the prompt: JSON Lines {"id", "title", "description"} (id the
-    /// instance id, or Defects4J's `Cli-1`); they fill {report_title},
-    /// {report_description} and {bug_report} (which also gives the instance's report
-    /// URL), as in the agent study's prompt.
+    /// instance id, or Defects4J's `Cli-1`; `hunkgen reports` writes them with "url" and
+    /// "tracker" too); they fill {report_title}, {report_body} (also
+    /// {report_description}) and {bug_report} (which also gives the instance's report
+    /// URL), as in the agent study's prompt. Default: <dataset>/reports.jsonl when it
+    /// exists.
     #[arg(long, value_name = "FILE")]
     reports: Option<PathBuf>,
     /// Bytes of each tool call's output (command output, file text, tool result) kept in
@@ -110,8 +112,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             "--attempts {attempts} with a shard (--shard or the scheduler's array variables): run the attempts on one machine, one `hunkgen run` per shard of instances is not supported yet"
         );
     }
+    // `hunkgen reports` writes <dataset>/reports.jsonl: used when no file is named.
+    let fetched = dir.join("reports.jsonl");
     let reports = match reports {
         Some(file) => crate::run::prompt::read_reports(&file)?,
+        None if fetched.is_file() => crate::run::prompt::read_reports(&fetched)?,
         None => Default::default(),
     };
     let all = crate::run::agents::load(&agents)?;

@@ -225,7 +225,14 @@ impl Render<'_> {
                     .map(|r| r.description.trim().to_string())
                     .unwrap_or_default(),
             ),
+            (
+                "report_body",
+                report
+                    .map(|r| r.description.trim().to_string())
+                    .unwrap_or_default(),
+            ),
             ("bug_report", bug_report(inst, report)),
+            ("failures", failures(inst)),
         ]);
         fill(template, &vars)
     }
@@ -244,6 +251,12 @@ pub struct BugReport {
     /// The report's description.
     #[serde(default)]
     pub description: String,
+    /// Where it was fetched from (`hunkgen reports`), not used in the prompt.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Its tracker (`jira`, `github`, `sourceforge`, `google-code`).
+    #[serde(default)]
+    pub tracker: Option<String>,
 }
 
 /// A reports file that cannot be used, with its place.
@@ -324,6 +337,28 @@ fn normalize_id(id: &str) -> String {
         }
         _ => id.to_string(),
     }
+}
+
+/// The `{failures}` block: each FAIL_TO_PASS test's failure before the fix, its message
+/// and trimmed stack trace, as validation recorded them: the error messages of the
+/// failing tests that RepoFixEval's issue-discovery task starts from.
+pub fn failures(inst: &Instance) -> String {
+    inst.failures
+        .iter()
+        .map(|f| {
+            let (message, trace) = (f.message.trim(), f.trace.trim());
+            let body = match (
+                message.is_empty() || trace.contains(message),
+                trace.is_empty(),
+            ) {
+                (true, _) => trace.to_string(),
+                (false, true) => message.to_string(),
+                (false, false) => format!("{message}\n{trace}"),
+            };
+            format!("--- {}\n{body}", f.test)
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 /// The `{bug_report}` block: the report's title and description when given, and the
@@ -552,5 +587,47 @@ mod tests {
         );
         assert_eq!(normalize_id("commons-cli-5"), "commons-cli-5");
         assert_eq!(normalize_id("Lang-x"), "Lang-x");
+    }
+
+    /// A report fills `{report_title}` and `{report_body}` (what `hunkgen reports` writes,
+    /// its `url` and `tracker` read past); `{failures}` lists each failing test with its
+    /// trace, the message first where the trace lacks it.
+    #[test]
+    fn report_body_and_failures_fill_their_placeholders() {
+        let mut inst = instance();
+        inst.failures = vec![
+            crate::model::Failure {
+                test: "SortTest::keepsAll".into(),
+                message: "expected 3 but was 2".into(),
+                trace: "java.lang.AssertionError: expected 3 but was 2\n\tat SortTest.keepsAll"
+                    .into(),
+            },
+            crate::model::Failure {
+                test: "tests/test_sort.py::test_keeps_all".into(),
+                message: "assert 2 == 3".into(),
+                trace: "tests/test_sort.py:4: in test_keeps_all".into(),
+            },
+        ];
+        let report: BugReport = serde_json::from_str(
+            "{\"id\": \"acme_1\", \"title\": \" Sort drops items \", \"description\": \"It drops.\", \
+             \"url\": \"https://x/browse/A-1\", \"tracker\": \"jira\"}",
+        )
+        .expect("a fetched report reads");
+        let p = Render {
+            template: Some("[{report_title}] {report_body}\n{failures}"),
+            variant: PromptVariant::Issue,
+            d4j: false,
+            work: Path::new("/w/repo"),
+            private: Path::new("/w/private"),
+            mcp_config: Path::new("/w/private/mcp.json"),
+            report: Some(&report),
+        }
+        .render(&inst);
+        assert_eq!(
+            p,
+            "[Sort drops items] It drops.\n--- SortTest::keepsAll\njava.lang.AssertionError: \
+             expected 3 but was 2\n\tat SortTest.keepsAll\n\n--- tests/test_sort.py::test_keeps_all\n\
+             assert 2 == 3\ntests/test_sort.py:4: in test_keeps_all"
+        );
     }
 }

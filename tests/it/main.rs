@@ -5,6 +5,7 @@ mod common;
 mod annotate_bleu;
 mod annotate_build;
 mod annotate_cli;
+mod bug_reports;
 mod cache_processes;
 mod cli;
 mod commit_rules;

@@ -6,6 +6,7 @@
 //! rest of hunkgen stays synchronous.
 
 pub mod api;
+pub mod issues;
 pub mod labels;
 pub mod links;
 

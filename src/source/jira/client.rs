@@ -205,21 +205,75 @@ impl Client {
     pub fn issue_type(&mut self, key: &str) -> Result<Lookup, ClientError> {
         let url = self.url(key);
         let ck = self.cache_key(key);
-        let cached: Option<Lookup> = self
+        self.cached(&ck, &url, true, |url, body| {
+            let issue: Issue = parse(url, body)?;
+            Ok(Lookup::Type {
+                key: issue.key,
+                name: issue.fields.issuetype.name,
+            })
+        })
+        .map(|found| found.unwrap_or(Lookup::Gone))
+    }
+
+    /// The answer to `url` as `read` makes it of the body, `None` for a 404 (no such
+    /// issue, no evidence): from the cache under `ck` when it holds one, else asked (with
+    /// the token when `token`: only the server it was given for ever sees it) and
+    /// cached, a 404 too, so `--offline` gives the same answer; offline, a miss is an
+    /// error. Trackers other than JIRA (SourceForge, Google Code's archive) are asked
+    /// this way too, without the token.
+    pub fn cached<T>(
+        &mut self,
+        ck: &Key,
+        url: &str,
+        token: bool,
+        read: impl Fn(&str, &str) -> Result<T, ClientError>,
+    ) -> Result<Option<T>, ClientError>
+    where
+        T: Serialize + serde::de::DeserializeOwned,
+    {
+        let cached: Option<Option<T>> = self
             .cache
-            .get(&ck)
+            .get(ck)
             .and_then(|b| serde_json::from_slice(&b).ok());
         if let Some(answer) = cached {
             self.traffic.cache_hits += 1;
             return Ok(answer);
         }
         if self.opts.offline {
-            return Err(ClientError::Offline { url });
+            return Err(ClientError::Offline {
+                url: url.to_string(),
+            });
         }
+        let found = match self.get(url, token)? {
+            Some(body) => Some(read(url, &body)?),
+            None => None,
+        };
+        let bytes = serde_json::to_vec(&found).map_err(|e| ClientError::Json {
+            url: url.to_string(),
+            message: e.to_string(),
+        })?;
+        match (&found, self.cache.put(ck, &bytes)) {
+            (_, Ok(())) => {}
+            // Best effort for a 404: an unwritable cache only costs the offline answer.
+            (None, Err(_)) => {}
+            (Some(_), Err(source)) => {
+                return Err(ClientError::Cache {
+                    dir: self.cache.dir().to_path_buf(),
+                    source,
+                })
+            }
+        }
+        Ok(found)
+    }
+
+    /// The body of `url`, `None` for a 404: `429`/`503` with `Retry-After` waited out
+    /// under the cap, server errors and dropped connections retried.
+    fn get(&mut self, url: &str, token: bool) -> Result<Option<String>, ClientError> {
+        let url = url.to_string();
         let mut failures = 0u32;
         loop {
             let mut request = self.agent.get(&url).header("accept", "application/json");
-            if let Some(token) = &self.opts.token {
+            if let Some(token) = self.opts.token.as_ref().filter(|_| token) {
                 request = request.header("authorization", format!("Bearer {token}"));
             }
             self.traffic.requests += 1;
@@ -251,15 +305,9 @@ impl Client {
                         url: url.clone(),
                         message: format!("reading the body: {e}"),
                     })?;
-            let lookup = match status {
-                200..=299 => {
-                    let issue: Issue = parse(&url, &body)?;
-                    Lookup::Type {
-                        key: issue.key,
-                        name: issue.fields.issuetype.name,
-                    }
-                }
-                404 => Lookup::Gone,
+            return match status {
+                200..=299 => Ok(Some(body)),
+                404 => Ok(None),
                 429 | 503 if status == 429 || retry_after.is_some() => {
                     let secs = retry_after
                         .as_deref()
@@ -268,45 +316,25 @@ impl Client {
                     self.wait_out(&url, secs)?;
                     continue;
                 }
-                401 => {
-                    return Err(ClientError::BadToken {
-                        url,
-                        hint: if self.opts.token.is_some() {
-                            "JIRA_TOKEN was refused (wrong or expired); fix it or unset it to go anonymous"
-                        } else {
-                            "this server needs authentication; set JIRA_TOKEN"
-                        },
-                    })
-                }
+                401 => Err(ClientError::BadToken {
+                    url,
+                    hint: if self.opts.token.is_some() && token {
+                        "JIRA_TOKEN was refused (wrong or expired); fix it or unset it to go anonymous"
+                    } else {
+                        "this server needs authentication; set JIRA_TOKEN"
+                    },
+                }),
                 500..=599 if failures < RETRIES => {
                     failures += 1;
                     self.backoff(failures);
                     continue;
                 }
-                code => {
-                    return Err(ClientError::Status {
-                        url,
-                        status: code,
-                        message: jira_message(&body),
-                    })
-                }
+                code => Err(ClientError::Status {
+                    url,
+                    status: code,
+                    message: jira_message(&body),
+                }),
             };
-            let bytes = serde_json::to_vec(&lookup).map_err(|e| ClientError::Json {
-                url: url.clone(),
-                message: e.to_string(),
-            })?;
-            match (&lookup, self.cache.put(&ck, &bytes)) {
-                (_, Ok(())) => {}
-                // Best effort for a 404: an unwritable cache only costs the offline answer.
-                (Lookup::Gone, Err(_)) => {}
-                (Lookup::Type { .. }, Err(source)) => {
-                    return Err(ClientError::Cache {
-                        dir: self.cache.dir().to_path_buf(),
-                        source,
-                    })
-                }
-            }
-            return Ok(lookup);
         }
     }
 
