@@ -2,6 +2,7 @@
 //! (`score`) that applies predictions, runs the golden tests and writes the results.
 
 pub mod abstain;
+pub mod analytics;
 pub mod attempts;
 pub mod compare;
 mod d4j;

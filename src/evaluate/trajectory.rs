@@ -100,11 +100,30 @@ fn resources(runs: &[&Run]) -> Resources {
         .iter()
         .filter_map(|r| r.steps.as_ref().map(|s| s.len() as f64))
         .collect();
+    // Each kind of token over the runs whose steps report it.
+    let kind = |get: fn(&TrajectoryStep) -> Option<u64>| {
+        let per_run: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| {
+                r.steps
+                    .as_deref()?
+                    .iter()
+                    .filter_map(get)
+                    .reduce(|a, b| a + b)
+            })
+            .map(|t| t as f64)
+            .collect();
+        mean(&per_run)
+    };
     Resources {
         runs: runs.len(),
         mean_tokens: mean(&toks),
         mean_seconds: mean(&secs),
         mean_steps: mean(&steps),
+        mean_input_tokens: kind(|s| s.tokens_in),
+        mean_output_tokens: kind(|s| s.tokens_out),
+        mean_cache_read_tokens: kind(|s| s.tokens_cache_read),
+        mean_cache_write_tokens: kind(|s| s.tokens_cache_write),
     }
 }
 
@@ -198,6 +217,17 @@ fn compute(runs: &[Run]) -> TrajectoryMetrics {
     m.first_touch = ft;
     m.bigrams = ngrams(runs, 2);
     m.trigrams = ngrams(runs, 3);
+    let with_steps: Vec<super::analytics::RunSteps<'_>> = runs
+        .iter()
+        .filter_map(|r| {
+            Some(super::analytics::RunSteps {
+                success: r.resolved,
+                steps: r.steps.as_deref()?,
+                golden: &r.golden,
+            })
+        })
+        .collect();
+    m.analytics = (!with_steps.is_empty()).then(|| super::analytics::compute(&with_steps));
     m
 }
 
@@ -232,6 +262,18 @@ pub fn markdown(m: &TrajectoryMetrics) -> String {
         ]);
     }
     out.push_str(&table.to_markdown());
+    for (name, r) in [("successful", &m.success), ("failed", &m.failure)] {
+        if r.mean_input_tokens.is_some() || r.mean_output_tokens.is_some() {
+            let _ = writeln!(
+                out,
+                "mean tokens of {name} runs: input {} (cache read {}, cache write {}), output {}",
+                num(r.mean_input_tokens, 0),
+                num(r.mean_cache_read_tokens, 0),
+                num(r.mean_cache_write_tokens, 0),
+                num(r.mean_output_tokens, 0)
+            );
+        }
+    }
     let uses: Vec<String> = m
         .tool_use
         .iter()
@@ -263,6 +305,9 @@ pub fn markdown(m: &TrajectoryMetrics) -> String {
         num(m.fail_fast.seconds, 2),
         num(m.fail_fast.steps, 2)
     );
+    if let Some(a) = &m.analytics {
+        out.push_str(&super::analytics::markdown(a));
+    }
     out
 }
 

@@ -5,6 +5,7 @@
 //! meanings change only deliberately, with [`SCHEMA_VERSION`] bumped; the JSON Schema in
 //! `docs/instance.schema.json` is generated from them and checked by a test.
 
+mod analytics;
 mod card;
 mod evaluation;
 mod hunk;
@@ -17,6 +18,7 @@ mod swebench;
 mod trajectory;
 mod validation;
 
+pub use analytics::{Analytics, CategoryGram, CategoryShare, Smells, StudyCategory, TreeDistance};
 pub use card::{Card, Counts, MineFunnel};
 pub use evaluation::{
     ApplyMethod, AttemptMetrics, D4jResult, EvaluationSummary, Exclusion, GoldMiss, Paired,

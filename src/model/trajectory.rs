@@ -61,6 +61,14 @@ pub struct TrajectoryStep {
     /// Model output tokens spent on this step, when reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens_out: Option<u64>,
+    /// Of the input tokens, those read from the provider's prompt cache, when reported
+    /// (Claude's `cache_read_input_tokens`, Codex's `cached_input_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_cache_read: Option<u64>,
+    /// Of the input tokens, those written to the prompt cache, when reported (Claude's
+    /// `cache_creation_input_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_cache_write: Option<u64>,
     /// When the step started (RFC 3339), when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<String>,
@@ -90,6 +98,8 @@ impl TrajectoryStep {
             exit_code: None,
             tokens_in: None,
             tokens_out: None,
+            tokens_cache_read: None,
+            tokens_cache_write: None,
             started_at: None,
             ended_at: None,
             elapsed_ms: None,
@@ -237,6 +247,19 @@ pub struct Resources {
     /// Mean trajectory steps per run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_steps: Option<f64>,
+    /// Mean input tokens per run (cache reads and writes included), over runs that
+    /// report them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_input_tokens: Option<f64>,
+    /// Mean output tokens per run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_output_tokens: Option<f64>,
+    /// Mean input tokens read from the prompt cache per run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_cache_read_tokens: Option<f64>,
+    /// Mean input tokens written to the prompt cache per run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_cache_write_tokens: Option<f64>,
 }
 
 /// Calls of one tool kind.
@@ -315,6 +338,10 @@ pub struct TrajectoryMetrics {
     pub trigrams: Vec<NGram>,
     /// Failed relative to successful runs.
     pub fail_fast: FailFast,
+    /// The study's step categories, Passerine's smells and the other trajectory
+    /// analytics; absent in summaries written before them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analytics: Option<super::Analytics>,
 }
 
 #[cfg(test)]

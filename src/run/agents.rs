@@ -14,16 +14,23 @@ pub enum TrajectoryFormat {
     ClaudeStreamJson,
     /// Codex's `codex exec --json` events.
     CodexJson,
+    /// Gemini CLI's `--output-format stream-json` events.
+    GeminiStreamJson,
+    /// Qwen Code's `--output-format stream-json` messages (Claude Code's envelope,
+    /// Gemini CLI's tool names).
+    QwenStreamJson,
     /// Unknown: the log is kept as is, no steps.
     Raw,
 }
 
 impl TrajectoryFormat {
-    /// All four, in declaration order.
-    pub const ALL: [TrajectoryFormat; 4] = [
+    /// All six, in declaration order.
+    pub const ALL: [TrajectoryFormat; 6] = [
         TrajectoryFormat::Normalized,
         TrajectoryFormat::ClaudeStreamJson,
         TrajectoryFormat::CodexJson,
+        TrajectoryFormat::GeminiStreamJson,
+        TrajectoryFormat::QwenStreamJson,
         TrajectoryFormat::Raw,
     ];
 
@@ -33,6 +40,8 @@ impl TrajectoryFormat {
             TrajectoryFormat::Normalized => "normalized",
             TrajectoryFormat::ClaudeStreamJson => "claude-stream-json",
             TrajectoryFormat::CodexJson => "codex-json",
+            TrajectoryFormat::GeminiStreamJson => "gemini-stream-json",
+            TrajectoryFormat::QwenStreamJson => "qwen-stream-json",
             TrajectoryFormat::Raw => "raw",
         }
     }

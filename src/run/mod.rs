@@ -13,6 +13,7 @@
 pub mod agents;
 pub mod d4j;
 mod error;
+mod gemini;
 mod instance;
 pub mod prompt;
 pub mod trajectory;

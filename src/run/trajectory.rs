@@ -15,6 +15,10 @@
 //!   `error.message`), `agent_message`, `reasoning`, …, and `turn.completed` with `usage`
 //!   (openai/codex `codex-rs/exec/src/exec_events.rs`).
 //!
+//! - Gemini CLI `gemini -p … --output-format stream-json` (`gemini.rs`), and Qwen Code
+//!   `qwen -p … --output-format stream-json`, whose messages are Claude Code's envelope
+//!   around Gemini CLI's tools (`read_file`, `replace`, `run_shell_command`, …).
+//!
 //! Each step keeps what its tool returned (`output`), cut to the caller's bound: what a
 //! behaviour judge reads besides the calls themselves. The agent's own thinking and
 //! messages are not steps.
@@ -48,6 +52,9 @@ pub enum TrajectoryError {
     /// The log holds no Codex `exec --json` event.
     #[error("no Codex exec --json event (thread.*, turn.*, item.*)")]
     NoCodexEvent,
+    /// The log holds no Gemini CLI stream-json event.
+    #[error("no Gemini CLI stream-json event (init, message, tool_use, tool_result, result)")]
+    NoGeminiEvent,
 }
 
 /// How many bytes of each tool output `hunkgen run` keeps by default (`--keep-output`).
@@ -65,6 +72,9 @@ pub fn normalize(
         TrajectoryFormat::Normalized => normalized(log),
         TrajectoryFormat::ClaudeStreamJson => claude(log, workdir),
         TrajectoryFormat::CodexJson => codex(log, workdir),
+        TrajectoryFormat::GeminiStreamJson => super::gemini::steps(log, workdir),
+        // Qwen Code writes Claude Code's envelope; its tools are Gemini CLI's.
+        TrajectoryFormat::QwenStreamJson => claude(log, workdir),
         TrajectoryFormat::Raw => Err(TrajectoryError::Raw),
     }?;
     for s in &mut steps {
@@ -131,17 +141,56 @@ fn u64_of(v: &Value, key: &str) -> Option<u64> {
     v.get(key).and_then(Value::as_u64)
 }
 
-/// Tokens of a `usage` object: input (with cached input) and output.
-fn usage(u: &Value) -> (Option<u64>, Option<u64>) {
-    let input = [
-        "input_tokens",
-        "cache_read_input_tokens",
-        "cache_creation_input_tokens",
-    ]
-    .iter()
-    .filter_map(|k| u64_of(u, k))
-    .reduce(|a, b| a + b);
-    (input, u64_of(u, "output_tokens"))
+/// Tokens of a `usage` object, kept apart: input (with cached input), output, and of
+/// the input what was read from the prompt cache and what was written to it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Usage {
+    input: Option<u64>,
+    output: Option<u64>,
+    cache_read: Option<u64>,
+    cache_write: Option<u64>,
+}
+
+impl Usage {
+    /// Claude's `input_tokens` leaves out the cache's reads and writes
+    /// (`cache_read_input_tokens`, `cache_creation_input_tokens`), so the input is their
+    /// sum; Codex's `input_tokens` holds its `cached_input_tokens` already.
+    fn of(u: &Value) -> Usage {
+        let input = [
+            "input_tokens",
+            "cache_read_input_tokens",
+            "cache_creation_input_tokens",
+        ]
+        .iter()
+        .filter_map(|k| u64_of(u, k))
+        .reduce(|a, b| a + b);
+        Usage {
+            input,
+            output: u64_of(u, "output_tokens"),
+            cache_read: u64_of(u, "cache_read_input_tokens")
+                .or_else(|| u64_of(u, "cached_input_tokens")),
+            cache_write: u64_of(u, "cache_creation_input_tokens"),
+        }
+    }
+
+    fn any(&self) -> bool {
+        self.input.is_some() || self.output.is_some()
+    }
+
+    fn add(&mut self, o: Usage) {
+        add(&mut self.input, o.input);
+        add(&mut self.output, o.output);
+        add(&mut self.cache_read, o.cache_read);
+        add(&mut self.cache_write, o.cache_write);
+    }
+
+    /// Adds these tokens to `step`'s.
+    fn onto(self, step: &mut TrajectoryStep) {
+        add(&mut step.tokens_in, self.input);
+        add(&mut step.tokens_out, self.output);
+        add(&mut step.tokens_cache_read, self.cache_read);
+        add(&mut step.tokens_cache_write, self.cache_write);
+    }
 }
 
 fn add(slot: &mut Option<u64>, v: Option<u64>) {
@@ -150,18 +199,25 @@ fn add(slot: &mut Option<u64>, v: Option<u64>) {
     }
 }
 
-/// The step of a tool call by name (Claude Code's tools, MCP tools such as hunkgen's).
-fn tool_step(name: &str, input: &Value, workdir: &str) -> TrajectoryStep {
-    let path = ["file_path", "notebook_path", "path"]
+/// The step of a tool call by name (Claude Code's tools; Gemini CLI's, which Qwen Code
+/// keeps; MCP tools such as hunkgen's).
+pub(super) fn tool_step(name: &str, input: &Value, workdir: &str) -> TrajectoryStep {
+    let path = ["file_path", "absolute_path", "notebook_path", "path"]
         .iter()
         .find_map(|k| input.get(k).and_then(Value::as_str))
         .map(|p| relative(p, workdir));
     let short = name.rsplit("__").next().unwrap_or(name);
     let mut step = match short {
-        "Read" | "NotebookRead" | "get_class_skeleton" => TrajectoryStep::new(StepKind::Read),
+        "Read" | "NotebookRead" | "get_class_skeleton" | "read_file" | "read_many_files" => {
+            TrajectoryStep::new(StepKind::Read)
+        }
         "Grep"
         | "Glob"
         | "LS"
+        | "search_file_content"
+        | "grep_search"
+        | "glob"
+        | "list_directory"
         | "find_method_in_class"
         | "find_class_in_file"
         | "find_method_in_file"
@@ -170,8 +226,10 @@ fn tool_step(name: &str, input: &Value, workdir: &str) -> TrajectoryStep {
         | "find_method"
         | "find_code"
         | "get_repository_structure" => TrajectoryStep::new(StepKind::Search),
-        "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => TrajectoryStep::new(StepKind::Edit),
-        "Bash" => {
+        "Edit" | "Write" | "MultiEdit" | "NotebookEdit" | "replace" | "write_file" | "edit" => {
+            TrajectoryStep::new(StepKind::Edit)
+        }
+        "Bash" | "run_shell_command" => {
             let cmd = input.get("command").and_then(Value::as_str).unwrap_or("");
             let (kind, files) = classify_command(cmd);
             let mut s = TrajectoryStep::new(kind);
@@ -202,17 +260,16 @@ fn claude(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, TrajectoryErr
     }
     let mut steps: Vec<TrajectoryStep> = Vec::new();
     let mut by_id: HashMap<String, usize> = HashMap::new();
-    let (mut pending_in, mut pending_out) = (None, None);
+    let mut pending = Usage::default();
     let mut per_message_usage = false;
     for e in &evs {
         match e.get("type").and_then(Value::as_str) {
             Some("assistant") => {
                 let msg = e.get("message").unwrap_or(&Value::Null);
                 if let Some(u) = msg.get("usage") {
-                    let (i, o) = usage(u);
-                    add(&mut pending_in, i);
-                    add(&mut pending_out, o);
-                    per_message_usage |= i.is_some() || o.is_some();
+                    let u = Usage::of(u);
+                    per_message_usage |= u.any();
+                    pending.add(u);
                 }
                 let blocks = msg.get("content").and_then(Value::as_array);
                 for b in blocks.into_iter().flatten() {
@@ -222,8 +279,7 @@ fn claude(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, TrajectoryErr
                     let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
                     let mut step = tool_step(name, b.get("input").unwrap_or(&Value::Null), workdir);
                     // The message's tokens go to its first tool call.
-                    step.tokens_in = pending_in.take();
-                    step.tokens_out = pending_out.take();
+                    std::mem::take(&mut pending).onto(&mut step);
                     if let Some(id) = b.get("id").and_then(Value::as_str) {
                         by_id.insert(id.to_string(), steps.len());
                     }
@@ -256,9 +312,7 @@ fn claude(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, TrajectoryErr
             Some("result") => {
                 if !per_message_usage {
                     if let Some(u) = e.get("usage") {
-                        let (i, o) = usage(u);
-                        add(&mut pending_in, i);
-                        add(&mut pending_out, o);
+                        pending.add(Usage::of(u));
                     }
                 }
                 if let (Some(last), Some(ms)) = (steps.last_mut(), u64_of(e, "duration_ms")) {
@@ -269,8 +323,7 @@ fn claude(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, TrajectoryErr
         }
     }
     if let Some(last) = steps.last_mut() {
-        add(&mut last.tokens_in, pending_in);
-        add(&mut last.tokens_out, pending_out);
+        pending.onto(last);
     }
     Ok(steps)
 }
@@ -342,18 +395,14 @@ fn codex(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, TrajectoryErro
                 steps.push(step);
             }
             Some("turn.completed") => {
-                let (i, o) = e.get("usage").map(usage).unwrap_or((None, None));
+                let u = e.get("usage").map(Usage::of).unwrap_or_default();
                 // A turn's tokens go to its first step (or a step of their own when the
                 // turn only talked).
                 match steps.get_mut(turn_start) {
-                    Some(s) => {
-                        add(&mut s.tokens_in, i);
-                        add(&mut s.tokens_out, o);
-                    }
-                    None if i.is_some() || o.is_some() => {
+                    Some(s) => u.onto(s),
+                    None if u.any() => {
                         let mut s = TrajectoryStep::new(StepKind::Other);
-                        s.tokens_in = i;
-                        s.tokens_out = o;
+                        u.onto(&mut s);
                         steps.push(s);
                     }
                     None => {}
@@ -455,6 +504,27 @@ pub fn classify_command(cmd: &str) -> (StepKind, Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Claude's four counts kept apart (its input is the sum), Codex's cached part read
+    /// as a part of its input.
+    #[test]
+    fn usage_keeps_input_output_and_the_caches_apart() {
+        let u = Usage::of(&serde_json::json!({
+            "input_tokens": 10, "cache_read_input_tokens": 200,
+            "cache_creation_input_tokens": 30, "output_tokens": 4
+        }));
+        assert_eq!(
+            (u.input, u.output, u.cache_read, u.cache_write),
+            (Some(240), Some(4), Some(200), Some(30))
+        );
+        let c = Usage::of(&serde_json::json!({
+            "input_tokens": 100, "cached_input_tokens": 60, "output_tokens": 7
+        }));
+        assert_eq!(
+            (c.input, c.output, c.cache_read, c.cache_write),
+            (Some(100), Some(7), Some(60), None)
+        );
+    }
 
     #[test]
     fn commands_classify_by_what_they_run() {

@@ -146,6 +146,15 @@ fn oracle_resolves_and_comment_only_agent_abstains() {
         t["first_touch"]["golden_files"]
     );
     assert!(t["tool_use"]["edit"]["calls"].as_u64().unwrap_or(0) >= 2);
+    // In the agent study's categories the edits are WRITE steps, as many as edits; the
+    // oracle runs no test, so every trajectory has Passerine's NO_TEST smell.
+    let a = &t["analytics"];
+    assert_eq!(
+        a["categories"]["success"]["WRITE"]["steps"], t["tool_use"]["edit"]["calls"],
+        "{a}"
+    );
+    assert_eq!(a["smells"]["success"]["trajectories"], 2, "{a}");
+    assert_eq!(a["smells"]["success"]["no_test"], 2, "{a}");
     assert_eq!(
         t["bigrams"][0]["kinds"],
         serde_json::json!(["read", "edit"]),
@@ -201,6 +210,10 @@ fn oracle_resolves_and_comment_only_agent_abstains() {
     let html = fs::read_to_string(&page).expect("page");
     assert!(html.contains("Agent trajectories"));
     assert!(html.contains("read → edit"), "the n-grams are shown");
+    assert!(
+        html.contains("Trajectory analytics") && html.contains("READ → WRITE"),
+        "the study's categories are shown"
+    );
 }
 
 /// An agents file of misbehaving agents, written for this test; `hang` sleeps for
@@ -511,6 +524,11 @@ fn claude_stream_json_log_normalizes() {
         (steps[0].tokens_in, steps[0].tokens_out),
         (Some(1500), Some(40))
     );
+    // Of those 1500, 300 were read from the prompt cache; none were written to it.
+    assert_eq!(
+        (steps[0].tokens_cache_read, steps[0].tokens_cache_write),
+        (Some(300), None)
+    );
     assert_eq!(steps[1].files, ["python/acme/text.py"]);
     assert_eq!(steps[2].files, ["python/acme/text.py"]);
     assert_eq!(
@@ -537,6 +555,111 @@ fn claude_stream_json_log_normalizes() {
     );
     assert_eq!(test.output.as_deref(), Some("1 failed, 3 passed"));
     assert!(steps.iter().all(|s| s.output_truncated.is_none()));
+}
+
+/// A Gemini CLI stream-json log (written here in the format of gemini-cli's
+/// `packages/core/src/output/types.ts`): its own tool names to step kinds, a failed
+/// shell command's error as its output, the session's token totals and duration on the
+/// last step, `message` and `error` events no steps.
+#[test]
+fn gemini_stream_json_log_normalizes() {
+    let steps = hunkgen::run::trajectory::normalize(
+        TrajectoryFormat::GeminiStreamJson,
+        &fixture("gemini-stream.jsonl"),
+        "/w/repo",
+        hunkgen::run::trajectory::DEFAULT_KEEP_OUTPUT,
+    )
+    .expect("normalizes");
+    let kinds: Vec<StepKind> = steps.iter().map(|s| s.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            StepKind::Search,
+            StepKind::Read,
+            StepKind::Edit,
+            StepKind::RunTest,
+            StepKind::Search
+        ]
+    );
+    assert_eq!(steps[0].files, ["python"]);
+    assert_eq!(steps[1].files, ["python/acme/text.py"]);
+    assert_eq!(steps[2].files, ["python/acme/text.py"]);
+    assert_eq!(
+        steps[3].command.as_deref(),
+        Some("python -m pytest -q python/tests/test_text.py")
+    );
+    assert_eq!(steps[3].exit_code, Some(1), "status error");
+    assert_eq!(
+        steps[3].output.as_deref(),
+        Some("error: 1 failed, 3 passed")
+    );
+    assert_eq!(steps[0].exit_code, Some(0));
+    let last = &steps[4];
+    assert_eq!(
+        (last.tokens_in, last.tokens_out, last.tokens_cache_read),
+        (Some(5000), Some(200), Some(1200))
+    );
+    assert_eq!(last.elapsed_ms, Some(38000));
+    assert!(steps[..4].iter().all(|s| s.tokens_in.is_none()));
+    // In the study's categories: content search, read, write, test, navigate.
+    let cats: Vec<&str> = steps
+        .iter()
+        .map(|s| hunkgen::evaluate::analytics::category(s).name())
+        .collect();
+    assert_eq!(
+        cats,
+        ["SEARCH_CONTENT", "READ", "WRITE", "TEST", "NAVIGATE"]
+    );
+    assert!(hunkgen::run::trajectory::normalize(
+        TrajectoryFormat::GeminiStreamJson,
+        "not json\n{\"type\":\"assistant\"}\n",
+        "/w/repo",
+        0
+    )
+    .is_err());
+}
+
+/// A Qwen Code stream-json log (written here in the format of Qwen Code's headless-mode
+/// docs): Claude Code's envelope, Gemini CLI's tool names, per-message usage with the
+/// cache read kept apart.
+#[test]
+fn qwen_stream_json_log_normalizes() {
+    let steps = hunkgen::run::trajectory::normalize(
+        TrajectoryFormat::QwenStreamJson,
+        &fixture("qwen-stream.jsonl"),
+        "/w/repo",
+        hunkgen::run::trajectory::DEFAULT_KEEP_OUTPUT,
+    )
+    .expect("normalizes");
+    let kinds: Vec<StepKind> = steps.iter().map(|s| s.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            StepKind::Search,
+            StepKind::Read,
+            StepKind::Edit,
+            StepKind::RunTest
+        ]
+    );
+    let money = "java/src/main/java/org/acme/num/Money.java";
+    assert_eq!(steps[1].files, [money]);
+    assert_eq!(steps[2].files, [money]);
+    assert_eq!(
+        steps[3].command.as_deref(),
+        Some("mvn -q test -Dtest=MoneyTest")
+    );
+    assert_eq!(steps[3].exit_code, Some(0));
+    assert_eq!(
+        (
+            steps[0].tokens_in,
+            steps[0].tokens_out,
+            steps[0].tokens_cache_read
+        ),
+        (Some(4000), Some(50), Some(1000))
+    );
+    assert_eq!(steps[3].elapsed_ms, Some(52000));
+    let total: u64 = steps.iter().filter_map(|s| s.tokens_out).sum();
+    assert_eq!(total, 210, "the result's totals are not counted again");
 }
 
 #[test]
@@ -577,6 +700,8 @@ fn codex_exec_json_log_normalizes() {
         (steps[0].tokens_in, steps[0].tokens_out),
         (Some(24763), Some(122))
     );
+    // Codex's input holds its cached part already.
+    assert_eq!(steps[0].tokens_cache_read, Some(24448));
     assert!(steps[1..].iter().all(|s| s.tokens_in.is_none()));
     assert_eq!(
         steps[4].output.as_deref(),

@@ -2,6 +2,7 @@
 //! hand-written inline SVG charts and one small inline script for the search box; nothing
 //! is fetched. Every string from data is escaped.
 
+mod analytics;
 mod charts;
 mod instances;
 mod outcomes;

@@ -64,8 +64,18 @@ fn trajectories_section(out: &mut String, r: &ResultsTables) {
     out.push_str("<table><tr><th>system</th><th>runs</th><th>outcomes</th><th>successful: tokens / s / steps</th><th>failed: tokens / s / steps</th><th>fail fast (tokens, time, steps)</th><th>tool use</th><th>golden files touched, mean first step</th><th>top bigrams</th><th>top trigrams</th></tr>");
     for (s, t) in with {
         let res = |x: &crate::model::Resources| {
+            let split = match (x.mean_input_tokens, x.mean_output_tokens) {
+                (None, None) => String::new(),
+                _ => format!(
+                    " (in {}, of it cache read {} / write {}; out {})",
+                    f(x.mean_input_tokens, 0),
+                    f(x.mean_cache_read_tokens, 0),
+                    f(x.mean_cache_write_tokens, 0),
+                    f(x.mean_output_tokens, 0)
+                ),
+            };
             format!(
-                "({} runs) {} / {} / {}",
+                "({} runs) {}{split} / {} / {}",
                 x.runs,
                 f(x.mean_tokens, 0),
                 f(x.mean_seconds, 1),
@@ -240,6 +250,7 @@ pub(super) fn section(
     ));
     study_section(out, r);
     trajectories_section(out, r);
+    super::analytics::section(out, r);
     out.push_str("<h3>Abstention by state</h3><p class=\"muted\">Abstaining is correct on Resolved and incorrect on Novel and Partial.</p>");
     let (cats, per) = collect(&|s| {
         s.abstention
