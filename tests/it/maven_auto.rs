@@ -884,21 +884,26 @@ fn an_abstract_test_class_is_run_through_its_concrete_subclass() {
         &abstract_test(true),
     );
     s.commit("Fix add and mul");
+    proves(
+        &s,
+        &seed,
+        "org.acme.IntCalcTest::addsAndMultiplies",
+        "org.acme.IntCalcTest::zero",
+    );
+}
+
+/// The history `s` built offline from `seed` keeps one instance, whose FAIL_TO_PASS and
+/// PASS_TO_PASS are the one test each named.
+fn proves(s: &Script, seed: &Path, fail_to_pass: &str, pass_to_pass: &str) {
     let work = tempfile::tempdir().expect("tempdir");
     let recipe = recipe(work.path(), &s.dir);
     let out = work.path().join("out");
-    let o = build(&recipe, &out, &work.path().join("cache"), &seed);
+    let o = build(&recipe, &out, &work.path().join("cache"), seed);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let kept = rows(&out, "instances.jsonl");
     assert_eq!(kept.len(), 1, "rejected {:?}", rows(&out, "rejected.jsonl"));
-    assert_eq!(
-        kept[0]["FAIL_TO_PASS"],
-        serde_json::json!(["org.acme.IntCalcTest::addsAndMultiplies"])
-    );
-    assert_eq!(
-        kept[0]["PASS_TO_PASS"],
-        serde_json::json!(["org.acme.IntCalcTest::zero"])
-    );
+    assert_eq!(kept[0]["FAIL_TO_PASS"], serde_json::json!([fail_to_pass]));
+    assert_eq!(kept[0]["PASS_TO_PASS"], serde_json::json!([pass_to_pass]));
 }
 
 /// A fix whose test patch changes only a helper of the test tree (a list of cases, no
@@ -937,20 +942,11 @@ fn a_changed_test_helper_is_run_through_the_test_classes_that_use_it() {
     s.write("src/main/java/org/acme/Calc.java", &calc(true));
     s.write("src/test/java/org/acme/CalcCases.java", &cases(true));
     s.commit("Fix add and mul");
-    let work = tempfile::tempdir().expect("tempdir");
-    let recipe = recipe(work.path(), &s.dir);
-    let out = work.path().join("out");
-    let o = build(&recipe, &out, &work.path().join("cache"), &seed);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let kept = rows(&out, "instances.jsonl");
-    assert_eq!(kept.len(), 1, "rejected {:?}", rows(&out, "rejected.jsonl"));
-    assert_eq!(
-        kept[0]["FAIL_TO_PASS"],
-        serde_json::json!(["org.acme.CalcCasesTest::cases"])
-    );
-    assert_eq!(
-        kept[0]["PASS_TO_PASS"],
-        serde_json::json!(["org.acme.CalcCasesTest::zero"])
+    proves(
+        &s,
+        &seed,
+        "org.acme.CalcCasesTest::cases",
+        "org.acme.CalcCasesTest::zero",
     );
 }
 

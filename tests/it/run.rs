@@ -8,7 +8,7 @@
 use crate::common::{hunkgen, manifest, succeeds, Script};
 use crate::evaluate::rate;
 use crate::golden::demo;
-use hunkgen::model::StepKind;
+use hunkgen::model::{StepKind, TrajectoryStep};
 use hunkgen::run::agents::TrajectoryFormat;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -499,16 +499,22 @@ fn fixture(name: &str) -> String {
     fs::read_to_string(manifest().join("tests/data/trajectories").join(name)).expect("fixture")
 }
 
-#[test]
-fn claude_stream_json_log_normalizes() {
+/// The steps of a recorded log under /w/repo, and their kinds.
+fn normalized(format: TrajectoryFormat, name: &str) -> (Vec<TrajectoryStep>, Vec<StepKind>) {
     let steps = hunkgen::run::trajectory::normalize(
-        TrajectoryFormat::ClaudeStreamJson,
-        &fixture("claude-stream.jsonl"),
+        format,
+        &fixture(name),
         "/w/repo",
         hunkgen::run::trajectory::DEFAULT_KEEP_OUTPUT,
     )
     .expect("normalizes");
-    let kinds: Vec<StepKind> = steps.iter().map(|s| s.kind).collect();
+    let kinds = steps.iter().map(|s| s.kind).collect();
+    (steps, kinds)
+}
+
+#[test]
+fn claude_stream_json_log_normalizes() {
+    let (steps, kinds) = normalized(TrajectoryFormat::ClaudeStreamJson, "claude-stream.jsonl");
     assert_eq!(
         kinds,
         [
@@ -563,14 +569,7 @@ fn claude_stream_json_log_normalizes() {
 /// last step, `message` and `error` events no steps.
 #[test]
 fn gemini_stream_json_log_normalizes() {
-    let steps = hunkgen::run::trajectory::normalize(
-        TrajectoryFormat::GeminiStreamJson,
-        &fixture("gemini-stream.jsonl"),
-        "/w/repo",
-        hunkgen::run::trajectory::DEFAULT_KEEP_OUTPUT,
-    )
-    .expect("normalizes");
-    let kinds: Vec<StepKind> = steps.iter().map(|s| s.kind).collect();
+    let (steps, kinds) = normalized(TrajectoryFormat::GeminiStreamJson, "gemini-stream.jsonl");
     assert_eq!(
         kinds,
         [
@@ -624,14 +623,7 @@ fn gemini_stream_json_log_normalizes() {
 /// cache read kept apart.
 #[test]
 fn qwen_stream_json_log_normalizes() {
-    let steps = hunkgen::run::trajectory::normalize(
-        TrajectoryFormat::QwenStreamJson,
-        &fixture("qwen-stream.jsonl"),
-        "/w/repo",
-        hunkgen::run::trajectory::DEFAULT_KEEP_OUTPUT,
-    )
-    .expect("normalizes");
-    let kinds: Vec<StepKind> = steps.iter().map(|s| s.kind).collect();
+    let (steps, kinds) = normalized(TrajectoryFormat::QwenStreamJson, "qwen-stream.jsonl");
     assert_eq!(
         kinds,
         [
@@ -664,14 +656,7 @@ fn qwen_stream_json_log_normalizes() {
 
 #[test]
 fn codex_exec_json_log_normalizes() {
-    let steps = hunkgen::run::trajectory::normalize(
-        TrajectoryFormat::CodexJson,
-        &fixture("codex-exec.jsonl"),
-        "/w/repo",
-        hunkgen::run::trajectory::DEFAULT_KEEP_OUTPUT,
-    )
-    .expect("normalizes");
-    let kinds: Vec<StepKind> = steps.iter().map(|s| s.kind).collect();
+    let (steps, kinds) = normalized(TrajectoryFormat::CodexJson, "codex-exec.jsonl");
     assert_eq!(
         kinds,
         [
