@@ -5,18 +5,22 @@
 //! error, `output`, `error.message`), `error`, and a final `result` whose `stats` count
 //! `input_tokens` (of them `cached`), `output_tokens`, `duration_ms` and `tool_calls`.
 //! The tools are Gemini CLI's own (`read_file`, `replace`, `write_file`,
-//! `run_shell_command`, `search_file_content`, `glob`, `list_directory`, …), mapped to
-//! step kinds by [`super::trajectory::tool_step`], as Qwen Code's (a fork that keeps the
-//! tool names and writes Claude Code's stream-json envelope) are.
+//! `run_shell_command`, `search_file_content`, `glob`, `list_directory`, …), made steps
+//! by the caller's `tool_step` (trajectory.rs's, which maps Claude Code's tools and
+//! Qwen Code's, a fork that keeps these names, the same way).
 
-use super::trajectory::{tool_step, TrajectoryError};
 use crate::model::{StepKind, TrajectoryStep};
 use serde_json::Value;
 use std::collections::HashMap;
 
-/// The steps of a Gemini CLI stream-json log; tokens, which the stream reports only as
-/// the session's totals, go to the last step, as the run's duration does.
-pub fn steps(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, TrajectoryError> {
+/// The steps of a Gemini CLI stream-json log, each tool call made a step by
+/// `tool_step(name, parameters)`; `None` when the log holds no event of the format.
+/// Tokens, which the stream reports only as the session's totals, go to the last step,
+/// as the run's duration does.
+pub fn steps(
+    log: &str,
+    tool_step: impl Fn(&str, &Value) -> TrajectoryStep,
+) -> Option<Vec<TrajectoryStep>> {
     let events: Vec<Value> = log
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
@@ -28,7 +32,7 @@ pub fn steps(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, Trajectory
         })
         .collect();
     if events.is_empty() {
-        return Err(TrajectoryError::NoGeminiEvent);
+        return None;
     }
     let mut steps: Vec<TrajectoryStep> = Vec::new();
     let mut by_id: HashMap<String, usize> = HashMap::new();
@@ -36,7 +40,7 @@ pub fn steps(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, Trajectory
         match e.get("type").and_then(Value::as_str) {
             Some("tool_use") => {
                 let name = e.get("tool_name").and_then(Value::as_str).unwrap_or("tool");
-                let step = tool_step(name, e.get("parameters").unwrap_or(&Value::Null), workdir);
+                let step = tool_step(name, e.get("parameters").unwrap_or(&Value::Null));
                 if let Some(id) = e.get("tool_id").and_then(Value::as_str) {
                     by_id.insert(id.to_string(), steps.len());
                 }
@@ -79,5 +83,5 @@ pub fn steps(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, Trajectory
             _ => {}
         }
     }
-    Ok(steps)
+    Some(steps)
 }

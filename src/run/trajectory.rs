@@ -72,7 +72,10 @@ pub fn normalize(
         TrajectoryFormat::Normalized => normalized(log),
         TrajectoryFormat::ClaudeStreamJson => claude(log, workdir),
         TrajectoryFormat::CodexJson => codex(log, workdir),
-        TrajectoryFormat::GeminiStreamJson => super::gemini::steps(log, workdir),
+        TrajectoryFormat::GeminiStreamJson => {
+            super::gemini::steps(log, |name, input| tool_step(name, input, workdir))
+                .ok_or(TrajectoryError::NoGeminiEvent)
+        }
         // Qwen Code writes Claude Code's envelope; its tools are Gemini CLI's.
         TrajectoryFormat::QwenStreamJson => claude(log, workdir),
         TrajectoryFormat::Raw => Err(TrajectoryError::Raw),
@@ -201,7 +204,7 @@ fn add(slot: &mut Option<u64>, v: Option<u64>) {
 
 /// The step of a tool call by name (Claude Code's tools; Gemini CLI's, which Qwen Code
 /// keeps; MCP tools such as hunkgen's).
-pub(super) fn tool_step(name: &str, input: &Value, workdir: &str) -> TrajectoryStep {
+fn tool_step(name: &str, input: &Value, workdir: &str) -> TrajectoryStep {
     let path = ["file_path", "absolute_path", "notebook_path", "path"]
         .iter()
         .find_map(|k| input.get(k).and_then(Value::as_str))
