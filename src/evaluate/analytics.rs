@@ -110,6 +110,48 @@ pub fn category(step: &TrajectoryStep) -> StudyCategory {
     }
 }
 
+/// Whether a step ran through one of the agent's own tools rather than a shell command:
+/// a normalized tool call is written `Name {json}` (or `Name` alone) with Name a tool
+/// of Claude Code, Gemini CLI or Qwen Code, or an MCP tool (`mcp__server__tool`); a
+/// step with no command (Codex's file changes) is its own tool too.
+pub fn native(step: &TrajectoryStep) -> bool {
+    const TOOLS: &[&str] = &[
+        "Read",
+        "Write",
+        "Edit",
+        "MultiEdit",
+        "Grep",
+        "Glob",
+        "LS",
+        "NotebookRead",
+        "NotebookEdit",
+        "TodoWrite",
+        "Task",
+        "WebFetch",
+        "WebSearch",
+        "read_file",
+        "read_many_files",
+        "write_file",
+        "replace",
+        "edit",
+        "search_file_content",
+        "grep_search",
+        "glob",
+        "list_directory",
+        "web_fetch",
+        "google_web_search",
+        "save_memory",
+        "write_todos",
+        "todo_write",
+    ];
+    let Some(cmd) = step.command.as_deref() else {
+        return true;
+    };
+    let (name, rest) = cmd.split_once(' ').unwrap_or((cmd, ""));
+    let shaped = rest.is_empty() || rest.trim_start().starts_with('{');
+    shaped && (TOOLS.contains(&name) || name.contains("__"))
+}
+
 /// Which of Passerine's smells a trajectory shows: NO_TEST, NO_OP_CAT,
 /// CONSECUTIVE_SEARCH, CONSECUTIVE_EDIT.
 pub fn smells_of(steps: &[TrajectoryStep]) -> [bool; 4] {
@@ -270,6 +312,14 @@ pub fn compute(runs: &[RunSteps<'_>]) -> Analytics {
             consecutive_edit: s.consecutive_edit + usize::from(e),
         };
     }
+    // Native tools vs shell commands, per category.
+    for s in runs.iter().flat_map(|r| r.steps) {
+        let v = a.via.entry(category(s).name().to_string()).or_default();
+        match native(s) {
+            true => v.native += 1,
+            false => v.shell += 1,
+        }
+    }
     // Frequency by step index.
     let longest = runs.iter().map(|r| r.steps.len()).max().unwrap_or(0);
     for i in 0..longest.min(STEP_INDEXES) {
@@ -352,6 +402,14 @@ pub fn markdown(a: &Analytics) -> String {
             share(s.consecutive_search),
             share(s.consecutive_edit)
         );
+    }
+    let via: Vec<String> = StudyCategory::ALL
+        .iter()
+        .filter_map(|c| a.via.get(c.name()).map(|v| (c, v)))
+        .map(|(c, v)| format!("{} {}/{}", c.name(), v.native, v.shell))
+        .collect();
+    if !via.is_empty() {
+        let _ = writeln!(out, "native tools / shell commands: {}", via.join(", "));
     }
     let t = &a.tree_distance;
     if t.runs > 0 {

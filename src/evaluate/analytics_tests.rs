@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::Via;
 
 fn step(kind: StepKind, command: &str, files: &[&str]) -> TrajectoryStep {
     let mut s = TrajectoryStep::new(kind);
@@ -230,6 +231,47 @@ fn the_analytics_of_four_runs_by_hand() {
         (a.tree_distance.mean, a.tree_distance.median),
         (Some(3.5), Some(3.5))
     );
+    // Native or shell: the runs' commands are shell commands except `TodoWrite {}`
+    // (a tool) and the steps with no command (tools of their own): READ 1 shell
+    // (`cat …`) of 4; WRITE all 4 native; SEARCH_CONTENT 2 shell; TEST 1 and 1.
+    assert_eq!(
+        a.via["READ"],
+        Via {
+            native: 3,
+            shell: 1
+        }
+    );
+    assert_eq!(
+        a.via["WRITE"],
+        Via {
+            native: 4,
+            shell: 0
+        }
+    );
+    assert_eq!(
+        a.via["SEARCH_CONTENT"],
+        Via {
+            native: 0,
+            shell: 2
+        }
+    );
+    assert_eq!(
+        a.via["TEST"],
+        Via {
+            native: 1,
+            shell: 1
+        }
+    );
+    assert_eq!(
+        a.via["OTHER"],
+        Via {
+            native: 1,
+            shell: 0
+        }
+    );
+    assert!(native(&step(Search, "Grep {\"pattern\":\"x\"}", &[])));
+    assert!(native(&step(Search, "mcp__hunkgen__find_class {}", &[])));
+    assert!(!native(&step(Search, "ls", &[])) && !native(&step(Read, "cat a", &[])));
     let md = markdown(&a);
     assert!(
         md.contains("smells, failure (2 trajectories): NO_TEST 100.0%, NO_OP_CAT 50.0%"),

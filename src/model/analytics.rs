@@ -113,6 +113,16 @@ pub struct TreeDistance {
     pub median: Option<f64>,
 }
 
+/// Steps of one category by how they ran: a tool of the agent's own (Read, Grep,
+/// `read_file`, an MCP tool, Codex's file changes) or a shell command.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Via {
+    /// Through the agent's own tools.
+    pub native: usize,
+    /// Through shell commands.
+    pub shell: usize,
+}
+
 /// The analytics of one system's runs (`trajectories.analytics`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Analytics {
@@ -126,4 +136,8 @@ pub struct Analytics {
     pub by_step: Vec<BTreeMap<String, usize>>,
     /// Unresolved runs' edits against the golden files.
     pub tree_distance: TreeDistance,
+    /// Per category, steps through native tools and through the shell (the agent
+    /// study's Table 7).
+    #[serde(default)]
+    pub via: BTreeMap<String, Via>,
 }

@@ -18,7 +18,9 @@ mod swebench;
 mod trajectory;
 mod validation;
 
-pub use analytics::{Analytics, CategoryGram, CategoryShare, Smells, StudyCategory, TreeDistance};
+pub use analytics::{
+    Analytics, CategoryGram, CategoryShare, Smells, StudyCategory, TreeDistance, Via,
+};
 pub use card::{Card, Counts, MineFunnel};
 pub use evaluation::{
     ApplyMethod, AttemptMetrics, D4jResult, EvaluationSummary, Exclusion, GoldMiss, Paired,

@@ -83,4 +83,24 @@ pub(super) fn section(out: &mut String, r: &ResultsTables) {
         }
     }
     out.push_str("</table>");
+    // The study's Table 7: each category's steps through the agent's own tools and
+    // through the shell.
+    out.push_str("<table><tr><th>system</th><th>steps by native tools / shell commands</th></tr>");
+    for (name, a) in r.systems.iter().filter_map(|s| {
+        let a = s.trajectories.as_ref()?.analytics.as_ref()?;
+        Some((s.name.as_str(), a))
+    }) {
+        let cells: Vec<String> = StudyCategory::ALL
+            .iter()
+            .filter_map(|c| a.via.get(c.name()).map(|v| (c, v)))
+            .map(|(c, v)| format!("{} {} / {}", c.name(), v.native, v.shell))
+            .collect();
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td></tr>",
+            esc(name),
+            esc(&cells.join(", "))
+        );
+    }
+    out.push_str("</table>");
 }
