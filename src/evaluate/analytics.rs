@@ -14,8 +14,9 @@ use crate::model::{
 };
 use std::collections::BTreeMap;
 
-/// The n-gram lengths computed.
-pub const WINDOWS: [usize; 2] = [2, 3];
+/// The n-gram lengths computed: windows of 2 to 5 steps, short enough to recur in runs
+/// of a few dozen steps.
+pub const WINDOWS: [usize; 4] = [2, 3, 4, 5];
 
 /// How many n-grams of each length and outcome are kept.
 const TOP: usize = 5;
