@@ -196,6 +196,11 @@ fn the_analytics_of_four_runs_by_hand() {
     assert!(g3
         .iter()
         .all(|g| g.count == 1 && (g.share - 0.25).abs() < 1e-12));
+    // Windows of 5: only bad1 is that long; no successful run is.
+    let g5 = &a.ngrams["5"];
+    assert!(!g5.contains_key("success"));
+    assert_eq!((g5["failure"].len(), g5["failure"][0].share), (1, 1.0));
+    assert_eq!(a.ngrams.len(), 4);
     // Smells: both successful runs ran tests and read X once each.
     assert_eq!(
         a.smells["success"],
