@@ -20,9 +20,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::cache::Key;
 use crate::progress::Progress;
-use crate::source::github::api::ClientConfig;
-use crate::source::github::issues as github_issues;
-use crate::source::jira::client::{Client as HttpClient, ClientError, RunOptions};
+use crate::source::github::{issues as github_issues, RunOptions as GithubOptions};
+use crate::source::jira::client::{parse, Client as HttpClient, ClientError, RunOptions};
 
 /// Where one report lives and how it is asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,11 +116,10 @@ pub fn classify(url: &str) -> Option<Tracker> {
         });
     }
     // The Google Code archive's JSON file, or a code.google.com issue link.
-    if let Some(file) = parts
+    if parts
         .last()
-        .filter(|f| f.starts_with("issue-") && f.ends_with(".json"))
+        .is_some_and(|f| f.starts_with("issue-") && f.ends_with(".json"))
     {
-        let _ = file;
         return Some(Tracker::GoogleCode {
             json: url.to_string(),
         });
@@ -261,16 +259,13 @@ pub fn fetch(rows: &[(String, String)], opts: &Options, progress: &Progress) -> 
     let (mut from_github, traffic) = match wanted.is_empty() {
         true => (Vec::new(), Default::default()),
         false => github_issues::issue_texts(
-            ClientConfig {
-                base_uri: opts.github_api.clone(),
-                token: opts.github_token.clone(),
-                cache_dir: opts.cache_dir.join("github"),
+            &opts.github_api,
+            &opts.cache_dir.join("github"),
+            opts.max_wait,
+            &GithubOptions {
                 offline: opts.offline,
-                max_wait: opts.max_wait,
-                backoff: match opts.backoff.is_zero() {
-                    true => Duration::from_secs(1),
-                    false => opts.backoff,
-                },
+                token: opts.github_token.clone(),
+                backoff: opts.backoff,
             },
             &wanted,
             progress,
@@ -398,17 +393,6 @@ fn other(http: &mut HttpClient, t: &Tracker) -> Result<Option<Text>, ClientError
         }
         Tracker::GitHub { .. } => Ok(None),
     }
-}
-
-fn parse<T: serde::de::DeserializeOwned>(url: &str, body: &str) -> Result<T, ClientError> {
-    let de = &mut serde_json::Deserializer::from_str(body);
-    serde_path_to_error::deserialize(de).map_err(|e| ClientError::Json {
-        url: url.to_string(),
-        message: match e.path().to_string().as_str() {
-            "." => e.inner().to_string(),
-            p => format!("at `{p}`: {}", e.inner()),
-        },
-    })
 }
 
 #[cfg(test)]

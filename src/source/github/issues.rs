@@ -1,20 +1,28 @@
 //! Issue texts (title and body) by number, for `hunkgen reports`: the same client,
 //! cache and rate limits as the GitHub source, its tokio runtime kept here.
 
-use super::api::{ApiError, Client, ClientConfig, Traffic};
+use super::api::{ApiError, Traffic};
+use super::RunOptions;
 use crate::progress::Progress;
 use serde::Deserialize;
+use std::path::Path;
+use std::time::Duration;
 
 /// One issue's answer: its title and body, `None` for a 404, or why it could not be
 /// had (`true` when the failure is the server's, not this issue's: every issue after
 /// it is not asked).
 pub type IssueText = Result<Option<(String, String)>, (bool, String)>;
 
-/// The title and body of each `(owner/repo, number)` of `issues`, in order; after a
-/// failure of the server (a refused connection, a spent rate limit, `--offline` without
-/// the answer) the rest get that failure without being asked.
+/// The title and body of each `(owner/repo, number)` of `issues`, asked of the API at
+/// `api` with the GitHub source's client (its cache under `cache_dir`, its rate-limit cap
+/// `max_wait`, the run's token and `--offline`), in order; after a failure of the server
+/// (a refused connection, a spent rate limit, `--offline` without the answer) the rest
+/// get that failure without being asked.
 pub fn issue_texts(
-    cfg: ClientConfig,
+    api: &str,
+    cache_dir: &Path,
+    max_wait: Duration,
+    opts: &RunOptions,
     issues: &[(String, u64)],
     progress: &Progress,
 ) -> (Vec<IssueText>, Traffic) {
@@ -27,7 +35,7 @@ pub fn issue_texts(
         Err(e) => return failed(format!("starting the GitHub client: {e}")),
     };
     runtime.block_on(async {
-        let mut client = match Client::new(cfg, progress.clone()) {
+        let mut client = match super::client(api, cache_dir, max_wait, opts, progress) {
             Ok(c) => c,
             Err(e) => return failed(e.to_string()),
         };

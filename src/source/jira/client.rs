@@ -436,7 +436,12 @@ fn jira_message(body: &str) -> String {
     }
 }
 
-fn parse<T: serde::de::DeserializeOwned>(url: &str, body: &str) -> Result<T, ClientError> {
+/// `body`, the answer to `url`, read as `T`; a mismatch names the place in the JSON
+/// (also the reader of `hunkgen reports`' other trackers).
+pub(crate) fn parse<T: serde::de::DeserializeOwned>(
+    url: &str,
+    body: &str,
+) -> Result<T, ClientError> {
     let de = &mut serde_json::Deserializer::from_str(body);
     serde_path_to_error::deserialize(de).map_err(|e| ClientError::Json {
         url: url.to_string(),

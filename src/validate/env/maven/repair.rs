@@ -383,8 +383,12 @@ pub fn rewrite_tree(tree: &Path, poms: &[String], r: &Repair) -> std::io::Result
             Repair::Snapshot(s) => rewrite_pom(&text, s),
             Repair::Unpublished(u) => rewrite_to(&text, &u.as_pair(), &u.nearest),
             Repair::Https(_) => https_pom(&text),
-            // Applied by surefire::apply, which also writes outside the poms.
-            Repair::Surefire(_) => (text.clone(), false),
+            // A literal version; a property goes to the command line (surefire::configure).
+            Repair::Surefire(_) => {
+                let new = surefire::literal_pom(&text);
+                let changed = new != text;
+                (new, changed)
+            }
         };
         if changed {
             fs::write(&path, new)?;
@@ -679,7 +683,10 @@ impl EnvCache {
                 for t in a.trees {
                     let dir = a.tmp.join(t);
                     let done = match &r {
-                        Repair::Surefire(u) => surefire::apply(&dir, a.root, a.poms, u),
+                        Repair::Surefire(u) => match u.arg() {
+                            Some(arg) => surefire::configure(&dir.join(a.root), &arg),
+                            None => rewrite_tree(&dir, a.poms, &r),
+                        },
                         r => rewrite_tree(&dir, a.poms, r),
                     };
                     applied |= done.map_err(|source| EnvError::Write {

@@ -170,44 +170,25 @@ pub fn run_line() -> String {
     )
 }
 
-/// Applies `u` to the resolve run's exported tree at `tree`, whose reactor starts at
-/// `root` (`""`: the top): a literal in `poms` is rewritten, a property goes to the
-/// root's `.mvn/maven.config`, which Maven reads as command-line arguments. Whether
-/// anything changed.
-pub fn apply(tree: &Path, root: &str, poms: &[String], u: &Upgrade) -> std::io::Result<bool> {
-    match u.arg() {
-        Some(arg) => {
-            let dir = tree.join(root).join(".mvn");
-            fs::create_dir_all(&dir)?;
-            let path = dir.join("maven.config");
-            let old = fs::read_to_string(&path).unwrap_or_default();
-            if old.split_whitespace().any(|a| a == arg) {
-                return Ok(false);
-            }
-            let sep = if old.is_empty() || old.ends_with('\n') {
-                ""
-            } else {
-                "\n"
-            };
-            fs::write(&path, format!("{old}{sep}{arg}\n"))?;
-            Ok(true)
-        }
-        None => {
-            let mut any = false;
-            for rel in poms.iter().filter(|p| p.ends_with("pom.xml")) {
-                let path = tree.join(rel);
-                let Ok(text) = fs::read_to_string(&path) else {
-                    continue;
-                };
-                let new = literal_pom(&text);
-                if new != text {
-                    fs::write(&path, new)?;
-                    any = true;
-                }
-            }
-            Ok(any)
-        }
+/// Adds `arg` (a property's `-D`) to the `.mvn/maven.config` of the reactor root at
+/// `root` in the resolve run's exported tree, which Maven reads as command-line
+/// arguments; whether it was not there yet. A literal version is rewritten in the poms
+/// instead (`repair::rewrite_tree`, with [`literal_pom`]).
+pub fn configure(root: &Path, arg: &str) -> std::io::Result<bool> {
+    let dir = root.join(".mvn");
+    fs::create_dir_all(&dir)?;
+    let path = dir.join("maven.config");
+    let old = fs::read_to_string(&path).unwrap_or_default();
+    if old.split_whitespace().any(|a| a == arg) {
+        return Ok(false);
     }
+    let sep = if old.is_empty() || old.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    fs::write(&path, format!("{old}{sep}{arg}\n"))?;
+    Ok(true)
 }
 
 /// Writes `u` into the environment at `env` for its runs: a property's `-D` appended to

@@ -109,8 +109,10 @@ fn a_property_is_set_in_the_roots_maven_config() {
         from: "2.20".into(),
         how: How::Property("surefire.version".into()),
     };
-    assert!(apply(dir.path(), "gson", &[], &u).expect("apply"));
-    assert!(!apply(dir.path(), "gson", &[], &u).expect("again"));
+    let arg = u.arg().expect("a property's argument");
+    let root = dir.path().join("gson");
+    assert!(configure(&root, &arg).expect("configure"));
+    assert!(!configure(&root, &arg).expect("again"));
     assert_eq!(
         fs::read_to_string(dir.path().join("gson/.mvn/maven.config")).expect("read"),
         "-Dx=1\n-Dsurefire.version=2.22.2\n"
