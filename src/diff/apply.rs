@@ -53,9 +53,17 @@ pub enum ApplyErrorKind {
     /// A deletion patch left lines over: the file has more than the patch removes.
     #[error("the patch deletes the file but {0} lines are left after its hunks")]
     NotDeleted(usize),
-    /// Binary patches carry no text hunks to apply.
+    /// Binary patches carry no text hunks to apply, and no object store was given to
+    /// take the new content from.
     #[error("binary patches cannot be applied")]
     Binary,
+    /// A binary file whose new content (the blob its `index` line names) is not in the
+    /// object store, as `git apply` refuses it.
+    #[error("binary file: its new content (blob {0}) is not in the repository")]
+    BinaryBlob(String),
+    /// A binary file whose current content is not the blob the patch was made from.
+    #[error("binary file: its content is not blob {0}, the one the patch changes")]
+    BinaryBase(String),
     /// `apply_patch_to_files` could not get a file the patch modifies.
     #[error("the file does not exist")]
     Missing,
@@ -356,6 +364,59 @@ pub fn apply_patch_to_files_placed(
     get: impl Fn(&str) -> Option<Vec<u8>>,
     placement: Placement,
 ) -> Result<Vec<AppliedFile>, ApplyError> {
+    apply_patch_to_files_in(p, get, placement, &|_: &str| None)
+}
+
+/// A binary file's `index` line: its blob ids before and after, abbreviated or full.
+pub fn index_ids(fp: &FilePatch) -> Option<(String, String)> {
+    fp.header.iter().find_map(|l| {
+        let rest = std::str::from_utf8(l.strip_prefix(b"index ")?).ok()?;
+        let ids = rest.split_whitespace().next()?;
+        let (old, new) = ids.split_once("..")?;
+        Some((old.to_string(), new.to_string()))
+    })
+}
+
+/// git's object id of a blob holding `content` (`git hash-object`).
+pub fn blob_id(content: &[u8]) -> String {
+    use sha1::Digest;
+    let mut h = sha1::Sha1::new();
+    h.update(format!("blob {}\0", content.len()).as_bytes());
+    h.update(content);
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A binary file's new content, as `git apply` finds it for a patch without binary data:
+/// the blob its `index` line names, from `objects` (a repository), after checking that
+/// the file is the blob the patch was made from.
+fn binary_file(
+    fp: &FilePatch,
+    original: &[u8],
+    objects: &dyn Fn(&str) -> Option<Vec<u8>>,
+) -> Result<Vec<u8>, ApplyErrorKind> {
+    let Some((old, new)) = index_ids(fp) else {
+        return Err(ApplyErrorKind::Binary);
+    };
+    let zero = |id: &str| id.bytes().all(|b| b == b'0');
+    if fp.change != FileChange::Added && !zero(&old) && !blob_id(original).starts_with(&old) {
+        return Err(ApplyErrorKind::BinaryBase(old));
+    }
+    if zero(&new) {
+        return Ok(Vec::new());
+    }
+    objects(&new)
+        .filter(|c| blob_id(c).starts_with(&new))
+        .ok_or(ApplyErrorKind::BinaryBlob(new))
+}
+
+/// [`apply_patch_to_files_placed`], taking binary files' new content from `objects`
+/// (blob id prefix → content), so a repository's own history can carry them.
+pub fn apply_patch_to_files_in(
+    p: &Patch,
+    get: impl Fn(&str) -> Option<Vec<u8>>,
+    placement: Placement,
+    objects: &dyn Fn(&str) -> Option<Vec<u8>>,
+) -> Result<Vec<AppliedFile>, ApplyError> {
     let mut out: Vec<AppliedFile> = Vec::new();
     for fp in &p.files {
         if is_submodule(fp) {
@@ -379,7 +440,16 @@ pub fn apply_patch_to_files_placed(
             (FileChange::Added, _) | (_, None) => Vec::new(),
             (_, Some(old)) => current(old).ok_or_else(missing)?,
         };
-        let result = apply_file_placed(fp, &original, placement)?;
+        let result = match fp.binary {
+            true => binary_file(fp, &original, objects).map_err(|kind| ApplyError {
+                path: fp.path().to_string(),
+                hunk: None,
+                header: None,
+                line: None,
+                kind: Box::new(kind),
+            })?,
+            false => apply_file_placed(fp, &original, placement)?,
+        };
         if fp.change == FileChange::Renamed {
             if let Some(old) = &fp.old_path {
                 out.push((old.clone(), None));
@@ -447,6 +517,59 @@ mod tests {
         // What does not apply even with offsets is still refused.
         let bad = one(b"--- a/f\n+++ b/f\n@@ -3,2 +3,2 @@\n x\n-c\n+C\n");
         assert!(place_file(&bad, original).is_err());
+    }
+
+    #[test]
+    fn a_binary_file_takes_the_blob_its_index_line_names_and_checks_its_base() {
+        let (old, new) = (b"\x00\x01old".as_slice(), b"\x89PNG\x00new".as_slice());
+        let (oid, nid) = (blob_id(old), blob_id(new));
+        // `git hash-object` of "hello\n", a fixed point of the id itself.
+        assert_eq!(
+            blob_id(b"hello\n"),
+            "ce013625030ba8dba906f756967f9e9ca394464a"
+        );
+        let store = |id: &str| (nid.starts_with(id)).then(|| new.to_vec());
+        let modified = format!(
+            "diff --git a/t.bin b/t.bin\nindex {}..{} 100644\nBinary files a/t.bin and b/t.bin differ\n",
+            &oid[..7],
+            &nid[..7]
+        );
+        let p = parse(modified.as_bytes()).unwrap();
+        assert!(p.files[0].binary);
+        let get = |path: &str| (path == "t.bin").then(|| old.to_vec());
+        let got = apply_patch_to_files_in(&p, get, Placement::Exact, &store).unwrap();
+        assert_eq!(got, vec![("t.bin".to_string(), Some(new.to_vec()))]);
+        // Without an object store it is refused as before; a wrong base is named.
+        let e = apply_patch_to_files(&p, get).unwrap_err();
+        assert_eq!(*e.kind, ApplyErrorKind::BinaryBlob(nid[..7].to_string()));
+        let other = |_: &str| Some(b"not the base".to_vec());
+        let e = apply_patch_to_files_in(&p, other, Placement::Exact, &store).unwrap_err();
+        assert_eq!(*e.kind, ApplyErrorKind::BinaryBase(oid[..7].to_string()));
+        // A new file, and a deletion, which needs no store.
+        let added = format!(
+            "diff --git a/n.bin b/n.bin\nnew file mode 100644\nindex 0000000..{}\nBinary files /dev/null and b/n.bin differ\n",
+            &nid[..7]
+        );
+        let p = parse(added.as_bytes()).unwrap();
+        let got = apply_patch_to_files_in(&p, |_| None, Placement::Exact, &store).unwrap();
+        assert_eq!(got, vec![("n.bin".to_string(), Some(new.to_vec()))]);
+        let deleted = format!(
+            "diff --git a/t.bin b/t.bin\ndeleted file mode 100644\nindex {}..0000000\nBinary files a/t.bin and /dev/null differ\n",
+            &oid[..7]
+        );
+        let p = parse(deleted.as_bytes()).unwrap();
+        let got = apply_patch_to_files_in(&p, get, Placement::Exact, &|_| None).unwrap();
+        assert_eq!(got, vec![("t.bin".to_string(), None)]);
+        // A store that answers a prefix with other content is not believed.
+        let liar = |_: &str| Some(b"something else".to_vec());
+        let e = apply_patch_to_files_in(
+            &parse(added.as_bytes()).unwrap(),
+            |_| None,
+            Placement::Exact,
+            &liar,
+        )
+        .unwrap_err();
+        assert!(matches!(*e.kind, ApplyErrorKind::BinaryBlob(_)));
     }
 
     #[test]

@@ -10,8 +10,9 @@ mod reverse;
 mod text;
 
 pub use apply::{
-    apply_file, apply_file_placed, apply_patch_to_files, apply_patch_to_files_placed, place_file,
-    place_patch, AppliedFile, ApplyError, ApplyErrorKind, Placement,
+    apply_file, apply_file_placed, apply_patch_to_files, apply_patch_to_files_in,
+    apply_patch_to_files_placed, place_file, place_patch, AppliedFile, ApplyError, ApplyErrorKind,
+    Placement,
 };
 pub use model::{FileChange, FilePatch, Hunk, Line, LineKind, Patch, Span};
 pub use parse::{parse, ParseError, ParseErrorKind, PatchFileError};

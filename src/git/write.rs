@@ -8,7 +8,7 @@
 use super::command;
 use super::error::{io_err, GitError};
 use super::repo::with_repo;
-use crate::diff::{apply_patch_to_files, AppliedFile, Patch};
+use crate::diff::{apply_patch_to_files_in, AppliedFile, Patch, Placement};
 use std::path::{Component, Path, PathBuf};
 
 /// Who made a commit and when, so a state's commit can carry a real or a neutral identity.
@@ -159,7 +159,21 @@ fn apply_to_tree(
     label: &str,
     patch: &Patch,
 ) -> Result<Vec<AppliedFile>, GitError> {
-    apply_patch_to_files(patch, |file| tree_file(r, tree, file)).map_err(|source| GitError::Apply {
+    // A binary file's new content is the blob its `index` line names, when `r` has it.
+    let objects = |id: &str| -> Option<Vec<u8>> {
+        if id.len() < 4 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        let blob = r.revparse_single(id).ok()?.peel_to_blob().ok()?;
+        Some(blob.content().to_vec())
+    };
+    apply_patch_to_files_in(
+        patch,
+        |file| tree_file(r, tree, file),
+        Placement::Exact,
+        &objects,
+    )
+    .map_err(|source| GitError::Apply {
         path: path.to_path_buf(),
         rev: label.to_string(),
         source: Box::new(source),

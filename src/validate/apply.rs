@@ -2,7 +2,7 @@
 //! or, for a system's predicted patch, as `git apply --3way` and then GNU patch would
 //! (offset and fuzz). The validate stage and the evaluation both apply patches here.
 
-use crate::diff::{apply_patch_to_files, ApplyError, FileChange, LineKind, Patch};
+use crate::diff::{apply_patch_to_files_in, ApplyError, FileChange, LineKind, Patch, Placement};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -148,8 +148,16 @@ fn remove_file(root: &Path, path: &str) {
 
 /// Apply a patch to the files of a directory (renames, additions and deletions too).
 pub fn apply_to_dir(p: &Patch, root: &Path) -> Result<(), DirApplyError> {
+    apply_to_dir_in(p, root, None)
+}
+
+/// [`apply_to_dir`], taking a binary file's new content from `repo` (the blob its
+/// `index` line names), as `git apply` does in a repository that holds the fix.
+pub fn apply_to_dir_in(p: &Patch, root: &Path, repo: Option<&Path>) -> Result<(), DirApplyError> {
     check_paths(p, root)?;
-    let files = apply_patch_to_files(p, |path| read_file(root, path))?;
+    let objects = |id: &str| repo.and_then(|r| crate::git::blob_by_prefix(r, id));
+    let files =
+        apply_patch_to_files_in(p, |path| read_file(root, path), Placement::Exact, &objects)?;
     for (path, content) in files {
         match content {
             Some(bytes) => write_file(root, &path, &bytes)?,
@@ -177,7 +185,7 @@ pub enum Applied {
 /// (offset), dropping up to two outer context lines (fuzz), as GNU patch does.
 pub fn apply_fuzzy(p: &Patch, root: &Path, repo: Option<&Path>) -> Result<Applied, DirApplyError> {
     check_paths(p, root)?;
-    if apply_to_dir(p, root).is_ok() {
+    if apply_to_dir_in(p, root, repo).is_ok() {
         return Ok(Applied::Exact);
     }
     if let Some(repo) = repo {

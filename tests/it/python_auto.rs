@@ -477,3 +477,45 @@ fn a_requirement_the_fix_adds_is_installed_for_both_sides() {
         serde_json::json!(["tests/test_core.py::test_sum_2"])
     );
 }
+
+/// A fix whose test patch adds a binary test resource (a file with NUL bytes, which
+/// `git diff` shows only as `Binary files … differ`): the runs take the file from the
+/// blob its `index` line names in the history, as `git apply` does, and the fix is
+/// proven; before, the instance was `base_tree` ("binary patches cannot be applied").
+#[test]
+fn a_binary_resource_the_test_patch_adds_comes_from_the_history() {
+    let mut s = first_fix_2020(&setup_py(">=3.6"));
+    s.write("oldlib/core.py", &core(3));
+    let reads = "\n\ndef test_resource():\n    import os\n    here = os.path.dirname(__file__)\n    \
+                 with open(os.path.join(here, 'data', 'sample.bin'), 'rb') as f:\n        \
+                 data = f.read()\n    assert data[:2] == bytes([0, 1])\n    assert core.low() + core.high() == 6\n";
+    s.write("tests/test_core.py", &(test_file(3) + reads));
+    s.write("tests/data/sample.bin", "\u{0}\u{1}binary\u{0}resource\n");
+    commit_at(&mut s, -26168, "Fix low and high returning two");
+    let work = tempfile::tempdir().expect("tempdir");
+    let (kept, rejected, _) = init_and_build(&s.dir, work.path());
+    let last = kept
+        .iter()
+        .find(|r| {
+            r["test_patch"]
+                .as_str()
+                .is_some_and(|p| p.contains("sample.bin"))
+        })
+        .unwrap_or_else(|| panic!("kept {kept:?}\nrejected {rejected:?}"));
+    let patch = last["test_patch"].as_str().unwrap_or_default();
+    assert!(
+        patch.contains("Binary files /dev/null and b/tests/data/sample.bin differ"),
+        "{patch}"
+    );
+    let f2p: Vec<&str> = last["FAIL_TO_PASS"]
+        .as_array()
+        .expect("f2p")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(f2p.iter().any(|t| t.ends_with("::test_resource")), "{last}");
+    assert!(
+        !rejected.iter().any(|r| r["reason"] == "base_tree"),
+        "{rejected:?}"
+    );
+}

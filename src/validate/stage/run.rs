@@ -6,7 +6,7 @@ use super::{GitBase, ReportKind, Scope, StageError, Suite, TreeKind, Validator};
 use crate::cache::Key;
 use crate::diff::Patch;
 use crate::source::Candidate;
-use crate::validate::apply::{apply_fuzzy, apply_to_dir};
+use crate::validate::apply::{apply_fuzzy, apply_to_dir_in};
 use crate::validate::env::{sh_quote, BuiltEnv, Selected};
 use crate::validate::parse::{self, IdStyle, InfraFailure, InfraKind, RunResult};
 use crate::validate::runner::{Command, RunSpec};
@@ -202,7 +202,8 @@ impl Validator<'_> {
             patches.push(("patch", &a.c.patch));
         }
         for (name, p) in patches {
-            apply_to_dir(p, &root).map_err(|source| StageError::Patch { name, source })?;
+            apply_to_dir_in(p, &root, Some(a.base.repo))
+                .map_err(|source| StageError::Patch { name, source })?;
         }
         if let Some(m) = a.model {
             // Its changes to the golden test files are dropped: the golden tests decide.

@@ -537,9 +537,9 @@ impl EnvCache {
             crate::git::export_tree(tree.repo_path, tree.rev, None, &after)
                 .map_err(|e| maven_err(repo, format!("exporting {}: {e}", tree.rev)))?;
             for p in tree.changes {
-                crate::validate::apply::apply_to_dir(p, &after).map_err(|e| {
-                    maven_err(repo, format!("applying the changes to resolve them: {e}"))
-                })?;
+                crate::validate::apply::apply_to_dir_in(p, &after, Some(tree.repo_path)).map_err(
+                    |e| maven_err(repo, format!("applying the changes to resolve them: {e}")),
+                )?;
             }
             trees.push("after");
         }
