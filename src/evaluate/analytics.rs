@@ -35,12 +35,14 @@ pub struct RunSteps<'a> {
 }
 
 /// The program or tool a step ran: a shell command's first word past variable
-/// assignments (its base name), or a tool call's name (`Grep {…}` → `Grep`; an MCP
-/// tool's last `__` part).
+/// assignments (its base name, inside a `bash -lc` wrapper), or a tool call's name
+/// (`Grep {…}` → `Grep`; an MCP tool's last `__` part).
 fn program(step: &TrajectoryStep) -> String {
     let Some(cmd) = step.command.as_deref() else {
         return String::new();
     };
+    let cmd = crate::run::trajectory::words(cmd).join(" ");
+    let cmd = cmd.as_str();
     let first = cmd
         .split_whitespace()
         .find(|w| !w.contains('=') || w.starts_with('-'))

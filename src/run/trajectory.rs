@@ -380,8 +380,17 @@ fn codex(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, TrajectoryErro
                     }
                     Some("mcp_tool_call") => {
                         let tool = item.get("tool").and_then(Value::as_str).unwrap_or("mcp");
-                        let mut s =
-                            tool_step(tool, item.get("arguments").unwrap_or(&Value::Null), workdir);
+                        // Named as Claude Code names an MCP tool (`mcp__server__tool`): a
+                        // tool of the agent's own, not a shell command.
+                        let name = match item.get("server").and_then(Value::as_str) {
+                            Some(server) => format!("mcp__{server}__{tool}"),
+                            None => format!("mcp__{tool}"),
+                        };
+                        let mut s = tool_step(
+                            &name,
+                            item.get("arguments").unwrap_or(&Value::Null),
+                            workdir,
+                        );
                         s.output = item
                             .get("result")
                             .and_then(|r| r.get("content"))
@@ -418,8 +427,9 @@ fn codex(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, TrajectoryErro
     Ok(steps)
 }
 
-/// The words of a shell command, with a `bash -lc '…'` / `sh -c "…"` wrapper unwrapped.
-fn words(cmd: &str) -> Vec<String> {
+/// The words of a shell command, with a `bash -lc '…'` / `sh -c "…"` wrapper unwrapped
+/// (the analytics read a command's program the same way).
+pub(crate) fn words(cmd: &str) -> Vec<String> {
     let mut w: Vec<String> = cmd.split_whitespace().map(str::to_string).collect();
     if w.len() >= 3
         && ["bash", "sh", "zsh", "/bin/bash", "/bin/sh"].contains(&w[0].as_str())
@@ -441,9 +451,21 @@ pub fn classify_command(cmd: &str) -> (StepKind, Vec<String>) {
     let has = |s: &str| text.contains(s);
     let first = w.first().map(String::as_str).unwrap_or("");
     let prog = first.rsplit('/').next().unwrap_or(first);
+    // sed's and awk's first operand is their script unless `-e`/`-f` gave it
+    // (`sed -i s/a/b/ f.py` edits f.py, not `s/a/b/`).
+    let script_operand = ["sed", "awk", "gawk"].contains(&prog)
+        && !w.iter().skip(1).any(|a| {
+            a == "-e" || a == "-f" || a.starts_with("--expression") || a.starts_with("--file")
+        });
+    let script_at = script_operand
+        .then(|| w.iter().skip(1).position(|a| !a.starts_with('-')))
+        .flatten();
     let files: Vec<String> = w
         .iter()
         .skip(1)
+        .enumerate()
+        .filter(|(i, _)| Some(*i) != script_at)
+        .map(|(_, a)| a)
         .filter(|a| !a.starts_with('-') && !a.contains(['|', '>', '<', '*', '=', '\'']))
         .filter(|a| a.contains('.') && a.len() > 2 || a.contains('/'))
         .cloned()
@@ -549,6 +571,15 @@ mod tests {
         assert_eq!(k("rg Foo"), StepKind::Search);
         assert_eq!(k("find . -name '*.java'"), StepKind::Search);
         assert_eq!(k("bash -lc 'cat src/a.py'"), StepKind::Read);
+        // An unquoted sed script is no file; with -e the first operand is a file.
+        assert_eq!(
+            classify_command("sed -i s/a/b/ src/x.py"),
+            (StepKind::Edit, vec!["src/x.py".to_string()])
+        );
+        assert_eq!(
+            classify_command("sed -n -e 1,5p src/y.py").1,
+            vec!["src/y.py".to_string()]
+        );
         assert_eq!(k("sed -n 1,40p src/A.java"), StepKind::Read);
         assert_eq!(k("sed -i s/a/b/ src/A.java"), StepKind::Edit);
         assert_eq!(k("echo hi"), StepKind::Other);
