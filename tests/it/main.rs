@@ -43,6 +43,7 @@ mod maven_auto;
 mod maven_layout;
 mod maven_parents;
 mod mcp;
+mod paper_tables;
 mod python_auto;
 mod report;
 mod roles;
