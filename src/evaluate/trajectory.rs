@@ -165,6 +165,16 @@ fn compute(runs: &[Run]) -> TrajectoryMetrics {
     let bad: Vec<&Run> = runs.iter().filter(|r| !r.resolved).collect();
     m.success = resources(&ok);
     m.failure = resources(&bad);
+    for (outcome, group) in [("success", &ok), ("failure", &bad)] {
+        let per_run: Vec<f64> = group
+            .iter()
+            .filter_map(|r| r.steps.as_deref().and_then(tokens))
+            .map(|t| t as f64)
+            .collect();
+        if !per_run.is_empty() {
+            m.tokens_per_run.insert(outcome.to_string(), per_run);
+        }
+    }
     let ratio = |f: Option<f64>, s: Option<f64>| match (f, s) {
         (Some(f), Some(s)) if s > 0.0 => Some(f / s),
         _ => None,

@@ -342,6 +342,11 @@ pub struct TrajectoryMetrics {
     /// analytics; absent in summaries written before them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub analytics: Option<super::Analytics>,
+    /// Tokens (input + output) of each run that reports them, by outcome (`success`,
+    /// `failure`): the distributions the page draws as violins; absent in summaries
+    /// written before them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tokens_per_run: BTreeMap<String, Vec<f64>>,
 }
 
 #[cfg(test)]

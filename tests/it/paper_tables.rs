@@ -1002,6 +1002,10 @@ fn trajectory_analytics_of_four_agents_by_hand() {
     let d = demo();
     let page = fs::read_to_string(p.work.join("page/index.html")).expect("page");
     assert!(page.contains("Trajectory analytics"), "the page's section");
+    assert!(
+        page.contains("<h4>Tokens per run</h4>"),
+        "the token violins"
+    );
     for (s, (sys, runs)) in systems().iter().zip(&p.runs).enumerate() {
         let summary = read_json(&p.work.join("eval").join(sys.name).join("summary.json"));
         let t = &summary["trajectories"];
@@ -1019,7 +1023,16 @@ fn trajectory_analytics_of_four_agents_by_hand() {
             let per_run = |f: &dyn Fn(&Expected) -> Option<f64>| -> Vec<f64> {
                 group.iter().filter_map(|r| f(r)).collect()
             };
-            let tokens = mean(&per_run(&|r| Some((r.tokens[0]? + r.tokens[1]?) as f64)));
+            let mut each = per_run(&|r| Some((r.tokens[0]? + r.tokens[1]?) as f64));
+            let tokens = mean(&each);
+            // The distribution the page draws: every run's tokens, by outcome.
+            each.sort_by(f64::total_cmp);
+            let mut drawn: Vec<f64> = t["tokens_per_run"][outcome]
+                .as_array()
+                .map(|v| v.iter().filter_map(Value::as_f64).collect())
+                .unwrap_or_default();
+            drawn.sort_by(f64::total_cmp);
+            assert_eq!(drawn, each, "{what} tokens per run");
             let seconds = mean(&per_run(&|r| Some(elapsed_ms(s, r.k) as f64 / 1000.0)));
             let steps = mean(&per_run(&|r| Some(r.steps.len() as f64)));
             close_opt(&g["mean_tokens"], tokens, &format!("{what} mean tokens"));

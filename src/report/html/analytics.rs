@@ -2,6 +2,7 @@
 //! the agent study's step categories and top category bigrams, Passerine's smells, and
 //! how far unresolved runs' edits lay from the golden files.
 
+use super::charts::{system_colour, violins, Violin};
 use super::esc;
 use crate::model::{Analytics, StudyCategory};
 use crate::report::results::ResultsTables;
@@ -103,4 +104,34 @@ pub(super) fn section(out: &mut String, r: &ResultsTables) {
         );
     }
     out.push_str("</table>");
+    tokens(out, r);
+}
+
+/// Tokens per run as violins, each system's successful and failed runs on a row each
+/// (the study's token figure), when some system's runs report tokens.
+fn tokens(out: &mut String, r: &ResultsTables) {
+    let mut rows: Vec<Violin> = Vec::new();
+    for (k, s) in r.systems.iter().enumerate() {
+        let Some(t) = s.trajectories.as_ref() else {
+            continue;
+        };
+        for outcome in ["success", "failure"] {
+            if let Some(v) = t.tokens_per_run.get(outcome) {
+                rows.push(Violin {
+                    label: format!("{} {outcome}", s.name),
+                    colour: if outcome == "success" {
+                        system_colour(k)
+                    } else {
+                        "#999999"
+                    },
+                    values: v.clone(),
+                });
+            }
+        }
+    }
+    if rows.is_empty() {
+        return;
+    }
+    out.push_str("<h4>Tokens per run</h4><p class=\"muted\">Input + output tokens of each run that reports them, by outcome (resolved; on Resolved states, abstaining rightly).</p>");
+    out.push_str(&violins("tokens per run", &rows));
 }
