@@ -1860,3 +1860,35 @@ fn regression_reduction_distributions_by_hand() {
         close_all(&g[1], rr, &format!("{name} RR"));
     }
 }
+
+/// The page with the new tables and figures of the four systems (the RR violins come from
+/// the scripted rows of `regression_reduction_distributions_by_hand`, since harness
+/// reports carry no failing-before count), as a browser shows it:
+/// no console error, no request leaving the page, not blank (the check `report.rs`
+/// runs on the two-system page); its screenshot is kept under `target/report-check/`.
+#[test]
+fn the_page_with_the_new_tables_renders_in_a_browser() {
+    let p = pipeline();
+    let page = p.work.join("page/index.html");
+    let html = fs::read_to_string(&page).expect("page");
+    for needle in [
+        "Trajectory analytics",
+        "steps by native tools / shell commands",
+        "<h4>Tokens per run</h4>",
+        "Divergence of fixed and unfixed bugs",
+        "Bugs no system fixed",
+        "Exact solver sets by proximity class",
+    ] {
+        assert!(html.contains(needle), "the page lacks {needle}");
+    }
+    let dir = crate::common::manifest().join("target/report-check");
+    fs::create_dir_all(&dir).expect("mkdir");
+    let shot = dir.join("paper-tables.png");
+    let rendered = crate::report::render(&page, &shot);
+    let problems = crate::report::faults(&rendered, &html);
+    assert!(
+        problems.is_empty(),
+        "{problems:?} (screenshot: {})",
+        shot.display()
+    );
+}

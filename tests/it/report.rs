@@ -187,7 +187,7 @@ fn outside_references(html: &str) -> Vec<String> {
 }
 
 /// What the browser saw.
-struct Rendered {
+pub(crate) struct Rendered {
     /// Console messages (Chromium logs every level as `INFO:CONSOLE`).
     console: Vec<String>,
     /// URLs the page itself asked the network for (browser-internal requests excluded).
@@ -214,7 +214,7 @@ fn chromium() -> PathBuf {
 
 /// Render `page` headless: console from Chromium's stderr log, requests from its net log
 /// (every host resolves to nothing, so nothing actually leaves), pixels from the PNG.
-fn render(page: &Path, shot: &Path) -> Rendered {
+pub(crate) fn render(page: &Path, shot: &Path) -> Rendered {
     let work = tempfile::tempdir().expect("tempdir");
     let profile = work.path().join("profile");
     std::fs::create_dir(&profile).expect("mkdir");
@@ -323,7 +323,7 @@ fn pixels(png_file: &Path) -> (usize, f64) {
 }
 
 /// Why a rendered page fails the check (empty: it passes).
-fn faults(r: &Rendered, html: &str) -> Vec<String> {
+pub(crate) fn faults(r: &Rendered, html: &str) -> Vec<String> {
     let mut out = Vec::new();
     if !r.console.is_empty() {
         out.push(format!("console: {:?}", r.console));

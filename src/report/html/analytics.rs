@@ -22,7 +22,9 @@ pub(super) fn section(out: &mut String, r: &ResultsTables) {
         return;
     }
     out.push_str("<h3 id=\"analytics\">Trajectory analytics</h3><p class=\"muted\">Steps in the agent study's seven categories as shares of the outcome's steps (OTHER: none of them), its most frequent category bigrams, and Passerine's smells as shares of the outcome's trajectories: NO_TEST (no test run), NO_OP_CAT (a file read again without an edit since), CONSECUTIVE_SEARCH (three searches in a row), CONSECUTIVE_EDIT (three edits of one file in a row). Tree distance: for unresolved runs that edited files, the mean edges from each edited file to the nearest golden file in the directory tree.</p>");
-    out.push_str("<table><tr><th>system</th><th>outcome</th><th>trajectories</th>");
+    out.push_str(
+        "<div class=\"wide\"><table><tr><th>system</th><th>outcome</th><th>trajectories</th>",
+    );
     for c in StudyCategory::ALL {
         let _ = write!(out, "<th>{}</th>", c.name());
     }
@@ -83,7 +85,7 @@ pub(super) fn section(out: &mut String, r: &ResultsTables) {
             );
         }
     }
-    out.push_str("</table>");
+    out.push_str("</table></div>");
     // The study's Table 7: each category's steps through the agent's own tools and
     // through the shell.
     out.push_str("<table><tr><th>system</th><th>steps by native tools / shell commands</th></tr>");

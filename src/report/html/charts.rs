@@ -187,7 +187,7 @@ fn density(values: &[f64], h: f64, x: f64) -> f64 {
 /// about its row, its median as a tick and every value as a dot. A sample of fewer than
 /// two distinct values has no density and shows its dots only.
 pub fn violins(title: &str, rows: &[Violin]) -> String {
-    let (label_w, plot_w, text_w, row_h) = (190.0, 360.0, 110.0, 46.0);
+    let (label_w, plot_w, text_w, row_h) = (190.0, 360.0, 150.0, 46.0);
     let all: Vec<f64> = rows.iter().flat_map(|r| r.values.iter().copied()).collect();
     let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -273,7 +273,7 @@ pub fn violins(title: &str, rows: &[Violin]) -> String {
                 mid - 8.0,
                 mid + 8.0
             );
-            format!("n = {n}, median {median:.3}")
+            format!("n = {n}, median {}", value(median))
         };
         let _ = write!(
             s,
@@ -286,13 +286,25 @@ pub fn violins(title: &str, rows: &[Violin]) -> String {
     let base = height - 18.0;
     let _ = write!(
         s,
-        r##"<line x1="{label_w}" y1="{base}" x2="{:.1}" y2="{base}" stroke="#666"/><text x="{label_w}" y="{:.1}" class="tick">{lo:.3}</text><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{hi:.3}</text></svg>"##,
+        r##"<line x1="{label_w}" y1="{base}" x2="{:.1}" y2="{base}" stroke="#666"/><text x="{label_w}" y="{:.1}" class="tick">{}</text><text x="{:.1}" y="{:.1}" text-anchor="end" class="tick">{}</text></svg>"##,
         label_w + plot_w,
         height - 4.0,
+        value(lo),
         label_w + plot_w,
-        height - 4.0
+        height - 4.0,
+        value(hi)
     );
     s
+}
+
+/// A value on a violin's axis or label: whole numbers and large ones (tokens) without
+/// decimals, small fractions (Div(P)) to three.
+fn value(v: f64) -> String {
+    if v.abs() >= 100.0 || v == v.trunc() {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.3}")
+    }
 }
 
 #[cfg(test)]
@@ -327,6 +339,10 @@ mod tests {
         );
         assert!(svg.contains("n = 3, median 0.200"), "{svg}");
         assert!(svg.contains("n = 0"));
+        // Token counts and whole numbers without decimals, so the label fits its room.
+        assert_eq!(value(11234.5), "11234");
+        assert_eq!(value(-2.0), "-2");
+        assert_eq!(value(0.2), "0.200");
         // The density integrates to about 1 (a check on the kernel's normalization).
         let v = [0.0, 1.0, 3.0];
         let h = 1.0;

@@ -78,6 +78,7 @@ svg.chart text.tick{font-size:10px;fill:#5b6570}
 .card b{display:block;font-size:20px}
 pre{background:#f6f8fa;border:1px solid var(--line);padding:8px;overflow:auto;max-height:480px;font:12px/1.35 ui-monospace,Menlo,Consolas,monospace}
 .inst{border-top:1px solid var(--line);padding-top:4px}
+.wide{overflow-x:auto;max-width:100%}
 input[type=search]{font:inherit;padding:4px 8px;width:320px;border:1px solid var(--line);border-radius:4px}
 .legend span{display:inline-block;margin-right:14px}
 .legend i{display:inline-block;width:11px;height:11px;margin-right:4px;vertical-align:-1px}
