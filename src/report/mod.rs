@@ -2,6 +2,7 @@
 //! distribution, uncounted hunks, notes), rendered to markdown, JSON and HTML from the
 //! same values.
 
+pub mod correlations;
 pub mod d4j;
 pub mod effort;
 pub mod html;

@@ -160,6 +160,10 @@ pub struct OutcomeTables {
     /// Per system: the regression reduction of each compiled Novel row (the study's RR),
     /// for the page's violins; empty when its rows carry no failing counts.
     pub regression: Vec<(String, Vec<f64>)>,
+    /// RepoFixEval's pairwise correlations of the task metrics across systems (three
+    /// systems or more).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub correlations: Vec<super::correlations::TaskCorrelation>,
 }
 
 fn divergence_of(i: &Instance) -> Option<f64> {
@@ -221,6 +225,7 @@ impl OutcomeTables {
             unfixed,
             sets_by_class,
             regression,
+            correlations: super::correlations::compute(systems),
         };
         (!t.divergence.is_empty() || !t.sets_by_class.is_empty()).then_some(t)
     }
@@ -248,7 +253,37 @@ impl OutcomeTables {
             out.push_str("## Exact solver sets by proximity class (tasks)\n\n");
             out.push_str(&self.sets_table().to_markdown());
         }
+        if !self.correlations.is_empty() {
+            out.push_str("\n## Task metrics correlated across systems (Novel rows)\n\n");
+            out.push_str(&self.correlations_table().to_markdown());
+        }
         out
+    }
+
+    /// RepoFixEval's pairwise correlations, one row per pair of task metrics.
+    pub fn correlations_table(&self) -> Table {
+        let mut t = Table::new([
+            "metric",
+            "with",
+            "systems",
+            "Pearson r",
+            "p",
+            "Spearman ρ",
+            "p",
+        ])
+        .right(2..7);
+        for c in &self.correlations {
+            t.push([
+                c.a.clone(),
+                c.b.clone(),
+                c.systems.to_string(),
+                format!("{:.4}", c.pearson),
+                format!("{:.4}", c.pearson_p),
+                num(c.spearman, 4),
+                num(c.spearman_p, 4),
+            ]);
+        }
+        t
     }
 
     /// The divergence split, one row per system.

@@ -1892,3 +1892,111 @@ fn the_page_with_the_new_tables_renders_in_a_browser() {
         shot.display()
     );
 }
+
+/// Average ranks (1 = smallest; ties share the mean of their places).
+fn avg_ranks(v: &[f64]) -> Vec<f64> {
+    v.iter()
+        .map(|x| {
+            let below = v.iter().filter(|y| *y < x).count() as f64;
+            let equal = v.iter().filter(|y| *y == x).count() as f64;
+            below + (equal + 1.0) / 2.0
+        })
+        .collect()
+}
+
+/// Pearson's r written out; `None` when a side does not vary.
+fn pearson_by_hand(x: &[f64], y: &[f64]) -> Option<f64> {
+    let n = x.len() as f64;
+    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+    let sxy: f64 = x.iter().zip(y).map(|(a, b)| (a - mx) * (b - my)).sum();
+    let sxx: f64 = x.iter().map(|a| (a - mx).powi(2)).sum();
+    let syy: f64 = y.iter().map(|b| (b - my).powi(2)).sum();
+    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
+}
+
+/// RepoFixEval's pairwise correlations of the task metrics across the four systems
+/// (outcomes.json and the page): each system's files localized, mean line F1, strict
+/// apply and resolved rates from what the test scripted, r and ρ written out, and their
+/// p-values from SciPy's `pearsonr` / `spearmanr` on the same points.
+#[test]
+fn task_metric_correlations_by_hand() {
+    let p = pipeline();
+    let d = demo();
+    let mut points: Vec<[f64; 4]> = Vec::new();
+    for runs in &p.runs {
+        let n = runs.len() as f64;
+        let (mut loc, mut strict, mut fixed, mut f1) = (0.0, 0.0, 0.0, Vec::new());
+        for r in runs {
+            let bug = &d.bugs[r.k];
+            let patch = patch_of(r.fix, r.k);
+            let study = files_in(bug["patch"].as_str().expect("patch"));
+            loc += f64::from(u8::from(study.is_subset(&files_in(&patch))));
+            strict += f64::from(u8::from(!matches!(r.fix, Fix::Empty | Fix::Fuzz)));
+            fixed += f64::from(u8::from(r.resolved));
+            let gold = touched(bug["patch"].as_str().expect("patch"));
+            f1.extend(set_prf(&touched(&patch), &gold).map(|s| s[2]));
+        }
+        let f1 = f1.iter().sum::<f64>() / f1.len() as f64;
+        points.push([loc / n, f1, strict / n, fixed / n]);
+    }
+    let names = [
+        "files localized",
+        "mean line F1",
+        "git apply (strict)",
+        "resolved",
+    ];
+    let o = read_json(&p.work.join("page/outcomes.json"));
+    let got = o["correlations"].as_array().cloned().unwrap_or_default();
+    let mut k = 0;
+    let python = crate::stats_scipy::scipy_python();
+    for i in 0..4 {
+        for j in i + 1..4 {
+            let x: Vec<f64> = points.iter().map(|m| m[i]).collect();
+            let y: Vec<f64> = points.iter().map(|m| m[j]).collect();
+            let Some(r) = pearson_by_hand(&x, &y) else {
+                continue;
+            };
+            let c = &got[k];
+            k += 1;
+            let what = format!("{} with {}", names[i], names[j]);
+            assert_eq!(
+                (c["a"].as_str(), c["b"].as_str()),
+                (Some(names[i]), Some(names[j]))
+            );
+            assert_eq!(c["systems"], 4, "{what}");
+            close(&c["pearson"], r, &format!("{what} r"));
+            let rho = pearson_by_hand(&avg_ranks(&x), &avg_ranks(&y));
+            close_opt(&c["spearman"], rho, &format!("{what} rho"));
+            let script = format!(
+                "from scipy import stats; import json; x={x:?}; y={y:?}; \
+                 print(json.dumps([stats.pearsonr(x, y).pvalue, float(stats.spearmanr(x, y).pvalue)]))"
+            );
+            let out = std::process::Command::new(&python)
+                .args(["-c", &script])
+                .output()
+                .expect("scipy");
+            let ps: Vec<Option<f64>> = serde_json::from_slice::<Vec<Value>>(&out.stdout)
+                .expect("scipy's p-values")
+                .iter()
+                .map(Value::as_f64)
+                .collect();
+            close(
+                &c["pearson_p"],
+                ps[0].expect("pearson p"),
+                &format!("{what} p"),
+            );
+            close_opt(
+                &c["spearman_p"],
+                ps[1].filter(|_| rho.is_some()),
+                &format!("{what} rho p"),
+            );
+        }
+    }
+    assert!(
+        k >= 3,
+        "most pairs vary across the four systems: {points:?}"
+    );
+    assert_eq!(got.len(), k, "{got:?}");
+    let page = fs::read_to_string(p.work.join("page/index.html")).expect("page");
+    assert!(page.contains("Task metrics correlated across systems"));
+}

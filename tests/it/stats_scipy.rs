@@ -141,7 +141,7 @@ const BETA_POINTS: [[f64; 3]; 14] = [
 ];
 
 /// The interpreter of target/venv-scipy; the tests fail, never skip, without it.
-fn scipy_python() -> PathBuf {
+pub(crate) fn scipy_python() -> PathBuf {
     let p = manifest().join("target/venv-scipy/bin/python");
     assert!(
         p.exists(),

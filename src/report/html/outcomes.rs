@@ -78,4 +78,8 @@ pub(super) fn section(out: &mut String, t: &OutcomeTables) {
             .collect();
         out.push_str(&violins("regression reduction", &rows));
     }
+    if !t.correlations.is_empty() {
+        out.push_str("<h3>Task metrics correlated across systems</h3><p class=\"muted\">RepoFixEval's pairwise correlations: each system's Novel rows give one point per metric (files localized, mean line F1, strict <code>git apply</code>, resolved); Pearson's r and Spearman's ρ with two-sided t-test p-values (SciPy's <code>pearsonr</code> and <code>spearmanr</code>). Few systems make weak evidence.</p>");
+        out.push_str(&t.correlations_table().to_html());
+    }
 }
