@@ -216,6 +216,7 @@ pub fn evaluate(
         &results,
         &by_id,
         unavailable,
+        Some(&plan.rules.classifier),
     )?;
     write_outputs(&output, &results, &summary)?;
     if let Some(shard) = opts.shard {
@@ -308,8 +309,9 @@ pub fn merge_shards(
     }
     sort_results(&mut results);
     let model = first.inputs.get("model").cloned().unwrap_or_default();
-    let unavailable = open::open(&dataset)
-        .ok()
+    let opened = open::open(&dataset).ok();
+    let unavailable = opened
+        .as_ref()
         .filter(|o| o.plan.validate.is_none())
         .map(|_| no_tests_reason());
     let summary = summarize(
@@ -320,6 +322,7 @@ pub fn merge_shards(
         &results,
         &by_id,
         unavailable,
+        opened.as_ref().map(|o| &o.plan.rules.classifier),
     )?;
     let writer = dataset::DatasetWriter::begin(output, &model, force)?;
     let mut links = std::collections::HashMap::new();

@@ -13,6 +13,7 @@ use std::path::Path;
 
 /// Rates overall and by class, divergence quartile, state and project, and the
 /// trajectories of the `hunkgen run` output next to the predictions.
+#[allow(clippy::too_many_arguments)] // What one evaluation's summary is made from.
 pub(super) fn summarize(
     card: &Card,
     dataset: &Path,
@@ -21,6 +22,7 @@ pub(super) fn summarize(
     results: &[PredictionResult],
     by_id: &BTreeMap<&str, &Instance>,
     resolution_unavailable: Option<String>,
+    classifier: Option<&crate::classify::Classifier>,
 ) -> Result<EvaluationSummary, EvaluateError> {
     let jsonl =
         std::fs::read(dataset.join("instances.jsonl")).map_err(|source| EvaluateError::Io {
@@ -103,7 +105,7 @@ pub(super) fn summarize(
                 )
             })
             .collect(),
-        trajectories: super::trajectory::metrics(run_dir, results, by_id),
+        trajectories: super::trajectory::metrics(run_dir, results, by_id, classifier),
         study: study_rows(&scored, by_id).and_then(|rows| super::study::metrics(&rows)),
         exclusions: super::misses::exclusions(&scored),
         gold_misses: super::misses::gold_misses(model, &scored),

@@ -29,6 +29,7 @@ pub fn metrics(
     dir: &Path,
     results: &[PredictionResult],
     by_id: &BTreeMap<&str, &Instance>,
+    classifier: Option<&crate::classify::Classifier>,
 ) -> Option<TrajectoryMetrics> {
     let mut runs = Vec::new();
     for r in results {
@@ -50,12 +51,19 @@ pub fn metrics(
                     .filter_map(|l| serde_json::from_str::<TrajectoryStep>(l).ok())
                     .collect()
             });
-        let mut golden: Vec<String> = inst
-            .hunks
-            .iter()
-            .filter(|h| h.counted)
-            .map(|h| h.file.clone())
-            .collect();
+        // The agent study's golden files (every code file of the developer's patch, a
+        // created or deleted one included); the counted-hunk files without a classifier.
+        let study = classifier.and_then(|c| {
+            let g = crate::states::golden_patch(inst).ok()?;
+            Some(super::golden_source_files(&g, c))
+        });
+        let mut golden: Vec<String> = study.unwrap_or_else(|| {
+            inst.hunks
+                .iter()
+                .filter(|h| h.counted)
+                .map(|h| h.file.clone())
+                .collect()
+        });
         golden.sort();
         golden.dedup();
         runs.push(Run {

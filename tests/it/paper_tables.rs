@@ -1226,14 +1226,15 @@ fn check_analytics(a: &Value, runs: &[Expected], who: &str, d: &Demo) {
         .collect();
     assert_eq!(a["via"], json!(via), "{who} native / shell");
     // Unresolved runs that edited files: per run the mean distance from each edited file
-    // to the nearest counted golden file, in results.jsonl's order (bugs by id).
+    // to the nearest golden file (the study's: every file of the source patch), in
+    // results.jsonl's order (bugs by id).
     let mut per_run = Vec::new();
     for r in runs.iter().filter(|r| !r.resolved) {
         let edited: BTreeSet<&str> = r.steps.iter().filter_map(Step::edit).collect();
         if edited.is_empty() {
             continue;
         }
-        let golden = counted_files(&d.bugs[r.k]);
+        let golden = files_in(d.bugs[r.k]["patch"].as_str().expect("patch"));
         let dist: Vec<f64> = edited
             .iter()
             .map(|e| {
