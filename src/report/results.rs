@@ -394,12 +394,8 @@ pub(super) fn solvers(systems: &[SystemResults]) -> BTreeMap<(&str, &str), Vec<b
 /// Exact solver sets with their counts, the largest first (ties: more solvers first).
 pub(super) fn ranked(combos: BTreeMap<Vec<bool>, usize>) -> Vec<(Vec<bool>, usize)> {
     let mut combinations: Vec<(Vec<bool>, usize)> = combos.into_iter().collect();
-    let solvers = |s: &[bool]| s.iter().filter(|&&x| x).count();
-    combinations.sort_by(|a, b| {
-        b.1.cmp(&a.1)
-            .then_with(|| solvers(&b.0).cmp(&solvers(&a.0)))
-            .then_with(|| b.0.cmp(&a.0))
-    });
+    let key = |(set, n): &(Vec<bool>, usize)| (*n, set.iter().filter(|&&x| x).count(), set.clone());
+    combinations.sort_by_key(|c| std::cmp::Reverse(key(c)));
     combinations
 }
 
