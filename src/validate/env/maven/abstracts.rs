@@ -73,19 +73,22 @@ pub fn has_tests(text: &str) -> bool {
 
 /// The test classes among `sources` (class, source text) that name the helper `class`
 /// (its simple name as a word, outside the helper itself), each abstract one replaced
-/// by its concrete subclasses, in `sources`' order: what runs a helper's change.
+/// by its concrete subclasses (whether or not the abstract base holds a test itself: a
+/// base that builds the helper for its subclasses' tests is how JUnit 3 suites use
+/// one), in `sources`' order: what runs a helper's change.
 pub fn users(class: &str, sources: &[(String, String)]) -> Vec<String> {
     let Ok(named) = Regex::new(&format!(r"\b{}\b", regex::escape(simple(class)))) else {
         return Vec::new();
     };
     let mut out: Vec<String> = Vec::new();
     for (c, text) in sources {
-        if c == class || !has_tests(text) || !named.is_match(text) {
+        if c == class || !named.is_match(text) {
             continue;
         }
-        let runs = match is_abstract(text, simple(c)) {
-            true => concrete_subclasses(c, sources),
-            false => vec![c.clone()],
+        let runs = match (is_abstract(text, simple(c)), has_tests(text)) {
+            (true, _) => concrete_subclasses(c, sources),
+            (false, true) => vec![c.clone()],
+            (false, false) => continue,
         };
         for r in runs {
             if !out.contains(&r) {
@@ -169,12 +172,27 @@ mod tests {
             // Names a longer identifier only, or names it but holds no test.
             src("a.OtherTest", "package a;\nclass OtherTest {\n    @Test void t() { SamplersListing x; }\n}\n"),
             src("a.Tool", "package a;\nclass Tool { SamplersList s; }\n"),
+            // An abstract base with no test of its own that builds the helper for its
+            // JUnit 3 subclasses (commons-bcel's AbstractCounterVisitorTestCase).
+            src(
+                "a.AbstractVisitorTestCase",
+                "package a;\npublic abstract class AbstractVisitorTestCase extends AbstractTestCase {\n    SamplersList v = new SamplersList();\n}\n",
+            ),
+            src(
+                "a.VisitorTestCase",
+                "package a;\npublic class VisitorTestCase extends AbstractVisitorTestCase {\n    public void testCount() {}\n}\n",
+            ),
         ];
         assert!(!has_tests(&sources[0].1));
         assert!(has_tests(&sources[1].1) && has_tests(&sources[4].1));
         assert_eq!(
             users("a.SamplersList", &sources),
-            ["a.ParametricTest", "b.ConcreteTest", "a.OldTest"]
+            [
+                "a.ParametricTest",
+                "b.ConcreteTest",
+                "a.OldTest",
+                "a.VisitorTestCase"
+            ]
         );
         assert!(users("a.Tool", &sources).is_empty());
     }
