@@ -68,6 +68,16 @@ pub struct EvaluateArgs {
     /// resolution, abstention and every table as a native evaluation does.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["localizations", "shard"])]
     harness_report: Option<PathBuf>,
+    /// Window lengths of the trajectory analytics' category n-grams (comma-separated,
+    /// each 1 to 30; default 2,3,4,5): e.g. `--ngram-windows 2,3,8` for 8-step patterns.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "N,..",
+        value_parser = clap::value_parser!(u8).range(1..=30),
+        conflicts_with = "localizations"
+    )]
+    ngram_windows: Vec<u8>,
 }
 
 /// Run `hunkgen evaluate`.
@@ -86,6 +96,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
         shard,
         timeout,
         harness_report,
+        ngram_windows,
     } = args;
     set_jobs(jobs);
     if let Some(file) = localizations {
@@ -148,6 +159,7 @@ pub fn run(args: EvaluateArgs) -> anyhow::Result<()> {
             shard,
             timeout,
             harness_report,
+            ngram_windows: ngram_windows.into_iter().map(usize::from).collect(),
         },
     )?;
     let mut out = std::io::stdout().lock();

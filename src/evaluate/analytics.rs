@@ -14,7 +14,8 @@ use crate::model::{
 };
 use std::collections::BTreeMap;
 
-/// The n-gram lengths computed: windows of 2 to 5 steps, short enough to recur in runs
+/// The n-gram lengths computed by default (`evaluate --ngram-windows` sets others):
+/// windows of 2 to 5 steps, short enough to recur in runs
 /// of a few dozen steps.
 pub const WINDOWS: [usize; 4] = [2, 3, 4, 5];
 
@@ -237,7 +238,12 @@ fn outcome(success: bool) -> &'static str {
 }
 
 /// The analytics of `runs`.
-pub fn compute(runs: &[RunSteps<'_>]) -> Analytics {
+pub fn compute(runs: &[RunSteps<'_>], windows: &[usize]) -> Analytics {
+    let windows = if windows.is_empty() {
+        &WINDOWS[..]
+    } else {
+        windows
+    };
     let mut a = Analytics::default();
     // Categories by outcome.
     for want in [true, false] {
@@ -270,7 +276,7 @@ pub fn compute(runs: &[RunSteps<'_>]) -> Analytics {
         );
     }
     // n-grams by window and outcome, as shares of that group's windows.
-    for n in WINDOWS {
+    for &n in windows {
         let mut by_outcome = BTreeMap::new();
         for want in [true, false] {
             let mut counts: BTreeMap<Vec<StudyCategory>, usize> = BTreeMap::new();

@@ -156,7 +156,7 @@ fn the_analytics_of_four_runs_by_hand() {
             golden: &golden,
         },
     ];
-    let a = compute(&runs);
+    let a = compute(&runs, &[]);
     // Success: 7 steps: WRITE 2, READ 2, TEST 2, SEARCH_CONTENT 1.
     let ok = &a.categories["success"];
     assert_eq!(ok["WRITE"].steps, 2);

@@ -55,6 +55,8 @@ pub struct EvaluateOptions {
     /// Run no test: read each prediction's outcome from the official harness's reports
     /// in this directory (`<instance_id>/report.json`, one run's model directory).
     pub harness_report: Option<PathBuf>,
+    /// Window lengths of the trajectory analytics' category n-grams (empty: 2 to 5).
+    pub ngram_windows: Vec<usize>,
 }
 
 /// What an evaluation wrote.
@@ -216,7 +218,10 @@ pub fn evaluate(
         &results,
         &by_id,
         unavailable,
-        Some(&plan.rules.classifier),
+        super::trajectory::Context {
+            classifier: Some(&plan.rules.classifier),
+            windows: &opts.ngram_windows,
+        },
     )?;
     write_outputs(&output, &results, &summary)?;
     if let Some(shard) = opts.shard {
@@ -237,6 +242,10 @@ pub fn evaluate(
         }
         if !opts.only.is_empty() {
             inputs.insert("only".into(), opts.only.join(","));
+        }
+        if !opts.ngram_windows.is_empty() {
+            let w: Vec<String> = opts.ngram_windows.iter().map(usize::to_string).collect();
+            inputs.insert("ngram_windows".into(), w.join(","));
         }
         let mine: std::collections::BTreeSet<String> =
             results.iter().map(|r| r.instance_id.clone()).collect();
@@ -309,6 +318,12 @@ pub fn merge_shards(
     }
     sort_results(&mut results);
     let model = first.inputs.get("model").cloned().unwrap_or_default();
+    // The shards' own n-gram windows (recorded when not the default).
+    let windows: Vec<usize> = first
+        .inputs
+        .get("ngram_windows")
+        .map(|w| w.split(',').filter_map(|n| n.parse().ok()).collect())
+        .unwrap_or_default();
     let opened = open::open(&dataset).ok();
     let unavailable = opened
         .as_ref()
@@ -322,7 +337,10 @@ pub fn merge_shards(
         &results,
         &by_id,
         unavailable,
-        opened.as_ref().map(|o| &o.plan.rules.classifier),
+        super::trajectory::Context {
+            classifier: opened.as_ref().map(|o| &o.plan.rules.classifier),
+            windows: &windows,
+        },
     )?;
     let writer = dataset::DatasetWriter::begin(output, &model, force)?;
     let mut links = std::collections::HashMap::new();

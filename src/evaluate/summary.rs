@@ -22,7 +22,7 @@ pub(super) fn summarize(
     results: &[PredictionResult],
     by_id: &BTreeMap<&str, &Instance>,
     resolution_unavailable: Option<String>,
-    classifier: Option<&crate::classify::Classifier>,
+    trajectories: super::trajectory::Context<'_>,
 ) -> Result<EvaluationSummary, EvaluateError> {
     let jsonl =
         std::fs::read(dataset.join("instances.jsonl")).map_err(|source| EvaluateError::Io {
@@ -105,7 +105,7 @@ pub(super) fn summarize(
                 )
             })
             .collect(),
-        trajectories: super::trajectory::metrics(run_dir, results, by_id, classifier),
+        trajectories: super::trajectory::metrics(run_dir, results, by_id, trajectories),
         study: study_rows(&scored, by_id).and_then(|rows| super::study::metrics(&rows)),
         exclusions: super::misses::exclusions(&scored),
         gold_misses: super::misses::gold_misses(model, &scored),

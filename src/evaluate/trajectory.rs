@@ -23,14 +23,25 @@ struct Run {
     golden: Vec<String>,
 }
 
+/// What the trajectory metrics take from the evaluation besides the runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    /// The dataset's classifier, for the agent study's golden files (every code file of
+    /// the developer's patch); without one, the files with a counted hunk.
+    pub classifier: Option<&'a crate::classify::Classifier>,
+    /// Window lengths of the category n-grams (empty: [`super::analytics::WINDOWS`]).
+    pub windows: &'a [usize],
+}
+
 /// Metrics of the runs in `dir` whose predictions were scored as `results`; `None` when
 /// no result has a `result.json` there.
 pub fn metrics(
     dir: &Path,
     results: &[PredictionResult],
     by_id: &BTreeMap<&str, &Instance>,
-    classifier: Option<&crate::classify::Classifier>,
+    cx: Context<'_>,
 ) -> Option<TrajectoryMetrics> {
+    let classifier = cx.classifier;
     let mut runs = Vec::new();
     for r in results {
         let Some(inst) = by_id.get(r.instance_id.as_str()) else {
@@ -81,7 +92,7 @@ pub fn metrics(
     if runs.is_empty() {
         return None;
     }
-    Some(compute(&runs))
+    Some(compute(&runs, cx.windows))
 }
 
 fn tokens(steps: &[TrajectoryStep]) -> Option<u64> {
@@ -158,7 +169,7 @@ fn ngrams(runs: &[Run], n: usize) -> Vec<NGram> {
     v
 }
 
-fn compute(runs: &[Run]) -> TrajectoryMetrics {
+fn compute(runs: &[Run], windows: &[usize]) -> TrajectoryMetrics {
     let mut m = TrajectoryMetrics {
         runs: runs.len(),
         with_trajectory: runs.iter().filter(|r| r.steps.is_some()).count(),
@@ -245,7 +256,7 @@ fn compute(runs: &[Run]) -> TrajectoryMetrics {
             })
         })
         .collect();
-    m.analytics = (!with_steps.is_empty()).then(|| super::analytics::compute(&with_steps));
+    m.analytics = (!with_steps.is_empty()).then(|| super::analytics::compute(&with_steps, windows));
     m
 }
 
@@ -396,7 +407,7 @@ mod tests {
                 vec![step(Search, "", 25), step(Read, "src/c.py", 25)],
             ),
         ];
-        let m = compute(&runs);
+        let m = compute(&runs, &[]);
         assert_eq!(m.runs, 2);
         assert_eq!(m.success.mean_tokens, Some(100.0));
         assert_eq!(m.failure.mean_tokens, Some(50.0));

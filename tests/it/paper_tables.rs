@@ -1123,52 +1123,8 @@ fn check_analytics(a: &Value, runs: &[Expected], who: &str, d: &Demo) {
         }
     }
     assert_eq!(keys(&a["categories"]), ["failure", "success"], "{who}");
-    // n-grams of 2 to 5 steps per outcome: the five most frequent, as shares of the
-    // outcome's windows of that length; equal counts in the study's category order.
-    assert_eq!(keys(&a["ngrams"]), ["2", "3", "4", "5"], "{who}");
-    for n in 2..=5usize {
-        for (outcome, success) in outcomes {
-            let mut counts: BTreeMap<Vec<usize>, usize> = BTreeMap::new();
-            let mut windows = 0;
-            for r in runs.iter().filter(|r| r.resolved == success) {
-                let cats: Vec<usize> = r
-                    .steps
-                    .iter()
-                    .map(|s| {
-                        CATEGORIES
-                            .iter()
-                            .position(|c| *c == s.category())
-                            .expect("c")
-                    })
-                    .collect();
-                for w in cats.windows(n) {
-                    windows += 1;
-                    *counts.entry(w.to_vec()).or_default() += 1;
-                }
-            }
-            let got = &a["ngrams"][n.to_string()][outcome];
-            let what = format!("{who} {n}-grams {outcome}");
-            if windows == 0 {
-                assert!(got.is_null(), "{what}: {got}");
-                continue;
-            }
-            let mut grams: Vec<(Vec<usize>, usize)> = counts.into_iter().collect();
-            grams.sort_by(|x, y| y.1.cmp(&x.1).then_with(|| x.0.cmp(&y.0)));
-            grams.truncate(5);
-            let list = got.as_array().unwrap_or_else(|| panic!("{what}: {got}"));
-            assert_eq!(list.len(), grams.len(), "{what}: {got}");
-            for (g, (cats, count)) in list.iter().zip(&grams) {
-                let names: Vec<&str> = cats.iter().map(|&c| CATEGORIES[c]).collect();
-                assert_eq!(g["categories"], json!(names), "{what}: {got}");
-                assert_eq!(g["count"], *count, "{what}: {got}");
-                close(
-                    &g["share"],
-                    *count as f64 / windows as f64,
-                    &format!("{what} {names:?}"),
-                );
-            }
-        }
-    }
+    // n-grams of 2 to 5 steps (the default windows).
+    check_ngrams(a, runs, who, &[2, 3, 4, 5]);
     // Passerine's smells per outcome: how many trajectories show each.
     for (outcome, success) in outcomes {
         let group: Vec<&Expected> = runs.iter().filter(|r| r.resolved == success).collect();
@@ -2000,4 +1956,103 @@ fn task_metric_correlations_by_hand() {
     assert_eq!(got.len(), k, "{got:?}");
     let page = fs::read_to_string(p.work.join("page/index.html")).expect("page");
     assert!(page.contains("Task metrics correlated across systems"));
+}
+
+/// Category n-grams of each window length in `windows`, per outcome: the five most
+/// frequent, as shares of the outcome's windows of that length; equal counts in the
+/// study's category order.
+fn check_ngrams(a: &Value, runs: &[Expected], who: &str, windows: &[usize]) {
+    let outcomes = [("success", true), ("failure", false)];
+    let mut want_keys: Vec<String> = windows.iter().map(usize::to_string).collect();
+    want_keys.sort();
+    assert_eq!(keys(&a["ngrams"]), want_keys, "{who}");
+    for &n in windows {
+        for (outcome, success) in outcomes {
+            let mut counts: BTreeMap<Vec<usize>, usize> = BTreeMap::new();
+            let mut windows = 0;
+            for r in runs.iter().filter(|r| r.resolved == success) {
+                let cats: Vec<usize> = r
+                    .steps
+                    .iter()
+                    .map(|s| {
+                        CATEGORIES
+                            .iter()
+                            .position(|c| *c == s.category())
+                            .expect("c")
+                    })
+                    .collect();
+                for w in cats.windows(n) {
+                    windows += 1;
+                    *counts.entry(w.to_vec()).or_default() += 1;
+                }
+            }
+            let got = &a["ngrams"][n.to_string()][outcome];
+            let what = format!("{who} {n}-grams {outcome}");
+            if windows == 0 {
+                assert!(got.is_null(), "{what}: {got}");
+                continue;
+            }
+            let mut grams: Vec<(Vec<usize>, usize)> = counts.into_iter().collect();
+            grams.sort_by(|x, y| y.1.cmp(&x.1).then_with(|| x.0.cmp(&y.0)));
+            grams.truncate(5);
+            let list = got.as_array().unwrap_or_else(|| panic!("{what}: {got}"));
+            assert_eq!(list.len(), grams.len(), "{what}: {got}");
+            for (g, (cats, count)) in list.iter().zip(&grams) {
+                let names: Vec<&str> = cats.iter().map(|&c| CATEGORIES[c]).collect();
+                assert_eq!(g["categories"], json!(names), "{what}: {got}");
+                assert_eq!(g["count"], *count, "{what}: {got}");
+                close(
+                    &g["share"],
+                    *count as f64 / windows as f64,
+                    &format!("{what} {names:?}"),
+                );
+            }
+        }
+    }
+}
+
+/// `evaluate --ngram-windows 3,7` on one system: n-grams of exactly those windows, each
+/// against the hand count; a window outside 1..=30 is refused in one line.
+#[test]
+fn ngram_windows_are_the_users_choice() {
+    let p = pipeline();
+    let d = demo();
+    let sys = &systems()[0];
+    let out = p.work.join("eval-windows").join(sys.name);
+    succeeds(
+        hunkgen()
+            .arg("evaluate")
+            .arg(&d.dir)
+            .arg("--predictions")
+            .arg(p.work.join(sys.name).join("predictions.jsonl"))
+            .arg("--harness-report")
+            .arg(p.work.join("harness").join(sys.name))
+            .arg("--output")
+            .arg(&out)
+            .args(["-q", "--ngram-windows", "3,7"])
+            .env_remove("HUNKGEN_SHARD")
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .env_remove("JOB_COMPLETION_INDEX"),
+    );
+    let s = read_json(&out.join("summary.json"));
+    check_ngrams(
+        &s["trajectories"]["analytics"],
+        &p.runs[0],
+        sys.name,
+        &[3, 7],
+    );
+    let bad = hunkgen()
+        .arg("evaluate")
+        .arg(&d.dir)
+        .arg("--predictions")
+        .arg(p.work.join(sys.name).join("predictions.jsonl"))
+        .args(["--ngram-windows", "2,31"])
+        .output()
+        .expect("runs");
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("--ngram-windows") && err.contains("31"),
+        "{err}"
+    );
 }
