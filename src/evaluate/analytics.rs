@@ -42,7 +42,7 @@ fn program(step: &TrajectoryStep) -> String {
     let Some(cmd) = step.command.as_deref() else {
         return String::new();
     };
-    let cmd = crate::run::trajectory::words(cmd).join(" ");
+    let cmd = crate::model::shell_words(cmd).join(" ");
     let cmd = cmd.as_str();
     let first = cmd
         .split_whitespace()

@@ -38,8 +38,8 @@ pub use rejected::{yield_counts, RejectReason, Rejected, Stage, YieldClass};
 pub use state::{Expected, PartialSource, Scenario, StateKind, StateManifest, StatesRecord};
 pub use swebench::{SwebenchRow, TestList, SWEBENCH_FIELDS};
 pub use trajectory::{
-    AgentOutcome, AgentRunRecord, FailFast, FirstTouch, NGram, Resources, StepKind, ToolUse,
-    TrajectoryMetrics, TrajectoryStep,
+    shell_words, AgentOutcome, AgentRunRecord, FailFast, FirstTouch, NGram, Resources, StepKind,
+    ToolUse, TrajectoryMetrics, TrajectoryStep,
 };
 pub use validation::{
     Failure, MavenRecord, PythonRecord, SwebenchRecord, TreeRuns, TreeSeconds, ValidationRecord,

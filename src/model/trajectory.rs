@@ -349,6 +349,23 @@ pub struct TrajectoryMetrics {
     pub tokens_per_run: BTreeMap<String, Vec<f64>>,
 }
 
+/// The words of a step's shell command, with a `bash -lc '…'` / `sh -c "…"` wrapper
+/// unwrapped (Codex runs every command so): how `run` classifies a command and the
+/// evaluation's analytics read its program, one reading for both.
+pub fn shell_words(cmd: &str) -> Vec<String> {
+    let mut w: Vec<String> = cmd.split_whitespace().map(str::to_string).collect();
+    if w.len() >= 3
+        && ["bash", "sh", "zsh", "/bin/bash", "/bin/sh"].contains(&w[0].as_str())
+        && w[1].starts_with('-')
+        && w[1].contains('c')
+    {
+        let inner = w[2..].join(" ");
+        let inner = inner.trim_matches(|c| c == '\'' || c == '"');
+        w = inner.split_whitespace().map(str::to_string).collect();
+    }
+    w
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

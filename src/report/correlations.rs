@@ -3,7 +3,7 @@
 //! resolved), and each pair of metrics gets Pearson's r and Spearman's ρ with their
 //! two-sided t-test p-values (`scipy.stats.pearsonr` / `spearmanr`).
 
-use crate::model::StateKind;
+use crate::model::{ApplyMethod, PredictionResult, StateKind};
 use crate::report::results::SystemResults;
 use serde::Serialize;
 
@@ -26,25 +26,33 @@ pub struct TaskCorrelation {
     pub spearman_p: Option<f64>,
 }
 
-/// The task metrics of one system's Novel rows, in table order; `None` where no row
-/// gives the figure.
+/// The task metrics of one system's Novel rows, in table order, as `evaluate`'s rates
+/// define them (read from the rows, since `report` reads evaluations through `model`
+/// only); `None` where no row gives the figure.
 fn metrics(s: &SystemResults) -> [(&'static str, Option<f64>); 4] {
-    let novel: Vec<&crate::model::PredictionResult> = s
+    let novel: Vec<&PredictionResult> = s
         .rows
         .iter()
         .filter(|r| r.state == StateKind::Novel.name())
         .collect();
-    let r = crate::evaluate::rates::rates(&novel);
-    let rate = |x: Option<crate::model::Rate>| x.map(|x| x.rate);
+    let share = |f: &dyn Fn(&PredictionResult) -> bool| {
+        (!novel.is_empty())
+            .then(|| novel.iter().filter(|r| f(r)).count() as f64 / novel.len() as f64)
+    };
+    let f1: Vec<f64> = novel
+        .iter()
+        .filter_map(|r| r.line_scores.map(|x| x.f1))
+        .collect();
     [
-        ("files localized", rate(r.localization)),
-        ("mean line F1", r.mean_line_f1),
-        ("git apply (strict)", rate(r.applied_strict)),
+        ("files localized", share(&|r| r.localized)),
+        ("mean line F1", crate::stats::mean(&f1)),
+        (
+            "git apply (strict)",
+            share(&|r| r.applied == ApplyMethod::Exact),
+        ),
         (
             "resolved",
-            (!s.resolution_unavailable)
-                .then_some(rate(r.resolution))
-                .flatten(),
+            share(&|r| r.resolved).filter(|_| !s.resolution_unavailable),
         ),
     ]
 }

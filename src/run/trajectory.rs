@@ -427,26 +427,10 @@ fn codex(log: &str, workdir: &str) -> Result<Vec<TrajectoryStep>, TrajectoryErro
     Ok(steps)
 }
 
-/// The words of a shell command, with a `bash -lc '…'` / `sh -c "…"` wrapper unwrapped
-/// (the analytics read a command's program the same way).
-pub(crate) fn words(cmd: &str) -> Vec<String> {
-    let mut w: Vec<String> = cmd.split_whitespace().map(str::to_string).collect();
-    if w.len() >= 3
-        && ["bash", "sh", "zsh", "/bin/bash", "/bin/sh"].contains(&w[0].as_str())
-        && w[1].starts_with('-')
-        && w[1].contains('c')
-    {
-        let inner = w[2..].join(" ");
-        let inner = inner.trim_matches(|c| c == '\'' || c == '"');
-        w = inner.split_whitespace().map(str::to_string).collect();
-    }
-    w
-}
-
 /// The kind of a shell command and the files it names: tests, builds, searches, reads,
 /// edits (pytest, mvn test, gradle test, javac, grep/rg/find, cat/sed -n, sed -i …).
 pub fn classify_command(cmd: &str) -> (StepKind, Vec<String>) {
-    let w = words(cmd);
+    let w = crate::model::shell_words(cmd);
     let text = w.join(" ");
     let has = |s: &str| text.contains(s);
     let first = w.first().map(String::as_str).unwrap_or("");
