@@ -367,7 +367,7 @@ pub fn apply_patch_to_files_placed(
     apply_patch_to_files_in(p, get, placement, &|_: &str| None)
 }
 
-/// A binary file's `index` line: its blob ids before and after, abbreviated or full.
+/// A file patch's `index` line: its blob ids before and after, abbreviated or full.
 pub fn index_ids(fp: &FilePatch) -> Option<(String, String)> {
     fp.header.iter().find_map(|l| {
         let rest = std::str::from_utf8(l.strip_prefix(b"index ")?).ok()?;

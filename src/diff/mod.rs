@@ -11,8 +11,8 @@ mod text;
 
 pub use apply::{
     apply_file, apply_file_placed, apply_patch_to_files, apply_patch_to_files_in,
-    apply_patch_to_files_placed, place_file, place_patch, AppliedFile, ApplyError, ApplyErrorKind,
-    Placement,
+    apply_patch_to_files_placed, index_ids, place_file, place_patch, AppliedFile, ApplyError,
+    ApplyErrorKind, Placement,
 };
 pub use model::{FileChange, FilePatch, Hunk, Line, LineKind, Patch, Span};
 pub use parse::{parse, ParseError, ParseErrorKind, PatchFileError};

@@ -64,6 +64,19 @@ pub fn golden_source_files(
     out
 }
 
+/// The study's golden files of an instance whose golden patch is `golden`
+/// ([`golden_source_files`]); its counted-hunk files (`files`) when the patch could not
+/// be had.
+pub fn study_golden_files(
+    golden: Option<&Patch>,
+    files: &[String],
+    classifier: &crate::classify::Classifier,
+) -> Vec<String> {
+    golden
+        .map(|g| golden_source_files(g, classifier))
+        .unwrap_or_else(|| files.to_vec())
+}
+
 /// |P ∩ G|, |P| and |G| of one instance, to pool.
 pub fn counts<T: Ord>(predicted: &BTreeSet<T>, golden: &BTreeSet<T>) -> (usize, usize, usize) {
     (

@@ -47,10 +47,7 @@ pub fn of(
         .as_ref()
         .map(|g| super::golden_hunks(g, &inst.hunks))
         .unwrap_or_default();
-    let study_files = golden_patch
-        .as_ref()
-        .map(|g| super::golden_source_files(g, classifier))
-        .unwrap_or_else(|| inst.files.clone());
+    let study_files = super::study_golden_files(golden_patch.as_ref(), &inst.files, classifier);
     Metrics {
         abstained,
         localized: super::localized(&study_files, &patched),

@@ -25,7 +25,8 @@ pub use compare::{compare, read_summary, CompareError, Comparison, PairedMetric}
 pub use localize::{
     counts, file_scores, golden_hunks, golden_lines, golden_source_files, hunks_touched,
     lines_touched, localized, parse_localizations, patched_files, pooled_scores,
-    read_localizations, scores, GoldenHunk, Localization, LocalizeError, Location, RowError,
+    read_localizations, scores, study_golden_files, GoldenHunk, Localization, LocalizeError,
+    Location, RowError,
 };
 pub use metrics::AbstentionRule;
 pub use rates::rates;

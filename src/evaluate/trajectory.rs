@@ -41,7 +41,6 @@ pub fn metrics(
     by_id: &BTreeMap<&str, &Instance>,
     cx: Context<'_>,
 ) -> Option<TrajectoryMetrics> {
-    let classifier = cx.classifier;
     let mut runs = Vec::new();
     for r in results {
         let Some(inst) = by_id.get(r.instance_id.as_str()) else {
@@ -64,17 +63,13 @@ pub fn metrics(
             });
         // The agent study's golden files (every code file of the developer's patch, a
         // created or deleted one included); the counted-hunk files without a classifier.
-        let study = classifier.and_then(|c| {
-            let g = crate::states::golden_patch(inst).ok()?;
-            Some(super::golden_source_files(&g, c))
-        });
-        let mut golden: Vec<String> = study.unwrap_or_else(|| {
-            inst.hunks
-                .iter()
-                .filter(|h| h.counted)
-                .map(|h| h.file.clone())
-                .collect()
-        });
+        let mut golden: Vec<String> = match cx.classifier {
+            Some(c) => {
+                let g = crate::states::golden_patch(inst).ok();
+                super::study_golden_files(g.as_ref(), &inst.files, c)
+            }
+            None => inst.files.clone(),
+        };
         golden.sort();
         golden.dedup();
         runs.push(Run {
@@ -105,12 +100,16 @@ fn tokens(steps: &[TrajectoryStep]) -> Option<u64> {
         .reduce(|a, b| a + b)
 }
 
-fn resources(runs: &[&Run]) -> Resources {
-    let toks: Vec<f64> = runs
-        .iter()
+/// Tokens (input + output) of each run that reports them.
+fn run_tokens(runs: &[&Run]) -> Vec<f64> {
+    runs.iter()
         .filter_map(|r| r.steps.as_deref().and_then(tokens))
         .map(|t| t as f64)
-        .collect();
+        .collect()
+}
+
+/// The means of a group of runs, `toks` being [`run_tokens`] of them.
+fn resources(runs: &[&Run], toks: &[f64]) -> Resources {
     let secs: Vec<f64> = runs
         .iter()
         .map(|r| r.record.elapsed_ms as f64 / 1000.0)
@@ -136,7 +135,7 @@ fn resources(runs: &[&Run]) -> Resources {
     };
     Resources {
         runs: runs.len(),
-        mean_tokens: mean(&toks),
+        mean_tokens: mean(toks),
         mean_seconds: mean(&secs),
         mean_steps: mean(&steps),
         mean_input_tokens: kind(|s| s.tokens_in),
@@ -182,14 +181,10 @@ fn compute(runs: &[Run], windows: &[usize]) -> TrajectoryMetrics {
     }
     let ok: Vec<&Run> = runs.iter().filter(|r| r.resolved).collect();
     let bad: Vec<&Run> = runs.iter().filter(|r| !r.resolved).collect();
-    m.success = resources(&ok);
-    m.failure = resources(&bad);
-    for (outcome, group) in [("success", &ok), ("failure", &bad)] {
-        let per_run: Vec<f64> = group
-            .iter()
-            .filter_map(|r| r.steps.as_deref().and_then(tokens))
-            .map(|t| t as f64)
-            .collect();
+    let (ok_tokens, bad_tokens) = (run_tokens(&ok), run_tokens(&bad));
+    m.success = resources(&ok, &ok_tokens);
+    m.failure = resources(&bad, &bad_tokens);
+    for (outcome, per_run) in [("success", ok_tokens), ("failure", bad_tokens)] {
         if !per_run.is_empty() {
             m.tokens_per_run.insert(outcome.to_string(), per_run);
         }

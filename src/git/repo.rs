@@ -117,23 +117,24 @@ pub fn tree_id(repo: &Path, rev: &str) -> Result<String, GitError> {
 /// The contents of the blob whose id starts with `prefix` (an `index abc1234..` line of
 /// a patch), if the repository has exactly one.
 pub fn blob_by_prefix(repo: &Path, prefix: &str) -> Option<Vec<u8>> {
-    if prefix.len() < 4 || !prefix.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if !is_id_prefix(prefix) {
         return None;
     }
-    with_repo(repo, |r| {
-        let obj = r.revparse_single(prefix).map_err(|e| GitError::Object {
-            path: repo.to_path_buf(),
-            what: format!("blob {prefix}"),
-            source: e.into(),
-        })?;
-        let blob = obj.peel_to_blob().map_err(|e| GitError::Object {
-            path: repo.to_path_buf(),
-            what: format!("blob {prefix}"),
-            source: e.into(),
-        })?;
-        Ok(blob.content().to_vec())
-    })
-    .ok()
+    with_repo(repo, |r| Ok(blob_in(r, prefix))).ok().flatten()
+}
+
+/// [`blob_by_prefix`] in a repository already open.
+pub(crate) fn blob_in(r: &git2::Repository, prefix: &str) -> Option<Vec<u8>> {
+    if !is_id_prefix(prefix) {
+        return None;
+    }
+    let blob = r.revparse_single(prefix).ok()?.peel_to_blob().ok()?;
+    Some(blob.content().to_vec())
+}
+
+/// At least four hex digits: an abbreviated object id, never a ref name.
+fn is_id_prefix(prefix: &str) -> bool {
+    prefix.len() >= 4 && prefix.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// Every file path (blobs and links) in the tree of `rev`, for `hunkgen init` to infer a

@@ -160,13 +160,7 @@ fn apply_to_tree(
     patch: &Patch,
 ) -> Result<Vec<AppliedFile>, GitError> {
     // A binary file's new content is the blob its `index` line names, when `r` has it.
-    let objects = |id: &str| -> Option<Vec<u8>> {
-        if id.len() < 4 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return None;
-        }
-        let blob = r.revparse_single(id).ok()?.peel_to_blob().ok()?;
-        Some(blob.content().to_vec())
-    };
+    let objects = |id: &str| super::repo::blob_in(r, id);
     apply_patch_to_files_in(
         patch,
         |file| tree_file(r, tree, file),

@@ -301,12 +301,7 @@ fn three_way(p: &Patch, root: &Path, repo: &Path) -> Option<Vec<(String, Vec<u8>
             out.push((path, exact));
             continue;
         }
-        let index = fp.header.iter().find_map(|l| {
-            let text = String::from_utf8_lossy(l);
-            let rest = text.strip_prefix("index ")?;
-            let old = rest.split("..").next()?.trim().to_string();
-            Some(old)
-        })?;
+        let (index, _) = crate::diff::index_ids(fp)?;
         let base = crate::git::blob_by_prefix(repo, &index)?;
         let theirs = crate::diff::apply_file(fp, &base).ok()?;
         let merged = crate::git::merge_file(&ours, &base, &theirs).ok()??;
