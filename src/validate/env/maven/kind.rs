@@ -360,10 +360,21 @@ const LIFT_SED: &str = r"s#<(source|target)>(1\.)?[1-5]</(source|target)>#<\1>LE
 /// The run's removal of error-prone from the compiler plugin (`<compilerId>
 /// javac-with-errorprone</compilerId>`: a static analysis that runs inside javac, no
 /// test; its bundled javac of 2015-2019 refuses the class files of any JDK after 8,
-/// which javapoet's poms met with "class file has wrong version 61.0, should be 53.0");
-/// the same as [`super::repair::without_errorprone`], in the shell.
-pub(super) const NO_ERRORPRONE_SED: &str =
-    r"s#<compilerId>[[:space:]]*javac-with-errorprone[[:space:]]*</compilerId>##g";
+/// which javapoet's poms met with "class file has wrong version 61.0, should be 53.0").
+/// The compiler id goes, and so does each `<dependency>` element that brings that
+/// compiler onto the plugin's class path (`error_prone_core`, error-prone's `javac`,
+/// `plexus-compiler-javac-errorprone`): left there, its javac still shadows the JDK's.
+/// The same as [`super::repair::without_errorprone`], in the shell (GNU sed, one
+/// element gathered line by line until its end tag).
+pub(super) const NO_ERRORPRONE_SED: &str = concat!(
+    r"s#<compilerId>[[:space:]]*javac-with-errorprone[[:space:]]*</compilerId>##g;",
+    r"\#<dependency>#{:a;\#</dependency>#!{N;ba};",
+    r"\#<artifactId>[[:space:]]*(error_prone_core|plexus-compiler-javac-errorprone|javac)[[:space:]]*</artifactId>#d}"
+);
+
+/// What marks a pom [`NO_ERRORPRONE_SED`] may change (`grep -E`); the same test as
+/// [`super::repair::without_errorprone`]'s.
+pub(super) const ERRORPRONE_GREP: &str = "javac-with-errorprone|error_prone_core";
 
 /// The run's `sed` expression for level `to`, for the test that holds it to
 /// [`super::repair::lift_pom`].
@@ -507,7 +518,7 @@ pub fn run_script(report_dir: &str, classes: &[String]) -> String {
          find . -type d -path '*/target/surefire-reports' -prune -exec rm -rf {{}} +\n\
          if [ -s \"$HUNKGEN_ENV_DIR/{LIFT_FILE}\" ]; then lift=$(cat \"$HUNKGEN_ENV_DIR/{LIFT_FILE}\"); \
          find . -name pom.xml -type f -exec sed -i -E '{lift}' {{}} +; fi\n\
-         find . -name pom.xml -type f -exec grep -q javac-with-errorprone {{}} ';' -exec sed -i -E '{NO_ERRORPRONE_SED}' {{}} ';'\n\
+         find . -name pom.xml -type f -exec grep -q -E '{ERRORPRONE_GREP}' {{}} ';' -exec sed -i -E '{NO_ERRORPRONE_SED}' {{}} ';'\n\
          {surefire}\
          {modules}\
          {mvn}\

@@ -53,7 +53,8 @@ fn the_run_script_cleans_runs_offline_and_copies_the_reports() {
     );
     // error-prone's compiler, a check and no test, goes from the poms that name it.
     assert!(
-        lines[2].contains("grep -q javac-with-errorprone") && lines[2].contains(NO_ERRORPRONE_SED),
+        lines[2].contains(&format!("grep -q -E '{ERRORPRONE_GREP}'"))
+            && lines[2].contains(NO_ERRORPRONE_SED),
         "{}",
         lines[2]
     );

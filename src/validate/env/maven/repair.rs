@@ -539,16 +539,53 @@ pub fn lift_tree(tree: &Path, poms: &[String], to: &str) -> std::io::Result<()> 
 }
 
 /// A pom without error-prone as the compiler plugin's compiler (a check, not a test:
-/// see [`super::kind::NO_ERRORPRONE_SED`], its twin in the run script).
+/// see [`super::kind::NO_ERRORPRONE_SED`], its twin in the run script): the compiler id,
+/// and each `<dependency>` element (gathered line by line, as `sed` does) that brings
+/// error-prone's javac onto the plugin's class path. A pom that names neither
+/// `javac-with-errorprone` nor `error_prone_core` is left as it is.
 pub fn without_errorprone(text: &str) -> String {
-    static RE: std::sync::OnceLock<Option<Regex>> = std::sync::OnceLock::new();
-    match RE
-        .get_or_init(|| Regex::new(r"<compilerId>\s*javac-with-errorprone\s*</compilerId>").ok())
+    static RES: std::sync::OnceLock<Option<(Regex, Regex)>> = std::sync::OnceLock::new();
+    let Some((id, artifact)) = RES
+        .get_or_init(|| {
+            let id = Regex::new(r"<compilerId>\s*javac-with-errorprone\s*</compilerId>").ok()?;
+            let artifact = Regex::new(
+                r"<artifactId>\s*(error_prone_core|plexus-compiler-javac-errorprone|javac)\s*</artifactId>",
+            )
+            .ok()?;
+            Some((id, artifact))
+        })
         .as_ref()
-    {
-        Some(re) => re.replace_all(text, "").into_owned(),
-        None => text.to_string(),
+    else {
+        return text.to_string();
+    };
+    if !text.contains("javac-with-errorprone") && !text.contains("error_prone_core") {
+        return text.to_string();
     }
+    let text = id.replace_all(text, "");
+    let mut out = String::with_capacity(text.len());
+    let mut element: Option<String> = None;
+    for line in text.split_inclusive('\n') {
+        let gathered = match element.as_mut() {
+            Some(e) => {
+                e.push_str(line);
+                e
+            }
+            None if line.contains("<dependency>") => element.insert(line.to_string()),
+            None => {
+                out.push_str(line);
+                continue;
+            }
+        };
+        if gathered.contains("</dependency>") {
+            if !artifact.is_match(gathered) {
+                out.push_str(gathered);
+            }
+            element = None;
+        }
+    }
+    // An element the file never closes stays, as `sed`'s `N` prints it at the end.
+    out.push_str(element.as_deref().unwrap_or_default());
+    out
 }
 
 /// `rewrite` over every pom of the resolve run's exported `tree`; a pom it leaves

@@ -311,16 +311,33 @@ fn the_lift_moves_only_literal_levels_below_six_and_the_sed_agrees() {
     assert_eq!(fs::read_to_string(&f).expect("read"), lifted);
 }
 
-/// error-prone's compiler goes from the compiler plugin's configuration, the rest of the
-/// pom stays; the run script's `sed` does the same.
+/// error-prone's compiler goes from the compiler plugin's configuration, with the
+/// dependencies that put its javac on the plugin's class path (one element on one line,
+/// one over several); the rest of the pom stays, error-prone's annotations included;
+/// the run script's `sed` does the same, byte for byte. A pom without error-prone's
+/// compiler is not touched.
 #[test]
 fn errorprone_is_taken_out_of_the_compiler_plugin_in_rust_and_in_the_shell() {
     let pom = "<configuration>\n  <compilerId>javac-with-errorprone</compilerId>\n  \
                <forceJavacCompilerUse>true</forceJavacCompilerUse>\n  <source>1.8</source>\n\
-               </configuration>\n<compilerId>eclipse</compilerId>\n";
+               </configuration>\n<dependencies>\n  <dependency>\n    \
+               <groupId>org.codehaus.plexus</groupId>\n    \
+               <artifactId>plexus-compiler-javac-errorprone</artifactId>\n  </dependency>\n  \
+               <dependency><groupId>com.google.errorprone</groupId>\
+               <artifactId>error_prone_core</artifactId></dependency>\n  \
+               <dependency>\n    <groupId>com.google.errorprone</groupId>\n    \
+               <artifactId> javac </artifactId>\n  </dependency>\n  <dependency>\n    \
+               <groupId>com.google.errorprone</groupId>\n    \
+               <artifactId>error_prone_annotations</artifactId>\n  </dependency>\n\
+               </dependencies>\n<compilerId>eclipse</compilerId>\n";
     let want = "<configuration>\n  \n  <forceJavacCompilerUse>true</forceJavacCompilerUse>\n  \
-                <source>1.8</source>\n</configuration>\n<compilerId>eclipse</compilerId>\n";
+                <source>1.8</source>\n</configuration>\n<dependencies>\n  <dependency>\n    \
+                <groupId>com.google.errorprone</groupId>\n    \
+                <artifactId>error_prone_annotations</artifactId>\n  </dependency>\n\
+                </dependencies>\n<compilerId>eclipse</compilerId>\n";
     assert_eq!(without_errorprone(pom), want);
+    let untouched = "<dependency><artifactId>javac</artifactId></dependency>\n";
+    assert_eq!(without_errorprone(untouched), untouched);
     let dir = tempfile::tempdir().expect("tempdir");
     let f = dir.path().join("pom.xml");
     fs::write(&f, pom).expect("pom");
@@ -331,4 +348,14 @@ fn errorprone_is_taken_out_of_the_compiler_plugin_in_rust_and_in_the_shell() {
         .expect("sed runs");
     assert!(ok.success());
     assert_eq!(fs::read_to_string(&f).expect("read"), want);
+    let grep = |text: &str| {
+        fs::write(&f, text).expect("pom");
+        std::process::Command::new("grep")
+            .args(["-q", "-E", super::super::kind::ERRORPRONE_GREP])
+            .arg(&f)
+            .status()
+            .expect("grep runs")
+            .success()
+    };
+    assert!(grep(pom) && !grep(untouched));
 }
