@@ -21,7 +21,10 @@ use crate::validate::runner::{Command, Runner};
 pub struct MavenAutoSpec;
 
 /// Plugins that check rather than build, skipped in every resolve and run (§8): a
-/// patch's formatting or licence header must not decide a test's outcome.
+/// patch's formatting or licence header must not decide a test's outcome. The last
+/// four are goals that need a git repository, which a working copy (a plain tree) is
+/// not: git-build-hook's hook install (mybatis-3's poms since 2024), its `git init` and
+/// config goals, and git-commit-id's properties file.
 pub const SKIP: &[&str] = &[
     "-Drat.skip",
     "-Denforcer.skip",
@@ -35,6 +38,10 @@ pub const SKIP: &[&str] = &[
     "-Dpmd.skip",
     "-Dcpd.skip",
     "-Dlicense.skip",
+    "-Dgitbuildhook.install.skip=true",
+    "-Dgitbuildhook.init.skip=true",
+    "-Dgitbuildhook.gitconfig.skip=true",
+    "-Dmaven.gitcommitid.skip=true",
 ];
 
 /// Surefire's flags for a selection: a module without the selected classes is no error,
