@@ -5,6 +5,9 @@
 
 use serde::Serialize;
 
+mod requirements;
+use requirements::{development_file, included_file, requirement_lines, Role, REQUIREMENT_FILES};
+
 /// The Python suite `hunkgen init` writes.
 #[derive(Debug, Clone, Serialize)]
 pub struct PythonInference {
@@ -39,21 +42,6 @@ pub struct PythonInference {
     pub auto: bool,
 }
 
-/// What a declaration of a requirement is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    /// The project's own dependencies.
-    Install,
-    /// Its tests'.
-    Test,
-    /// Development, docs, release or lint tools.
-    Dev,
-    /// The tests' in some test environments only (a tox dependency under a factor
-    /// condition, `libs: demjson`): the others run the suite without it, so it is
-    /// optional like a development tool, but of the tests' era when present.
-    SomeTests,
-}
-
 /// What to ask a project's build backend for: its build file (relative to the project's
 /// root) and the extras.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -67,21 +55,6 @@ pub struct BackendAsk {
 
 /// Optional-dependency and dependency-group names that hold test dependencies.
 const TEST_EXTRAS: [&str; 4] = ["test", "tests", "testing", "dev"];
-
-/// Requirements files whose lines are installed, when present.
-const REQUIREMENT_FILES: [&str; 11] = [
-    "requirements.txt",
-    "requirements-test.txt",
-    "requirements_test.txt",
-    "requirements-tests.txt",
-    "test-requirements.txt",
-    "test_requirements.txt",
-    "requirements-dev.txt",
-    "dev-requirements.txt",
-    "requirements/test.txt",
-    "requirements/tests.txt",
-    "requirements/dev.txt",
-];
 
 /// The Python project's root: the shallowest directory holding pyproject.toml,
 /// setup.py or setup.cfg; else the directory above the top-level packages (a `src/`
@@ -281,22 +254,18 @@ pub(super) fn infer(
             }
         }
     }
+    // Each file once, whether listed here or included by another (`-r`).
+    let mut files_read = std::collections::BTreeSet::new();
     for f in REQUIREMENT_FILES {
-        if let Some(text) = read(f) {
-            for line in text.lines() {
-                let l = line.split(" #").next().unwrap_or(line).trim();
-                if l.is_empty() || l.starts_with('#') || l.starts_with('-') {
-                    continue;
-                }
-                let role = if development_file(f) {
-                    Role::Dev
-                } else if f.contains("test") {
-                    Role::Test
-                } else {
-                    Role::Install
-                };
-                reqs.push((l.to_string(), "requirements", role));
-            }
+        let role = if development_file(f) {
+            Role::Dev
+        } else if f.contains("test") {
+            Role::Test
+        } else {
+            Role::Install
+        };
+        for (l, role) in requirement_lines(&read, f, role, &mut files_read) {
+            reqs.push((l, "requirements", role));
         }
     }
     // Direct references only some tox environments ask for (`pytestmain:
@@ -313,6 +282,16 @@ pub(super) fn infer(
                 Some(c) => (c[1].to_string(), Role::SomeTests),
                 None => (d, Role::Test),
             };
+            // `-r tests/requirements.txt` (or `-r{toxinidir}/…`): that file's lines.
+            if let Some(file) = included_file(&d) {
+                let file = file.strip_prefix("{toxinidir}/").unwrap_or(file);
+                if !file.contains('{') {
+                    for (l, role) in requirement_lines(&read, file, role, &mut files_read) {
+                        reqs.push((l, "tox.ini", role));
+                    }
+                }
+                continue;
+            }
             if d.starts_with('-') || d.contains('{') {
                 continue;
             }
@@ -527,24 +506,6 @@ fn names_extra(text: &str, e: &str) -> bool {
         })
 }
 
-/// Whether requirements file `f` is named for development, documentation, release or
-/// linting (`requirements-dev.txt`, `requirements/dev.txt`): its lines are optional.
-fn development_file(f: &str) -> bool {
-    let stem = f.trim_end_matches(".txt").to_ascii_lowercase();
-    stem.split(['/', '-', '_']).any(|w| {
-        [
-            "dev",
-            "develop",
-            "development",
-            "docs",
-            "doc",
-            "release",
-            "lint",
-        ]
-        .contains(&w)
-    })
-}
-
 impl PythonInference {
     /// The suite's YAML (`paths:` only when another language's suite is there too).
     pub(super) fn suite(&self, with_paths: bool) -> String {
@@ -726,6 +687,67 @@ mod tests {
         let (mut i, mut n) = (Vec::new(), Vec::new());
         let inf = infer(&paths, &read, auto, &mut i, &mut n);
         (inf, i, n)
+    }
+
+    /// Requirements files name others (`-r`, relative to their own directory) and tox
+    /// names them (`-r{toxinidir}/…`): their lines are read, each file once, a file
+    /// outside the project never; a file named for development makes its lines (and
+    /// its includes') optional, any other keeps the role of what names it.
+    #[test]
+    fn included_requirements_files_are_read_with_the_includers_role() {
+        let (inf, _, _) = run_in(
+            &[
+                ("pkg/__init__.py", ""),
+                ("tests/test_a.py", "import hypothesis\n"),
+                (
+                    "tox.ini",
+                    "[tox]\nenvlist = py38\n[testenv]\ndeps =\n    -r{toxinidir}/tests/requirements.txt\n\
+                     \x20   lint: -rrequirements/lint.txt\n",
+                ),
+                (
+                    "tests/requirements.txt",
+                    "pytest\n-r ../requirements/base.txt\n--requirement=common.txt\n-c pins.txt\n\
+                     -r ../../outside.txt\n",
+                ),
+                ("requirements/base.txt", "attrs>=19\n-r ../tests/requirements.txt\n"),
+                ("tests/common.txt", "hypothesis\n-r ../requirements-docs.txt\n"),
+                ("requirements-docs.txt", "sphinx\n"),
+                ("tests/pins.txt", "never==1\n"),
+                ("requirements/lint.txt", "flake8\n"),
+                ("../outside.txt", "nope\n"),
+            ],
+            true,
+        );
+        for r in ["pytest", "attrs>=19", "hypothesis", "sphinx", "flake8"] {
+            assert!(
+                inf.requirements.iter().any(|x| x == r),
+                "{r}: {:?}",
+                inf.requirements
+            );
+        }
+        for r in ["never==1", "nope"] {
+            assert!(
+                !inf.requirements.iter().any(|x| x == r),
+                "{r}: {:?}",
+                inf.requirements
+            );
+        }
+        // docs' lines are optional; the tests' include of the project's base is not.
+        assert!(
+            inf.optional.contains(&"sphinx".to_string()),
+            "{:?}",
+            inf.optional
+        );
+        assert!(
+            !inf.optional.contains(&"attrs".to_string()),
+            "{:?}",
+            inf.optional
+        );
+        assert!(
+            inf.test_libraries.contains(&"hypothesis".to_string()),
+            "{:?}",
+            inf.test_libraries
+        );
     }
 
     #[test]
