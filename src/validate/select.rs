@@ -8,6 +8,10 @@
 //!   (`pytest.ini`, `.pytest.ini`, `pyproject.toml`, `tox.ini`, `setup.cfg`, nearest the
 //!   test files first), `test_*.py` and `*_test.py` by default. Samples, fixtures and data
 //!   under `tests/` are not named: pytest imports every file it is given as a test module.
+//! - A tree that configures nose (`[nosetests]` in `setup.cfg`, `nose.cfg`, `.noserc`)
+//!   also names the files nose collects (its `testMatch`, `(?:^|[\b_./-])[Tt]est` by
+//!   default, so `parser_tests.py`): such a suite runs under pytest, which collects a file
+//!   it is given by name whatever `python_files` says.
 //! - A test patch that changes only a test package's `__init__.py` or a `conftest.py`
 //!   (a mixin of test methods, a fixture) runs the test files pytest collects below it,
 //!   which are what the change reaches.
@@ -42,13 +46,20 @@ const CONFIG_FILES: [(&str, Option<&str>); 5] = [
     ("setup.cfg", Some("tool:pytest")),
 ];
 
+/// nose's default `testMatch`: "test" or "Test" at the start of a name or after `_`, `.`,
+/// `/` or `-` (Python's `[\b]` in its class is a backspace, which no file name holds).
+pub const NOSE_TEST_MATCH: &str = r"(?:^|[_./-])[Tt]est";
+
 /// Where pytest's configuration was found and the `python_files` patterns it gives.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct PythonFiles {
     /// The configuration file (repository-relative), if any.
     pub config: Option<String>,
     /// The patterns (the default when the file sets none).
     pub patterns: Vec<String>,
+    /// nose's `testMatch`, when the tree configures nose: the files it matches are
+    /// test modules too.
+    pub nose: Option<regex::Regex>,
 }
 
 impl PythonFiles {
@@ -61,6 +72,9 @@ impl PythonFiles {
         // A single-file suite is run by naming it, which pytest collects whatever
         // python_files says.
         if matches!(base, "tests.py" | "test.py") {
+            return true;
+        }
+        if self.nose.as_ref().is_some_and(|m| m.is_match(base)) {
             return true;
         }
         self.patterns.iter().any(|p| {
@@ -82,6 +96,7 @@ impl PythonFiles {
 /// first configuration file found walking up from their common directory to the root,
 /// read with `read` (a repository-relative path to its text, `None` when absent).
 pub fn python_files(test_files: &[&str], read: impl Fn(&str) -> Option<String>) -> PythonFiles {
+    let nose = nose_match(test_files, &read);
     let mut dir = common_dir(test_files);
     loop {
         for (name, section) in CONFIG_FILES {
@@ -104,6 +119,7 @@ pub fn python_files(test_files: &[&str], read: impl Fn(&str) -> Option<String>) 
                     } else {
                         patterns
                     },
+                    nose,
                 };
             }
         }
@@ -118,6 +134,43 @@ pub fn python_files(test_files: &[&str], read: impl Fn(&str) -> Option<String>) 
     PythonFiles {
         config: None,
         patterns: default_patterns(),
+        nose,
+    }
+}
+
+/// nose's `testMatch` when a directory from the test files' common directory up to the
+/// root configures nose: a `[nosetests]` section in `setup.cfg`, `nose.cfg` or `.noserc`
+/// (its `match` or `testMatch` when set and readable as a regex, else the default), or
+/// a `nose.cfg`/`.noserc` without one (the default).
+fn nose_match(test_files: &[&str], read: &impl Fn(&str) -> Option<String>) -> Option<regex::Regex> {
+    let mut dir = common_dir(test_files);
+    loop {
+        for name in ["setup.cfg", "nose.cfg", ".noserc"] {
+            let path = match dir.is_empty() {
+                true => name.to_string(),
+                false => format!("{dir}/{name}"),
+            };
+            let Some(text) = read(&path) else { continue };
+            let configured = text.lines().any(|l| l.trim() == "[nosetests]");
+            if !configured && name == "setup.cfg" {
+                continue;
+            }
+            let set = ["testmatch", "testMatch", "match"].iter().find_map(|k| {
+                crate::pyconfig::ini_value(&text, "nosetests", k)
+                    .map(|(first, _)| first)
+                    .filter(|m| !m.trim().is_empty())
+            });
+            return set
+                .and_then(|m| regex::Regex::new(m.trim()).ok())
+                .or_else(|| regex::Regex::new(NOSE_TEST_MATCH).ok());
+        }
+        if dir.is_empty() {
+            return None;
+        }
+        dir = match dir.rsplit_once('/') {
+            Some((up, _)) => up.to_string(),
+            None => String::new(),
+        };
     }
 }
 
@@ -412,6 +465,47 @@ mod tests {
             "[tool.pytest]\npython_files = \"it_*.py\"\n",
         )]);
         assert_eq!(python_files(&["it_a.py"], &read).patterns, vec!["it_*.py"]);
+    }
+
+    /// A tree that configures nose names what nose collects (`parser_tests.py`, as
+    /// arrow's 2013-2019 trees do), by its own `match` when set; without nose, pytest's
+    /// patterns alone.
+    #[test]
+    fn a_nose_configured_tree_names_the_files_nose_collects() {
+        let nose_cfg = "[nosetests]\nwhere = tests\nverbosity = 2\n";
+        let pf = python_files(
+            &["tests/parser_tests.py"],
+            files(&[("setup.cfg", nose_cfg)]),
+        );
+        for yes in [
+            "tests/parser_tests.py",
+            "tests/test_a.py",
+            "tests/Test-b.py",
+            "tests/util.test.py",
+        ] {
+            assert!(pf.collects(yes), "{yes}");
+        }
+        for no in [
+            "tests/conftest.py",
+            "tests/utils.py",
+            "tests/contest.py",
+            "tests/parser_tests.txt",
+        ] {
+            assert!(!pf.collects(no), "{no}");
+        }
+        let pf = python_files(
+            &["tests/parser_tests.py"],
+            files(&[("setup.cfg", "[nosetests]\nmatch = ^check\n")]),
+        );
+        assert!(pf.collects("tests/check_a.py") && !pf.collects("tests/parser_tests.py"));
+        let pf = python_files(&["tests/parser_tests.py"], files(&[("tests/.noserc", "")]));
+        assert!(pf.collects("tests/parser_tests.py"));
+        // No nose: pytest's own patterns.
+        let pf = python_files(
+            &["tests/parser_tests.py"],
+            files(&[("setup.cfg", "[bdist_wheel]\nuniversal = 1\n")]),
+        );
+        assert!(!pf.collects("tests/parser_tests.py"));
     }
 
     #[test]
