@@ -138,6 +138,13 @@ pub fn python_files(test_files: &[&str], read: impl Fn(&str) -> Option<String>) 
     }
 }
 
+/// [`NOSE_TEST_MATCH`], compiled once.
+fn default_nose_match() -> Option<regex::Regex> {
+    static RE: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    RE.get_or_init(|| regex::Regex::new(NOSE_TEST_MATCH).ok())
+        .clone()
+}
+
 /// nose's `testMatch` when a directory from the test files' common directory up to the
 /// root configures nose: a `[nosetests]` section in `setup.cfg`, `nose.cfg` or `.noserc`
 /// (its `match` or `testMatch` when set and readable as a regex, else the default), or
@@ -162,7 +169,7 @@ fn nose_match(test_files: &[&str], read: &impl Fn(&str) -> Option<String>) -> Op
             });
             return set
                 .and_then(|m| regex::Regex::new(m.trim()).ok())
-                .or_else(|| regex::Regex::new(NOSE_TEST_MATCH).ok());
+                .or_else(default_nose_match);
         }
         if dir.is_empty() {
             return None;
