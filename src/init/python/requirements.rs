@@ -125,3 +125,63 @@ fn normalized_path(path: &str) -> Option<String> {
     }
     (!parts.is_empty()).then(|| parts.join("/"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::{BTreeSet, HashMap};
+
+    /// Files name others (`-r`, relative to their own directory): each is read once, a
+    /// file outside the project and a constraints file never; a file named for
+    /// development makes its lines (and its includes') optional, any other keeps the
+    /// role of the file that names it.
+    #[test]
+    fn included_files_are_read_once_with_the_includers_role() {
+        let map: HashMap<&str, &str> = [
+            (
+                "tests/requirements.txt",
+                "pytest  # runner\n-r ../requirements/base.txt\n--requirement=common.txt\n\
+                 -c pins.txt\n-r ../../outside.txt\n-e .\n",
+            ),
+            (
+                "requirements/base.txt",
+                "attrs>=19\n-r ../tests/requirements.txt\n",
+            ),
+            (
+                "tests/common.txt",
+                "hypothesis\n-r ../requirements-docs.txt\n",
+            ),
+            ("requirements-docs.txt", "sphinx\n-r docs-extra.txt\n"),
+            ("docs-extra.txt", "furo\n"),
+            ("tests/pins.txt", "never==1\n"),
+        ]
+        .into_iter()
+        .collect();
+        let read = |p: &str| map.get(p).map(|s| s.to_string());
+        let mut seen = BTreeSet::new();
+        let got = requirement_lines(&read, "./tests/requirements.txt", Role::Test, &mut seen);
+        assert_eq!(
+            got,
+            vec![
+                ("pytest".to_string(), Role::Test),
+                ("attrs>=19".to_string(), Role::Test),
+                ("hypothesis".to_string(), Role::Test),
+                ("sphinx".to_string(), Role::Dev),
+                ("furo".to_string(), Role::Dev),
+            ]
+        );
+        // Read already: nothing the second time.
+        assert!(
+            requirement_lines(&read, "requirements/base.txt", Role::Install, &mut seen).is_empty()
+        );
+        assert_eq!(included_file("-rreq.txt"), Some("req.txt"));
+        assert_eq!(included_file("--requirement req.txt"), Some("req.txt"));
+        assert_eq!(included_file("-c req.txt"), None);
+        assert_eq!(
+            normalized_path("a/./b/../c.txt").as_deref(),
+            Some("a/c.txt")
+        );
+        assert_eq!(normalized_path("../c.txt"), None);
+        assert_eq!(normalized_path("/etc/c.txt"), None);
+    }
+}

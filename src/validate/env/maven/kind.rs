@@ -383,6 +383,22 @@ pub(super) const NO_ERRORPRONE_SED: &str = concat!(
 /// [`super::repair::without_errorprone`]'s.
 pub(super) const ERRORPRONE_GREP: &str = "javac-with-errorprone|error_prone_core";
 
+/// The key parts of a build file naming what a later hunkgen treats otherwise
+/// (error-prone's compiler dependencies, goals that need a git repository), added to
+/// `since` once each: such trees get environment keys of their own, so no environment
+/// or failure made before is reused for them, and other trees keep their keys.
+pub(super) fn key_marks(bytes: &[u8], since: &mut Vec<&'static [u8]>) {
+    for (marker, part) in [
+        (&b"error_prone_core"[..], &b"\0errorprone-deps"[..]),
+        (b"git-build-hook-maven-plugin", b"\0git-goals-skipped"),
+        (b"git-commit-id", b"\0git-goals-skipped"),
+    ] {
+        if !since.contains(&part) && bytes.windows(marker.len()).any(|w| w == marker) {
+            since.push(part);
+        }
+    }
+}
+
 /// The run's `sed` expression for level `to`, for the test that holds it to
 /// [`super::repair::lift_pom`].
 #[cfg(test)]

@@ -564,3 +564,29 @@ fn a_module_outside_the_reactor_is_run_with_the_whole_reactor() {
     assert!(!calls[1].contains("-pl"), "{calls:?}");
     assert!(wc.join("reports/TEST-a.ToolTest.xml").is_file());
 }
+
+/// A build file naming error-prone's compiler or a git goal gives its key part once;
+/// any other build file none, so its trees keep their keys.
+#[test]
+fn build_files_that_later_fixes_reach_get_key_parts_of_their_own() {
+    let mut since = Vec::new();
+    key_marks(b"<artifactId>error_prone_core</artifactId>", &mut since);
+    key_marks(
+        b"<artifactId>error_prone_core</artifactId> git-commit-id",
+        &mut since,
+    );
+    key_marks(
+        b"<artifactId>git-build-hook-maven-plugin</artifactId>",
+        &mut since,
+    );
+    assert_eq!(
+        since,
+        vec![&b"\0errorprone-deps"[..], &b"\0git-goals-skipped"[..]]
+    );
+    let mut none = Vec::new();
+    key_marks(
+        b"<artifactId>error_prone_annotations</artifactId>",
+        &mut none,
+    );
+    assert!(none.is_empty());
+}

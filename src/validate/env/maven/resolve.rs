@@ -173,10 +173,6 @@ impl EnvCache {
         let mut files = Sha256::new();
         files.update(b"hunkgen-maven-v1\0");
         files.update(repo.as_bytes());
-        // Build files that name what a later hunkgen treats otherwise (error-prone's
-        // compiler dependencies, goals that need a git repository) get keys of their
-        // own, so no environment or failure made before is reused for them; other
-        // trees keep their keys.
         let mut since: Vec<&[u8]> = Vec::new();
         for f in &d.build_files {
             let bytes = crate::git::read_blob(tree.repo_path, tree.rev, f, &[])
@@ -185,15 +181,7 @@ impl EnvCache {
             files.update(f.as_bytes());
             files.update((bytes.len() as u64).to_le_bytes());
             files.update(&bytes);
-            for (marker, part) in [
-                (&b"error_prone_core"[..], &b"\0errorprone-deps"[..]),
-                (b"git-build-hook-maven-plugin", b"\0git-goals-skipped"),
-                (b"git-commit-id", b"\0git-goals-skipped"),
-            ] {
-                if !since.contains(&part) && bytes.windows(marker.len()).any(|w| w == marker) {
-                    since.push(part);
-                }
-            }
+            super::kind::key_marks(&bytes, &mut since);
         }
         for part in since {
             files.update(part);
