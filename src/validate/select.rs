@@ -96,15 +96,11 @@ impl PythonFiles {
 /// first configuration file found walking up from their common directory to the root,
 /// read with `read` (a repository-relative path to its text, `None` when absent).
 pub fn python_files(test_files: &[&str], read: impl Fn(&str) -> Option<String>) -> PythonFiles {
-    let nose = nose_match(test_files, &read);
-    let mut dir = common_dir(test_files);
-    loop {
+    let dirs = dirs_up(test_files);
+    let nose = nose_match(&dirs, &read);
+    for dir in &dirs {
         for (name, section) in CONFIG_FILES {
-            let path = if dir.is_empty() {
-                name.to_string()
-            } else {
-                format!("{dir}/{name}")
-            };
+            let path = in_dir(dir, name);
             let Some(text) = read(&path) else { continue };
             let found = match (name, section) {
                 ("pyproject.toml", _) => toml_python_files(&text),
@@ -123,18 +119,34 @@ pub fn python_files(test_files: &[&str], read: impl Fn(&str) -> Option<String>) 
                 };
             }
         }
-        if dir.is_empty() {
-            break;
-        }
-        dir = match dir.rsplit_once('/') {
-            Some((up, _)) => up.to_string(),
-            None => String::new(),
-        };
     }
     PythonFiles {
         config: None,
         patterns: default_patterns(),
         nose,
+    }
+}
+
+/// The directories from the common directory of `files` up to the root (`""`), nearest
+/// first: where pytest and nose look for their configuration.
+fn dirs_up(files: &[&str]) -> Vec<String> {
+    let mut dir = common_dir(files);
+    let mut out = vec![dir.clone()];
+    while !dir.is_empty() {
+        dir = dir
+            .rsplit_once('/')
+            .map(|(up, _)| up.to_string())
+            .unwrap_or_default();
+        out.push(dir.clone());
+    }
+    out
+}
+
+/// `name` in repository directory `dir` (`""`: the root).
+fn in_dir(dir: &str, name: &str) -> String {
+    match dir.is_empty() {
+        true => name.to_string(),
+        false => format!("{dir}/{name}"),
     }
 }
 
@@ -145,19 +157,16 @@ fn default_nose_match() -> Option<regex::Regex> {
         .clone()
 }
 
-/// nose's `testMatch` when a directory from the test files' common directory up to the
-/// root configures nose: a `[nosetests]` section in `setup.cfg`, `nose.cfg` or `.noserc`
-/// (its `match` or `testMatch` when set and readable as a regex, else the default), or
-/// a `nose.cfg`/`.noserc` without one (the default).
-fn nose_match(test_files: &[&str], read: &impl Fn(&str) -> Option<String>) -> Option<regex::Regex> {
-    let mut dir = common_dir(test_files);
-    loop {
+/// nose's `testMatch` when one of `dirs` (nearest first) configures nose: a
+/// `[nosetests]` section in `setup.cfg`, `nose.cfg` or `.noserc` (its `match` or
+/// `testMatch` when set and readable as a regex, else the default), or a
+/// `nose.cfg`/`.noserc` without one (the default).
+fn nose_match(dirs: &[String], read: &impl Fn(&str) -> Option<String>) -> Option<regex::Regex> {
+    for dir in dirs {
         for name in ["setup.cfg", "nose.cfg", ".noserc"] {
-            let path = match dir.is_empty() {
-                true => name.to_string(),
-                false => format!("{dir}/{name}"),
+            let Some(text) = read(&in_dir(dir, name)) else {
+                continue;
             };
-            let Some(text) = read(&path) else { continue };
             let configured = text.lines().any(|l| l.trim() == "[nosetests]");
             if !configured && name == "setup.cfg" {
                 continue;
@@ -171,14 +180,8 @@ fn nose_match(test_files: &[&str], read: &impl Fn(&str) -> Option<String>) -> Op
                 .and_then(|m| regex::Regex::new(m.trim()).ok())
                 .or_else(default_nose_match);
         }
-        if dir.is_empty() {
-            return None;
-        }
-        dir = match dir.rsplit_once('/') {
-            Some((up, _)) => up.to_string(),
-            None => String::new(),
-        };
     }
+    None
 }
 
 fn default_patterns() -> Vec<String> {
