@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 mod requirements;
-use requirements::{development_file, included_file, requirement_lines, Role, REQUIREMENT_FILES};
+use requirements::{included_file, requirement_lines, Role, REQUIREMENT_FILES};
 
 /// The Python suite `hunkgen init` writes.
 #[derive(Debug, Clone, Serialize)]
@@ -257,9 +257,8 @@ pub(super) fn infer(
     // Each file once, whether listed here or included by another (`-r`).
     let mut files_read = std::collections::BTreeSet::new();
     for f in REQUIREMENT_FILES {
-        let role = if development_file(f) {
-            Role::Dev
-        } else if f.contains("test") {
+        // A file named for development gives Dev lines whatever it is given.
+        let role = if f.contains("test") {
             Role::Test
         } else {
             Role::Install
@@ -670,6 +669,7 @@ fn list_items(text: &str) -> Option<Vec<String>> {
 
 #[cfg(test)]
 mod tests {
+    use super::requirements::development_file;
     use super::*;
     use std::collections::HashMap;
 

@@ -379,8 +379,8 @@ pub(super) const NO_ERRORPRONE_SED: &str = concat!(
     r"\#<artifactId>[[:space:]]*(error_prone_core|plexus-compiler-javac-errorprone|javac)[[:space:]]*</artifactId>#d}"
 );
 
-/// What marks a pom [`NO_ERRORPRONE_SED`] may change (`grep -E`); the same test as
-/// [`super::repair::without_errorprone`]'s.
+/// What marks a pom [`NO_ERRORPRONE_SED`] may change (`grep -E`; literal alternatives,
+/// which [`super::repair::without_errorprone`] reads as its own test).
 pub(super) const ERRORPRONE_GREP: &str = "javac-with-errorprone|error_prone_core";
 
 /// The key parts of a build file naming what a later hunkgen treats otherwise

@@ -558,7 +558,10 @@ pub fn without_errorprone(text: &str) -> String {
     else {
         return text.to_string();
     };
-    if !text.contains("javac-with-errorprone") && !text.contains("error_prone_core") {
+    if !super::kind::ERRORPRONE_GREP
+        .split('|')
+        .any(|marker| text.contains(marker))
+    {
         return text.to_string();
     }
     let text = id.replace_all(text, "");
