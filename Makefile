@@ -50,6 +50,13 @@ MAVEN_DIST := $(MAVEN_SEED_DIR)/org/apache/maven/apache-maven/$(MAVEN_DIST_VERSI
 # pythons.rs): Debian bullseye's python3.9 under a low apt pin (python3.9-venv conflicts
 # with bookworm's and uv does not need it).
 PYTHON_OLD ?= /usr/bin/python3.9
+# Python 2.7 (bullseye, pinned low) for Python 2 trees under python: auto, whose
+# environments virtualenv (the last release that makes 2.7 ones) and pip build from a
+# wheelhouse beside uv's cache (src/validate/env/python2.rs); seeded once for the tests.
+PYTHON2 ?= /usr/bin/python2.7
+VIRTUALENV := $(VALIDATE_VENV)/bin/virtualenv
+PY27_WHEELS := $(HUNKGEN_UV_CACHE)/hunkgen-py27-wheels
+PY27_SEEDED := $(call esc,$(PY27_WHEELS))/.seeded-1
 # uv uses an interpreter older than 3.10 only with its distutils.
 PYTHON_OLD_DISTUTILS := /usr/lib/python3.9/distutils/sysconfig.py
 # Headless Chromium (Debian) renders report/index.html in the browser check.
@@ -114,12 +121,12 @@ lint:
 ## Test prerequisites: the Punkt model (PyPI) and JavaParser (Debian) for the oracle;
 ## bubblewrap, JUnit, uv and pytest (and a seeded uv cache) for the validation tests;
 ## Chromium for the report's browser check; python3.9 (bullseye) as a second
-## interpreter; SciPy for the statistics check; Defects4J (d4j-deps).
+## interpreter and python2.7 (bullseye) with virtualenv for Python 2 trees; SciPy for the statistics check; Defects4J (d4j-deps).
 deps: $(PUNKT_DIR)/abbrev_types.txt $(JAVAPARSER_JAR) $(BWRAP) $(JUNIT_CONSOLE_JAR) \
       $(UV_SEEDED) target/venv-swebench/.installed target/venv-swebench4/.installed \
       target/venv-k8s/.installed \
       target/venv-mcp/.installed target/venv-scipy/.installed $(CHROMIUM) $(PYTHON_OLD) \
-      $(PYTHON_OLD_DISTUTILS) d4j-deps maven-seed
+      $(PYTHON_OLD_DISTUTILS) $(PY27_SEEDED) d4j-deps maven-seed
 
 ## The Maven seed repository (online, once).
 maven-seed: $(MAVEN_SEEDED)
@@ -173,6 +180,23 @@ $(JAVAPARSER_JAR):
 
 $(PYTHON_OLD):
 	bash scripts/apt-bullseye.sh python3.9
+
+$(PYTHON2):
+	bash scripts/apt-bullseye.sh python2.7
+
+$(VIRTUALENV): $(VALIDATE_VENV)/bin/uv
+	$(VALIDATE_VENV)/bin/pip install --quiet virtualenv==20.21.1
+
+# tests/it/python_auto.rs's Python 2 tree installs pytest (4.6, the last for 2.7) and
+# setuptools from the wheelhouse offline.
+$(PY27_SEEDED): $(PYTHON2) $(VIRTUALENV)
+	rm -rf target/py27-seed
+	VIRTUALENV_OVERRIDE_APP_DATA="$(CURDIR)/target/py27-seed/data" $(VIRTUALENV) --quiet \
+	  --no-download --python $(PYTHON2) target/py27-seed/venv
+	target/py27-seed/venv/bin/pip wheel --quiet --disable-pip-version-check \
+	  --no-python-version-warning --no-cache-dir --wheel-dir "$(PY27_WHEELS)" pytest setuptools wheel
+	rm -rf target/py27-seed
+	touch "$@"
 
 $(PYTHON_OLD_DISTUTILS): $(PYTHON_OLD)
 	bash scripts/python39-distutils.sh

@@ -235,23 +235,47 @@ fn a_package_that_needs_its_build_outputs_runs_from_the_working_copy() {
 /// A tree that declares only Python 2 is `unsupported_python`, with a line that says why
 /// no interpreter would help (uv builds Python 3 environments only), not "install one".
 #[test]
-fn a_python_2_only_tree_is_unsupported_and_says_why() {
+fn a_python_2_only_tree_runs_on_python_2_7_from_the_wheelhouse() {
+    // A tree that declares Python 2 only, with tests only Python 2 runs (`cStringIO`):
+    // virtualenv and pip build its environment on 2.7, offline from the wheelhouse
+    // `make deps` seeded (pytest 4.6, the last for 2.7), and the fix is proven there.
     let py2 = setup_py(">=3.6")
         .replace("    python_requires=\">=3.6\",\n", "")
         .replace(":: 3.8", ":: 2.7")
         .replace(":: 3.9", ":: 2 :: Only");
-    let s = first_fix_2020(&py2);
+    let mut s = Script::new();
+    s.write("setup.py", &py2);
+    s.write("oldlib/__init__.py", "");
+    s.write("oldlib/core.py", &core(1));
+    let test = |v: u32| format!("from cStringIO import StringIO\n{}", test_file(v));
+    s.write("tests/test_core.py", &test(1));
+    commit_at(&mut s, -26170, "Initial import");
+    s.write("oldlib/core.py", &core(2));
+    s.write("tests/test_core.py", &test(2));
+    commit_at(&mut s, -26169, "Fix low and high returning one");
     let work = tempfile::tempdir().expect("tempdir");
     let (kept, rejected, _) = init_and_build(&s.dir, work.path());
-    assert!(kept.is_empty(), "{kept:?}");
-    assert_eq!(rejected.len(), 1, "{rejected:?}");
-    assert_eq!(rejected[0]["reason"], "unsupported_python", "{rejected:?}");
-    let detail = rejected[0]["detail"].as_str().unwrap_or_default();
+    assert_eq!(kept.len(), 1, "kept {kept:?}\nrejected {rejected:?}");
+    assert_eq!(
+        kept[0]["FAIL_TO_PASS"],
+        serde_json::json!(["tests/test_core.py::test_sum_2"]),
+        "{}",
+        kept[0]
+    );
+    let py = &kept[0]["validation"]["python"];
     assert!(
-        detail.contains("supports Python 2.7 only")
-            && detail.contains("Python 3 environments only")
-            && !detail.contains("install one"),
-        "{detail}"
+        py["version"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("2.7.")),
+        "{py}"
+    );
+    assert_eq!(py["step"], "python2", "{py}");
+    assert!(py["pinned_to"].is_null(), "{py}");
+    assert!(
+        py["chosen"]
+            .as_str()
+            .is_some_and(|c| c.contains("declares Python 2.7 only") && c.contains("not pinned")),
+        "{py}"
     );
 }
 

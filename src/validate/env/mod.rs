@@ -30,6 +30,7 @@ mod java;
 pub mod kind;
 pub mod maven;
 mod python;
+pub mod python2;
 pub use auto::{AutoEnv, AutoSpec};
 pub use gradle::GradleAutoSpec;
 pub use kind::{InstanceEnv, InstanceTree, Kind, KindRecord, Selected};
@@ -149,9 +150,9 @@ pub enum EnvError {
         /// The versions found.
         available: String,
     },
-    /// `python: auto` for a tree that declares Python 2 versions only: an interpreter
-    /// would not help, as uv resolves and builds Python 3 environments only.
-    #[error("{repo}: this commit's tree supports Python {versions} only, and python: auto builds Python 3 environments only (uv resolves for Python 3); give these commits a `python:` environment of their own, or leave them out")]
+    /// `python: auto` for a tree that declares Python 2 versions only, on a machine with
+    /// no Python 2.7 interpreter (its environments are built by virtualenv and pip).
+    #[error("{repo}: this commit's tree supports Python {versions} only, and no Python 2.7 interpreter was found (put python2.7 on PATH or name it in HUNKGEN_PYTHONS; `make deps` installs Debian bullseye's)")]
     Python2Only {
         /// The repository.
         repo: String,
@@ -391,6 +392,21 @@ pub fn find_uv() -> Option<PathBuf> {
         .or_else(|| find_in_path("uv"))
 }
 
+/// virtualenv, which builds Python 2.7 environments (uv builds Python 3 ones only):
+/// `HUNKGEN_VIRTUALENV`, else the one installed beside uv (`make deps` puts both in one
+/// venv), else `virtualenv` on `PATH`.
+pub fn find_virtualenv(uv: Option<&Path>) -> Option<PathBuf> {
+    std::env::var_os("HUNKGEN_VIRTUALENV")
+        .map(PathBuf::from)
+        .filter(|p| p.is_file())
+        .or_else(|| {
+            uv.and_then(Path::parent)
+                .map(|d| d.join("virtualenv"))
+                .filter(|p| p.is_file())
+        })
+        .or_else(|| find_in_path("virtualenv"))
+}
+
 /// The machine's `python3`: its real executable and its version (`3.11.7`).
 ///
 /// Asked through a [`Runner`] like every process hunkgen starts, but outside the sandbox:
@@ -405,6 +421,7 @@ pub struct EnvCache {
     root: PathBuf,
     uv_cache: PathBuf,
     uv: Option<PathBuf>,
+    virtualenv: Option<PathBuf>,
     allow_network: bool,
     timeout: Duration,
 }
@@ -413,10 +430,12 @@ impl EnvCache {
     /// A cache at `root` using uv's cache at `uv_cache` (share it between builds and
     /// keep it on the same filesystem so hardlinks work). Network allowed by default.
     pub fn new(root: impl Into<PathBuf>, uv_cache: impl Into<PathBuf>) -> Self {
+        let uv = find_uv();
         EnvCache {
             root: root.into(),
             uv_cache: uv_cache.into(),
-            uv: find_uv(),
+            virtualenv: find_virtualenv(uv.as_deref()),
+            uv,
             allow_network: true,
             timeout: Duration::from_secs(20 * 60),
         }
@@ -430,8 +449,32 @@ impl EnvCache {
 
     /// Uses this uv binary.
     pub fn with_uv(mut self, uv: impl Into<PathBuf>) -> Self {
-        self.uv = Some(uv.into());
+        let uv = uv.into();
+        if std::env::var_os("HUNKGEN_VIRTUALENV").is_none() {
+            self.virtualenv = find_virtualenv(Some(&uv)).or(self.virtualenv.take());
+        }
+        self.uv = Some(uv);
         self
+    }
+
+    /// virtualenv, or the error every Python 2.7 environment gives without it.
+    fn require_virtualenv(&self) -> Result<PathBuf, EnvError> {
+        self.virtualenv
+            .clone()
+            .ok_or_else(|| EnvError::MissingTool {
+                tool: "virtualenv".into(),
+                hint: "Python 2.7 environments are built by virtualenv 20.21 or older: set \
+                   HUNKGEN_VIRTUALENV or put it on PATH (`pip install 'virtualenv<20.22'`; \
+                   `make deps`)"
+                    .into(),
+            })
+    }
+
+    /// The wheels Python 2.7 environments install from, beside uv's cache (pip 20.3,
+    /// the last for Python 2, has no cut-off and no offline cache of its own): filled
+    /// by the online step, read alone (`--no-index`) offline.
+    pub fn py2_wheels(&self) -> PathBuf {
+        self.uv_cache.join("hunkgen-py27-wheels")
     }
 
     /// uv, or the error every uv-built environment gives without it.

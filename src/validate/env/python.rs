@@ -1,6 +1,7 @@
 //! `env: python: {…}`: a uv venv from a requirements file and/or an install command, on
 //! an interpreter found on the machine ([`super::pythons`]), shared by every instance of
-//! a repository.
+//! a repository. On a Python 2 interpreter, virtualenv and pip build it instead
+//! ([`super::python2`]).
 
 use std::ffi::OsString;
 use std::fs;
@@ -62,7 +63,11 @@ impl Kind for PythonSpec {
         key: &str,
         tmp: &Path,
     ) -> Result<bool, EnvError> {
-        let python = pythons::for_request(repo, self.python.as_deref())?.exe;
+        let interpreter = pythons::for_request(repo, self.python.as_deref())?;
+        if super::python2::is_python2(&interpreter.version) {
+            return super::python2::build(self, cache, runner, repo, key, tmp, &interpreter.exe);
+        }
+        let python = interpreter.exe;
         let uv = cache.require_uv()?;
         fs::create_dir_all(&cache.uv_cache).map_err(|source| EnvError::Write {
             path: cache.uv_cache.clone(),

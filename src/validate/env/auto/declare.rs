@@ -172,8 +172,8 @@ pub struct Choice {
 pub struct NoInterpreter {
     /// What the tree requires, as a version request (`>=3.12`, `2.6 or 2.7`, `3`).
     pub needs: String,
-    /// The tree declares Python 2 versions only, which no interpreter found here can
-    /// change: uv resolves and builds Python 3 environments only.
+    /// The tree declares Python 2 versions only, and no Python 2.7 interpreter was
+    /// found.
     pub python2_only: bool,
 }
 
@@ -274,17 +274,47 @@ pub fn satisfies(version: &str, spec: &str) -> bool {
 pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpreter> {
     let declares_3 = d.versions.iter().any(|v| v.starts_with('3'));
     let declares_only_2 = !d.versions.is_empty() && !declares_3;
+    let admits = |i: &&Interpreter| {
+        d.requires_python
+            .as_deref()
+            .is_none_or(|r| satisfies(&i.version, r))
+    };
     let allowed: Vec<&Interpreter> = found
         .iter()
-        // uv, which resolves and builds the environments, targets Python 3 only.
-        .filter(|i| {
-            !declares_only_2
-                && i.version.starts_with("3.")
-                && d.requires_python
-                    .as_deref()
-                    .is_none_or(|r| satisfies(&i.version, r))
-        })
+        .filter(|i| !declares_only_2 && i.version.starts_with("3."))
+        .filter(admits)
         .collect();
+    // A tree that declares Python 2 only gets a 2.7 interpreter (virtualenv and pip
+    // build its environment, unpinned: see `python2`); never a tree that declares
+    // nothing, whose Python 3 code would run on it.
+    let python2: Vec<&Interpreter> = match declares_only_2 {
+        true => found
+            .iter()
+            .filter(|i| i.version.starts_with("2.7."))
+            .filter(admits)
+            .collect(),
+        false => Vec::new(),
+    };
+    if let Some(i) = python2
+        .iter()
+        .max_by(|a, b| cmp_versions(&parts(&a.version), &parts(&b.version)))
+    {
+        let req = d
+            .requires_python
+            .as_deref()
+            .map(|r| format!("requires-python {r}; "))
+            .unwrap_or_default();
+        return Ok(Choice {
+            why: format!(
+                "{req}the tree declares Python {} only: Python 2.7, its environment built by \
+                 virtualenv and pip from the newest releases that support 2.7 (not pinned to \
+                 the commit's date)",
+                d.versions.join(", ")
+            ),
+            interpreter: (*i).clone(),
+            pin_date: d.date,
+        });
+    }
     if allowed.is_empty() {
         let needs = match (&d.requires_python, declares_only_2) {
             (_, true) => d.versions.join(" or "),

@@ -6,8 +6,9 @@
 //! classifiers and tox's envlist. From that and the commit's date:
 //!
 //! - **Interpreter** ([`choose`]): among the interpreters found on the machine, those
-//!   `requires-python` allows (Python 3 only: uv builds no Python 2 environments, so a
-//!   project that declares only Python 2 is `unsupported_python`); of them, those
+//!   `requires-python` allows (Python 3; a project that declares only Python 2 gets a
+//!   2.7 interpreter, whose environment virtualenv and pip build from the newest
+//!   releases that support 2.7, unpinned: see [`super::python2`]); of them, those
 //!   already released on the commit's date (a
 //!   2017 commit never ran on 3.9); of them, the newest the project declares
 //!   (classifiers, tox), else the newest. With none of the era, the oldest allowed one
@@ -226,20 +227,31 @@ mod tests {
             d.date,
             "an interpreter of the era pins to the commit's date"
         );
-        // A project that declares only Python 2 is unsupported (uv builds Python 3
-        // environments only), whatever interpreters are found.
+        // A project that declares only Python 2 gets the 2.7 found (virtualenv and pip
+        // build it), and is unsupported where none is.
         let py2 = Declared {
             date: at("2015-01-01"),
             versions: vec!["2.6".into(), "2.7".into()],
             ..Default::default()
         };
+        let c = choose(&py2, &found).expect("2.7");
+        assert_eq!(c.interpreter.version, "2.7.18");
+        assert!(c.why.contains("declares Python 2.6, 2.7 only"), "{}", c.why);
+        assert!(c.why.contains("not pinned"), "{}", c.why);
+        let no2: Vec<Interpreter> = found
+            .iter()
+            .filter(|i| !i.version.starts_with('2'))
+            .cloned()
+            .collect();
         assert_eq!(
-            choose(&py2, &found),
+            choose(&py2, &no2),
             Err(NoInterpreter {
                 needs: "2.6 or 2.7".into(),
                 python2_only: true
             })
         );
+        // A tree that declares nothing never gets Python 2, even where only 2.7 is.
+        assert!(choose(&Declared::default(), &[i("2.7.18")]).is_err());
         // Nothing allowed: what it needs.
         let new = Declared {
             requires_python: Some(">=3.14".into()),

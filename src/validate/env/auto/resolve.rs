@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::super::pythons;
 use super::super::{content_file, sh_quote, BuiltEnv, EnvCache, EnvError, EnvSpec, PythonSpec};
+use super::super::{python2, pythons};
 use super::direct::direct_fetch_failed;
 use super::{choose, direct_reference_name, AutoEnv, Declared};
 use crate::init::normalize_distribution as normalize;
@@ -190,6 +190,63 @@ enum Resolved {
     Failed(String),
 }
 
+/// What a resolution gives: the record, the requirements installed, the environment.
+type Outcome = (crate::model::PythonRecord, String, BuiltEnv);
+
+/// A Python 2 tree's environment (see [`python2`]): the declared requirements as they
+/// are, installed by pip 20.3 from the newest releases that support 2.7; when that
+/// fails, once more without the development-only requirements no test imports (pip's
+/// failures name no package as uv's do). `Err` only for what no retry changes.
+fn python2_ladder(
+    d: &Declared,
+    choice: &super::Choice,
+    build: impl Fn(&str) -> Result<BuiltEnv, EnvError>,
+) -> Result<Result<Outcome, EnvError>, EnvError> {
+    let mut requirements = d.requirements.clone();
+    let mut dropped: Vec<String> = Vec::new();
+    let mut tried: Vec<String> = Vec::new();
+    loop {
+        let mut text = requirements.join("\n");
+        text.push('\n');
+        match build(&text) {
+            Ok(env) => {
+                let record = crate::model::PythonRecord {
+                    version: choice.interpreter.version.clone(),
+                    chosen: choice.why.clone(),
+                    step: "python2".into(),
+                    pinned_to: None,
+                    exempt: Vec::new(),
+                    dropped,
+                    test_era: None,
+                    metadata: None,
+                    build_constraints: Vec::new(),
+                    tried,
+                    added_by_changes: d.added_by_changes.clone(),
+                };
+                return Ok(Ok((record, text, env)));
+            }
+            Err(e @ (EnvError::Step { .. } | EnvError::Auto { .. })) => {
+                let droppable: Vec<String> = requirements
+                    .iter()
+                    .map(|r| normalize(requirement_name(r.trim())))
+                    .filter(|n| d.droppable.contains(n))
+                    .collect();
+                if droppable.is_empty() {
+                    return Ok(Err(e));
+                }
+                tried.push(format!(
+                    "python2 failed: dropped the development-only {}",
+                    droppable.join(", ")
+                ));
+                requirements
+                    .retain(|r| !droppable.contains(&normalize(requirement_name(r.trim()))));
+                dropped.extend(droppable);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 impl EnvCache {
     /// The environment `python: auto` infers for a tree that declares `d` (see the
     /// module doc): the interpreter chosen, the dependencies resolved for it pinned to the
@@ -294,12 +351,14 @@ impl EnvCache {
                 }),
             )
         };
+        // The pinned pytest, or (Python 2: nothing pinned) the one installed.
         let done =
             |record: crate::model::PythonRecord, requirements: &str, env: BuiltEnv| AutoEnv {
+                pytest: pinned_version(requirements, "pytest")
+                    .or_else(|| python2::installed_version(&env.dir, "pytest")),
                 env,
                 record,
                 pythonpath: d.pythonpath.clone(),
-                pytest: pinned_version(requirements, "pytest"),
                 generated: d.generated.clone(),
             };
         match cached {
@@ -319,6 +378,10 @@ impl EnvCache {
             None => {}
         }
         fs::create_dir_all(&resolved_dir).map_err(write_err(&resolved_dir))?;
+        if python2::is_python2(&version) {
+            let outcome = python2_ladder(d, &choice, |r: &str| build(r, &[]))?;
+            return self.remember(&memos, &key, outcome, &resolved_dir, done);
+        }
         let cutoff = crate::dataset::rfc3339(choice.pin_date);
         let (mut rung, mut exempt) = (Step::Pinned, Vec::<String>::new());
         let mut tried = Vec::new();
@@ -506,6 +569,19 @@ impl EnvCache {
                 None => break Err(failure),
             }
         };
+        self.remember(&memos, &key, outcome, &resolved_dir, done)
+    }
+
+    /// Caches a commit's resolution (a failure too, so a warm rebuild runs nothing) and
+    /// gives its environment.
+    fn remember(
+        &self,
+        memos: &crate::cache::Cache,
+        key: &crate::cache::Key,
+        outcome: Result<Outcome, EnvError>,
+        resolved_dir: &Path,
+        done: impl Fn(crate::model::PythonRecord, &str, BuiltEnv) -> AutoEnv,
+    ) -> Result<AutoEnv, EnvError> {
         let memo_bytes = match &outcome {
             Ok((record, requirements, _)) => serde_json::to_vec(&Resolved::Ok {
                 record: Box::new(record.clone()),
@@ -515,8 +591,11 @@ impl EnvCache {
         }
         .unwrap_or_default();
         memos
-            .put(&key, &memo_bytes)
-            .map_err(write_err(&resolved_dir))?;
+            .put(key, &memo_bytes)
+            .map_err(|source| EnvError::Write {
+                path: resolved_dir.to_path_buf(),
+                source,
+            })?;
         outcome.map(|(record, requirements, env)| done(record, &requirements, env))
     }
 
