@@ -111,13 +111,18 @@ pub(super) fn build(
         sh_quote(&wheels),
         sh_quote(&req_copy)
     );
+    // Builds of other keys share the wheelhouse: one fills it at a time (`flock`), and
+    // none reads it meanwhile.
+    let lock = sh_quote(wheels.join(".lock"));
     let script = |online: bool| {
         let mut s = create.clone();
         if spec.requirements.is_some() {
-            if online {
-                s.push_str(&format!(" && {fetch}"));
-            }
-            s.push_str(&format!(" && {install}"));
+            let pip = match online {
+                true => format!("{fetch} && {install}"),
+                false => install.clone(),
+            };
+            let mode = if online { "-x" } else { "-s" };
+            s.push_str(&format!(" && flock {mode} {lock} sh -c {}", sh_quote(&pip)));
         }
         if let Some(cmd) = &spec.install {
             s.push_str(&format!(" && ( {cmd} )"));
