@@ -280,9 +280,55 @@ fn a_python_2_only_tree_runs_on_python_2_7_from_the_wheelhouse() {
 }
 
 #[test]
-fn python_2_code_that_declares_no_version_is_unsupported_python_with_the_evidence() {
-    // dateutil's shape before 2010: nothing says Python 2, so a Python 3 runs the suite,
-    // and its tests import what only Python 2 had. That is the tree's Python, not an
+fn python_2_code_that_declares_no_version_runs_on_python_2_7() {
+    // Nothing declared (no classifiers, no python_requires), and a test with a `print`
+    // statement, which no Python 3 compiles: the tree is Python 2 code, and 2.7 runs it.
+    let bare = "from setuptools import setup\n\nsetup(name=\"oldlib\", version=\"1.0\", packages=[\"oldlib\"])\n";
+    let mut s = Script::new();
+    s.write("setup.py", bare);
+    s.write("oldlib/__init__.py", "");
+    s.write("oldlib/core.py", &core(1));
+    let test = |v: u32| {
+        test_file(v).replace(
+            "def test_low():\n",
+            "def test_low():\n    print \"checking\", core.low()\n",
+        )
+    };
+    s.write("tests/test_core.py", &test(1));
+    commit_at(&mut s, -26170, "Initial import");
+    s.write("oldlib/core.py", &core(2));
+    s.write("tests/test_core.py", &test(2));
+    commit_at(&mut s, -26169, "Fix low and high returning one");
+    let work = tempfile::tempdir().expect("tempdir");
+    let (kept, rejected, _) = init_and_build(&s.dir, work.path());
+    assert_eq!(kept.len(), 1, "kept {kept:?}\nrejected {rejected:?}");
+    assert_eq!(
+        kept[0]["FAIL_TO_PASS"],
+        serde_json::json!(["tests/test_core.py::test_sum_2"]),
+        "{}",
+        kept[0]
+    );
+    let py = &kept[0]["validation"]["python"];
+    assert!(
+        py["version"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("2.7.")),
+        "{py}"
+    );
+    assert!(
+        py["chosen"]
+            .as_str()
+            .is_some_and(|c| c
+                .contains("Python 2 code (tests/test_core.py:5: print \"checking\", core.low())")),
+        "{py}"
+    );
+}
+
+#[test]
+fn python_2_imports_under_a_python_3_declaration_are_unsupported_python_with_the_evidence() {
+    // dateutil's shape before 2010: nothing in the build files says Python 2 (here they
+    // even name Python 3), and no line is Python 2 syntax, so a Python 3 runs the suite;
+    // its tests import what only Python 2 had. That is the tree's Python, not an
     // infrastructure failure: `unsupported_python`, with pytest's words as evidence.
     let mut s = Script::new();
     s.write("setup.py", &setup_py(">=3.6"));

@@ -43,6 +43,11 @@ pub struct Declared {
     /// `requirements` ([`added_by_changes`]): the fixed side runs in the same environment.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub added_by_changes: Vec<String>,
+    /// For a tree that declares no Python 3: the first line of a file the tests may
+    /// load that only Python 2 compiles (`path:line: text`, [`super::py2code`]). Such a
+    /// tree is Python 2 code and gets a 2.7 interpreter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python2_code: Option<String>,
 }
 
 /// Whether the declare phase reads this file (relative to the suite's workdir): the
@@ -273,7 +278,8 @@ pub fn satisfies(version: &str, spec: &str) -> bool {
 /// The interpreter for a tree that declares `d`, among `found` (see the module doc).
 pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpreter> {
     let declares_3 = d.versions.iter().any(|v| v.starts_with('3'));
-    let declares_only_2 = !d.versions.is_empty() && !declares_3;
+    // Python 2 only: by what the tree declares, or (declaring no Python 3) by its code.
+    let declares_only_2 = (!d.versions.is_empty() || d.python2_code.is_some()) && !declares_3;
     let admits = |i: &&Interpreter| {
         d.requires_python
             .as_deref()
@@ -304,12 +310,16 @@ pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpret
             .as_deref()
             .map(|r| format!("requires-python {r}; "))
             .unwrap_or_default();
+        let said = match (&d.python2_code, d.versions.is_empty()) {
+            (Some(code), true) => {
+                format!("the tree declares no version and is Python 2 code ({code})")
+            }
+            _ => format!("the tree declares Python {} only", d.versions.join(", ")),
+        };
         return Ok(Choice {
             why: format!(
-                "{req}the tree declares Python {} only: Python 2.7, its environment built by \
-                 virtualenv and pip from the newest releases that support 2.7 (not pinned to \
-                 the commit's date)",
-                d.versions.join(", ")
+                "{req}{said}: Python 2.7, its environment built by virtualenv and pip from \
+                 the newest releases that support 2.7 (not pinned to the commit's date)"
             ),
             interpreter: (*i).clone(),
             pin_date: d.date,
@@ -317,6 +327,7 @@ pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpret
     }
     if allowed.is_empty() {
         let needs = match (&d.requires_python, declares_only_2) {
+            (_, true) if d.versions.is_empty() => "2.7".into(),
             (_, true) => d.versions.join(" or "),
             (Some(r), false) => r.clone(),
             (None, false) => "3".into(),
@@ -415,22 +426,6 @@ pub fn declared_at(
         "" => String::new(),
         r => format!("{r}/"),
     };
-    // Only a tree with development-only requirements pays for reading its sources.
-    let droppable = if project.optional.is_empty() {
-        Vec::new()
-    } else {
-        let mut modules = std::collections::BTreeSet::new();
-        for p in &paths {
-            if p.strip_prefix(&root)
-                .is_some_and(super::imports::may_serve_tests)
-            {
-                if let Some(text) = read(p) {
-                    super::imports::imported_modules(&text, &mut modules);
-                }
-            }
-        }
-        super::imports::droppable(&project.optional, &modules)
-    };
     let at_root = |f: &str| read(&format!("{root}{f}"));
     let (setup_py, setup_cfg, pyproject, tox) = (
         at_root("setup.py"),
@@ -443,6 +438,46 @@ pub fn declared_at(
         .flatten()
         .cloned()
         .collect();
+    let versions = declared_versions(&texts, tox.as_deref());
+    let requires_python = project
+        .requires_python
+        .clone()
+        .or_else(|| python_requires(setup_py.as_deref(), setup_cfg.as_deref()));
+    // Only a tree with development-only requirements, or one that names no Python 3,
+    // pays for reading its sources.
+    let wants_modules = !project.optional.is_empty();
+    let mut python2_code: Option<String> = None;
+    let mut wants_python2 = !versions.iter().any(|v| v.starts_with('3'))
+        && requires_python
+            .as_deref()
+            .is_none_or(|r| satisfies("2.7.18", r));
+    let mut modules = std::collections::BTreeSet::new();
+    if wants_modules || wants_python2 {
+        for p in &paths {
+            if !p
+                .strip_prefix(&root)
+                .is_some_and(super::imports::may_serve_tests)
+            {
+                continue;
+            }
+            let Some(text) = read(p) else { continue };
+            if wants_python2 {
+                if let Some((line, code)) = super::py2code::python2_line(&text) {
+                    python2_code = Some(format!("{p}:{line}: {code}"));
+                    wants_python2 = false;
+                }
+            }
+            if wants_modules {
+                super::imports::imported_modules(&text, &mut modules);
+            } else if !wants_python2 {
+                break;
+            }
+        }
+    }
+    let droppable = match wants_modules {
+        true => super::imports::droppable(&project.optional, &modules),
+        false => Vec::new(),
+    };
     let date = crate::git::commit_time(repo, rev).map_err(|e| e.to_string())?;
     // Local paths and editable installs name the project itself: it runs from the
     // working copy (PYTHONPATH), not installed.
@@ -501,10 +536,8 @@ pub fn declared_at(
         }
     });
     Ok(Declared {
-        requires_python: project
-            .requires_python
-            .or_else(|| python_requires(setup_py.as_deref(), setup_cfg.as_deref())),
-        versions: declared_versions(&texts, tox.as_deref()),
+        requires_python,
+        versions,
         requirements,
         pythonpath,
         date,
@@ -513,6 +546,7 @@ pub fn declared_at(
         test_libraries: project.test_libraries.clone(),
         backend,
         added_by_changes: Vec::new(),
+        python2_code,
     })
 }
 

@@ -22,9 +22,12 @@ const NOT_TESTED_DIRS: [&str; 10] = [
     ".github",
 ];
 
-/// Build and task files at any depth whose imports are the tooling's, not the tests'.
-const TOOLING_FILES: [&str; 6] = [
+/// Build and task files at any depth whose imports are the tooling's, not the tests'
+/// (`ez_setup.py` and `distribute_setup.py`: the bootstrap scripts old trees vendored).
+const TOOLING_FILES: [&str; 8] = [
     "setup.py",
+    "ez_setup.py",
+    "distribute_setup.py",
     "conf.py",
     "noxfile.py",
     "tasks.py",

@@ -36,6 +36,7 @@ mod declare;
 mod direct;
 pub(crate) use declare::tag_version;
 mod imports;
+mod py2code;
 mod resolve;
 
 pub use declare::*;
@@ -250,8 +251,37 @@ mod tests {
                 python2_only: true
             })
         );
-        // A tree that declares nothing never gets Python 2, even where only 2.7 is.
+        // A tree that declares nothing never gets Python 2, even where only 2.7 is,
+        // unless its code is Python 2; one that declares Python 3 never does.
         assert!(choose(&Declared::default(), &[i("2.7.18")]).is_err());
+        let code = Declared {
+            date: at("2012-01-01"),
+            python2_code: Some("pkg/core.py:3: print x".into()),
+            ..Default::default()
+        };
+        let c = choose(&code, &found).expect("2.7");
+        assert_eq!(c.interpreter.version, "2.7.18");
+        assert!(
+            c.why
+                .contains("declares no version and is Python 2 code (pkg/core.py:3: print x)"),
+            "{}",
+            c.why
+        );
+        assert_eq!(
+            choose(&code, &no2),
+            Err(NoInterpreter {
+                needs: "2.7".into(),
+                python2_only: true
+            })
+        );
+        let both = Declared {
+            versions: vec!["3.6".into()],
+            ..code
+        };
+        assert_eq!(
+            choose(&both, &found).expect("3").interpreter.version,
+            "3.6.15"
+        );
         // Nothing allowed: what it needs.
         let new = Declared {
             requires_python: Some(">=3.14".into()),
