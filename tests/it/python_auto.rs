@@ -1,7 +1,8 @@
 //! `python: auto` on histories of the shapes it is for: a `setup.py`-only project of
 //! 2020 whose commits get the era's interpreter and pytest pinned to their dates (one
 //! environment shared by the commits that resolve alike), a commit whose tree requires
-//! a Python no machine has (`unsupported_python`), and the ladder's fall to unpinned when
+//! a Python no machine has (`unsupported_python`), Python 2 trees on 2.7 (declared, or
+//! by their code), and the ladder's fall to unpinned when
 //! a declared pin is newer than the commit. `hunkgen init` writes the recipe; the only
 //! edit is `network_for_setup: false`, so everything comes from the uv cache `make deps`
 //! seeded for these dates.
@@ -232,8 +233,6 @@ fn a_package_that_needs_its_build_outputs_runs_from_the_working_copy() {
     assert_eq!(s.git(&["status", "--porcelain", "--ignored"]), "");
 }
 
-/// A tree that declares only Python 2 is `unsupported_python`, with a line that says why
-/// no interpreter would help (uv builds Python 3 environments only), not "install one".
 #[test]
 fn a_python_2_only_tree_runs_on_python_2_7_from_the_wheelhouse() {
     // A tree that declares Python 2 only, with tests only Python 2 runs (`cStringIO`):
