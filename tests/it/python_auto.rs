@@ -69,14 +69,19 @@ fn history_2020() -> Script {
 /// The project (with this `setup.py`) imported on 2020-11-19 and its first fix an
 /// hour later.
 fn first_fix_2020(setup: &str) -> Script {
+    first_fix_2020_tested(setup, test_file)
+}
+
+/// [`first_fix_2020`] with these tests of each version of `core.py`.
+fn first_fix_2020_tested(setup: &str, test: impl Fn(u32) -> String) -> Script {
     let mut s = Script::new();
     s.write("setup.py", setup);
     s.write("oldlib/__init__.py", "");
     s.write("oldlib/core.py", &core(1));
-    s.write("tests/test_core.py", &test_file(1));
+    s.write("tests/test_core.py", &test(1));
     commit_at(&mut s, -26170, "Initial import");
     s.write("oldlib/core.py", &core(2));
-    s.write("tests/test_core.py", &test_file(2));
+    s.write("tests/test_core.py", &test(2));
     commit_at(&mut s, -26169, "Fix low and high returning one");
     s
 }
@@ -220,6 +225,14 @@ fn a_package_that_needs_its_build_outputs_runs_from_the_working_copy() {
         &test_file(2).replace("from oldlib", "from verlib"),
     );
     commit_at(&mut s, -26169, "Fix low and high returning one");
+    proves_the_first_fix(&s);
+    // Nothing was written into the repository itself.
+    assert_eq!(s.git(&["status", "--porcelain", "--ignored"]), "");
+}
+
+/// `init` + `build` of a history whose one fix adds `test_sum_2`: the one row kept,
+/// with that test as its FAIL_TO_PASS.
+fn proves_the_first_fix(s: &Script) -> Value {
     let work = tempfile::tempdir().expect("tempdir");
     let (kept, rejected, _) = init_and_build(&s.dir, work.path());
     assert_eq!(kept.len(), 1, "kept {kept:?}\nrejected {rejected:?}");
@@ -229,8 +242,25 @@ fn a_package_that_needs_its_build_outputs_runs_from_the_working_copy() {
         "{}",
         kept[0]
     );
-    // Nothing was written into the repository itself.
-    assert_eq!(s.git(&["status", "--porcelain", "--ignored"]), "");
+    kept[0].clone()
+}
+
+/// A project with this `setup.py` and tests (of each version of `core.py`) imported in
+/// November 2020 and its first fix an hour later, built as `init` writes it: the one
+/// row kept, proven on Python 2.7 (its FAIL_TO_PASS checked), and its
+/// `validation.python`.
+fn proven_on_python_2(setup: &str, test: impl Fn(u32) -> String) -> Value {
+    let row = proves_the_first_fix(&first_fix_2020_tested(setup, test));
+    let py = row["validation"]["python"].clone();
+    assert!(
+        py["version"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("2.7.")),
+        "{py}"
+    );
+    assert_eq!(py["step"], "python2", "{py}");
+    assert!(py["pinned_to"].is_null(), "{py}");
+    py
 }
 
 #[test]
@@ -242,34 +272,9 @@ fn a_python_2_only_tree_runs_on_python_2_7_from_the_wheelhouse() {
         .replace("    python_requires=\">=3.6\",\n", "")
         .replace(":: 3.8", ":: 2.7")
         .replace(":: 3.9", ":: 2 :: Only");
-    let mut s = Script::new();
-    s.write("setup.py", &py2);
-    s.write("oldlib/__init__.py", "");
-    s.write("oldlib/core.py", &core(1));
-    let test = |v: u32| format!("from cStringIO import StringIO\n{}", test_file(v));
-    s.write("tests/test_core.py", &test(1));
-    commit_at(&mut s, -26170, "Initial import");
-    s.write("oldlib/core.py", &core(2));
-    s.write("tests/test_core.py", &test(2));
-    commit_at(&mut s, -26169, "Fix low and high returning one");
-    let work = tempfile::tempdir().expect("tempdir");
-    let (kept, rejected, _) = init_and_build(&s.dir, work.path());
-    assert_eq!(kept.len(), 1, "kept {kept:?}\nrejected {rejected:?}");
-    assert_eq!(
-        kept[0]["FAIL_TO_PASS"],
-        serde_json::json!(["tests/test_core.py::test_sum_2"]),
-        "{}",
-        kept[0]
-    );
-    let py = &kept[0]["validation"]["python"];
-    assert!(
-        py["version"]
-            .as_str()
-            .is_some_and(|v| v.starts_with("2.7.")),
-        "{py}"
-    );
-    assert_eq!(py["step"], "python2", "{py}");
-    assert!(py["pinned_to"].is_null(), "{py}");
+    let py = proven_on_python_2(&py2, |v| {
+        format!("from cStringIO import StringIO\n{}", test_file(v))
+    });
     assert!(
         py["chosen"]
             .as_str()
@@ -283,37 +288,12 @@ fn python_2_code_that_declares_no_version_runs_on_python_2_7() {
     // Nothing declared (no classifiers, no python_requires), and a test with a `print`
     // statement, which no Python 3 compiles: the tree is Python 2 code, and 2.7 runs it.
     let bare = "from setuptools import setup\n\nsetup(name=\"oldlib\", version=\"1.0\", packages=[\"oldlib\"])\n";
-    let mut s = Script::new();
-    s.write("setup.py", bare);
-    s.write("oldlib/__init__.py", "");
-    s.write("oldlib/core.py", &core(1));
-    let test = |v: u32| {
+    let py = proven_on_python_2(bare, |v| {
         test_file(v).replace(
             "def test_low():\n",
             "def test_low():\n    print \"checking\", core.low()\n",
         )
-    };
-    s.write("tests/test_core.py", &test(1));
-    commit_at(&mut s, -26170, "Initial import");
-    s.write("oldlib/core.py", &core(2));
-    s.write("tests/test_core.py", &test(2));
-    commit_at(&mut s, -26169, "Fix low and high returning one");
-    let work = tempfile::tempdir().expect("tempdir");
-    let (kept, rejected, _) = init_and_build(&s.dir, work.path());
-    assert_eq!(kept.len(), 1, "kept {kept:?}\nrejected {rejected:?}");
-    assert_eq!(
-        kept[0]["FAIL_TO_PASS"],
-        serde_json::json!(["tests/test_core.py::test_sum_2"]),
-        "{}",
-        kept[0]
-    );
-    let py = &kept[0]["validation"]["python"];
-    assert!(
-        py["version"]
-            .as_str()
-            .is_some_and(|v| v.starts_with("2.7.")),
-        "{py}"
-    );
+    });
     assert!(
         py["chosen"]
             .as_str()
