@@ -9,9 +9,11 @@
 //!   test files first), `test_*.py` and `*_test.py` by default. Samples, fixtures and data
 //!   under `tests/` are not named: pytest imports every file it is given as a test module.
 //! - A tree that configures nose (`[nosetests]` in `setup.cfg`, `nose.cfg`, `.noserc`)
-//!   also names the files nose collects (its `testMatch`, `(?:^|[\b_./-])[Tt]est` by
-//!   default, so `parser_tests.py`): such a suite runs under pytest, which collects a file
-//!   it is given by name whatever `python_files` says.
+//!   or runs it (`nosetests`, `python -m nose`, `setup.py nosetests` in `tox.ini`'s
+//!   commands or a `Makefile`) also names the files nose collects (its `testMatch`,
+//!   `(?:^|[\b_./-])[Tt]est` by default, so `parser_tests.py`, `tests_main.py`): such a
+//!   suite runs under pytest, which collects a file it is given by name whatever
+//!   `python_files` says.
 //! - A test patch that changes only a test package's `__init__.py` or a `conftest.py`
 //!   (a mixin of test methods, a fixture) runs the test files pytest collects below it,
 //!   which are what the change reaches.
@@ -157,18 +159,34 @@ fn default_nose_match() -> Option<regex::Regex> {
         .clone()
 }
 
+/// Whether `text` (a `tox.ini` or `Makefile`) runs nose: a line, not a comment, that
+/// calls `nosetests`, `python -m nose` or `setup.py nosetests`.
+fn runs_nose(text: &str) -> bool {
+    static RE: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?:^|[\s;&|(=@-])(?:nosetests|python[\d.]*\s+-m\s+nose)(?:\s|$)").ok()
+    });
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with('#'))
+        .any(|l| RE.as_ref().is_some_and(|re| re.is_match(l)))
+}
+
 /// nose's `testMatch` when one of `dirs` (nearest first) configures nose: a
 /// `[nosetests]` section in `setup.cfg`, `nose.cfg` or `.noserc` (its `match` or
-/// `testMatch` when set and readable as a regex, else the default), or a
-/// `nose.cfg`/`.noserc` without one (the default).
+/// `testMatch` when set and readable as a regex, else the default), a
+/// `nose.cfg`/`.noserc` without one, or a `tox.ini` or `Makefile` that runs nose (the
+/// default).
 fn nose_match(dirs: &[String], read: &impl Fn(&str) -> Option<String>) -> Option<regex::Regex> {
     for dir in dirs {
-        for name in ["setup.cfg", "nose.cfg", ".noserc"] {
+        for name in ["setup.cfg", "nose.cfg", ".noserc", "tox.ini", "Makefile"] {
             let Some(text) = read(&in_dir(dir, name)) else {
                 continue;
             };
             let configured = text.lines().any(|l| l.trim() == "[nosetests]");
             if !configured && name == "setup.cfg" {
+                continue;
+            }
+            if matches!(name, "tox.ini" | "Makefile") && !runs_nose(&text) {
                 continue;
             }
             let set = ["testmatch", "testMatch", "match"].iter().find_map(|k| {
@@ -510,6 +528,30 @@ mod tests {
         assert!(pf.collects("tests/check_a.py") && !pf.collects("tests/parser_tests.py"));
         let pf = python_files(&["tests/parser_tests.py"], files(&[("tests/.noserc", "")]));
         assert!(pf.collects("tests/parser_tests.py"));
+        // A tree whose tox.ini or Makefile runs nose (tqdm's 2016-2020 tox.ini, arrow's
+        // Makefile), whatever its setup.cfg says.
+        let tox =
+            "[testenv]\ndeps =\n    nose\ncommands =\n    nosetests --with-coverage -d -v tqdm/\n";
+        let make = "test:\n\tpython -m nose tests/\n";
+        let setup = "python setup.py nosetests";
+        for (name, text) in [("tox.ini", tox), ("Makefile", make), ("Makefile", setup)] {
+            let pf = python_files(
+                &["tqdm/tests/tests_main.py"],
+                files(&[
+                    (name, text),
+                    ("setup.cfg", "[bdist_wheel]\nuniversal = 1\n"),
+                ]),
+            );
+            assert!(pf.collects("tqdm/tests/tests_main.py"), "{name}: {text}");
+        }
+        for quiet in [
+            "[testenv]\ndeps = nose\ncommands = pytest\n",
+            "# nosetests tests/\ntest:\n\tpytest\n",
+            "test:\n\tpytest --nosetests-compat\n",
+        ] {
+            let pf = python_files(&["tests/parser_tests.py"], files(&[("tox.ini", quiet)]));
+            assert!(!pf.collects("tests/parser_tests.py"), "{quiet}");
+        }
         // No nose: pytest's own patterns.
         let pf = python_files(
             &["tests/parser_tests.py"],
