@@ -471,6 +471,15 @@ mod tests {
     }
 
     #[test]
+    fn a_full_disk_is_the_hosts_failure_not_the_trees() {
+        assert!(host_failure(
+            "error: failed to write to `/c/x`: No space left on device (os error 28)"
+        ));
+        assert!(host_failure("cp: error writing 'a': Disk quota exceeded"));
+        assert!(!host_failure("  × Failed to build `zope.interface==4.4.3`"));
+    }
+
+    #[test]
     fn an_sdist_that_uses_2to3_asks_for_setuptools_before_58() {
         // uv's words for demjson 2.2.4 built by today's setuptools (jsonpickle's tox
         // environments of 2016-2019 ask for it).

@@ -123,6 +123,14 @@ fn backend_said(
     said
 }
 
+/// Whether a failure's words show the host failing (a full disk, a quota), which says
+/// nothing of the tree being resolved.
+pub fn host_failure(log: &str) -> bool {
+    ["No space left on device", "Disk quota exceeded"]
+        .iter()
+        .any(|said| log.contains(said))
+}
+
 /// What a failed step said: its log, or the error itself when it has none.
 pub(in crate::validate::env) fn failure_log(e: &EnvError) -> String {
     match e {
@@ -582,6 +590,13 @@ impl EnvCache {
         resolved_dir: &Path,
         done: impl Fn(crate::model::PythonRecord, &str, BuiltEnv) -> AutoEnv,
     ) -> Result<AutoEnv, EnvError> {
+        // A full disk is the host's failure, not the tree's: not remembered, so the
+        // next build resolves again.
+        if let Err(e) = &outcome {
+            if host_failure(&failure_log(e)) || host_failure(&e.to_string()) {
+                return outcome.map(|(record, requirements, env)| done(record, &requirements, env));
+            }
+        }
         let memo_bytes = match &outcome {
             Ok((record, requirements, _)) => serde_json::to_vec(&Resolved::Ok {
                 record: Box::new(record.clone()),
