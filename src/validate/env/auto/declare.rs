@@ -301,15 +301,15 @@ pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpret
             .collect(),
         false => Vec::new(),
     };
+    let req = d
+        .requires_python
+        .as_deref()
+        .map(|r| format!("requires-python {r}; "))
+        .unwrap_or_default();
     if let Some(i) = python2
         .iter()
         .max_by(|a, b| cmp_versions(&parts(&a.version), &parts(&b.version)))
     {
-        let req = d
-            .requires_python
-            .as_deref()
-            .map(|r| format!("requires-python {r}; "))
-            .unwrap_or_default();
         let said = match (&d.python2_code, d.versions.is_empty()) {
             (Some(code), true) => {
                 format!("the tree declares no version and is Python 2 code ({code})")
@@ -346,11 +346,6 @@ pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpret
     let era: Vec<&Interpreter> = allowed.iter().copied().filter(|i| released(i)).collect();
     let date = crate::dataset::rfc3339(d.date);
     let day = date.get(..10).unwrap_or(&date);
-    let req = d
-        .requires_python
-        .as_deref()
-        .map(|r| format!("requires-python {r}; "))
-        .unwrap_or_default();
     if era.is_empty() {
         let oldest = allowed
             .iter()

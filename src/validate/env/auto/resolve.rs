@@ -590,27 +590,23 @@ impl EnvCache {
         resolved_dir: &Path,
         done: impl Fn(crate::model::PythonRecord, &str, BuiltEnv) -> AutoEnv,
     ) -> Result<AutoEnv, EnvError> {
-        // A full disk is the host's failure, not the tree's: not remembered, so the
-        // next build resolves again.
-        if let Err(e) = &outcome {
-            if host_failure(&failure_log(e)) || host_failure(&e.to_string()) {
-                return outcome.map(|(record, requirements, env)| done(record, &requirements, env));
-            }
-        }
-        let memo_bytes = match &outcome {
-            Ok((record, requirements, _)) => serde_json::to_vec(&Resolved::Ok {
+        let memo = match &outcome {
+            Ok((record, requirements, _)) => Some(Resolved::Ok {
                 record: Box::new(record.clone()),
                 requirements: requirements.clone(),
             }),
-            Err(e) => serde_json::to_vec(&Resolved::Failed(e.to_string())),
-        }
-        .unwrap_or_default();
-        memos
-            .put(key, &memo_bytes)
-            .map_err(|source| EnvError::Write {
+            // A full disk is the host's failure, not the tree's: not remembered, so the
+            // next build resolves again.
+            Err(e) if host_failure(&failure_log(e)) || host_failure(&e.to_string()) => None,
+            Err(e) => Some(Resolved::Failed(e.to_string())),
+        };
+        if let Some(memo) = memo {
+            let bytes = serde_json::to_vec(&memo).unwrap_or_default();
+            memos.put(key, &bytes).map_err(|source| EnvError::Write {
                 path: resolved_dir.to_path_buf(),
                 source,
             })?;
+        }
         outcome.map(|(record, requirements, env)| done(record, &requirements, env))
     }
 
