@@ -34,6 +34,7 @@
 
 mod declare;
 mod direct;
+mod failures;
 pub(crate) use declare::tag_version;
 mod imports;
 mod py2code;
@@ -41,6 +42,7 @@ mod resolve;
 
 pub use declare::*;
 pub use direct::direct_reference_name;
+pub use failures::*;
 pub use resolve::*;
 
 use std::path::{Path, PathBuf};
