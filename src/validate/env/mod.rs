@@ -457,6 +457,25 @@ impl EnvCache {
         self
     }
 
+    /// Runs a build step offline first (from the caches) and, when that fails and the
+    /// network is allowed, once more online, with `prepare` making the directory fresh
+    /// before each; whether it stayed offline.
+    fn offline_first(
+        &self,
+        prepare: impl Fn() -> Result<(), EnvError>,
+        step: impl Fn(bool) -> Result<(), EnvError>,
+    ) -> Result<bool, EnvError> {
+        prepare()?;
+        match step(false) {
+            Ok(()) => Ok(true),
+            Err(e) if !self.allow_network => Err(e),
+            Err(_) => {
+                prepare()?;
+                step(true).map(|()| false)
+            }
+        }
+    }
+
     /// virtualenv, or the error every Python 2.7 environment gives without it.
     fn require_virtualenv(&self) -> Result<PathBuf, EnvError> {
         self.virtualenv

@@ -134,30 +134,24 @@ impl Kind for PythonSpec {
                 constraints_copy.clone().into(),
             ));
         }
-        let step = |script: String, name: &str, network: bool, vars: &[(OsString, OsString)]| {
+        let offline_vars = {
+            let mut v = vars.clone();
+            v.push(("UV_OFFLINE".into(), "1".into()));
+            v
+        };
+        cache.offline_first(prepare, |online| {
             cache.step(
                 runner,
                 repo,
-                &format!("{key}-{name}"),
-                script,
+                &format!("{key}-{}", if online { "online" } else { "offline" }),
+                script.clone(),
                 tmp,
-                network,
-                vars,
+                online,
+                if online { &vars } else { &offline_vars },
                 &readable,
                 &[],
             )
-        };
-        prepare()?;
-        vars.push(("UV_OFFLINE".into(), "1".into()));
-        match step(script.clone(), "offline", false, &vars) {
-            Ok(()) => Ok(true),
-            Err(e) if !cache.allow_network => Err(e),
-            Err(_) => {
-                vars.pop();
-                prepare()?;
-                step(script, "online", true, &vars).map(|()| false)
-            }
-        }
+        })
     }
 
     fn vars(&self, dir: &Path) -> Vec<(OsString, OsString)> {

@@ -162,16 +162,7 @@ pub(super) fn build(
             &[],
         )
     };
-    prepare()?;
-    let offline = match step(false) {
-        Ok(()) => true,
-        Err(e) if !cache.allow_network => return Err(e),
-        Err(_) => {
-            prepare()?;
-            step(true)?;
-            false
-        }
-    };
+    let offline = cache.offline_first(prepare, step)?;
     relocate_scripts(&venv)?;
     Ok(offline)
 }
