@@ -172,8 +172,12 @@ pub(super) fn infer(
         _ => Role::Install,
     };
     // The extras a test run installs: the usual test names, and those tox's test
-    // environment asks for (`extras = tests,reco`).
-    let tox = read("tox.ini");
+    // environment asks for (`extras = tests,reco`). tox's configuration may live in
+    // `tox.ini`, `pyproject.toml` or `setup.cfg`.
+    let (tox_file, tox) = match crate::pyconfig::tox_config(&read) {
+        Some((file, text)) => (file, Some(text)),
+        None => ("tox.ini", None),
+    };
     let mut extras: Vec<String> = TEST_EXTRAS.iter().map(|e| e.to_string()).collect();
     if let Some(text) = &tox {
         for e in ini_list(text, "testenv", "extras") {
@@ -286,7 +290,7 @@ pub(super) fn infer(
                 let file = file.strip_prefix("{toxinidir}/").unwrap_or(file);
                 if !file.contains('{') {
                     for (l, role) in requirement_lines(&read, file, role, &mut files_read) {
-                        reqs.push((l, "tox.ini", role));
+                        reqs.push((l, tox_file, role));
                     }
                 }
                 continue;
@@ -298,7 +302,7 @@ pub(super) fn infer(
                 left_out.push(d);
                 continue;
             }
-            reqs.push((d, "tox.ini", role));
+            reqs.push((d, tox_file, role));
         }
     }
     // One requirement per distribution and environment marker (a project may ask for
@@ -718,6 +722,29 @@ mod tests {
             !inf.optional.contains(&"pytest-cov".to_string()),
             "{:?}",
             inf.optional
+        );
+    }
+
+    /// tox configured inside `pyproject.toml` (`legacy_tox_ini`), its test environment's
+    /// deps given by reference (`{[core]deps}`): the referenced packages are the tests'.
+    #[test]
+    fn tox_configuration_kept_in_pyproject_is_read_through_its_references() {
+        let (inf, _, _) = run_in(
+            &[
+                ("pkg/__init__.py", ""),
+                ("tests/test_a.py", ""),
+                (
+                    "pyproject.toml",
+                    "[project]\nname = \"pkg\"\n[tool.tox]\nlegacy_tox_ini = \"\"\"\n\
+                     [core]\ndeps =\n    pytest-asyncio\n[testenv]\ndeps =\n    {[core]deps}\n\"\"\"\n",
+                ),
+            ],
+            true,
+        );
+        assert!(
+            inf.requirements.iter().any(|r| r == "pytest-asyncio"),
+            "{:?}",
+            inf.requirements
         );
     }
 

@@ -426,7 +426,7 @@ pub fn declared_at(
         at_root("setup.py"),
         at_root("setup.cfg"),
         at_root("pyproject.toml"),
-        at_root("tox.ini"),
+        crate::pyconfig::tox_config(&|f: &str| at_root(f)).map(|(_, text)| text),
     );
     let texts: Vec<String> = [&setup_py, &setup_cfg, &pyproject]
         .into_iter()
