@@ -14,6 +14,8 @@
 //!   `(?:^|[\b_./-])[Tt]est` by default, so `parser_tests.py`, `tests_main.py`): such a
 //!   suite runs under pytest, which collects a file it is given by name whatever
 //!   `python_files` says.
+//! - A text file matching pytest's doctest globs (`test*.txt` by default) is a test
+//!   file when the test patch shows a doctest example in it (run.rs checks the patch).
 //! - A test patch that changes only a test package's `__init__.py` or a `conftest.py`
 //!   (a mixin of test methods, a fixture) runs the test files pytest collects below it,
 //!   which are what the change reaches.
@@ -62,9 +64,19 @@ pub struct PythonFiles {
     /// nose's `testMatch`, when the tree configures nose: the files it matches are
     /// test modules too.
     pub nose: Option<regex::Regex>,
+    /// pytest's `--doctest-glob` patterns from the configuration's `addopts`, else its
+    /// default `test*.txt`: text files pytest runs as doctests.
+    pub doctest_globs: Vec<String>,
 }
 
 impl PythonFiles {
+    /// Whether `path` is a text file (not Python) whose name pytest's doctest globs match:
+    /// pytest runs the examples (`>>>` lines) of such a file as one doctest item.
+    pub fn doctest_file(&self, path: &str) -> bool {
+        let base = path.rsplit('/').next().unwrap_or(path);
+        !base.ends_with(".py") && self.doctest_globs.iter().any(|g| fnmatch(g, base))
+    }
+
     /// Whether pytest collects `path` (repository-relative) as a test module.
     pub fn collects(&self, path: &str) -> bool {
         if !path.ends_with(".py") {
@@ -118,6 +130,7 @@ pub fn python_files(test_files: &[&str], read: impl Fn(&str) -> Option<String>) 
                         patterns
                     },
                     nose,
+                    doctest_globs: doctest_globs(&addopts(name, section, &text)),
                 };
             }
         }
@@ -126,7 +139,59 @@ pub fn python_files(test_files: &[&str], read: impl Fn(&str) -> Option<String>) 
         config: None,
         patterns: default_patterns(),
         nose,
+        doctest_globs: doctest_globs(""),
     }
+}
+
+/// pytest's `addopts` in a configuration file (`name`, its `section`), as one line.
+fn addopts(name: &str, section: Option<&str>, text: &str) -> String {
+    if name == "pyproject.toml" {
+        let Ok(doc) = text.parse::<toml::Table>() else {
+            return String::new();
+        };
+        let pytest = doc.get("tool").and_then(|t| t.get("pytest"));
+        let table = pytest.and_then(|p| p.get("ini_options")).or(pytest);
+        return match table.and_then(|t| t.get("addopts")) {
+            Some(toml::Value::String(s)) => s.clone(),
+            Some(toml::Value::Array(items)) => items
+                .iter()
+                .filter_map(|v| v.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            _ => String::new(),
+        };
+    }
+    crate::pyconfig::ini_value(text, section.unwrap_or("pytest"), "addopts")
+        .map(|(first, rest)| {
+            std::iter::once(first)
+                .chain(rest)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default()
+}
+
+/// The `--doctest-glob` patterns of `addopts` (`--doctest-glob=*.rst`, `--doctest-glob
+/// '*.txt'`), or pytest's default `test*.txt` when it gives none.
+fn doctest_globs(addopts: &str) -> Vec<String> {
+    let words: Vec<&str> = addopts.split_whitespace().collect();
+    let mut globs: Vec<String> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let value = match w.strip_prefix("--doctest-glob") {
+            Some(rest) if rest.starts_with('=') => Some(&rest[1..]),
+            Some("") => words.get(i + 1).copied(),
+            _ => None,
+        };
+        if let Some(v) = value.map(|v| v.trim_matches(|c| c == '\'' || c == '"')) {
+            if !v.is_empty() {
+                globs.push(v.to_string());
+            }
+        }
+    }
+    if globs.is_empty() {
+        globs.push("test*.txt".to_string());
+    }
+    globs
 }
 
 /// The directories from the common directory of `files` up to the root (`""`), nearest
@@ -611,5 +676,35 @@ mod tests {
         assert_eq!(relevant_collection_errors(&errs, &sel), errs);
         // No selection (the whole suite): every error counts.
         assert_eq!(relevant_collection_errors(&errs, &[]), errs);
+    }
+
+    #[test]
+    fn doctest_text_files_follow_the_configured_globs() {
+        let pf = python_files(&["tests/test_a.py"], |_| None);
+        assert!(pf.doctest_file("tests/test_response.txt"));
+        assert!(!pf.doctest_file("tests/response.txt") && !pf.doctest_file("tests/test_a.py"));
+        for (name, text) in [
+            (
+                "setup.cfg",
+                "[tool:pytest]\naddopts = -q --doctest-glob='*.rst'\n",
+            ),
+            (
+                "pytest.ini",
+                "[pytest]\naddopts =\n    --doctest-glob *.rst\n",
+            ),
+            (
+                "pyproject.toml",
+                "[tool.pytest.ini_options]\naddopts = [\"--doctest-glob=*.rst\"]\n",
+            ),
+        ] {
+            let pf = python_files(&["tests/test_a.py"], |p| {
+                (p == name).then(|| text.to_string())
+            });
+            assert!(pf.doctest_file("docs/usage.rst"), "{name}");
+            assert!(
+                !pf.doctest_file("tests/test_response.txt"),
+                "{name}: replaces the default"
+            );
+        }
     }
 }

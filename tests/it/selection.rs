@@ -1,8 +1,8 @@
 //! The test files a suite runs, on a real pytest: `workdir: .` selects the test patch's
 //! files (never "everything"), only files pytest collects are named (`python_files` from
 //! the tree's pyproject.toml; a sample under `tests/` that cannot even be imported is
-//! not one), and a test patch with nothing to run is rejected as such, without running
-//! the whole suite.
+//! not one), a doctest text file the test patch adds is run, and a test patch with
+//! nothing to run is rejected as such, without running the whole suite.
 
 use crate::common::{hunkgen, validation_env, Script};
 use std::collections::BTreeMap;
@@ -12,7 +12,7 @@ use std::fs;
 /// far apart so that it is two hunks.
 fn core(fixed: &[&str]) -> String {
     let mut t = String::new();
-    for name in ["a", "b", "c", "d", "e", "f", "g", "h"] {
+    for name in ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"] {
         let v = if fixed.contains(&name) { 2 } else { 1 };
         t.push_str(&format!("def {name}():\n    return {v}\n"));
         t.push_str(&"\n# padding\n".repeat(4));
@@ -70,9 +70,11 @@ fn history() -> (Script, BTreeMap<&'static str, String>) {
         "from pkg import core\n\n\ndef test_cd():\n    assert core.c() + core.d() == 4\n",
     );
     fixes.insert("pattern", s.commit("Fix c and d returning one"));
-    // Its test patch is data only: nothing to run.
+    // Its test patch is data only (one file named as pytest's doctest files are, with no
+    // example in it): nothing to run.
     s.write("pkg/core.py", &core(&["a", "b", "c", "d", "e", "f"]));
     s.write("tests/data/expected.txt", "2\n");
+    s.write("tests/data/test_input.txt", "1 2\n");
     fixes.insert("data", s.commit("Fix e and f returning one"));
     // Its test patch changes only the test package's mixin: the files below it run.
     s.write(
@@ -85,6 +87,16 @@ fn history() -> (Script, BTreeMap<&'static str, String>) {
          \n    def test_gh(self):\n        assert core.g() + core.h() == 4\n",
     );
     fixes.insert("mixin", s.commit("Fix g and h returning one"));
+    // Its test is a doctest text file, which pytest runs when given its name.
+    s.write(
+        "pkg/core.py",
+        &core(&["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]),
+    );
+    s.write(
+        "tests/test_sums.txt",
+        "Sums of the core:\n\n>>> from pkg import core\n>>> core.i() + core.j()\n4\n",
+    );
+    fixes.insert("doctest", s.commit("Fix i and j returning one"));
     (s, fixes)
 }
 
@@ -189,6 +201,16 @@ fn workdir_dot_selects_only_what_pytest_collects_and_never_everything() {
         mixin["FAIL_TO_PASS"],
         serde_json::json!(["tests/test_mix.py::TestMix::test_gh"]),
         "{mixin}"
+    );
+    // The doctest file the test patch adds is run and proven.
+    let doctest = row("doctest");
+    let f2p = doctest["FAIL_TO_PASS"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        f2p.len() == 1 && f2p[0].as_str().is_some_and(|t| t.contains("test_sums.txt")),
+        "{doctest}"
     );
     // Nothing to run: rejected as such; the whole suite never ran for it.
     let data = row("data");

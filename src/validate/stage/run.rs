@@ -400,9 +400,14 @@ impl Validator<'_> {
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
             })
         });
+        // pytest collects a test module, or a doctest text file (`tests/test_x.txt`) the
+        // patch shows examples (`>>>`) of: a data file of that name holds none.
+        let runs = |pf: &crate::validate::select::PythonFiles, path: &str| {
+            pf.collects(path) || (pf.doctest_file(path) && shows_examples(c, path))
+        };
         // Only a test package's shared code changed: run what it reaches.
         if let Some(pf) = &collected {
-            if !touched.iter().any(|t| pf.collects(t)) {
+            if !touched.iter().any(|t| runs(pf, t)) {
                 let names: Vec<&str> = touched.iter().map(String::as_str).collect();
                 let tree = crate::git::tree_paths(repo, rev).unwrap_or_default();
                 touched = reached_by_support_files(&names, pf, &tree)
@@ -414,7 +419,7 @@ impl Validator<'_> {
         let mut sel = Selection::default();
         let rels: Vec<&str> = touched
             .iter()
-            .filter(|path| collected.as_ref().is_none_or(|pf| pf.collects(path)))
+            .filter(|path| collected.as_ref().is_none_or(|pf| runs(pf, path)))
             .map(|path| &path[prefix.len()..])
             .collect();
         let how = suite.env.kind().select_at(&rels, repo, rev);
@@ -427,6 +432,22 @@ impl Validator<'_> {
         sel.files = sel.paths.iter().map(sh_quote).collect::<Vec<_>>().join(" ");
         sel
     }
+}
+
+/// Whether the candidate's test patch shows a doctest example (a line starting `>>>`,
+/// added, removed or context) in its change to `path`.
+fn shows_examples(c: &Candidate, path: &str) -> bool {
+    c.test_patch
+        .files
+        .iter()
+        .filter(|f| f.path() == path)
+        .flat_map(|f| &f.hunks)
+        .flat_map(|h| &h.lines)
+        .any(|l| {
+            String::from_utf8_lossy(&l.content)
+                .trim_start()
+                .starts_with(">>>")
+        })
 }
 
 /// Whether a symbolic link lies between `root` and `path` (inclusive), or `path` holds
