@@ -164,6 +164,10 @@ pub struct PythonRecord {
     /// base's (a fix that starts using a library).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub added_by_changes: Vec<String>,
+    /// Distributions installed though the tree declares them nowhere: its test files
+    /// import them (`import simplejson` in a suite that never listed it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undeclared: Vec<String>,
 }
 
 /// A count per tree.

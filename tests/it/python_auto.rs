@@ -527,6 +527,24 @@ fn a_requirement_the_fix_adds_is_installed_for_both_sides() {
     );
 }
 
+#[test]
+fn a_module_the_tests_import_and_nothing_declares_is_installed_by_its_name() {
+    // 2020: the suite's conftest imports mock, which setup.py never lists (as html5lib's
+    // 2009 tests imported simplejson), and tries a module no index serves. mock is
+    // installed by its import name and the fix proven; the other is dropped, recorded.
+    let conftest =
+        "import mock  # the fixtures use it\n\ntry:\n    import hunkgen_nowhere_module\n\
+                    except ImportError:\n    hunkgen_nowhere_module = None\n";
+    let row = proves_the_first_fix(&one_fix(&setup_py(">=3.6"), conftest, -26170));
+    let py = &row["validation"]["python"];
+    assert_eq!(py["undeclared"], serde_json::json!(["mock"]), "{py}");
+    assert_eq!(
+        py["dropped"],
+        serde_json::json!(["hunkgen-nowhere-module"]),
+        "{py}"
+    );
+}
+
 /// A fix whose test patch adds a binary test resource (a file with NUL bytes, which
 /// `git diff` shows only as `Binary files … differ`): the runs take the file from the
 /// blob its `index` line names in the history, as `git apply` does, and the fix is

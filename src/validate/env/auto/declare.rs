@@ -48,6 +48,14 @@ pub struct Declared {
     /// tree is Python 2 code and gets a 2.7 interpreter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub python2_code: Option<String>,
+    /// Distributions the test files import that nothing declares
+    /// ([`super::imports::undeclared`]): also in `requirements` and `droppable`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undeclared: Vec<String>,
+    /// The module names the tree holds itself ([`super::imports::local_modules`]): an
+    /// import of one is never a missing distribution.
+    #[serde(skip)]
+    pub local_modules: std::collections::BTreeSet<String>,
 }
 
 /// Whether the declare phase reads this file (relative to the suite's workdir): the
@@ -447,32 +455,35 @@ pub fn declared_at(
             .as_deref()
             .is_none_or(|r| satisfies("2.7.18", r));
     let mut modules = std::collections::BTreeSet::new();
-    if wants_modules || wants_python2 {
-        for p in &paths {
-            if !p
-                .strip_prefix(&root)
-                .is_some_and(super::imports::may_serve_tests)
-            {
-                continue;
-            }
-            let Some(text) = read(p) else { continue };
-            if wants_python2 {
-                if let Some((line, code)) = super::py2code::python2_line(&text) {
-                    python2_code = Some(format!("{p}:{line}: {code}"));
-                    wants_python2 = false;
-                }
-            }
-            if wants_modules {
-                super::imports::imported_modules(&text, &mut modules);
-            } else if !wants_python2 {
-                break;
+    // What the test files import, always: a module nothing declares is installed.
+    let mut test_modules = std::collections::BTreeSet::new();
+    for p in &paths {
+        let Some(rel) = p.strip_prefix(&root) else {
+            continue;
+        };
+        let is_test = super::imports::is_test_file(rel);
+        if !super::imports::may_serve_tests(rel) || !(wants_modules || wants_python2 || is_test) {
+            continue;
+        }
+        let Some(text) = read(p) else { continue };
+        if wants_python2 {
+            if let Some((line, code)) = super::py2code::python2_line(&text) {
+                python2_code = Some(format!("{p}:{line}: {code}"));
+                wants_python2 = false;
             }
         }
+        if wants_modules {
+            super::imports::imported_modules(&text, &mut modules);
+        }
+        if is_test {
+            super::imports::imported_modules(&text, &mut test_modules);
+        }
     }
-    let droppable = match wants_modules {
+    let mut droppable = match wants_modules {
         true => super::imports::droppable(&project.optional, &modules),
         false => Vec::new(),
     };
+    let local_modules = super::imports::local_modules(&paths);
     let date = crate::git::commit_time(repo, rev).map_err(|e| e.to_string())?;
     // Local paths and editable installs name the project itself: it runs from the
     // working copy (PYTHONPATH), not installed.
@@ -491,6 +502,11 @@ pub fn declared_at(
     {
         requirements.push("setuptools".into());
     }
+    // Imported by the tests, declared nowhere: installed, and dropped like a
+    // development-only requirement if it does not resolve.
+    let undeclared = super::imports::undeclared(&test_modules, &requirements, &local_modules);
+    requirements.extend(undeclared.iter().cloned());
+    droppable.extend(undeclared.iter().cloned());
     let pythonpath = match (project.root.as_str(), project.pythonpath) {
         (_, None) if project.root.is_empty() => None,
         ("", Some(p)) => Some(p),
@@ -542,6 +558,8 @@ pub fn declared_at(
         backend,
         added_by_changes: Vec::new(),
         python2_code,
+        undeclared,
+        local_modules,
     })
 }
 

@@ -141,6 +141,425 @@ pub fn keep_added_imports(droppable: &mut Vec<String>, changes: &[&crate::diff::
     if droppable.is_empty() {
         return;
     }
+    let modules = added_imports(changes);
+    droppable.retain(|d| !provides(d, &modules));
+}
+
+/// The standard library's top-level modules: Python 3's (`sys.stdlib_module_names` of
+/// 3.11, public names) and the Python 2 names Python 3 renamed or removed, so a Python 2
+/// import is never taken for a missing distribution.
+const STDLIB: [&str; 280] = [
+    "__builtin__",
+    "__future__",
+    "__main__",
+    "abc",
+    "aifc",
+    "antigravity",
+    "anydbm",
+    "argparse",
+    "array",
+    "ast",
+    "asynchat",
+    "asyncio",
+    "asyncore",
+    "atexit",
+    "audioop",
+    "base64",
+    "BaseHTTPServer",
+    "bdb",
+    "binascii",
+    "bisect",
+    "builtins",
+    "bz2",
+    "calendar",
+    "cgi",
+    "CGIHTTPServer",
+    "cgitb",
+    "chunk",
+    "cmath",
+    "cmd",
+    "code",
+    "codecs",
+    "codeop",
+    "collections",
+    "colorsys",
+    "commands",
+    "compileall",
+    "compiler",
+    "concurrent",
+    "ConfigParser",
+    "configparser",
+    "contextlib",
+    "contextvars",
+    "Cookie",
+    "cookielib",
+    "copy",
+    "copy_reg",
+    "copyreg",
+    "cPickle",
+    "cProfile",
+    "crypt",
+    "cStringIO",
+    "csv",
+    "ctypes",
+    "curses",
+    "dataclasses",
+    "datetime",
+    "dbhash",
+    "dbm",
+    "decimal",
+    "difflib",
+    "dircache",
+    "dis",
+    "distutils",
+    "doctest",
+    "DocXMLRPCServer",
+    "dumbdbm",
+    "dummy_thread",
+    "email",
+    "encodings",
+    "ensurepip",
+    "enum",
+    "errno",
+    "exceptions",
+    "faulthandler",
+    "fcntl",
+    "filecmp",
+    "fileinput",
+    "fnmatch",
+    "fpformat",
+    "fractions",
+    "ftplib",
+    "functools",
+    "future_builtins",
+    "gc",
+    "gdbm",
+    "genericpath",
+    "getopt",
+    "getpass",
+    "gettext",
+    "glob",
+    "graphlib",
+    "grp",
+    "gzip",
+    "hashlib",
+    "heapq",
+    "hmac",
+    "hotshot",
+    "html",
+    "htmlentitydefs",
+    "htmllib",
+    "HTMLParser",
+    "http",
+    "httplib",
+    "idlelib",
+    "ihooks",
+    "imaplib",
+    "imghdr",
+    "imp",
+    "importlib",
+    "imputil",
+    "inspect",
+    "io",
+    "ipaddress",
+    "itertools",
+    "json",
+    "keyword",
+    "lib2to3",
+    "linecache",
+    "locale",
+    "logging",
+    "lzma",
+    "mailbox",
+    "mailcap",
+    "markupbase",
+    "marshal",
+    "math",
+    "md5",
+    "mimetools",
+    "mimetypes",
+    "MimeWriter",
+    "mimify",
+    "mmap",
+    "modulefinder",
+    "msilib",
+    "msvcrt",
+    "multifile",
+    "multiprocessing",
+    "mutex",
+    "netrc",
+    "new",
+    "nis",
+    "nntplib",
+    "nt",
+    "ntpath",
+    "nturl2path",
+    "numbers",
+    "opcode",
+    "operator",
+    "optparse",
+    "os",
+    "ossaudiodev",
+    "pathlib",
+    "pdb",
+    "pickle",
+    "pickletools",
+    "pipes",
+    "pkgutil",
+    "platform",
+    "plistlib",
+    "popen2",
+    "poplib",
+    "posix",
+    "posixfile",
+    "posixpath",
+    "pprint",
+    "profile",
+    "pstats",
+    "pty",
+    "pwd",
+    "py_compile",
+    "pyclbr",
+    "pydoc",
+    "pydoc_data",
+    "pyexpat",
+    "Queue",
+    "queue",
+    "quopri",
+    "random",
+    "re",
+    "readline",
+    "repr",
+    "reprlib",
+    "resource",
+    "rfc822",
+    "rlcompleter",
+    "robotparser",
+    "runpy",
+    "sched",
+    "secrets",
+    "select",
+    "selectors",
+    "sets",
+    "sgmllib",
+    "sha",
+    "shelve",
+    "shlex",
+    "shutil",
+    "signal",
+    "SimpleHTTPServer",
+    "SimpleXMLRPCServer",
+    "site",
+    "smtpd",
+    "smtplib",
+    "sndhdr",
+    "socket",
+    "socketserver",
+    "SocketServer",
+    "spwd",
+    "sqlite3",
+    "sre_compile",
+    "sre_constants",
+    "sre_parse",
+    "ssl",
+    "stat",
+    "statistics",
+    "statvfs",
+    "string",
+    "StringIO",
+    "stringprep",
+    "struct",
+    "subprocess",
+    "sunau",
+    "symtable",
+    "sys",
+    "sysconfig",
+    "syslog",
+    "tabnanny",
+    "tarfile",
+    "telnetlib",
+    "tempfile",
+    "termios",
+    "textwrap",
+    "this",
+    "thread",
+    "threading",
+    "time",
+    "timeit",
+    "tkinter",
+    "Tkinter",
+    "tkMessageBox",
+    "token",
+    "tokenize",
+    "tomllib",
+    "trace",
+    "traceback",
+    "tracemalloc",
+    "tty",
+    "turtle",
+    "turtledemo",
+    "types",
+    "typing",
+    "unicodedata",
+    "unittest",
+    "urllib",
+    "urllib2",
+    "urlparse",
+    "user",
+    "UserDict",
+    "UserList",
+    "UserString",
+    "uu",
+    "uuid",
+    "venv",
+    "warnings",
+    "wave",
+    "weakref",
+    "webbrowser",
+    "whichdb",
+    "winreg",
+    "winsound",
+    "wsgiref",
+    "xdrlib",
+    "xml",
+    "xmlrpc",
+    "xmlrpclib",
+    "zipapp",
+    "zipfile",
+    "zipimport",
+    "zlib",
+    "zoneinfo",
+];
+
+/// Modules every environment `python: auto` builds has (the runner and the installer's
+/// own), or that no index serves as a distribution of that name (platform bindings,
+/// namespaces shared by many distributions).
+const NEVER_ADDED: [&str; 22] = [
+    "pytest",
+    "_pytest",
+    "py",
+    "pluggy",
+    "setuptools",
+    "pkg_resources",
+    "pip",
+    "wheel",
+    "google",
+    "win32api",
+    "win32con",
+    "win32com",
+    "pywintypes",
+    "winerror",
+    "java",
+    "clr",
+    "js",
+    "gi",
+    "wx",
+    "objc",
+    "Foundation",
+    "AppKit",
+];
+
+/// The distribution of an import name that is not its own (an undeclared import is
+/// installed under it): the aliases above read backwards, and a few more.
+const DISTRIBUTION_OF: [(&str, &str); 10] = [
+    ("dateutil", "python-dateutil"),
+    ("jwt", "pyjwt"),
+    ("dotenv", "python-dotenv"),
+    ("serial", "pyserial"),
+    ("zmq", "pyzmq"),
+    ("git", "gitpython"),
+    ("memcache", "python-memcached"),
+    ("ldap", "python-ldap"),
+    ("magic", "python-magic"),
+    ("markdown", "markdown"),
+];
+
+/// Whether `path` (relative to the project) is a test file or test support: a `.py`
+/// file under a `test`, `tests` or `testing` directory, a `test_*.py`, `*_test.py`,
+/// `tests.py` or `conftest.py`.
+pub fn is_test_file(path: &str) -> bool {
+    if !may_serve_tests(path) {
+        return false;
+    }
+    let mut parts: Vec<&str> = path.split('/').collect();
+    let name = parts.pop().unwrap_or_default();
+    parts.iter().any(|d| {
+        matches!(
+            d.to_ascii_lowercase().as_str(),
+            "test" | "tests" | "testing"
+        )
+    }) || name.starts_with("test_")
+        || name.ends_with("_test.py")
+        || matches!(name, "tests.py" | "test.py" | "conftest.py")
+}
+
+/// The module names a tree holds itself, normalized: every directory and every `.py`
+/// file's stem, at any depth (a test importing `helpers` finds `tests/helpers.py`).
+pub fn local_modules(paths: &[String]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for p in paths {
+        let mut parts: Vec<&str> = p.split('/').collect();
+        let name = parts.pop().unwrap_or_default();
+        out.extend(parts.iter().map(|d| normalize(d)));
+        if let Some(stem) = name
+            .strip_suffix(".py")
+            .or_else(|| name.strip_suffix(".so"))
+        {
+            out.insert(normalize(stem.split('.').next().unwrap_or(stem)));
+        }
+    }
+    out
+}
+
+/// Distributions to install for modules the tests import (`modules`) that no
+/// requirement of `declared` provides, the standard library lacks and the tree does
+/// not hold (`local`): a test suite of 2009 importing `simplejson` it never declared.
+/// Named by the import (`dateutil` gives `python-dateutil`); sorted.
+pub fn undeclared(
+    modules: &BTreeSet<String>,
+    declared: &[String],
+    local: &BTreeSet<String>,
+) -> Vec<String> {
+    static STD: std::sync::LazyLock<BTreeSet<String>> = std::sync::LazyLock::new(|| {
+        STDLIB
+            .iter()
+            .chain(&NEVER_ADDED)
+            .map(|m| normalize(m))
+            .collect()
+    });
+    let names: Vec<String> = declared
+        .iter()
+        .map(|r| normalize(crate::init::requirement_name(r.trim())))
+        .collect();
+    let mut out: Vec<String> = modules
+        .iter()
+        .filter(|m| !m.starts_with('-') && !m.starts_with('_') && m.len() > 1)
+        .filter(|m| !STD.contains(*m) && !local.contains(*m))
+        .filter(|m| {
+            let one: BTreeSet<String> = std::iter::once((*m).clone()).collect();
+            !names.iter().any(|d| provides(d, &one))
+        })
+        .map(|m| {
+            DISTRIBUTION_OF
+                .iter()
+                .map(|(module, dist)| (normalize(module), *dist))
+                .chain(
+                    IMPORT_ALIASES
+                        .iter()
+                        .map(|(dist, module)| (normalize(module), *dist)),
+                )
+                .find(|(module, _)| module == m)
+                .map(|(_, dist)| normalize(dist))
+                .unwrap_or_else(|| m.clone())
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The modules the added lines of `changes` import in Python files.
+pub fn added_imports(changes: &[&crate::diff::Patch]) -> BTreeSet<String> {
     let mut modules = BTreeSet::new();
     for file in changes.iter().flat_map(|p| &p.files) {
         if !file.path().ends_with(".py") {
@@ -155,7 +574,7 @@ pub fn keep_added_imports(droppable: &mut Vec<String>, changes: &[&crate::diff::
             .collect();
         imported_modules(&added, &mut modules);
     }
-    droppable.retain(|d| !provides(d, &modules));
+    modules
 }
 
 #[cfg(test)]
@@ -213,5 +632,28 @@ mod tests {
         assert!(!may_serve_tests("setup.py"));
         assert!(!may_serve_tests("tasks.py"));
         assert!(!may_serve_tests("README.rst"));
+    }
+
+    #[test]
+    fn test_imports_nothing_declares_are_named_by_their_distributions() {
+        let mut m = BTreeSet::new();
+        imported_modules(
+            "import os, simplejson\nimport mock\nfrom StringIO import StringIO\n\
+             import yaml\nfrom dateutil import tz\nimport helpers\nimport oldlib.core\n\
+             import pytest\nimport _speedups\nimport attr\nimport google.appengine\n",
+            &mut m,
+        );
+        let local = local_modules(&["oldlib/core.py".to_string(), "tests/helpers.py".to_string()]);
+        let declared = vec![
+            "attrs>=17".to_string(),
+            "mock; python_version<'3.3'".to_string(),
+        ];
+        assert_eq!(
+            undeclared(&m, &declared, &local),
+            vec!["python-dateutil", "pyyaml", "simplejson"]
+        );
+        assert!(is_test_file("tests/helpers.py") && is_test_file("conftest.py"));
+        assert!(is_test_file("pkg/test_x.py") && is_test_file("pkg/x_test.py"));
+        assert!(!is_test_file("pkg/core.py") && !is_test_file("docs/tests/conf.py"));
     }
 }

@@ -93,6 +93,18 @@ impl Kind for AutoSpec {
                 );
                 d.requirements.extend(added.iter().cloned());
                 d.added_by_changes = added;
+                // What the changes start importing that nothing declares, as the tree's
+                // own undeclared imports.
+                let more = imports::undeclared(
+                    &imports::added_imports(tree.changes),
+                    &d.requirements,
+                    &d.local_modules,
+                );
+                for m in more {
+                    d.requirements.push(m.clone());
+                    d.droppable.push(m.clone());
+                    d.undeclared.push(m);
+                }
                 cache.ensure_auto(runner, repo, &d)
             })
             .map(|a| InstanceEnv {
@@ -405,6 +417,7 @@ mod tests {
                 build_constraints: Vec::new(),
                 tried: Vec::new(),
                 added_by_changes: Vec::new(),
+                undeclared: Vec::new(),
             },
             pythonpath: pythonpath.map(str::to_string),
             pytest: pytest.map(str::to_string),

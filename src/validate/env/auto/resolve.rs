@@ -150,6 +150,7 @@ fn python2_ladder(
                     step: "python2".into(),
                     pinned_to: None,
                     exempt: Vec::new(),
+                    undeclared: kept(&d.undeclared, &dropped),
                     dropped,
                     test_era: None,
                     metadata: None,
@@ -331,6 +332,7 @@ impl EnvCache {
             Some(b) => Some(self.export_project(repo, &hex, b)?),
             None => None,
         };
+        let mut backend_names: Vec<String> = Vec::new();
         let (mut project, mut metadata) = match (&d.backend, &tree) {
             (Some(b), Some((work, file))) => {
                 let asked = ProjectBuild {
@@ -341,7 +343,19 @@ impl EnvCache {
                 };
                 match self.probe_backend(runner, repo, &hex, &version, asked, &cutoff) {
                     Ok((extras, names)) => {
-                        let said = backend_said(b, &extras, &names, &d.requirements);
+                        // The static reading, without the undeclared imports: what the
+                        // backend names of those it declares after all.
+                        let read: Vec<String> = d
+                            .requirements
+                            .iter()
+                            .filter(|r| {
+                                !d.undeclared
+                                    .contains(&normalize(requirement_name(r.trim())))
+                            })
+                            .cloned()
+                            .collect();
+                        let said = backend_said(b, &extras, &names, &read);
+                        backend_names = names;
                         (Some((work.path(), file.as_path(), extras)), Some(said))
                     }
                     Err(why) => (
@@ -412,6 +426,10 @@ impl EnvCache {
                         build_constraints: constraints.clone(),
                         tried: tried.clone(),
                         added_by_changes: d.added_by_changes.clone(),
+                        undeclared: kept(&d.undeclared, &dropped)
+                            .into_iter()
+                            .filter(|u| !backend_names.contains(u))
+                            .collect(),
                     };
                     break Ok((record, requirements, env));
                 }
@@ -750,4 +768,13 @@ impl EnvCache {
             source,
         })
     }
+}
+
+/// Of `undeclared`, those not `dropped`: what the environment installed for them.
+fn kept(undeclared: &[String], dropped: &[String]) -> Vec<String> {
+    undeclared
+        .iter()
+        .filter(|u| !dropped.contains(u))
+        .cloned()
+        .collect()
 }
