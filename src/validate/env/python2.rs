@@ -55,6 +55,55 @@ pub fn installed_version(dir: &Path, package: &str) -> Option<String> {
     None
 }
 
+/// The version `virtualenv --version` prints (`virtualenv 20.21.1 from …`), asked outside
+/// the sandbox like an interpreter's; `None` when it says nothing readable (then the build
+/// step's own error tells).
+fn virtualenv_version(program: &Path) -> Option<String> {
+    use crate::validate::runner::{Command, RunSpec, SandboxPolicy};
+    let runner = Runner::new(SandboxPolicy::Off).ok()?;
+    let dir = tempfile::Builder::new()
+        .prefix("hunkgen-virtualenv-")
+        .tempdir()
+        .ok()?;
+    let stdout = dir.path().join("stdout");
+    let mut spec = RunSpec::new(
+        Command::Exec {
+            program: program.to_path_buf(),
+            args: vec!["--version".into()],
+        },
+        dir.path(),
+        &stdout,
+    )
+    .with_timeout(
+        std::time::Duration::from_secs(60),
+        std::time::Duration::from_secs(5),
+    );
+    spec.stderr_path = Some(dir.path().join("stderr"));
+    let out = runner.run(&spec).ok()?;
+    if !out.exit.success() || out.timed_out {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&fs::read(&stdout).ok()?).into_owned();
+    parse_virtualenv_version(&text)
+}
+
+/// The version in virtualenv's `--version` line (`virtualenv 20.21.1 from /x/…`).
+fn parse_virtualenv_version(text: &str) -> Option<String> {
+    let mut words = text.split_whitespace();
+    (words.next()? == "virtualenv")
+        .then(|| words.next())
+        .flatten()
+        .filter(|v| v.starts_with(|c: char| c.is_ascii_digit()))
+        .map(str::to_string)
+}
+
+/// Whether virtualenv `version` still creates Python 2.7 environments: 20.22 dropped them.
+fn makes_python2(version: &str) -> bool {
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    (major, minor) < (20, 22)
+}
+
 /// Builds `spec`'s environment in `tmp` on the Python 2 interpreter `python` (see the
 /// module doc); whether it stayed offline.
 pub(super) fn build(
@@ -67,6 +116,17 @@ pub(super) fn build(
     python: &Path,
 ) -> Result<bool, EnvError> {
     let virtualenv = cache.require_virtualenv()?;
+    if let Some(found) = virtualenv_version(&virtualenv).filter(|v| !makes_python2(v)) {
+        return Err(EnvError::MissingTool {
+            tool: "virtualenv 20.21 or older".into(),
+            hint: format!(
+                "{} is virtualenv {found}, which makes no Python 2.7 environments: set \
+                 HUNKGEN_VIRTUALENV to one older than 20.22 (`pip install 'virtualenv<20.22'`; \
+                 `make deps`)",
+                virtualenv.display()
+            ),
+        });
+    }
     let wheels = cache.py2_wheels();
     fs::create_dir_all(&wheels).map_err(|source| EnvError::Write {
         path: wheels.clone(),
@@ -198,6 +258,33 @@ fn relocate_scripts(venv: &Path) -> Result<(), EnvError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_virtualenv_newer_than_20_21_is_told_apart_by_its_version_line() {
+        let v = parse_virtualenv_version("virtualenv 20.21.1 from /x/virtualenv/__init__.py\n");
+        assert_eq!(v.as_deref(), Some("20.21.1"));
+        assert!(makes_python2("20.21.1"));
+        assert!(makes_python2("16.7.12"));
+        assert!(!makes_python2("20.22.0"));
+        assert!(!makes_python2("21.1"));
+        assert_eq!(parse_virtualenv_version("usage: something else"), None);
+        assert_eq!(parse_virtualenv_version("virtualenv from /x"), None);
+    }
+
+    #[test]
+    fn the_version_is_asked_of_the_virtualenv_itself() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fake = dir.path().join("virtualenv");
+        // Stands in for the version query only: a real virtualenv 20.26 prints this line.
+        fs::write(
+            &fake,
+            "#!/bin/sh\necho \"virtualenv 20.26.6 from /opt/virtualenv/__init__.py\"\n",
+        )
+        .expect("write");
+        fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod");
+        assert_eq!(virtualenv_version(&fake).as_deref(), Some("20.26.6"));
+    }
 
     #[test]
     fn scripts_point_at_the_python_on_path_and_installed_versions_are_read() {

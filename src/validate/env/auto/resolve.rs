@@ -542,6 +542,9 @@ impl EnvCache {
             // A full disk is the host's failure, not the tree's: not remembered, so the
             // next build resolves again.
             Err(e) if host_failure(&failure_log(e)) || host_failure(&e.to_string()) => None,
+            // So is a missing or unusable tool (uv, virtualenv): installing it cures every
+            // key that failed for it.
+            Err(EnvError::MissingTool { .. }) => None,
             Err(e) => Some(Resolved::Failed(e.to_string())),
         };
         if let Some(memo) = memo {
