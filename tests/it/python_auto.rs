@@ -530,14 +530,19 @@ fn a_requirement_the_fix_adds_is_installed_for_both_sides() {
 #[test]
 fn a_module_the_tests_import_and_nothing_declares_is_installed_by_its_name() {
     // 2020: the suite's conftest imports mock, which setup.py never lists (as html5lib's
-    // 2009 tests imported simplejson), and tries a module no index serves. mock is
-    // installed by its import name and the fix proven; the other is dropped, recorded.
+    // 2009 tests imported simplejson), a helper imports a module no index serves, and a
+    // third module is tried under `try:`. mock is installed by its import name and the
+    // fix proven; the helper's module is dropped, recorded; the tried one is optional by
+    // the file's own choice and never asked for (as wtforms' tests try webob).
     let conftest =
-        "import mock  # the fixtures use it\n\ntry:\n    import hunkgen_nowhere_module\n\
-                    except ImportError:\n    hunkgen_nowhere_module = None\n";
+        "import mock  # the fixtures use it\n\ntry:\n    import hunkgen_optional_module\n\
+                    except ImportError:\n    hunkgen_optional_module = None\n\n\n\
+                    def helper():\n    import hunkgen_nowhere_module\n    \
+                    return hunkgen_nowhere_module\n";
     let row = proves_the_first_fix(&one_fix(&setup_py(">=3.6"), conftest, -26170));
     let py = &row["validation"]["python"];
     assert_eq!(py["undeclared"], serde_json::json!(["mock"]), "{py}");
+    assert!(!py.to_string().contains("optional-module"), "{py}");
     assert_eq!(
         py["dropped"],
         serde_json::json!(["hunkgen-nowhere-module"]),

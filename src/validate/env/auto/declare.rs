@@ -455,7 +455,8 @@ pub fn declared_at(
             .as_deref()
             .is_none_or(|r| satisfies("2.7.18", r));
     let mut modules = std::collections::BTreeSet::new();
-    // What the test files import, always: a module nothing declares is installed.
+    // What the test files import without a guard, always: a module nothing declares is
+    // installed.
     let mut test_modules = std::collections::BTreeSet::new();
     for p in &paths {
         let Some(rel) = p.strip_prefix(&root) else {
@@ -476,7 +477,11 @@ pub fn declared_at(
             super::imports::imported_modules(&text, &mut modules);
         }
         if is_test {
-            super::imports::imported_modules(&text, &mut test_modules);
+            test_modules.extend(
+                super::imports::unguarded_imports(&text)
+                    .into_iter()
+                    .map(|(_, m)| m),
+            );
         }
     }
     let mut droppable = match wants_modules {

@@ -91,6 +91,50 @@ pub fn imported_modules(text: &str, into: &mut BTreeSet<String>) {
     }
 }
 
+/// The imports of `text` a test cannot run without, each with its line (0-based): those
+/// outside `try:`/`except`/`if`/`else` blocks. An import under such a guard is optional
+/// by the file's own choice (`try: import webob` … `except ImportError:` skips a test;
+/// `if PY2: import mock`), so it never makes a distribution to install.
+pub fn unguarded_imports(text: &str) -> Vec<(usize, String)> {
+    const GUARDS: [&str; 6] = ["try", "except", "finally", "if", "elif", "else"];
+    let mut out = Vec::new();
+    // Open blocks: (indent of their header, whether they are a guard).
+    let mut blocks: Vec<(usize, bool)> = Vec::new();
+    let mut continued = false;
+    for (i, line) in text.lines().enumerate() {
+        let body = line.trim_start();
+        if body.is_empty() || body.starts_with('#') {
+            continue;
+        }
+        // A line continuing the previous one (inside brackets or after `\`) opens and
+        // closes nothing.
+        let was_continued = continued;
+        continued = body.ends_with('\\') || body.ends_with(',') || body.ends_with('(');
+        if was_continued {
+            continue;
+        }
+        let indent = line.len() - body.len();
+        while blocks.last().is_some_and(|(at, _)| *at >= indent) {
+            blocks.pop();
+        }
+        let keyword: String = body
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if body.trim_end().ends_with(':') && !keyword.is_empty() {
+            blocks.push((indent, GUARDS.contains(&keyword.as_str())));
+            continue;
+        }
+        if blocks.iter().any(|(_, guard)| *guard) {
+            continue;
+        }
+        let mut found = BTreeSet::new();
+        imported_modules(line, &mut found);
+        out.extend(found.into_iter().map(|m| (i, m)));
+    }
+    out
+}
+
 /// `a.b.c` → `a`, normalized.
 fn top(module: &str) -> String {
     normalize(module.split('.').next().unwrap_or(module))
@@ -558,6 +602,44 @@ pub fn undeclared(
     out
 }
 
+/// The modules the added lines of `changes` import in Python files without a guard
+/// ([`unguarded_imports`], read on each hunk's new side: its context and added lines).
+pub fn added_required_imports(changes: &[&crate::diff::Patch]) -> BTreeSet<String> {
+    let mut modules = BTreeSet::new();
+    for file in changes.iter().flat_map(|p| &p.files) {
+        if !file.path().ends_with(".py") {
+            continue;
+        }
+        for hunk in &file.hunks {
+            let new_side: Vec<_> = hunk
+                .lines
+                .iter()
+                .filter(|l| l.kind != crate::diff::LineKind::Removed)
+                .collect();
+            let text: String = new_side
+                .iter()
+                .map(|l| {
+                    let s = String::from_utf8_lossy(&l.content).into_owned();
+                    if s.ends_with('\n') {
+                        s
+                    } else {
+                        s + "\n"
+                    }
+                })
+                .collect();
+            for (i, m) in unguarded_imports(&text) {
+                if new_side
+                    .get(i)
+                    .is_some_and(|l| l.kind == crate::diff::LineKind::Added)
+                {
+                    modules.insert(m);
+                }
+            }
+        }
+    }
+    modules
+}
+
 /// The modules the added lines of `changes` import in Python files.
 pub fn added_imports(changes: &[&crate::diff::Patch]) -> BTreeSet<String> {
     let mut modules = BTreeSet::new();
@@ -632,6 +714,32 @@ mod tests {
         assert!(!may_serve_tests("setup.py"));
         assert!(!may_serve_tests("tasks.py"));
         assert!(!may_serve_tests("README.rst"));
+    }
+
+    #[test]
+    fn imports_under_a_try_or_an_if_are_optional_and_others_required() {
+        let text =
+            "import os\nimport simplejson\ntry:\n    from webob.multidict import MultiDict\n\
+                    \n    has_webob = True\nexcept ImportError:\n    import fallbacklib\n\
+                    if sys.version_info < (3,):\n    import mock\nelse:\n    import other\n\
+                    from foo import (\n    a,\n    b,\n)\n\
+                    class T:\n    def test_it(self):\n        import lazylib\n\
+                    \n        try:\n            import deeper\n        except ImportError:\n\
+                    \x20           pass\n        import after_try\nimport last\n";
+        let got: Vec<String> = unguarded_imports(text)
+            .into_iter()
+            .map(|(_, m)| m)
+            .collect();
+        let want: Vec<String> = ["os", "simplejson", "foo", "lazylib", "after-try", "last"]
+            .iter()
+            .map(|s| normalize(s))
+            .collect();
+        assert_eq!(got, want);
+        let lines: Vec<usize> = unguarded_imports(text)
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(lines[..2], [0, 1]);
     }
 
     #[test]

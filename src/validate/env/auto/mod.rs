@@ -96,7 +96,7 @@ impl Kind for AutoSpec {
                 // What the changes start importing that nothing declares, as the tree's
                 // own undeclared imports.
                 let more = imports::undeclared(
-                    &imports::added_imports(tree.changes),
+                    &imports::added_required_imports(tree.changes),
                     &d.requirements,
                     &d.local_modules,
                 );
