@@ -59,31 +59,11 @@ pub fn installed_version(dir: &Path, package: &str) -> Option<String> {
 /// the sandbox like an interpreter's; `None` when it says nothing readable (then the build
 /// step's own error tells).
 fn virtualenv_version(program: &Path) -> Option<String> {
-    use crate::validate::runner::{Command, RunSpec, SandboxPolicy};
-    let runner = Runner::new(SandboxPolicy::Off).ok()?;
-    let dir = tempfile::Builder::new()
-        .prefix("hunkgen-virtualenv-")
-        .tempdir()
-        .ok()?;
-    let stdout = dir.path().join("stdout");
-    let mut spec = RunSpec::new(
-        Command::Exec {
-            program: program.to_path_buf(),
-            args: vec!["--version".into()],
-        },
-        dir.path(),
-        &stdout,
-    )
-    .with_timeout(
+    let text = crate::validate::runner::host_answer(
+        program,
+        &["--version"],
         std::time::Duration::from_secs(60),
-        std::time::Duration::from_secs(5),
-    );
-    spec.stderr_path = Some(dir.path().join("stderr"));
-    let out = runner.run(&spec).ok()?;
-    if !out.exit.success() || out.timed_out {
-        return None;
-    }
-    let text = String::from_utf8_lossy(&fs::read(&stdout).ok()?).into_owned();
+    )?;
     parse_virtualenv_version(&text)
 }
 

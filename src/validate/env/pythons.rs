@@ -15,7 +15,7 @@
 //! `sys.version_info`), outside the sandbox, once per process.
 
 use super::EnvError;
-use crate::validate::runner::{find_in_path, Command, RunSpec, Runner, SandboxPolicy};
+use crate::validate::runner::find_in_path;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -32,37 +32,17 @@ pub struct Interpreter {
 
 /// Asks `program` for its executable and version; `None` when it does not answer.
 pub fn probe(program: &Path) -> Option<Interpreter> {
-    let runner = Runner::new(SandboxPolicy::Off).ok()?;
-    let dir = tempfile::Builder::new()
-        .prefix("hunkgen-python-")
-        .tempdir()
-        .ok()?;
-    let stdout = dir.path().join("stdout");
-    let mut spec = RunSpec::new(
-        Command::Exec {
-            program: program.to_path_buf(),
-            args: vec![
-                "-c".into(),
-                "import sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3])"
-                    .into(),
-            ],
-        },
-        dir.path(),
-        &stdout,
-    )
-    .with_timeout(Duration::from_secs(60), Duration::from_secs(5));
-    spec.stderr_path = Some(dir.path().join("stderr"));
-    let out = runner.run(&spec).ok()?;
-    let text = fs::read(&stdout)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .ok()?;
+    let text = crate::validate::runner::host_answer(
+        program,
+        &[
+            "-c",
+            "import sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3])",
+        ],
+        Duration::from_secs(60),
+    )?;
     let mut lines = text.lines();
-    match (
-        out.exit.success() && !out.timed_out,
-        lines.next(),
-        lines.next(),
-    ) {
-        (true, Some(exe), Some(version)) if !exe.is_empty() => Some(Interpreter {
+    match (lines.next(), lines.next()) {
+        (Some(exe), Some(version)) if !exe.is_empty() => Some(Interpreter {
             exe: PathBuf::from(exe),
             version: version.trim().to_string(),
         }),

@@ -533,5 +533,34 @@ const PASSED_THROUGH: [&str; 10] = [
     "no_proxy",
 ];
 
+/// What a host tool prints when asked about itself (an interpreter's `-c` probe,
+/// `mvn --version`, `virtualenv --version`): run outside the sandbox with `timeout`, its
+/// standard output when it exits 0 in time, else `None`.
+pub fn host_answer(program: &std::path::Path, args: &[&str], timeout: Duration) -> Option<String> {
+    let runner = Runner::new(SandboxPolicy::Off).ok()?;
+    let dir = tempfile::Builder::new()
+        .prefix("hunkgen-ask-")
+        .tempdir()
+        .ok()?;
+    let stdout = dir.path().join("stdout");
+    let mut spec = RunSpec::new(
+        Command::Exec {
+            program: program.to_path_buf(),
+            args: args.iter().map(OsString::from).collect(),
+        },
+        dir.path(),
+        &stdout,
+    )
+    .with_timeout(timeout, Duration::from_secs(5));
+    spec.stderr_path = Some(dir.path().join("stderr"));
+    let out = runner.run(&spec).ok()?;
+    if !out.exit.success() || out.timed_out {
+        return None;
+    }
+    fs::read(&stdout)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
 #[cfg(test)]
 mod tests;

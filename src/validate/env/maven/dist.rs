@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256, Sha512};
 
 use super::super::{hex8, EnvError};
 use super::kind::strip_ansi;
-use crate::validate::runner::{find_in_path, Command, RunSpec, Runner, SandboxPolicy};
+use crate::validate::runner::find_in_path;
 
 /// The remote repository distributions are downloaded from (a mirror or a loopback
 /// stand-in in tests); Maven Central's address when unset.
@@ -391,26 +391,10 @@ pub(super) fn installed_version(cache_root: &Path) -> Result<String, EnvError> {
 
 /// Runs `mvn -B --version` and returns its first line when it names Apache Maven.
 pub(super) fn ask_version(mvn: &Path) -> Option<String> {
-    let runner = Runner::new(SandboxPolicy::Off).ok()?;
-    let dir = tempfile::Builder::new()
-        .prefix("hunkgen-mvn-")
-        .tempdir()
-        .ok()?;
-    let stdout = dir.path().join("stdout");
-    let mut spec = RunSpec::new(
-        Command::Exec {
-            program: mvn.to_path_buf(),
-            args: vec!["-B".into(), "--version".into()],
-        },
-        dir.path(),
-        &stdout,
-    )
-    .with_timeout(Duration::from_secs(120), Duration::from_secs(5));
-    spec.stderr_path = Some(dir.path().join("stderr"));
-    let out = runner.run(&spec).ok()?;
-    let text = fs::read_to_string(&stdout).ok()?;
+    let text =
+        crate::validate::runner::host_answer(mvn, &["-B", "--version"], Duration::from_secs(120))?;
     let first = strip_ansi(text.lines().next()?).trim().to_string();
-    (out.exit.success() && first.starts_with("Apache Maven")).then_some(first)
+    first.starts_with("Apache Maven").then_some(first)
 }
 
 #[cfg(test)]
