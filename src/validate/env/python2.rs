@@ -79,9 +79,7 @@ fn parse_virtualenv_version(text: &str) -> Option<String> {
 
 /// Whether virtualenv `version` still creates Python 2.7 environments: 20.22 dropped them.
 fn makes_python2(version: &str) -> bool {
-    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
-    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
-    (major, minor) < (20, 22)
+    super::pythons::version_key(version) < vec![20, 22]
 }
 
 /// Builds `spec`'s environment in `tmp` on the Python 2 interpreter `python` (see the

@@ -258,7 +258,8 @@ pub fn choose<'a>(found: &'a [Interpreter], requested: Option<&str>) -> Option<&
         .max_by_key(|f| version_key(&f.version))
 }
 
-fn version_key(v: &str) -> Vec<u32> {
+/// `3.11.7` → `[3, 11, 7]`, ordered as versions are (a missing part is 0).
+pub(super) fn version_key(v: &str) -> Vec<u32> {
     v.split('.').map(|p| p.parse().unwrap_or(0)).collect()
 }
 
