@@ -304,6 +304,26 @@ fn python_2_code_that_declares_no_version_runs_on_python_2_7() {
 }
 
 #[test]
+fn python_2_code_under_a_declaration_of_2_and_3_runs_on_python_2_7() {
+    // Classifiers for 2.7 and 3.9, and a test with a `print` statement, which no Python 3
+    // compiles: the 3 is a plan the tree has not carried out, and 2.7 runs it.
+    let both = setup_py(">=3.6")
+        .replace("    python_requires=\">=3.6\",\n", "")
+        .replace(":: 3.8", ":: 2.7");
+    let py = proven_on_python_2(&both, |v| {
+        test_file(v).replace(
+            "def test_low():\n",
+            "def test_low():\n    print \"checking\", core.low()\n",
+        )
+    });
+    assert!(
+        py["chosen"].as_str().is_some_and(|c| c
+            .contains("declares Python 2.7, 3.9 but is Python 2 code, which no Python 3 compiles")),
+        "{py}"
+    );
+}
+
+#[test]
 fn python_2_imports_under_a_python_3_declaration_are_unsupported_python_with_the_evidence() {
     // dateutil's shape before 2010: nothing in the build files says Python 2 (here they
     // even name Python 3), and no line is Python 2 syntax, so a Python 3 runs the suite;

@@ -43,9 +43,10 @@ pub struct Declared {
     /// `requirements` ([`added_by_changes`]): the fixed side runs in the same environment.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub added_by_changes: Vec<String>,
-    /// For a tree that declares no Python 3: the first line of a file the tests may
-    /// load that only Python 2 compiles (`path:line: text`, [`super::py2code`]). Such a
-    /// tree is Python 2 code and gets a 2.7 interpreter.
+    /// For a tree that declares no Python 3: the first line of a file the tests may load
+    /// that only Python 2 compiles (`path:line: text`, [`super::py2code`]); for one that
+    /// declares Python 2 beside 3, of a test file. Such a tree is Python 2 code and gets
+    /// a 2.7 interpreter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub python2_code: Option<String>,
     /// Distributions the test files import that nothing declares
@@ -286,8 +287,11 @@ pub fn satisfies(version: &str, spec: &str) -> bool {
 /// The interpreter for a tree that declares `d`, among `found` (see the module doc).
 pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpreter> {
     let declares_3 = d.versions.iter().any(|v| v.starts_with('3'));
-    // Python 2 only: by what the tree declares, or (declaring no Python 3) by its code.
-    let declares_only_2 = (!d.versions.is_empty() || d.python2_code.is_some()) && !declares_3;
+    let declares_2 = d.versions.iter().any(|v| v.starts_with('2'));
+    // Python 2 only: by what the tree declares, or by its code where the tree declares
+    // no Python 3 or Python 2 beside it (a line no Python 3 compiles: the 3 is a plan).
+    let declares_only_2 = ((!d.versions.is_empty() || d.python2_code.is_some()) && !declares_3)
+        || (declares_2 && d.python2_code.is_some());
     let admits = |i: &&Interpreter| {
         d.requires_python
             .as_deref()
@@ -322,6 +326,11 @@ pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpret
             (Some(code), true) => {
                 format!("the tree declares no version and is Python 2 code ({code})")
             }
+            (Some(code), false) if declares_3 => format!(
+                "the tree declares Python {} but is Python 2 code, which no Python 3 \
+                 compiles ({code})",
+                d.versions.join(", ")
+            ),
             _ => format!("the tree declares Python {} only", d.versions.join(", ")),
         };
         return Ok(Choice {
@@ -335,8 +344,18 @@ pub fn choose(d: &Declared, found: &[Interpreter]) -> Result<Choice, NoInterpret
     }
     if allowed.is_empty() {
         let needs = match (&d.requires_python, declares_only_2) {
-            (_, true) if d.versions.is_empty() => "2.7".into(),
-            (_, true) => d.versions.join(" or "),
+            (_, true) => {
+                let twos: Vec<&str> = d
+                    .versions
+                    .iter()
+                    .filter(|v| v.starts_with('2'))
+                    .map(String::as_str)
+                    .collect();
+                match twos.is_empty() {
+                    true => "2.7".into(),
+                    false => twos.join(" or "),
+                }
+            }
             (Some(r), false) => r.clone(),
             (None, false) => "3".into(),
         };
@@ -446,11 +465,15 @@ pub fn declared_at(
         .requires_python
         .clone()
         .or_else(|| python_requires(setup_py.as_deref(), setup_cfg.as_deref()));
-    // Only a tree with development-only requirements, or one that names no Python 3,
-    // pays for reading its sources.
+    // Only a tree with development-only requirements, or one that names no Python 3 or
+    // Python 2 beside it, pays for reading its sources.
     let wants_modules = !project.optional.is_empty();
     let mut python2_code: Option<String> = None;
-    let mut wants_python2 = !versions.iter().any(|v| v.starts_with('3'))
+    let declares_3 = versions.iter().any(|v| v.starts_with('3'));
+    // Beside a declaration of Python 3 only a test file decides: a module of the package
+    // may be Python 2's half of a compatibility pair that no Python 3 imports.
+    let test_files_only = declares_3;
+    let mut wants_python2 = (!declares_3 || versions.iter().any(|v| v.starts_with('2')))
         && requires_python
             .as_deref()
             .is_none_or(|r| satisfies("2.7.18", r));
@@ -467,7 +490,7 @@ pub fn declared_at(
             continue;
         }
         let Some(text) = read(p) else { continue };
-        if wants_python2 {
+        if wants_python2 && (is_test || !test_files_only) {
             if let Some((line, code)) = super::py2code::python2_line(&text) {
                 python2_code = Some(format!("{p}:{line}: {code}"));
                 wants_python2 = false;

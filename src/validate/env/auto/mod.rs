@@ -266,7 +266,7 @@ mod tests {
             })
         );
         // A tree that declares nothing never gets Python 2, even where only 2.7 is,
-        // unless its code is Python 2; one that declares Python 3 never does.
+        // unless its code is Python 2; one that declares Python 3 only never does.
         assert!(choose(&Declared::default(), &[i("2.7.18")]).is_err());
         let code = Declared {
             date: at("2012-01-01"),
@@ -288,6 +288,37 @@ mod tests {
                 python2_only: true
             })
         );
+        // Python 2 code under a declaration of 2 beside 3 cannot run on 3: 2.7.
+        let two_and_three = Declared {
+            versions: vec!["2.7".into(), "3.3".into()],
+            ..code.clone()
+        };
+        let c = choose(&two_and_three, &found).expect("2.7");
+        assert_eq!(c.interpreter.version, "2.7.18");
+        assert!(
+            c.why
+                .contains("declares Python 2.7, 3.3 but is Python 2 code")
+                && c.why.contains("(pkg/core.py:3: print x)"),
+            "{}",
+            c.why
+        );
+        assert_eq!(
+            choose(&two_and_three, &no2),
+            Err(NoInterpreter {
+                needs: "2.7".into(),
+                python2_only: true
+            })
+        );
+        // Without such a line, a tree that declares 2 and 3 runs on 3.
+        let plain = Declared {
+            python2_code: None,
+            ..two_and_three
+        };
+        assert!(choose(&plain, &found)
+            .expect("3")
+            .interpreter
+            .version
+            .starts_with("3."));
         let both = Declared {
             versions: vec!["3.6".into()],
             ..code
