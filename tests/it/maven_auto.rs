@@ -80,6 +80,9 @@ fn history_files(pom: &str, extra: &[(&str, &str)]) -> Script {
     s
 }
 
+/// The Maven recipe of these tests. The necessary-hunks stage is off: it is kind-neutral
+/// (tests/it/selection.rs), and its Maven runs would double each test's time; the first
+/// test turns it back on and checks it once under Maven.
 pub(crate) fn recipe(dir: &Path, repo: &Path) -> PathBuf {
     let path = dir.join("recipe.yaml");
     fs::write(
@@ -87,6 +90,7 @@ pub(crate) fn recipe(dir: &Path, repo: &Path) -> PathBuf {
         format!(
             "name: mvn\nsource:\n  git:\n    repo: {}\nfiles:\n  code_extensions: [java]\n\
              select:\n  min_code_hunks: 2\nvalidate:\n  reruns: 1\n  timeout: 600\n  \
+             necessary_hunks: false\n  \
              network_for_setup: false\n  suites:\n    - name: maven\n      env:\n        \
              maven: auto\n      report: junit\n",
             repo.display()
@@ -191,6 +195,10 @@ fn maven_auto_proves_the_new_test_offline_and_reuses_its_environment() {
     let repo = history();
     let work = tempfile::tempdir().expect("tempdir");
     let recipe = recipe(work.path(), &repo.dir);
+    // This test also runs the necessary-hunks stage under Maven (the default, which
+    // the other tests' recipe turns off).
+    let text = fs::read_to_string(&recipe).expect("recipe");
+    fs::write(&recipe, text.replace("  necessary_hunks: false\n", "")).expect("recipe");
     let cache = work.path().join("cache");
     let out = work.path().join("out");
     let o = build(&recipe, &out, &cache, &seed);
@@ -204,6 +212,13 @@ fn maven_auto_proves_the_new_test_offline_and_reuses_its_environment() {
         serde_json::json!(["org.acme.CalcTest::addsAndMultiplies"]),
         "{row}"
     );
+    // Each of the two hunks is needed: without either, CalcTest still fails.
+    let hunks = row["hunks"].as_array().expect("hunks");
+    let counted: Vec<&Value> = hunks.iter().filter(|h| h["counted"] == true).collect();
+    assert_eq!(counted.len(), 2, "{row}");
+    for h in counted {
+        assert_eq!(h["necessary"], true, "{h}");
+    }
     let mvn = &row["validation"]["maven"];
     assert!(mvn["jdk"].as_str().is_some_and(|v| !v.is_empty()), "{mvn}");
     assert_eq!(mvn["level"], 8, "{mvn}");
