@@ -14,6 +14,12 @@
 //!   `(?:^|[\b_./-])[Tt]est` by default, so `parser_tests.py`, `tests_main.py`): such a
 //!   suite runs under pytest, which collects a file it is given by name whatever
 //!   `python_files` says.
+//! - A `.py` file that defines a `unittest` test case (a class whose bases name a
+//!   `…TestCase`) is a test module whatever its name: trees run by a hand-written runner
+//!   (`alltests.py`, `runtests.py` importing `lexer`, `validators`) name their modules
+//!   freely, and pytest collects a file it is given by name (run.rs reads the file as the
+//!   base tree and the test patch give it; `conftest.py` and `__init__.py` are never
+//!   named).
 //! - A text file matching pytest's doctest globs (`test*.txt` by default) is a test
 //!   file when the test patch shows a doctest example in it (run.rs checks the patch).
 //! - A test patch that changes only a test package's `__init__.py` or a `conftest.py`
@@ -269,6 +275,28 @@ fn nose_match(dirs: &[String], read: &impl Fn(&str) -> Option<String>) -> Option
 
 fn default_patterns() -> Vec<String> {
     DEFAULT_PYTHON_FILES.iter().map(|s| s.to_string()).collect()
+}
+
+/// Whether Python source `text` defines a `unittest` test case: a class whose bases name
+/// a `…TestCase` (`unittest.TestCase`, `TestCase`, `IsolatedAsyncioTestCase`). pytest
+/// collects such classes from a file it is given by name, whatever the file is called,
+/// so a module an old tree's own runner lists (`test/lexer.py`) can be run by name.
+pub fn defines_test_case(text: &str) -> bool {
+    static RE: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    RE.get_or_init(|| regex::Regex::new(r"(?m)^[ \t]*class[ \t]+\w+[ \t]*\(([^)]*)\)[ \t]*:").ok())
+        .as_ref()
+        .is_some_and(|re| {
+            re.captures_iter(text).any(|c| {
+                c.get(1).is_some_and(|bases| {
+                    bases.as_str().split(',').any(|b| {
+                        b.trim()
+                            .rsplit('.')
+                            .next()
+                            .is_some_and(|n| n.ends_with("TestCase"))
+                    })
+                })
+            })
+        })
 }
 
 /// The files pytest collects below each `__init__.py` or `conftest.py` of `touched`
@@ -558,6 +586,31 @@ mod tests {
             "[tool.pytest]\npython_files = \"it_*.py\"\n",
         )]);
         assert_eq!(python_files(&["it_a.py"], &read).patterns, vec!["it_*.py"]);
+    }
+
+    /// A class whose bases name a `…TestCase` makes a module a test module (old trees'
+    /// `test/lexer.py` under a hand-written runner); a plain class, a pytest-style
+    /// `class TestX:`, a base merely named `Test…` or a `TestCase` in a comment do not.
+    #[test]
+    fn a_module_defining_a_unittest_case_is_a_test_module() {
+        for yes in [
+            "import unittest\nclass LexerTest(unittest.TestCase):\n    def test_a(self): pass\n",
+            "from unittest import TestCase\n\nclass T(object, TestCase) :\n    pass\n",
+            "class A(unittest.IsolatedAsyncioTestCase):\n    pass\n",
+            "if True:\n    class Nested(django.test.TestCase):\n        pass\n",
+        ] {
+            assert!(defines_test_case(yes), "{yes}");
+        }
+        for no in [
+            "class TestLexer:\n    def test_a(self): pass\n",
+            "class Helper(object):\n    pass\n",
+            "class Sample(TestBase):\n    pass\n",
+            "# class X(unittest.TestCase):\nx = 1\n",
+            "class TestCaseFactory(object):\n    pass\n",
+            "",
+        ] {
+            assert!(!defines_test_case(no), "{no}");
+        }
     }
 
     /// A tree that configures nose names what nose collects (`parser_tests.py`, as

@@ -1,8 +1,10 @@
 //! The test files a suite runs, on a real pytest: `workdir: .` selects the test patch's
 //! files (never "everything"), only files pytest collects are named (`python_files` from
 //! the tree's pyproject.toml; a sample under `tests/` that cannot even be imported is
-//! not one), a doctest text file the test patch adds is run, and a test patch with
-//! nothing to run is rejected as such, without running the whole suite.
+//! not one), a doctest text file the test patch adds is run, a module of any name that
+//! defines a unittest case is run by name (an old tree's hand-written runner lists it),
+//! and a test patch with nothing to run is rejected as such, without running the whole
+//! suite.
 
 use crate::common::{hunkgen, validation_env, Script};
 use std::collections::BTreeMap;
@@ -12,7 +14,7 @@ use std::fs;
 /// far apart so that it is two hunks.
 fn core(fixed: &[&str]) -> String {
     let mut t = String::new();
-    for name in ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"] {
+    for name in ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"] {
         let v = if fixed.contains(&name) { 2 } else { 1 };
         t.push_str(&format!("def {name}():\n    return {v}\n"));
         t.push_str(&"\n# padding\n".repeat(4));
@@ -97,6 +99,23 @@ fn history() -> (Script, BTreeMap<&'static str, String>) {
         "Sums of the core:\n\n>>> from pkg import core\n>>> core.i() + core.j()\n4\n",
     );
     fixes.insert("doctest", s.commit("Fix i and j returning one"));
+    // Its test module has no test_ name (a hand-written runner lists it) but defines a
+    // unittest case; the runner's helper it also changes is no test module and is never
+    // named (importing it would fail).
+    s.write(
+        "pkg/core.py",
+        &core(&["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"]),
+    );
+    s.write(
+        "tests/lexer.py",
+        "import unittest\n\nfrom pkg import core\n\n\nclass LexerTest(unittest.TestCase):\n    \
+         def test_kl(self):\n        self.assertEqual(core.k() + core.l(), 4)\n",
+    );
+    s.write(
+        "tests/alltests.py",
+        "import a_module_nobody_installed  # the old runner: imports lexer and runs it\n",
+    );
+    fixes.insert("unittest", s.commit("Fix k and l returning one"));
     (s, fixes)
 }
 
@@ -211,6 +230,13 @@ fn workdir_dot_selects_only_what_pytest_collects_and_never_everything() {
     assert!(
         f2p.len() == 1 && f2p[0].as_str().is_some_and(|t| t.contains("test_sums.txt")),
         "{doctest}"
+    );
+    // The unittest module of another name is run by name; its runner is not.
+    let unittest = row("unittest");
+    assert_eq!(
+        unittest["FAIL_TO_PASS"],
+        serde_json::json!(["tests/lexer.py::LexerTest::test_kl"]),
+        "{unittest}"
     );
     // Nothing to run: rejected as such; the whole suite never ran for it.
     let data = row("data");

@@ -402,8 +402,15 @@ impl Validator<'_> {
         });
         // pytest collects a test module, or a doctest text file (`tests/test_x.txt`) the
         // patch shows examples (`>>>`) of: a data file of that name holds none.
+        // A module of another name that defines a unittest case is run by name too.
         let runs = |pf: &crate::validate::select::PythonFiles, path: &str| {
-            pf.collects(path) || (pf.doctest_file(path) && shows_examples(c, path))
+            pf.collects(path)
+                || (pf.doctest_file(path) && shows_examples(c, path))
+                || (path.ends_with(".py")
+                    && !path.ends_with("/conftest.py")
+                    && !path.ends_with("/__init__.py")
+                    && !matches!(path, "conftest.py" | "__init__.py")
+                    && crate::validate::select::defines_test_case(&module_text(c, repo, rev, path)))
         };
         // Only a test package's shared code changed: run what it reaches.
         if let Some(pf) = &collected {
@@ -432,6 +439,28 @@ impl Validator<'_> {
         sel.files = sel.paths.iter().map(sh_quote).collect::<Vec<_>>().join(" ");
         sel
     }
+}
+
+/// A test module's text for the rule that reads its classes: the base tree's file (if
+/// it has one) and the lines the test patch leaves in it (all of them for a file the
+/// patch adds).
+fn module_text(c: &Candidate, repo: &Path, rev: &str, path: &str) -> String {
+    let mut text = crate::git::read_blob(repo, rev, path, &[])
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    for l in c
+        .test_patch
+        .files
+        .iter()
+        .filter(|f| f.path() == path)
+        .flat_map(|f| &f.hunks)
+        .flat_map(|h| &h.lines)
+        .filter(|l| l.kind != crate::diff::LineKind::Removed)
+    {
+        text.push('\n');
+        text.push_str(&String::from_utf8_lossy(l.text()));
+    }
+    text
 }
 
 /// Whether the candidate's test patch shows a doctest example (a line starting `>>>`,
