@@ -106,6 +106,53 @@ fn project_root(paths: &[String]) -> String {
         .unwrap_or_default()
 }
 
+/// The directory a setuptools build maps the root package namespace to, as its files
+/// declare it: `package_dir={'': 'lib'}` in `setup.py`, `package_dir = =lib` under
+/// `[options]` of `setup.cfg`, `package-dir = {"" = "lib"}` under `[tool.setuptools]` of
+/// `pyproject.toml`. A single relative directory, else `None`.
+fn declared_package_dir(read: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    static SETUP_PY: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    static PYPROJECT: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let from_setup_py = || {
+        let re = SETUP_PY
+            .get_or_init(|| {
+                regex::Regex::new(
+                    r#"package_dir\s*=\s*\{\s*(?:''|"")\s*:\s*(?:'([^']*)'|"([^"]*)")"#,
+                )
+                .ok()
+            })
+            .as_ref()?;
+        let text = read("setup.py")?;
+        let c = re.captures(&text)?;
+        c.get(1).or(c.get(2)).map(|m| m.as_str().to_string())
+    };
+    let from_setup_cfg = || {
+        let text = read("setup.cfg")?;
+        let (first, rest) = crate::pyconfig::ini_value(&text, "options", "package_dir")?;
+        std::iter::once(first).chain(rest).find_map(|l| {
+            let (k, v) = l.split_once('=')?;
+            k.trim().is_empty().then(|| v.trim().to_string())
+        })
+    };
+    let from_pyproject = || {
+        let re = PYPROJECT
+            .get_or_init(|| {
+                regex::Regex::new(r#"(?m)^\s*package-dir\s*=\s*\{\s*""\s*=\s*"([^"]*)""#).ok()
+            })
+            .as_ref()?;
+        let text = read("pyproject.toml")?;
+        let section = text.split("[tool.setuptools]").nth(1)?;
+        let section = section.split("\n[").next().unwrap_or(section);
+        re.captures(section)?.get(1).map(|m| m.as_str().to_string())
+    };
+    let dir = from_setup_py()
+        .or_else(from_setup_cfg)
+        .or_else(from_pyproject)?;
+    let dir = dir.trim().trim_start_matches("./").trim_end_matches('/');
+    (!dir.is_empty() && dir != "." && !dir.starts_with('/') && !dir.split('/').any(|c| c == ".."))
+        .then(|| dir.to_string())
+}
+
 pub(super) fn infer(
     all_paths: &[String],
     read_repo: &dyn Fn(&str) -> Option<String>,
@@ -130,7 +177,20 @@ pub(super) fn infer(
     let src_layout = paths.iter().any(|p| {
         p.starts_with("src/") && p.ends_with("/__init__.py") && p.matches('/').count() == 2
     });
-    let pythonpath = src_layout.then(|| "src".to_string());
+    // Where the build itself says the packages are (`package_dir={'': 'lib'}`), when a
+    // package lies there: older trees keep them under `lib/` as often as under `src/`.
+    let declared_dir = declared_package_dir(&read).filter(|d| {
+        paths.iter().any(|p| {
+            p.strip_prefix(d.as_str())
+                .and_then(|r| r.strip_prefix('/'))
+                .is_some_and(|r| r.ends_with("/__init__.py") && r.matches('/').count() == 1)
+        })
+    });
+    let src_layout = src_layout || declared_dir.as_deref() == Some("src");
+    let pythonpath = match &declared_dir {
+        Some(d) => Some(d.clone()),
+        None => src_layout.then(|| "src".to_string()),
+    };
     let mut test_dirs: Vec<String> = paths
         .iter()
         .filter(|p| {
@@ -149,11 +209,14 @@ pub(super) fn infer(
     }
     inferred.push(format!(
         "Python: {} layout{}, test files under {}",
-        if src_layout { "src" } else { "flat" },
-        if src_layout {
-            " (src/ on PYTHONPATH)"
-        } else {
-            ""
+        match &declared_dir {
+            Some(d) if d != "src" => format!("{d}/ (the build's package_dir)"),
+            _ if src_layout => "src".to_string(),
+            _ => "flat".to_string(),
+        },
+        match &pythonpath {
+            Some(d) => format!(" ({d}/ on PYTHONPATH)"),
+            None => String::new(),
         },
         if test_dirs.is_empty() {
             "(none found)".to_string()
@@ -691,6 +754,44 @@ mod tests {
         let (mut i, mut n) = (Vec::new(), Vec::new());
         let inf = infer(&paths, &read, auto, &mut i, &mut n);
         (inf, i, n)
+    }
+
+    /// The build's own `package_dir` names the directory on PYTHONPATH (mako's `lib/`),
+    /// in setup.py, setup.cfg or pyproject.toml; a directory that holds no package, or
+    /// a mapping of one package only, changes nothing.
+    #[test]
+    fn a_package_dir_the_build_declares_is_put_on_pythonpath() {
+        let setup_py = "from setuptools import setup\nsetup(name='mako',\n      package_dir={'':'lib'},\n      packages=['mako'])\n";
+        for (file, text) in [
+            ("setup.py", setup_py),
+            (
+                "setup.cfg",
+                "[metadata]\nname = mako\n[options]\npackage_dir =\n    =lib\n",
+            ),
+            (
+                "pyproject.toml",
+                "[project]\nname = \"mako\"\n[tool.setuptools]\npackage-dir = {\"\" = \"lib\"}\n",
+            ),
+        ] {
+            let (inf, inferred, _) = run(&[
+                ("lib/mako/__init__.py", ""),
+                ("test/test_a.py", ""),
+                (file, text),
+            ]);
+            assert_eq!(inf.pythonpath.as_deref(), Some("lib"), "{file}");
+            assert!(
+                inferred.iter().any(|l| l.contains("lib/ on PYTHONPATH")),
+                "{file}: {inferred:?}"
+            );
+        }
+        // No package under the declared directory; one package mapped by name.
+        let (inf, _, _) = run(&[("mako/__init__.py", ""), ("setup.py", setup_py)]);
+        assert_eq!(inf.pythonpath, None);
+        let (inf, _, _) = run(&[
+            ("lib/mako/__init__.py", ""),
+            ("setup.py", "setup(package_dir={'mako': 'lib/mako'})\n"),
+        ]);
+        assert_eq!(inf.pythonpath, None);
     }
 
     /// tox names a requirements file (`-r{toxinidir}/…`, `-rfile`): its lines are the

@@ -230,6 +230,27 @@ fn a_package_that_needs_its_build_outputs_runs_from_the_working_copy() {
     assert_eq!(s.git(&["status", "--porcelain", "--ignored"]), "");
 }
 
+/// A setup.py that maps its packages to `lib/` (`package_dir={'': 'lib'}`, as 2007-2010
+/// trees of mako do): the tests import the package from there.
+#[test]
+fn a_package_under_the_builds_package_dir_is_imported_from_there() {
+    let setup = setup_py(">=3.6").replace(
+        "    packages=[\"oldlib\"],\n",
+        "    package_dir={'': 'lib'},\n    packages=[\"oldlib\"],\n",
+    );
+    assert!(setup.contains("package_dir"), "{setup}");
+    let mut s = Script::new();
+    s.write("setup.py", &setup);
+    s.write("lib/oldlib/__init__.py", "");
+    s.write("lib/oldlib/core.py", &core(1));
+    s.write("tests/test_core.py", &test_file(1));
+    commit_at(&mut s, -26170, "Initial import");
+    s.write("lib/oldlib/core.py", &core(2));
+    s.write("tests/test_core.py", &test_file(2));
+    commit_at(&mut s, -26169, "Fix low and high returning one");
+    proves_the_first_fix(&s);
+}
+
 /// `init` + `build` of a history whose one fix adds `test_sum_2`: the one row kept,
 /// with that test as its FAIL_TO_PASS.
 fn proves_the_first_fix(s: &Script) -> Value {
