@@ -251,6 +251,41 @@ fn a_package_under_the_builds_package_dir_is_imported_from_there() {
     proves_the_first_fix(&s);
 }
 
+/// A pytest plugin (a `pytest11` entry point in setup.py) whose tests use the fixture it
+/// registers: run from the working copy, the plugin loads only through the entry points
+/// written beside the project's metadata (without them the fixture is missing on both
+/// sides and no test fails then passes).
+#[test]
+fn a_pytest_plugin_is_loaded_through_the_entry_points_it_declares() {
+    let setup = setup_py(">=3.6").replace(
+        "    packages=[\"oldlib\"],\n",
+        "    packages=[\"oldlib\"],\n    entry_points={'pytest11': ['oldlib = oldlib.plugin']},\n",
+    );
+    assert!(setup.contains("pytest11"), "{setup}");
+    let tests = |v: u32| {
+        let mut t = String::from("def test_low():\n    assert True\n");
+        if v > 1 {
+            t.push_str("\n\ndef test_sum_2(total):\n    assert total == 4\n");
+        }
+        t
+    };
+    let mut s = Script::new();
+    s.write("setup.py", &setup);
+    s.write("oldlib/__init__.py", "");
+    s.write(
+        "oldlib/plugin.py",
+        "import pytest\n\nfrom oldlib import core\n\n\n@pytest.fixture\ndef total():\n    \
+         return core.low() + core.high()\n",
+    );
+    s.write("oldlib/core.py", &core(1));
+    s.write("tests/test_core.py", &tests(1));
+    commit_at(&mut s, -26170, "Initial import");
+    s.write("oldlib/core.py", &core(2));
+    s.write("tests/test_core.py", &tests(2));
+    commit_at(&mut s, -26169, "Fix low and high returning one");
+    proves_the_first_fix(&s);
+}
+
 /// `init` + `build` of a history whose one fix adds `test_sum_2`: the one row kept,
 /// with that test as its FAIL_TO_PASS.
 fn proves_the_first_fix(s: &Script) -> Value {

@@ -558,6 +558,11 @@ pub fn declared_at(
             .into_iter()
             .map(|f| format!("{root}{f}"))
             .collect::<Vec<_>>(),
+        &entry_points(
+            pyproject_doc.as_ref(),
+            setup_cfg.as_deref(),
+            setup_py.as_deref(),
+        ),
     );
     let backend = project.backend.as_ref().map(|ask| {
         use sha2::Digest;
@@ -644,6 +649,125 @@ pub(super) fn project_name(
     from_toml.or_else(from_cfg).or_else(from_py)
 }
 
+/// The entry points a build would register, as (group, `name = object reference` lines):
+/// `[project.entry-points.*]` and `[project.scripts]` of `pyproject.toml`,
+/// `[options.entry_points]` of `setup.cfg`, and `entry_points=` of `setup.py` (a dict of
+/// string lists, or an ini-style string). An installed project announces itself through
+/// them (a pytest plugin through `pytest11`); a run from the working copy has none
+/// unless they are written beside its metadata.
+pub(super) fn entry_points(
+    pyproject: Option<&toml::Table>,
+    setup_cfg: Option<&str>,
+    setup_py: Option<&str>,
+) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    let mut add = |group: &str, line: String| {
+        let line = line.trim().to_string();
+        let valid = line
+            .split_once('=')
+            .is_some_and(|(n, v)| !n.trim().is_empty() && !v.trim().is_empty());
+        if group.is_empty() || !valid {
+            return;
+        }
+        match out.iter_mut().find(|(g, _)| g == group) {
+            Some((_, lines)) if !lines.contains(&line) => lines.push(line),
+            Some(_) => {}
+            None => out.push((group.to_string(), vec![line])),
+        }
+    };
+    if let Some(project) = pyproject.and_then(|d| d.get("project")) {
+        let mut groups: Vec<(String, toml::Table)> = Vec::new();
+        if let Some(eps) = project.get("entry-points").and_then(|t| t.as_table()) {
+            for (g, t) in eps {
+                if let Some(t) = t.as_table() {
+                    groups.push((g.clone(), t.clone()));
+                }
+            }
+        }
+        for (key, group) in [
+            ("scripts", "console_scripts"),
+            ("gui-scripts", "gui_scripts"),
+        ] {
+            if let Some(t) = project.get(key).and_then(|t| t.as_table()) {
+                groups.push((group.to_string(), t.clone()));
+            }
+        }
+        for (g, t) in groups {
+            for (name, v) in t {
+                if let Some(v) = v.as_str() {
+                    add(&g, format!("{name} = {v}"));
+                }
+            }
+        }
+    }
+    if let Some(cfg) = setup_cfg {
+        // `group =` keys with indented `name = ref` lines.
+        let mut in_section = false;
+        let mut group = String::new();
+        for line in cfg.lines() {
+            let t = line.trim();
+            if t.starts_with('[') && t.ends_with(']') {
+                in_section = t == "[options.entry_points]";
+                continue;
+            }
+            if !in_section || t.is_empty() || t.starts_with('#') || t.starts_with(';') {
+                continue;
+            }
+            if line.starts_with(' ') || line.starts_with('\t') {
+                add(&group, t.to_string());
+            } else if let Some((k, v)) = t.split_once('=') {
+                group = k.trim().to_string();
+                if !v.trim().is_empty() {
+                    add(&group, v.to_string());
+                }
+            }
+        }
+    }
+    if let Some(py) = setup_py {
+        static START: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r#"\bentry_points\s*=\s*([{]|[rRuU]?(?:"""|'''|"|'))"#)
+                .expect("fixed regex")
+        });
+        static GROUP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r#"["']([\w.\-]+)["']\s*:\s*[\[(]([^\])]*)[\])]"#)
+                .expect("fixed regex")
+        });
+        static QUOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r#""([^"\n]*)"|'([^'\n]*)'"#).expect("fixed regex")
+        });
+        for c in START.captures_iter(py) {
+            let (Some(all), Some(open)) = (c.get(0), c.get(1)) else {
+                continue;
+            };
+            let rest = &py[all.end()..];
+            if open.as_str() == "{" {
+                // The dict up to its closing brace (such a dict nests no braces).
+                let body = rest.split('}').next().unwrap_or_default();
+                for g in GROUP.captures_iter(body) {
+                    for q in QUOTED.captures_iter(&g[2]) {
+                        if let Some(m) = q.get(1).or(q.get(2)) {
+                            add(&g[1], m.as_str().to_string());
+                        }
+                    }
+                }
+            } else {
+                // An ini text of `[group]` sections.
+                let quote = open.as_str().trim_start_matches(['r', 'R', 'u', 'U']);
+                let text = rest.split(quote).next().unwrap_or_default();
+                let mut group = String::new();
+                for l in text.lines().map(str::trim) {
+                    if let Some(g) = l.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+                        group = g.trim().to_string();
+                    } else if !l.is_empty() && !l.starts_with('#') {
+                        add(&group, l.to_string());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The version files a build writes from the history, relative to the project root:
 /// setuptools_scm's `write_to`/`version_file` (pyproject or setup.py's
 /// `use_scm_version`), hatch-vcs's `version-file` and vcversioner's
@@ -697,13 +821,16 @@ pub(super) fn version_files(
 /// the distribution's metadata in `site` (the `PYTHONPATH` directory, or the workdir),
 /// which `importlib.metadata.version(…)` and `pkg_resources.get_distribution(…)` read
 /// (humanize's `__init__`), and the version files its build writes from the history
-/// (setuptools_scm's template), which the package imports. `version` is the nearest
-/// tag's. A path leaving the working copy (absolute, `..`) is never written.
+/// (setuptools_scm's template), which the package imports, and the entry points it
+/// declares (`entry_points.txt` beside the metadata: a pytest plugin is loaded through
+/// them). `version` is the nearest tag's. A path leaving the working copy (absolute,
+/// `..`) is never written.
 pub fn build_outputs(
     name: Option<&str>,
     version: &str,
     site: &str,
     version_files: &[String],
+    entry_points: &[(String, Vec<String>)],
 ) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let inside = |p: &str| {
@@ -720,6 +847,25 @@ pub fn build_outputs(
             s => format!("{s}/{dir}/METADATA"),
         };
         if inside(&path) {
+            if !entry_points.is_empty() {
+                let mut text = String::new();
+                for (group, lines) in entry_points {
+                    text.push_str(&format!("[{group}]\n"));
+                    for l in lines {
+                        text.push_str(l);
+                        text.push('\n');
+                    }
+                    text.push('\n');
+                }
+                let dir = path
+                    .trim_end_matches("/METADATA")
+                    .trim_end_matches("METADATA");
+                let eps = match dir {
+                    "" => "entry_points.txt".to_string(),
+                    d => format!("{d}/entry_points.txt"),
+                };
+                out.push((eps, text));
+            }
             out.push((
                 path,
                 format!("Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"),

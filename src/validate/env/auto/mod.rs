@@ -342,6 +342,81 @@ mod tests {
         );
     }
 
+    /// The entry points each build file declares (pytest-xdist's `pytest11` in a
+    /// setup.py dict of 2018, a setup.cfg section of 2021, a pyproject table of 2024, an
+    /// ini string of older trees) are written beside the metadata; none, no file.
+    #[test]
+    fn the_entry_points_a_build_declares_are_written_beside_its_metadata() {
+        let setup_py = "setup(\n    name=\"pytest-xdist\",\n    entry_points={\n        \"pytest11\": [\n            \"xdist = xdist.plugin\",\n            'xdist.looponfail = xdist.looponfail',\n        ],\n        'console_scripts': ['xd=xdist.main:run'],\n    },\n)\n";
+        let want = vec![
+            (
+                "pytest11".to_string(),
+                vec![
+                    "xdist = xdist.plugin".to_string(),
+                    "xdist.looponfail = xdist.looponfail".to_string(),
+                ],
+            ),
+            (
+                "console_scripts".to_string(),
+                vec!["xd=xdist.main:run".to_string()],
+            ),
+        ];
+        assert_eq!(entry_points(None, None, Some(setup_py)), want);
+        let ini =
+            "setup(name='p', entry_points=\"\"\"\n[pytest11]\nxdist = xdist.plugin\n\"\"\")\n";
+        assert_eq!(
+            entry_points(None, None, Some(ini)),
+            vec![(
+                "pytest11".to_string(),
+                vec!["xdist = xdist.plugin".to_string()]
+            )]
+        );
+        let cfg = "[metadata]\nname = pytest-xdist\n[options.entry_points]\npytest11 =\n    xdist.plugin = xdist.plugin\n    xdist.looponfail = xdist.looponfail\n[options]\nzip_safe = no\n";
+        assert_eq!(
+            entry_points(None, Some(cfg), None),
+            vec![(
+                "pytest11".to_string(),
+                vec![
+                    "xdist.plugin = xdist.plugin".to_string(),
+                    "xdist.looponfail = xdist.looponfail".to_string()
+                ]
+            )]
+        );
+        let pyproject: toml::Table = "[project]\nname = \"pytest-xdist\"\n[project.entry-points.pytest11]\nxdist = \"xdist.plugin\"\n[project.scripts]\nxd = \"xdist.main:run\"\n"
+            .parse()
+            .expect("toml");
+        assert_eq!(
+            entry_points(Some(&pyproject), None, None),
+            vec![
+                (
+                    "pytest11".to_string(),
+                    vec!["xdist = xdist.plugin".to_string()]
+                ),
+                (
+                    "console_scripts".to_string(),
+                    vec!["xd = xdist.main:run".to_string()]
+                ),
+            ]
+        );
+        assert!(entry_points(
+            None,
+            Some("[metadata]\nname = a\n"),
+            Some("setup(name='a')\n")
+        )
+        .is_empty());
+        let out = build_outputs(Some("pytest-xdist"), "1.23.2", "", &[], &want);
+        assert_eq!(out[0].0, "pytest_xdist-1.23.2.dist-info/entry_points.txt");
+        assert_eq!(
+            out[0].1,
+            "[pytest11]\nxdist = xdist.plugin\nxdist.looponfail = xdist.looponfail\n\n\
+             [console_scripts]\nxd=xdist.main:run\n\n"
+        );
+        assert_eq!(out[1].0, "pytest_xdist-1.23.2.dist-info/METADATA");
+        let out = build_outputs(Some("pytest-xdist"), "1", "src", &[], &want);
+        assert_eq!(out[0].0, "src/pytest_xdist-1.dist-info/entry_points.txt");
+        assert_eq!(build_outputs(Some("a"), "1", "", &[], &[]).len(), 1);
+    }
+
     #[test]
     fn what_an_install_would_add_is_named_from_the_build_config() {
         // humanize, 2024: hatch-vcs writes src/humanize/_version.py; the package on
@@ -390,6 +465,7 @@ mod tests {
                 "../outside.py".into(),
                 "/etc/x".into(),
             ],
+            &[],
         );
         assert_eq!(out.len(), 2, "{out:?}");
         assert_eq!(out[0].0, "src/my_pkg-4.12.0.dist-info/METADATA");
@@ -398,7 +474,7 @@ mod tests {
         assert!(out[1].1.contains("__version__ = version = '4.12.0'"));
         assert!(out[1].1.contains("version_tuple = (4, 12, 0,)"));
         assert_eq!(
-            build_outputs(Some("a"), "1", "", &[])[0].0,
+            build_outputs(Some("a"), "1", "", &[], &[])[0].0,
             "a-1.dist-info/METADATA"
         );
     }
