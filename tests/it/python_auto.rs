@@ -29,6 +29,16 @@ fn setup_py(requires: &str) -> String {
     )
 }
 
+/// [`setup_py`] (`>=3.6`) with `line` (an argument of `setup()`) after `packages=`.
+fn setup_py_adding(line: &str) -> String {
+    let setup = setup_py(">=3.6").replace(
+        "    packages=[\"oldlib\"],\n",
+        &format!("    packages=[\"oldlib\"],\n    {line}\n"),
+    );
+    assert!(setup.contains(line), "{setup}");
+    setup
+}
+
 /// The tests of version `v` of `core.py`: the sum test the fix to `v` adds.
 fn test_file(v: u32) -> String {
     let mut t =
@@ -74,13 +84,27 @@ fn first_fix_2020(setup: &str) -> Script {
 
 /// [`first_fix_2020`] with these tests of each version of `core.py`.
 fn first_fix_2020_tested(setup: &str, test: impl Fn(u32) -> String) -> Script {
+    first_fix_2020_in(setup, "oldlib", &[], test)
+}
+
+/// [`first_fix_2020_tested`] with the package in `package` (a directory) and `extra`
+/// files beside it from the start.
+fn first_fix_2020_in(
+    setup: &str,
+    package: &str,
+    extra: &[(&str, &str)],
+    test: impl Fn(u32) -> String,
+) -> Script {
     let mut s = Script::new();
     s.write("setup.py", setup);
-    s.write("oldlib/__init__.py", "");
-    s.write("oldlib/core.py", &core(1));
+    s.write(&format!("{package}/__init__.py"), "");
+    s.write(&format!("{package}/core.py"), &core(1));
+    for (path, text) in extra {
+        s.write(path, text);
+    }
     s.write("tests/test_core.py", &test(1));
     commit_at(&mut s, -26170, "Initial import");
-    s.write("oldlib/core.py", &core(2));
+    s.write(&format!("{package}/core.py"), &core(2));
     s.write("tests/test_core.py", &test(2));
     commit_at(&mut s, -26169, "Fix low and high returning one");
     s
@@ -234,21 +258,8 @@ fn a_package_that_needs_its_build_outputs_runs_from_the_working_copy() {
 /// trees of mako do): the tests import the package from there.
 #[test]
 fn a_package_under_the_builds_package_dir_is_imported_from_there() {
-    let setup = setup_py(">=3.6").replace(
-        "    packages=[\"oldlib\"],\n",
-        "    package_dir={'': 'lib'},\n    packages=[\"oldlib\"],\n",
-    );
-    assert!(setup.contains("package_dir"), "{setup}");
-    let mut s = Script::new();
-    s.write("setup.py", &setup);
-    s.write("lib/oldlib/__init__.py", "");
-    s.write("lib/oldlib/core.py", &core(1));
-    s.write("tests/test_core.py", &test_file(1));
-    commit_at(&mut s, -26170, "Initial import");
-    s.write("lib/oldlib/core.py", &core(2));
-    s.write("tests/test_core.py", &test_file(2));
-    commit_at(&mut s, -26169, "Fix low and high returning one");
-    proves_the_first_fix(&s);
+    let setup = setup_py_adding("package_dir={'': 'lib'},");
+    proves_the_first_fix(&first_fix_2020_in(&setup, "lib/oldlib", &[], test_file));
 }
 
 /// A pytest plugin (a `pytest11` entry point in setup.py) whose tests use the fixture it
@@ -257,11 +268,7 @@ fn a_package_under_the_builds_package_dir_is_imported_from_there() {
 /// sides and no test fails then passes).
 #[test]
 fn a_pytest_plugin_is_loaded_through_the_entry_points_it_declares() {
-    let setup = setup_py(">=3.6").replace(
-        "    packages=[\"oldlib\"],\n",
-        "    packages=[\"oldlib\"],\n    entry_points={'pytest11': ['oldlib = oldlib.plugin']},\n",
-    );
-    assert!(setup.contains("pytest11"), "{setup}");
+    let setup = setup_py_adding("entry_points={'pytest11': ['oldlib = oldlib.plugin']},");
     let tests = |v: u32| {
         let mut t = String::from("def test_low():\n    assert True\n");
         if v > 1 {
@@ -269,21 +276,14 @@ fn a_pytest_plugin_is_loaded_through_the_entry_points_it_declares() {
         }
         t
     };
-    let mut s = Script::new();
-    s.write("setup.py", &setup);
-    s.write("oldlib/__init__.py", "");
-    s.write(
-        "oldlib/plugin.py",
-        "import pytest\n\nfrom oldlib import core\n\n\n@pytest.fixture\ndef total():\n    \
-         return core.low() + core.high()\n",
-    );
-    s.write("oldlib/core.py", &core(1));
-    s.write("tests/test_core.py", &tests(1));
-    commit_at(&mut s, -26170, "Initial import");
-    s.write("oldlib/core.py", &core(2));
-    s.write("tests/test_core.py", &tests(2));
-    commit_at(&mut s, -26169, "Fix low and high returning one");
-    proves_the_first_fix(&s);
+    let plugin = "import pytest\n\nfrom oldlib import core\n\n\n\
+                  @pytest.fixture\ndef total():\n    return core.low() + core.high()\n";
+    proves_the_first_fix(&first_fix_2020_in(
+        &setup,
+        "oldlib",
+        &[("oldlib/plugin.py", plugin)],
+        tests,
+    ));
 }
 
 /// `init` + `build` of a history whose one fix adds `test_sum_2`: the one row kept,
