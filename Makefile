@@ -23,7 +23,7 @@ VALIDATE_VENV := target/venv-validate
 export HUNKGEN_UV ?= $(CURDIR)/$(VALIDATE_VENV)/bin/uv
 # uv's shared package cache; seeded once here so the tests build venvs offline.
 export HUNKGEN_UV_CACHE ?= $(CURDIR)/target/uv-cache
-UV_SEEDED := $(call esc,$(HUNKGEN_UV_CACHE))/.seeded-7
+UV_SEEDED := $(call esc,$(HUNKGEN_UV_CACHE))/.seeded-8
 # Defects4J itself for the `defects4j` environment kind (src/validate/defects4j): its Perl
 # framework with Debian's Perl modules and Ant, JDK 11 from Debian bullseye, and a working
 # copy of the framework (trimmed to Cli and Codec in ../shared) with those projects'
@@ -219,6 +219,9 @@ $(UV_SEEDED): $(VALIDATE_VENV)/bin/uv
 	rm -rf target/uv-seed
 	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" venv --quiet --python $(VALIDATE_VENV)/bin/python target/uv-seed
 	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" pip install --quiet --python target/uv-seed/bin/python pytest==9.2.0 setuptools
+	# pip as env: swebench maps a conda spec's `pip` (pip<25.3, the harness's era):
+	# validate.rs's xarray-shaped spec installs it offline.
+	UV_CACHE_DIR="$(HUNKGEN_UV_CACHE)" "$(HUNKGEN_UV)" pip install --quiet --python target/uv-seed/bin/python "pip<25.3"
 	rm -rf target/uv-seed
 	# tests/it/python_auto.rs: pytest and setuptools as of its fixture's commit dates, for
 	# Python 3.9 (python: auto pins both to a commit's date); wheel too, which a setup.py
