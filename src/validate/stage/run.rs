@@ -407,9 +407,7 @@ impl Validator<'_> {
             pf.collects(path)
                 || (pf.doctest_file(path) && shows_examples(c, path))
                 || (path.ends_with(".py")
-                    && !path.ends_with("/conftest.py")
-                    && !path.ends_with("/__init__.py")
-                    && !matches!(path, "conftest.py" | "__init__.py")
+                    && !matches!(path.rsplit('/').next(), Some("conftest.py" | "__init__.py"))
                     && crate::validate::select::defines_test_case(&module_text(c, repo, rev, path)))
         };
         // Only a test package's shared code changed: run what it reaches.

@@ -35,14 +35,16 @@
 mod declare;
 mod direct;
 mod failures;
-pub(crate) use declare::tag_version;
 mod imports;
+mod install;
+pub(crate) use install::tag_version;
 mod py2code;
 mod resolve;
 
 pub use declare::*;
 pub use direct::direct_reference_name;
 pub use failures::*;
+pub use install::*;
 pub use resolve::*;
 
 use std::path::{Path, PathBuf};
@@ -162,6 +164,7 @@ mod tests {
     use super::super::pythons::{self, Interpreter};
     use super::super::EnvSpec;
     use super::declare::*;
+    use super::install::*;
     use super::*;
     use std::path::PathBuf;
 
