@@ -347,14 +347,19 @@ fn set_jobs(jobs: Option<usize>) {
 }
 
 /// Ctrl-C during a build: remove the build's temporary directory (the previous dataset
-/// is untouched), say so in one line and exit 130.
+/// is untouched), say so in one line and exit 130. Once the new dataset is swapped in (the
+/// summary is still printing), say that instead.
 fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
-        crate::dataset::writer::abandon_all();
+        let written = crate::dataset::writer::abandon_all();
         crate::scratch::abandon();
-        eprintln!(
-            "interrupted: the build was abandoned; the previous dataset (if any) is unchanged"
-        );
+        if written {
+            eprintln!("interrupted: the build had already written its dataset, which stays");
+        } else {
+            eprintln!(
+                "interrupted: the build was abandoned; the previous dataset (if any) is unchanged"
+            );
+        }
         std::process::exit(130);
     });
 }

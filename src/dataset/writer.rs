@@ -4,21 +4,28 @@
 
 use super::{io_err, read_card, DatasetError};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// Temporary directories of builds in progress, removed by the Ctrl-C handler.
 static IN_PROGRESS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
+/// Set, under the `IN_PROGRESS` lock, when a writer of this process has swapped its
+/// dataset in, so the Ctrl-C handler can tell which dataset is in place.
+static COMMITTED: AtomicBool = AtomicBool::new(false);
+
 /// Remove the temporary directories of builds in progress (for the Ctrl-C handler; the
-/// datasets themselves are untouched).
-pub fn abandon_all() {
-    let dirs = IN_PROGRESS
-        .lock()
-        .map(|mut v| std::mem::take(&mut *v))
-        .unwrap_or_default();
+/// datasets themselves are untouched). Waits for a swap under way to finish, and returns
+/// whether a dataset of this process had already been swapped in.
+pub fn abandon_all() -> bool {
+    let (dirs, committed) = match IN_PROGRESS.lock() {
+        Ok(mut v) => (std::mem::take(&mut *v), COMMITTED.load(Ordering::SeqCst)),
+        Err(_) => (Vec::new(), COMMITTED.load(Ordering::SeqCst)),
+    };
     for d in dirs {
         let _ = std::fs::remove_dir_all(d);
     }
+    committed
 }
 
 /// A dataset being built: files go into a hidden sibling of the output directory, and
@@ -117,16 +124,26 @@ impl DatasetWriter {
     /// Make the new dataset the output directory in one step; the old one is removed.
     pub fn commit(self) -> Result<(), DatasetError> {
         sync_dir(&self.tmp);
-        let result = if self.output.exists() {
-            exchange(&self.tmp, &self.output).map(|()| {
-                // The old dataset now sits at the temporary path.
-                let _ = std::fs::remove_dir_all(&self.tmp);
-            })
+        // The swap happens under the lock the Ctrl-C handler takes, so the handler sees
+        // either the old dataset with this build abandoned, or the new one in place.
+        let mut guard = IN_PROGRESS.lock().ok();
+        let had_old = self.output.exists();
+        let result = if had_old {
+            exchange(&self.tmp, &self.output)
         } else {
             std::fs::rename(&self.tmp, &self.output)
         };
-        if let Ok(mut v) = IN_PROGRESS.lock() {
+        if result.is_ok() {
+            COMMITTED.store(true, Ordering::SeqCst);
+        }
+        if let Some(v) = guard.as_mut() {
             v.retain(|p| p != &self.tmp);
+        }
+        drop(guard);
+        if result.is_ok() && had_old {
+            // The old dataset now sits at the temporary path (a kill here leaves it for
+            // the next build to sweep).
+            let _ = std::fs::remove_dir_all(&self.tmp);
         }
         result.map_err(io_err(&self.output))
     }
