@@ -143,10 +143,16 @@ impl AutoEnv {
     /// (5.1 on; xunit2, the default from 6.0, drops the file of each test case). Older
     /// pytest writes xunit1 only and refuses `-o` before 3.0, so the option is not in
     /// the command `init` writes.
+    ///
+    /// `PYTHONPATH` is absolute (`$PWD`, the workdir the command starts in), and names the
+    /// workdir itself in a flat layout: an installed project is importable, with its
+    /// metadata and entry points, from any directory, and tests that start Python or
+    /// pytest in a temporary directory (pytester's `runpytest_subprocess`) rely on that.
     pub fn command_prefix(&self) -> String {
         let mut out = String::new();
-        if let Some(p) = &self.pythonpath {
-            out.push_str(&format!("PYTHONPATH={} ", sh_quote(p)));
+        match &self.pythonpath {
+            Some(p) => out.push_str(&format!("PYTHONPATH=\"$PWD\"/{} ", sh_quote(p))),
+            None => out.push_str("PYTHONPATH=\"$PWD\" "),
         }
         let has_junit_family = self
             .pytest
@@ -535,12 +541,15 @@ mod tests {
         };
         assert_eq!(
             env(Some("2.9.2"), Some("src")).command_prefix(),
-            "PYTHONPATH='src' "
+            "PYTHONPATH=\"$PWD\"/'src' "
         );
-        assert_eq!(env(Some("5.0.1"), None).command_prefix(), "");
+        assert_eq!(
+            env(Some("5.0.1"), None).command_prefix(),
+            "PYTHONPATH=\"$PWD\" "
+        );
         assert_eq!(
             env(Some("6.1.2"), None).command_prefix(),
-            "PYTEST_ADDOPTS='-o junit_family=xunit1' "
+            "PYTHONPATH=\"$PWD\" PYTEST_ADDOPTS='-o junit_family=xunit1' "
         );
     }
 
