@@ -329,6 +329,89 @@ pub fn reached_by_support_files(
     out
 }
 
+/// The test modules of `tree` (as `pf` collects them; `read` gives a repository path's
+/// text) that name a data file of `touched`: what a test patch that changes only data
+/// (pycodestyle's `testing/data/E50.py`, read file by file by `tests/test_data.py`)
+/// reaches. A module names a file by its name in a string (`'E50.py'`,
+/// `"data/E50.py"`), or by its directory: as one path string (`"testing/data"`) or as
+/// successive string literals on one line (`os.path.join(ROOT, 'testing', 'data')`),
+/// taken relative to the module's own directory when the data lies below it (`'data'`
+/// beside `__file__`).
+pub fn reached_by_data_files(
+    touched: &[&str],
+    pf: &PythonFiles,
+    tree: &[String],
+    read: impl Fn(&str) -> Option<String>,
+) -> Vec<String> {
+    let data: Vec<&str> = touched
+        .iter()
+        .copied()
+        .filter(|t| {
+            let name = t.rsplit('/').next().unwrap_or(t);
+            !pf.collects(t) && name != "__init__.py" && name != "conftest.py"
+        })
+        .collect();
+    if data.is_empty() {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = tree
+        .iter()
+        .filter(|m| pf.collects(m) && !data.contains(&m.as_str()))
+        .filter(|m| read(m).is_some_and(|text| data.iter().any(|d| names_data_file(&text, m, d))))
+        .cloned()
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether the text of test module `module` names data file `data` (both repository
+/// paths); see [`reached_by_data_files`].
+fn names_data_file(text: &str, module: &str, data: &str) -> bool {
+    let (dir, name) = data.rsplit_once('/').unwrap_or(("", data));
+    // `s` inside a string: after a quote or `/`, before a quote (or `/` for a directory).
+    let quoted = |s: &str, closes: &[char]| {
+        ['\'', '"', '/'].iter().any(|open| {
+            closes
+                .iter()
+                .any(|close| text.contains(&format!("{open}{s}{close}")))
+        })
+    };
+    if quoted(name, &['\'', '"']) {
+        return true;
+    }
+    let module_dir = module.rsplit_once('/').map_or("", |(d, _)| d);
+    let rel = match dir.strip_prefix(module_dir) {
+        Some(r) if !module_dir.is_empty() && (r.is_empty() || r.starts_with('/')) => {
+            r.trim_start_matches('/')
+        }
+        _ => dir,
+    };
+    if rel.is_empty() {
+        return false;
+    }
+    if quoted(rel, &['\'', '"', '/']) {
+        return true;
+    }
+    let parts: Vec<&str> = rel.split('/').collect();
+    text.lines().any(|line| {
+        let mut rest = line;
+        parts.iter().all(|p| {
+            let at = [format!("'{p}'"), format!("\"{p}\"")]
+                .iter()
+                .filter_map(|lit| rest.find(lit.as_str()).map(|i| i + lit.len()))
+                .min();
+            match at {
+                Some(i) => {
+                    rest = &rest[i..];
+                    true
+                }
+                None => false,
+            }
+        })
+    })
+}
+
 /// The longest directory all of `files` are under (empty: the root).
 fn common_dir(files: &[&str]) -> String {
     let dirs: Vec<Vec<&str>> = files
@@ -700,6 +783,53 @@ mod tests {
             vec!["tests/sub/test_ttl.py"]
         );
         assert!(reached_by_support_files(&["tests/helpers.py"], &pf, &tree).is_empty());
+    }
+
+    #[test]
+    fn a_patch_of_data_files_reaches_the_modules_that_read_them() {
+        let pf = python_files(&["tests/test_data.py"], files(&[]));
+        let tree: Vec<String> = [
+            "tests/test_data.py",
+            "tests/test_api.py",
+            "tests/test_shell.py",
+            "tests/test_other.py",
+            "tests/sub/test_near.py",
+            "tests/sub/data/case.json",
+            "testing/data/E50.py",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let text = |p: &str| -> Option<String> {
+            Some(
+                match p {
+                    // The directory as successive literals on one line.
+                    "tests/test_data.py" => {
+                        "for f in os.listdir(os.path.join(ROOT, 'testing', 'data')):\n"
+                    }
+                    // The file by name, in a path string.
+                    "tests/test_api.py" => "E50 = ROOT + \"/testing/data/E50.py\"\n",
+                    // The components, but not in order on one line.
+                    "tests/test_shell.py" => "x = 'data'\ny = 'testing'\n",
+                    // A longer name that starts like the directory is not it.
+                    "tests/test_other.py" => "x = 'testing/database'\n",
+                    // Below the module's own directory: relative to it.
+                    "tests/sub/test_near.py" => "open(os.path.join(HERE, 'data', 'x'))\n",
+                    _ => return None,
+                }
+                .to_string(),
+            )
+        };
+        assert_eq!(
+            reached_by_data_files(&["testing/data/E50.py"], &pf, &tree, text),
+            vec!["tests/test_api.py", "tests/test_data.py"]
+        );
+        assert_eq!(
+            reached_by_data_files(&["tests/sub/data/case.json"], &pf, &tree, text),
+            vec!["tests/sub/test_near.py"]
+        );
+        // A test module of the patch is no data file.
+        assert!(reached_by_data_files(&["tests/test_other.py"], &pf, &tree, text).is_empty());
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! the tree's pyproject.toml; a sample under `tests/` that cannot even be imported is
 //! not one), a doctest text file the test patch adds is run, a module of any name that
 //! defines a unittest case is run by name (an old tree's hand-written runner lists it),
-//! and a test patch with nothing to run is rejected as such, without running the whole
+//! a test patch of data files runs the modules that name their directory, and a test
+//! patch with nothing to run is rejected as such, without running the whole
 //! suite.
 
 use crate::common::{hunkgen, validation_env, Script};
@@ -14,7 +15,9 @@ use std::fs;
 /// far apart so that it is two hunks.
 fn core(fixed: &[&str]) -> String {
     let mut t = String::new();
-    for name in ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"] {
+    for name in [
+        "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n",
+    ] {
         let v = if fixed.contains(&name) { 2 } else { 1 };
         t.push_str(&format!("def {name}():\n    return {v}\n"));
         t.push_str(&"\n# padding\n".repeat(4));
@@ -51,6 +54,15 @@ fn history() -> (Script, BTreeMap<&'static str, String>) {
         "tests/test_mix.py",
         "from tests import Mixin\n\n\nclass TestMix(Mixin):\n    pass\n",
     );
+    // A module that checks every case file of a data directory beside it.
+    s.write(
+        "tests/test_cases.py",
+        "import os\n\nfrom pkg import core\n\nHERE = os.path.dirname(__file__)\n\n\n\
+         def test_cases():\n    for f in sorted(os.listdir(os.path.join(HERE, 'cases'))):\n        \
+         if f.endswith('.txt'):\n            names, want = open(os.path.join(HERE, 'cases', f)).read().split()\n            \
+         assert sum(getattr(core, n)() for n in names.split('+')) == int(want)\n",
+    );
+    s.write("tests/cases/.keep", "");
     s.commit("Initial import");
     let mut fixes = BTreeMap::new();
     // Its test patch adds a test and edits the sample: only the test is named.
@@ -116,6 +128,15 @@ fn history() -> (Script, BTreeMap<&'static str, String>) {
         "import a_module_nobody_installed  # the old runner: imports lexer and runs it\n",
     );
     fixes.insert("unittest", s.commit("Fix k and l returning one"));
+    // Its test patch is a case file only, which the module beside its directory reads.
+    s.write(
+        "pkg/core.py",
+        &core(&[
+            "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n",
+        ]),
+    );
+    s.write("tests/cases/mn.txt", "m+n 4\n");
+    fixes.insert("cases", s.commit("Fix m and n returning one"));
     (s, fixes)
 }
 
@@ -238,7 +259,15 @@ fn workdir_dot_selects_only_what_pytest_collects_and_never_everything() {
         serde_json::json!(["tests/lexer.py::LexerTest::test_kl"]),
         "{unittest}"
     );
-    // Nothing to run: rejected as such; the whole suite never ran for it.
+    // A case file only: the module that reads its directory is run.
+    let cases = row("cases");
+    assert_eq!(
+        cases["FAIL_TO_PASS"],
+        serde_json::json!(["tests/test_cases.py::test_cases"]),
+        "{cases}"
+    );
+    // Nothing to run (no module names its data): rejected as such; the whole suite never
+    // ran for it.
     let data = row("data");
     assert_eq!(data["reason"], "no_test_suite", "{data}");
     assert!(

@@ -11,7 +11,8 @@ use crate::validate::env::{sh_quote, BuiltEnv, Selected};
 use crate::validate::parse::{self, IdStyle, InfraFailure, InfraKind, RunResult};
 use crate::validate::runner::{Command, RunSpec};
 use crate::validate::select::{
-    python_files, reached_by_support_files, relevant_collection_errors, workdir_prefix,
+    python_files, reached_by_data_files, reached_by_support_files, relevant_collection_errors,
+    workdir_prefix,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -415,10 +416,22 @@ impl Validator<'_> {
             if !touched.iter().any(|t| runs(pf, t)) {
                 let names: Vec<&str> = touched.iter().map(String::as_str).collect();
                 let tree = crate::git::tree_paths(repo, rev).unwrap_or_default();
-                touched = reached_by_support_files(&names, pf, &tree)
+                let mut reached: Vec<String> = reached_by_support_files(&names, pf, &tree)
                     .into_iter()
                     .filter(|p| in_suite(p))
                     .collect();
+                // Only data changed: run the modules that read it.
+                if reached.is_empty() {
+                    reached = reached_by_data_files(&names, pf, &tree, |p| {
+                        crate::git::read_blob(repo, rev, p, &[])
+                            .ok()
+                            .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    })
+                    .into_iter()
+                    .filter(|p| in_suite(p))
+                    .collect();
+                }
+                touched = reached;
             }
         }
         let mut sel = Selection::default();
