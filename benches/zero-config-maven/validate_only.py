@@ -7,16 +7,22 @@ waiting for the necessary-hunks stage (README says which rows).
 
     python3 benches/zero-config-maven/validate_only.py commons-vfs
     HUNKGEN_CACHE_DIR=<cache> hunkgen build benches/zero-config-maven/commons-vfs-v.yaml -o <out>/commons-vfs
+    python3 benches/zero-config-maven/validate_only.py benches/zero-config-held-out-5/743fdd9/isort.yaml
 """
 import pathlib
 import sys
 
 here = pathlib.Path(__file__).resolve().parent
 for name in sys.argv[1:]:
-    text = (here / f"{name}.yaml").read_text()
+    # A name of this directory's recipes, or the path of any recipe `init` wrote
+    # (benches/zero-config-held-out-5/743fdd9/isort.yaml).
+    recipe = pathlib.Path(name) if name.endswith(".yaml") else here / f"{name}.yaml"
+    name = recipe.stem
+    text = recipe.read_text()
     if "validate:\n  reruns: 2\n" not in text or "# Repository states (FixedBench)" not in text:
         sys.exit(f"{name}.yaml: not a recipe as `hunkgen init` writes it (validate: / states:)")
     text = text.replace("validate:\n  reruns: 2\n", "validate:\n  necessary_hunks: false\n  reruns: 2\n", 1)
     text = text[: text.index("# Repository states (FixedBench)")]
-    (here / f"{name}-v.yaml").write_text(text)
-    print(f"wrote {name}-v.yaml")
+    out = recipe.with_name(f"{name}-v.yaml")
+    out.write_text(text)
+    print(f"wrote {out}")
