@@ -23,6 +23,8 @@ for name in sys.argv[1:]:
         sys.exit(f"{name}.yaml: not a recipe as `hunkgen init` writes it (validate: / states:)")
     text = text.replace("validate:\n  reruns: 2\n", "validate:\n  necessary_hunks: false\n  reruns: 2\n", 1)
     text = text[: text.index("# Repository states (FixedBench)")]
+    # A rule on necessary hunks needs the stage this variant leaves out.
+    text = text.replace("\n  min_necessary_hunks:", "\n  # min_necessary_hunks:")
     out = recipe.with_name(f"{name}-v.yaml")
     out.write_text(text)
     print(f"wrote {out}")
