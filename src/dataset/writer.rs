@@ -18,10 +18,12 @@ static COMMITTED: AtomicBool = AtomicBool::new(false);
 /// datasets themselves are untouched). Waits for a swap under way to finish, and returns
 /// whether a dataset of this process had already been swapped in.
 pub fn abandon_all() -> bool {
-    let (dirs, committed) = match IN_PROGRESS.lock() {
-        Ok(mut v) => (std::mem::take(&mut *v), COMMITTED.load(Ordering::SeqCst)),
-        Err(_) => (Vec::new(), COMMITTED.load(Ordering::SeqCst)),
-    };
+    let guard = IN_PROGRESS.lock();
+    // Read while the lock is held: a swap is either wholly before this or after it.
+    let committed = COMMITTED.load(Ordering::SeqCst);
+    let dirs = guard
+        .map(|mut v| std::mem::take(&mut *v))
+        .unwrap_or_default();
     for d in dirs {
         let _ = std::fs::remove_dir_all(d);
     }

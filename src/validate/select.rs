@@ -299,6 +299,12 @@ pub fn defines_test_case(text: &str) -> bool {
         })
 }
 
+/// Whether `path` is a test package's `__init__.py` or a `conftest.py`: code the tests
+/// share, never a test module of its own.
+pub fn support_file(path: &str) -> bool {
+    matches!(path.rsplit('/').next(), Some("__init__.py" | "conftest.py"))
+}
+
 /// The files pytest collects below each `__init__.py` or `conftest.py` of `touched`
 /// (repository paths), from `tree` (every file of the base tree), sorted: what a change
 /// to a test package's shared code reaches when no test file itself changed.
@@ -308,11 +314,8 @@ pub fn reached_by_support_files(
     tree: &[String],
 ) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for t in touched {
-        let (dir, name) = t.rsplit_once('/').unwrap_or(("", t));
-        if name != "__init__.py" && name != "conftest.py" {
-            continue;
-        }
+    for t in touched.iter().filter(|t| support_file(t)) {
+        let dir = t.rsplit_once('/').map_or("", |(d, _)| d);
         let under = if dir.is_empty() {
             String::new()
         } else {
@@ -346,10 +349,7 @@ pub fn reached_by_data_files(
     let data: Vec<&str> = touched
         .iter()
         .copied()
-        .filter(|t| {
-            let name = t.rsplit('/').next().unwrap_or(t);
-            !pf.collects(t) && name != "__init__.py" && name != "conftest.py"
-        })
+        .filter(|t| !pf.collects(t) && !support_file(t))
         .collect();
     if data.is_empty() {
         return Vec::new();
@@ -610,6 +610,11 @@ mod tests {
         assert!(fnmatch("*/tests/*.py", "/pkg/tests/a.py"));
     }
 
+    /// Repository paths as the tree lists them.
+    fn owned(paths: &[&str]) -> Vec<String> {
+        paths.iter().map(|s| s.to_string()).collect()
+    }
+
     fn files(map: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
         let m: HashMap<String, String> = map
             .iter()
@@ -764,16 +769,13 @@ mod tests {
     #[test]
     fn a_test_packages_shared_code_reaches_the_test_files_below_it() {
         let pf = python_files(&["tests/__init__.py"], files(&[]));
-        let tree: Vec<String> = [
+        let tree = owned(&[
             "tests/__init__.py",
             "tests/test_lru.py",
             "tests/sub/test_ttl.py",
             "tests/helpers.py",
             "other/test_x.py",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+        ]);
         assert_eq!(
             reached_by_support_files(&["tests/__init__.py"], &pf, &tree),
             vec!["tests/sub/test_ttl.py", "tests/test_lru.py"]
@@ -788,7 +790,7 @@ mod tests {
     #[test]
     fn a_patch_of_data_files_reaches_the_modules_that_read_them() {
         let pf = python_files(&["tests/test_data.py"], files(&[]));
-        let tree: Vec<String> = [
+        let tree = owned(&[
             "tests/test_data.py",
             "tests/test_api.py",
             "tests/test_shell.py",
@@ -796,10 +798,7 @@ mod tests {
             "tests/sub/test_near.py",
             "tests/sub/data/case.json",
             "testing/data/E50.py",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+        ]);
         let text = |p: &str| -> Option<String> {
             Some(
                 match p {

@@ -12,7 +12,7 @@ use crate::validate::parse::{self, IdStyle, InfraFailure, InfraKind, RunResult};
 use crate::validate::runner::{Command, RunSpec};
 use crate::validate::select::{
     python_files, reached_by_data_files, reached_by_support_files, relevant_collection_errors,
-    workdir_prefix,
+    support_file, workdir_prefix,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -393,13 +393,15 @@ impl Validator<'_> {
             .map(|fp| fp.path().to_string())
             .filter(|path| in_suite(path))
             .collect();
+        // A file of the base tree, as text.
+        let read_base = |p: &str| {
+            crate::git::read_blob(repo, rev, p, &[])
+                .ok()
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+        };
         let collected = (suite.report == ReportKind::Pytest && !touched.is_empty()).then(|| {
             let names: Vec<&str> = touched.iter().map(String::as_str).collect();
-            python_files(&names, |p| {
-                crate::git::read_blob(repo, rev, p, &[])
-                    .ok()
-                    .map(|b| String::from_utf8_lossy(&b).into_owned())
-            })
+            python_files(&names, read_base)
         });
         // pytest collects a test module, or a doctest text file (`tests/test_x.txt`) the
         // patch shows examples (`>>>`) of: a data file of that name holds none.
@@ -408,7 +410,7 @@ impl Validator<'_> {
             pf.collects(path)
                 || (pf.doctest_file(path) && shows_examples(c, path))
                 || (path.ends_with(".py")
-                    && !matches!(path.rsplit('/').next(), Some("conftest.py" | "__init__.py"))
+                    && !support_file(path)
                     && crate::validate::select::defines_test_case(&module_text(c, repo, rev, path)))
         };
         // Only a test package's shared code changed: run what it reaches.
@@ -422,14 +424,10 @@ impl Validator<'_> {
                     .collect();
                 // Only data changed: run the modules that read it.
                 if reached.is_empty() {
-                    reached = reached_by_data_files(&names, pf, &tree, |p| {
-                        crate::git::read_blob(repo, rev, p, &[])
-                            .ok()
-                            .map(|b| String::from_utf8_lossy(&b).into_owned())
-                    })
-                    .into_iter()
-                    .filter(|p| in_suite(p))
-                    .collect();
+                    reached = reached_by_data_files(&names, pf, &tree, read_base)
+                        .into_iter()
+                        .filter(|p| in_suite(p))
+                        .collect();
                 }
                 touched = reached;
             }
