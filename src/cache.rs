@@ -113,6 +113,18 @@ impl Cache {
         }
     }
 
+    /// The SHA-256 (hex) an entry's header records for its payload, read without the
+    /// payload; `None` when absent. A caller that relies on it reads the entry with
+    /// [`Cache::get`] later, which checks it.
+    pub fn sum(&self, key: &Key) -> Option<String> {
+        use std::io::Read;
+        let mut head = [0u8; 81];
+        let mut f = std::fs::File::open(self.path(key)).ok()?;
+        f.read_exact(&mut head).ok()?;
+        let sum = head.strip_prefix(MAGIC)?.get(..64)?;
+        Some(String::from_utf8_lossy(sum).into_owned())
+    }
+
     /// Store `payload` under `key` atomically (temporary file, fsync, rename). The
     /// temporary file is locked (`flock`) from before it has its name until it is renamed,
     /// so the first write of a process can remove those of writers that were killed
@@ -213,6 +225,18 @@ mod tests {
         bytes[last] ^= 1;
         std::fs::write(&path, &bytes).expect("corrupt");
         assert_eq!(cache.get(&key), None);
+    }
+
+    #[test]
+    fn the_recorded_sum_is_the_payloads() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cache = Cache::new(dir.path());
+        let key = Key::of(&[b"s"]);
+        assert_eq!(cache.sum(&key), None);
+        cache.put(&key, b"payload").expect("put");
+        assert_eq!(cache.sum(&key), Some(hex(&Sha256::digest(b"payload"))));
+        cache.put(&key, b"other").expect("put");
+        assert_eq!(cache.sum(&key), Some(hex(&Sha256::digest(b"other"))));
     }
 
     #[test]

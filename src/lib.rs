@@ -15,6 +15,7 @@ pub mod http;
 pub mod init;
 pub mod lock;
 pub mod mcp;
+pub mod memo;
 pub mod model;
 pub mod pipeline;
 pub mod progress;
