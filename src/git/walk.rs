@@ -16,6 +16,7 @@ use super::repo::open;
 use super::verify::Verifier;
 use crate::classify::Classifier;
 use crate::diff::Patch;
+use crate::memo::Memo;
 use crate::model::SkipReason;
 use crate::progress::Progress;
 use git2::{Diff, DiffFindOptions, Oid, Repository, RevparseMode, Sort};
@@ -75,8 +76,8 @@ pub struct WalkTotals {
 /// belongs to the source that mines (what counts as a fix is not git's business); the
 /// walk only reads the history and reports what each commit is.
 pub trait Policy: Sync {
-    /// How the policy names the rule a commit broke.
-    type Rule: Send;
+    /// How the policy names the rule a commit broke (stored in the memo).
+    type Rule: Send + Clone + serde::Serialize + serde::de::DeserializeOwned;
     /// Whether a commit message selects the commit (asked before any diff is made).
     fn accepts_message(&self, message: &str) -> bool;
     /// Whether a commit must change a test file as well as a code file.
@@ -90,6 +91,9 @@ pub trait Policy: Sync {
     fn patch_ids(&self) -> bool;
     /// Which code hunks do not count, and whether formatting-only commits are reported.
     fn hunk_rules(&self) -> HunkRules;
+    /// Everything the policy decides a message-selected commit by (its rules, not which
+    /// commits are walked): part of the memo key of each examined commit.
+    fn fingerprint(&self) -> String;
 }
 
 /// What the policy judges a commit by, once its code files are known.
@@ -181,17 +185,20 @@ pub fn walk<P: Policy>(
     policy: &P,
     classifier: &Classifier,
     progress: &Progress,
+    memo: Option<&Memo>,
 ) -> Result<Vec<Examined<P::Rule>>, GitError> {
     tune_libgit2();
     let (ids, abbrev) = {
         let r = open(repo)?;
         (commit_ids(&r, repo, revs)?, git_abbrev_len(&r))
     };
+    let fingerprint = format!("{}\n{classifier:?}\n{abbrev}", policy.fingerprint());
     let ctx = Ctx {
         policy,
         classifier,
         abbrev,
         shallow: shallow_boundary(repo),
+        memo: memo.map(|m| (m, fingerprint)),
     };
     progress.set_len(ids.len() as u64);
     let pool = RepoPool::new(repo, verify_objects);
@@ -468,6 +475,9 @@ struct Ctx<'a, P> {
     abbrev: u16,
     /// Commits whose parents a shallow clone cut off.
     shallow: HashSet<Oid>,
+    /// Where examined commits are kept across builds, with the fingerprint of the
+    /// policy, classifier and id length that decided them.
+    memo: Option<(&'a Memo, String)>,
 }
 
 /// Examine one commit cheap-first, asking `ctx.policy` at each step.
@@ -476,7 +486,7 @@ fn examine<P: Policy>(
     oid: Oid,
     ctx: &Ctx<'_, P>,
 ) -> Result<Outcome<P::Rule>, git2::Error> {
-    let (policy, classifier) = (ctx.policy, ctx.classifier);
+    let policy = ctx.policy;
     let Worker { repo, verifier } = w;
     let commit = repo.find_commit(oid)?;
     verifier.verify_object(repo, oid)?;
@@ -506,9 +516,168 @@ fn examine<P: Policy>(
             return Err(e);
         }
     }
-    let diff = commit_diff(repo, &commit, ctx.abbrev)?;
-    verifier.verify_diff(repo, &commit, &diff, false)?;
-    let change = ChangeDiff::new(repo, diff, || plain_diff(repo, &commit, ctx.abbrev))?;
+    // Past the message and parent checks, what the commit is depends only on its trees
+    // and the rules: a warm rebuild answers it from the memo.
+    let key = ctx.memo.as_ref().map(|(m, fp)| {
+        (
+            *m,
+            Memo::key("walk-examine-v1", &[oid.as_bytes(), fp.as_bytes()]),
+        )
+    });
+    if let Some((m, key)) = &key {
+        if let Some(stored) = m.get::<Stored<P::Rule>>(key) {
+            if let Some(outcome) = stored.into_outcome(&commit, message.clone())? {
+                return Ok(outcome);
+            }
+        }
+    }
+    let outcome = examine_trees(repo, verifier, &commit, message, ctx)?;
+    if let Some((m, key)) = &key {
+        if let Some(stored) = Stored::of(&outcome) {
+            m.put(key, &stored);
+        }
+    }
+    Ok(outcome)
+}
+
+/// What a memo entry keeps of an examined commit: the outcome, with a fix's patches as
+/// text (the commit's own fields are read again from the commit).
+#[derive(serde::Serialize, serde::Deserialize)]
+enum Stored<R> {
+    NoCodeOrTests,
+    FewHunks,
+    Rejected(R, String),
+    FormattingOnly(Vec<String>),
+    Fix(StoredFix),
+}
+
+/// A fix's trees-derived fields ([`FixCommit`] less what the commit object says).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StoredFix {
+    patch: String,
+    test_patch: String,
+    other_files: Vec<String>,
+    code_hunks: usize,
+    patch_id: Option<String>,
+    skips: BTreeMap<usize, SkipReason>,
+}
+
+impl<R: Clone> Stored<R> {
+    /// The stored form of `outcome`; `None` when it is not kept (a patch that is not
+    /// UTF-8 or does not parse back to itself is examined again each time).
+    fn of(outcome: &Outcome<R>) -> Option<Stored<R>> {
+        let text = |p: &Patch| {
+            let s = String::from_utf8(p.to_bytes()).ok()?;
+            (crate::diff::parse(s.as_bytes()).ok()? == *p).then_some(s)
+        };
+        Some(match outcome {
+            Outcome::NoCodeOrTests => Stored::NoCodeOrTests,
+            Outcome::FewHunks => Stored::FewHunks,
+            Outcome::Rejected(r, why) => Stored::Rejected(r.clone(), why.clone()),
+            Outcome::FormattingOnly(files) => Stored::FormattingOnly(files.clone()),
+            Outcome::Fix(f) => Stored::Fix(StoredFix {
+                patch: text(&f.patch)?,
+                test_patch: text(&f.test_patch)?,
+                other_files: f.other_files.clone(),
+                code_hunks: f.code_hunks,
+                patch_id: f.patch_id.clone(),
+                skips: f.skips.clone(),
+            }),
+            Outcome::Merge | Outcome::NoMessage | Outcome::MissingParent(_) => return None,
+        })
+    }
+
+    /// The outcome again, for `commit` with its decoded `message`; `None` when a stored
+    /// patch no longer parses (examined afresh then).
+    fn into_outcome(
+        self,
+        commit: &git2::Commit<'_>,
+        message: String,
+    ) -> Result<Option<Outcome<R>>, git2::Error> {
+        Ok(Some(match self {
+            Stored::NoCodeOrTests => Outcome::NoCodeOrTests,
+            Stored::FewHunks => Outcome::FewHunks,
+            Stored::Rejected(r, why) => Outcome::Rejected(r, why),
+            Stored::FormattingOnly(files) => Outcome::FormattingOnly(files),
+            Stored::Fix(f) => {
+                let (Ok(patch), Ok(test_patch)) = (
+                    crate::diff::parse(f.patch.as_bytes()),
+                    crate::diff::parse(f.test_patch.as_bytes()),
+                ) else {
+                    return Ok(None);
+                };
+                Outcome::Fix(Box::new(fix_commit(
+                    commit,
+                    message,
+                    Trees {
+                        patch,
+                        test_patch,
+                        other_files: f.other_files,
+                        code_hunks: f.code_hunks,
+                        patch_id: f.patch_id,
+                        skips: f.skips,
+                    },
+                )?))
+            }
+        }))
+    }
+}
+
+/// What a fix's trees give: its patches, other files, hunk count, patch-id and skips.
+struct Trees {
+    patch: Patch,
+    test_patch: Patch,
+    other_files: Vec<String>,
+    code_hunks: usize,
+    patch_id: Option<String>,
+    skips: BTreeMap<usize, SkipReason>,
+}
+
+/// The fix record of `commit`: its own fields and what its trees gave.
+fn fix_commit(
+    commit: &git2::Commit<'_>,
+    message: String,
+    t: Trees,
+) -> Result<FixCommit, git2::Error> {
+    let parent = if commit.parent_count() == 1 {
+        commit.parent_id(0)?.to_string()
+    } else {
+        empty_tree_id()
+    };
+    let author = commit.author();
+    let time = commit.time();
+    Ok(FixCommit {
+        id: commit.id().to_string(),
+        parent,
+        message,
+        author: format!(
+            "{} <{}>",
+            String::from_utf8_lossy(author.name_bytes()),
+            String::from_utf8_lossy(author.email_bytes())
+        ),
+        time: time.seconds(),
+        offset_minutes: time.offset_minutes(),
+        patch: t.patch,
+        test_patch: t.test_patch,
+        other_files: t.other_files,
+        code_hunks: t.code_hunks,
+        patch_id: t.patch_id,
+        skips: t.skips,
+    })
+}
+
+/// Examine a message-selected commit by its trees: files, hunks, size rules, patches.
+fn examine_trees<P: Policy>(
+    repo: &Repository,
+    verifier: &mut Verifier,
+    commit: &git2::Commit<'_>,
+    message: String,
+    ctx: &Ctx<'_, P>,
+) -> Result<Outcome<P::Rule>, git2::Error> {
+    let (policy, classifier) = (ctx.policy, ctx.classifier);
+    let diff = commit_diff(repo, commit, ctx.abbrev)?;
+    verifier.verify_diff(repo, commit, &diff, false)?;
+    let change = ChangeDiff::new(repo, diff, || plain_diff(repo, commit, ctx.abbrev))?;
     let files = change.files();
     // Cheap split by path first; roles (tree reads) only for commits that pass it.
     let (mut nontest, tests) = change.split(classifier);
@@ -610,29 +779,16 @@ fn examine<P: Policy>(
         return Ok(Outcome::FormattingOnly(files));
     }
     let test_patch = change.test_patch(repo, &tests, ctx.abbrev)?;
-    let parent = if commit.parent_count() == 1 {
-        commit.parent_id(0)?.to_string()
-    } else {
-        empty_tree_id()
-    };
-    let author = commit.author();
-    let time = commit.time();
-    Ok(Outcome::Fix(Box::new(FixCommit {
-        id: oid.to_string(),
-        parent,
+    Ok(Outcome::Fix(Box::new(fix_commit(
+        commit,
         message,
-        author: format!(
-            "{} <{}>",
-            String::from_utf8_lossy(author.name_bytes()),
-            String::from_utf8_lossy(author.email_bytes())
-        ),
-        time: time.seconds(),
-        offset_minutes: time.offset_minutes(),
-        patch: assembled.patch,
-        test_patch,
-        other_files: assembled.other,
-        code_hunks: hunks,
-        patch_id,
-        skips: assembled.skips,
-    })))
+        Trees {
+            patch: assembled.patch,
+            test_patch,
+            other_files: assembled.other,
+            code_hunks: hunks,
+            patch_id,
+            skips: assembled.skips,
+        },
+    )?)))
 }

@@ -15,7 +15,13 @@ pub(super) fn mine(plan: &Plan, opts: &BuildOptions) -> Result<SourceOutput, Bui
         }
         SourcePlan::Git(cfg) => {
             let progress = opts.progress_bar("git", 0);
-            let mut out = source::git_history::candidates(cfg, &plan.rules.classifier, &progress)?;
+            let memo = super::memo(plan, opts);
+            let mut out = source::git_history::candidates(
+                cfg,
+                &plan.rules.classifier,
+                &progress,
+                Some(&memo),
+            )?;
             progress.finish();
             if let Some(labels) = &cfg.issue_labels {
                 let closing = source::git_history::closing_keyword_only(cfg, &out.candidates);

@@ -168,6 +168,16 @@ struct Item<'c> {
     instance: Instance,
 }
 
+/// The memo of this build's deterministic steps: under the validation cache (the default
+/// cache without validation); read unless `--no-cache`.
+fn memo(plan: &Plan, opts: &BuildOptions) -> crate::memo::Memo {
+    let dir = match &plan.validate {
+        Some(v) => v.cache_dir.clone(),
+        None => crate::recipe::default_cache_dir(),
+    };
+    crate::memo::Memo::new(dir, !opts.no_cache)
+}
+
 /// Run a plan end to end and write the dataset directory.
 pub fn build(plan: &Plan, opts: &BuildOptions) -> Result<BuildSummary, BuildError> {
     let mut clock = StageClock::start();

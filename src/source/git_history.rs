@@ -31,12 +31,14 @@ pub struct GitConfig {
 }
 
 /// Mine the history into candidates; a commit that cannot be read becomes a rejection.
+/// With a `memo`, commits examined by an earlier build are answered from it.
 pub fn candidates(
     cfg: &GitConfig,
     classifier: &Classifier,
     progress: &Progress,
+    memo: Option<&crate::memo::Memo>,
 ) -> Result<SourceOutput, GitError> {
-    let mined = mine_with_rules(&cfg.repo, &cfg.walk, &cfg.rules, classifier, progress)?;
+    let mined = mine_with_rules(&cfg.repo, &cfg.walk, &cfg.rules, classifier, progress, memo)?;
     let name = &cfg.name;
     let candidates = mined
         .fixes
@@ -210,11 +212,14 @@ pub fn mine(
     progress: &Progress,
 ) -> Result<Mined, MineError> {
     let rules = MessageRules::compile(cfg)?;
-    Ok(mine_with_rules(repo, cfg, &rules, classifier, progress)?)
+    Ok(mine_with_rules(
+        repo, cfg, &rules, classifier, progress, None,
+    )?)
 }
 
 /// Find the fix commits of `repo` selected by `cfg`, with the message rule already
-/// compiled (the recipe plan compiles it once, before any work starts).
+/// compiled (the recipe plan compiles it once, before any work starts); `memo` keeps
+/// examined commits across builds.
 ///
 /// The walk ([`walk::walk`]) raises libgit2's process-wide object-cache limits and turns
 /// its own hash verification off; `cfg.verify_objects` is enforced there instead.
@@ -224,6 +229,7 @@ pub fn mine_with_rules(
     rules: &MessageRules,
     classifier: &Classifier,
     progress: &Progress,
+    memo: Option<&crate::memo::Memo>,
 ) -> Result<Mined, GitError> {
     let policy = Selection { cfg, rules };
     let examined = walk::walk(
@@ -233,6 +239,7 @@ pub fn mine_with_rules(
         &policy,
         classifier,
         progress,
+        memo,
     )?;
     let mut mined = Mined {
         walked: examined.len(),

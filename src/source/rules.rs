@@ -84,7 +84,9 @@ impl Default for GitSourceConfig {
 }
 
 /// Why a commit that passed the message rules did not become a candidate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum CommitRule {
     /// It reverts another commit (`reject_reverts`).
     Revert,
@@ -282,6 +284,17 @@ impl Policy for Selection<'_> {
 
     fn hunk_rules(&self) -> HunkRules {
         self.cfg.hunk_rules
+    }
+
+    fn fingerprint(&self) -> String {
+        // Which commits are walked, and whether their objects are re-hashed, decide
+        // nothing about one commit.
+        let rules = GitSourceConfig {
+            revs: None,
+            verify_objects: true,
+            ..self.cfg.clone()
+        };
+        format!("{rules:?}")
     }
 }
 
