@@ -19,8 +19,8 @@ use std::collections::HashMap;
 /// Files larger than this are not parsed (ARCHITECTURE §8: skip AST with a reason).
 pub const MAX_PARSE_BYTES: usize = 5 * 1024 * 1024;
 
-/// Per-instance annotation result.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// Per-instance annotation result (kept in the build memo, hence serde).
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Annotation {
     /// Divergence over the counted hunks.
     pub divergence: Option<Divergence>,
@@ -417,8 +417,13 @@ impl Annotator {
     /// Proximity is left for [`super::proximity::classify_all`], which needs the
     /// dataset's λ.
     pub fn annotate_instance(&self, c: &Candidate, rules: &CountRules, inst: &mut Instance) {
+        Self::apply(self.annotation(c, rules), inst);
+    }
+
+    /// A candidate's annotation, from its patches and its base tree's files.
+    pub fn annotation(&self, c: &Candidate, rules: &CountRules) -> Annotation {
         let files = buggy_files(&c.base);
-        let ann = self.annotate_with(
+        self.annotate_with(
             &c.patch,
             &c.test_patch,
             rules,
@@ -426,7 +431,23 @@ impl Annotator {
             &c.modified_classes,
             files.as_ref(),
             self.packages.resolve(c.source),
-        );
+        )
+    }
+
+    /// Everything an annotation's inputs decide besides the candidate, for the memo
+    /// key of [`Annotator::annotation`] (profile, switches, packages rule, tokenizer model).
+    pub fn fingerprint(&self) -> String {
+        format!(
+            "{:?}\n{:?}\n{:?}\n{}",
+            self.profile,
+            self.switches,
+            self.packages,
+            self.tokenizer.params().fingerprint()
+        )
+    }
+
+    /// Write `ann` into `inst`: places, divergence, notes and extras.
+    pub fn apply(ann: Annotation, inst: &mut Instance) {
         for (patch_index, place) in ann.places {
             if let Some(h) = inst.hunks.iter_mut().find(|h| h.patch_index == patch_index) {
                 h.place = Some(place);

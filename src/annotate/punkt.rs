@@ -72,6 +72,23 @@ impl PunktParams {
         Self::default()
     }
 
+    /// A hash of every parameter in a fixed order, so results computed with this model
+    /// can be keyed by it (`src/memo.rs`).
+    pub fn fingerprint(&self) -> String {
+        let mut abbrev: Vec<&String> = self.abbrev_types.iter().collect();
+        abbrev.sort();
+        let mut colloc: Vec<&(String, String)> = self.collocations.iter().collect();
+        colloc.sort();
+        let mut starters: Vec<&String> = self.sent_starters.iter().collect();
+        starters.sort();
+        let mut ortho: Vec<(&String, &u32)> = self.ortho_context.iter().collect();
+        ortho.sort();
+        let text = format!("{abbrev:?}\n{colloc:?}\n{starters:?}\n{ortho:?}");
+        crate::cache::Key::of(&[text.as_bytes()])
+            .as_str()
+            .to_string()
+    }
+
     /// Read an NLTK `punkt_tab` language directory (the one holding `abbrev_types.txt`,
     /// `collocations.tab`, `sent_starters.txt`, `ortho_context.tab`), parsed as NLTK's
     /// `load_punkt_params` does. A `punkt_tab` root holding `english/` is accepted too.

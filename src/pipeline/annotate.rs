@@ -20,8 +20,21 @@ pub(super) fn annotate(
     let mut annotator = Annotator::new(spec.profile, spec.tokenizer.clone());
     annotator.packages = spec.packages;
     let progress = opts.progress_bar("annotate", items.len() as u64);
+    let memo = super::memo(plan, opts);
+    let fingerprint = format!("{}\n{:?}", annotator.fingerprint(), plan.rules);
     items.par_iter_mut().for_each(|it| {
-        annotator.annotate_instance(it.candidate, &plan.rules, &mut it.instance);
+        let key = memo_key(it.candidate, &fingerprint);
+        let ann = match key.as_ref().and_then(|k| memo.get(k)) {
+            Some(ann) => ann,
+            None => {
+                let ann = annotator.annotation(it.candidate, &plan.rules);
+                if let Some(k) = &key {
+                    memo.put(k, &ann);
+                }
+                ann
+            }
+        };
+        Annotator::apply(ann, &mut it.instance);
         progress.inc(1);
     });
     progress.finish();
@@ -40,6 +53,38 @@ pub(super) fn annotate(
                 instance,
             }),
     );
+}
+
+/// The memo key of a candidate's annotation: its patches, skips, file order and source
+/// kind, and its base named by a commit id (content); `None` for a base that is a
+/// directory or missing, whose files can change under the same name.
+fn memo_key(c: &Candidate, fingerprint: &str) -> Option<crate::cache::Key> {
+    use crate::source::files::Tree;
+    let commit = |tree: &Tree| match tree {
+        Tree::Git { rev, prefixes, .. }
+            if rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            Some(format!("{rev} {prefixes:?}"))
+        }
+        _ => None,
+    };
+    let (base, to_buggy) = match &c.base {
+        source::Base::Buggy(tree) => (commit(tree)?, Vec::new()),
+        source::Base::Fixed { tree, to_buggy } => (commit(tree)?, to_buggy.to_bytes()),
+        source::Base::Missing { .. } => return None,
+    };
+    let rest = format!("{:?}\n{:?}\n{:?}", c.source, c.skips, c.modified_classes);
+    Some(crate::memo::Memo::key(
+        "annotate-v1",
+        &[
+            fingerprint.as_bytes(),
+            base.as_bytes(),
+            &to_buggy,
+            &c.patch.to_bytes(),
+            &c.test_patch.to_bytes(),
+            rest.as_bytes(),
+        ],
+    ))
 }
 
 /// One warning line per distinct reason that left AST fields null among the multi-hunk
