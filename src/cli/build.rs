@@ -32,7 +32,9 @@ pub struct BuildArgs {
     #[arg(long)]
     strict: bool,
     /// Run every golden test again instead of answering from the result cache (a
-    /// build otherwise resumes: runs finished before an interruption are reused).
+    /// build otherwise resumes: runs finished before an interruption are reused), and
+    /// examine, annotate and judge everything again instead of answering from the
+    /// build memo (`<cache>/memo`, which makes a warm rebuild take seconds).
     #[arg(long)]
     no_cache: bool,
     /// GitHub source and the git source's `issue_labels` and `issue_types` (JIRA):

@@ -294,11 +294,8 @@ fn every_confirmed_demo_instance_has_three_states_in_two_scenarios() {
     assert_eq!(segments.len(), rows(demo()).len(), "{segments:?}");
 }
 
-/// A fix that adds a function, and a new test module that imports it: on base + test
-/// patch the module cannot even be collected. The tests count as absent before (n2p, as
-/// SWE-bench grades them), so the instance is confirmed, not an infrastructure failure.
-#[test]
-fn a_new_test_that_cannot_import_before_the_fix_counts_as_absent() {
+/// A package with one fix that adds two helpers and a new test module importing them.
+fn calc_history() -> crate::common::Script {
     let mut s = crate::common::Script::new();
     s.write("pkg/__init__.py", "");
     let filler = "\n\ndef one():\n    return 1\n\n\ndef two():\n    return 2\n\n\ndef three():\n    return 3\n";
@@ -322,6 +319,15 @@ fn a_new_test_that_cannot_import_before_the_fix_counts_as_absent() {
         "from pkg.calc import neg, twice\n\n\ndef test_twice():\n    assert twice(2) == 4\n\n\ndef test_neg():\n    assert neg(2) == -2\n",
     );
     s.commit("Fix missing twice and neg helpers");
+    s
+}
+
+/// A fix that adds a function, and a new test module that imports it: on base + test
+/// patch the module cannot even be collected. The tests count as absent before (n2p, as
+/// SWE-bench grades them), so the instance is confirmed, not an infrastructure failure.
+#[test]
+fn a_new_test_that_cannot_import_before_the_fix_counts_as_absent() {
+    let s = calc_history();
     let dir = built_pytest("calc", &s.dir, "", "", "");
     let rows = rows(&dir.path().join("out"));
     assert_eq!(
@@ -507,5 +513,160 @@ fn a_partial_refused_for_every_subset_says_why_each_was_refused() {
                 "none of 2 hunk subset(s) was accepted by the verifier: 2 let every golden test pass"
             ),
         "{why}"
+    );
+}
+
+/// A cache entry's bytes as `hunkgen::cache` writes them: header with the payload's
+/// SHA-256, then the payload.
+fn cache_entry(payload: &[u8]) -> Vec<u8> {
+    use sha2::Digest;
+    let sum: String = sha2::Sha256::digest(payload)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    [
+        b"hunkgen-cache 1 ".as_slice(),
+        sum.as_bytes(),
+        b"\n",
+        payload,
+    ]
+    .concat()
+}
+
+/// The payload of a cache entry file.
+fn cache_payload(path: &Path) -> Vec<u8> {
+    fs::read(path).expect("entry")[81..].to_vec()
+}
+
+/// Every entry file under `dir` with its inode (a rewritten entry gets a new one).
+fn entries(dir: &Path) -> std::collections::BTreeMap<PathBuf, u64> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = std::collections::BTreeMap::new();
+    for sub in fs::read_dir(dir).expect("cache dir").flatten() {
+        for f in fs::read_dir(sub.path()).into_iter().flatten().flatten() {
+            if !f.file_name().to_string_lossy().starts_with('.') {
+                out.insert(f.path(), f.metadata().expect("stat").ino());
+            }
+        }
+    }
+    out
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("mkdir");
+    for e in fs::read_dir(from).expect("read").flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            fs::copy(e.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// Two datasets' rows are equal; a difference is named by instance and field.
+fn same_rows(left: &[serde_json::Value], right: &[serde_json::Value]) {
+    assert_eq!(left.len(), right.len(), "instance counts");
+    for (l, r) in left.iter().zip(right) {
+        let (Some(lo), Some(ro)) = (l.as_object(), r.as_object()) else {
+            panic!("rows are no objects");
+        };
+        for key in lo.keys().chain(ro.keys()) {
+            assert_eq!(lo.get(key), ro.get(key), "{}: {key}", l["instance_id"]);
+        }
+    }
+}
+
+/// A warm rebuild answers every examined commit, annotation and verdict from the memo
+/// (no entry is written again); the verdict it answers is the memo's, until a run entry
+/// that verdict was read from changes.
+#[test]
+fn a_warm_rebuild_answers_from_the_memo_until_a_run_it_read_changes() {
+    // A private history and cache: the entries planted here reach no other test.
+    let history = calc_history();
+    let tmp = built_pytest("calc", &history.dir, "", "", "");
+    let recipe = tmp.path().join("r.yaml");
+    let cache = tmp.path().join("cache");
+    let cold = tmp.path().join("out");
+    let build = |name: &str| -> PathBuf {
+        let out = tmp.path().join(name);
+        succeeds(
+            hunkgen()
+                .args(["build", "-q", "-o"])
+                .arg(&out)
+                .arg(&recipe)
+                .envs(validation_env()),
+        );
+        out
+    };
+    let f2p = |dataset: &Path| -> Vec<serde_json::Value> {
+        rows(dataset)
+            .into_iter()
+            .map(|r| r["FAIL_TO_PASS"].clone())
+            .collect()
+    };
+
+    let memo = cache.join("memo");
+    let before = entries(&memo);
+    let verdicts = before
+        .keys()
+        .filter(|p| String::from_utf8_lossy(&cache_payload(p)).starts_with("{\"outcome\""))
+        .count();
+    assert_eq!(verdicts, 1, "one verdict memoized among {before:?}");
+    let warm = build("warm");
+    same_rows(&rows(&warm), &rows(&cold));
+    assert_eq!(entries(&memo), before, "no memo entry made again");
+
+    // Plant a FAIL_TO_PASS in every memoized verdict of a confirmed instance.
+    let mut planted = Vec::new();
+    for path in before.keys() {
+        let mut v: serde_json::Value =
+            serde_json::from_slice(&cache_payload(path)).expect("memo json");
+        let Some(outcome) = v.get_mut("outcome") else {
+            continue;
+        };
+        if !outcome["rejection"].is_null() {
+            continue;
+        }
+        let real = outcome["fail_to_pass"].clone();
+        outcome["fail_to_pass"] = serde_json::json!(["planted::test"]);
+        let last_run = v["sums"]
+            .as_array()
+            .and_then(|s| s.last())
+            .and_then(|s| s.as_str())
+            .expect("sums")
+            .to_string();
+        let payload = serde_json::to_vec(&v).expect("json");
+        fs::write(path, cache_entry(&payload)).expect("plant");
+        planted.push((real, last_run));
+    }
+    assert!(!planted.is_empty(), "no verdict of a confirmed instance");
+    let with_plants = f2p(&build("planted"));
+    let count = |rows: &[serde_json::Value]| {
+        rows.iter()
+            .filter(|f| **f == serde_json::json!(["planted::test"]))
+            .count()
+    };
+    assert_eq!(count(&with_plants), planted.len(), "{with_plants:?}");
+
+    // One run entry a planted verdict was read from changes: that verdict is made again.
+    let (real, sum) = &planted[0];
+    let run = entries(&cache.join("runs"))
+        .into_keys()
+        .find(|p| fs::read(p).expect("entry")[16..80] == *sum.as_bytes())
+        .expect("the run entry the verdict was read from");
+    let mut entry: serde_json::Value =
+        serde_json::from_slice(&cache_payload(&run)).expect("run json");
+    entry["seconds"] = serde_json::json!(entry["seconds"].as_f64().expect("seconds") + 1.0);
+    fs::write(
+        &run,
+        cache_entry(&serde_json::to_vec(&entry).expect("json")),
+    )
+    .expect("write");
+    let after = f2p(&build("changed"));
+    assert_eq!(count(&after), planted.len() - 1, "{after:?}");
+    assert!(
+        after.contains(real),
+        "{real} made again from the runs: {after:?}"
     );
 }

@@ -141,8 +141,8 @@ pub struct ValidatePlan {
     pub necessary_hunks: bool,
 }
 
-/// What validating one instance gave.
-#[derive(Debug, Clone)]
+/// What validating one instance gave (kept in the build memo, hence serde).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Outcome {
     /// FAIL_TO_PASS in SWE-bench form (f2p, s2p, n2p).
     pub fail_to_pass: Vec<String>,
@@ -166,6 +166,8 @@ pub struct Validator<'a> {
     runner: Runner,
     envs: EnvCache,
     results: Cache,
+    /// Verdicts of instances whose runs are all cached, keyed by those runs.
+    memo: crate::memo::Memo,
     built: Mutex<HashMap<String, Result<BuiltEnv, Arc<EnvError>>>>,
     /// Environments declared per instance (`python: auto`), per repository, suite and
     /// base revision.
@@ -186,6 +188,15 @@ struct DeferredLogs {
 
 /// Log bytes held back at most; past it a cached run's log is written at once.
 const DEFERRED_LOG_BYTES: usize = 256 << 20;
+
+/// A memoized verdict, the SHA-256 of each run entry it was read from and each run's
+/// log, in run order (so a hit reads no run entry).
+#[derive(Serialize, Deserialize)]
+struct MemoOutcome {
+    outcome: Outcome,
+    sums: Vec<String>,
+    logs: Vec<String>,
+}
 
 /// The three trees of an instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,6 +232,7 @@ impl<'a> Validator<'a> {
             runner,
             envs,
             results: Cache::new(plan.cache_dir.join("runs")),
+            memo: crate::memo::Memo::new(&plan.cache_dir, true),
             built: Mutex::new(HashMap::new()),
             instance_built: Mutex::new(HashMap::new()),
             d4j_fingerprints: Mutex::new(HashMap::new()),
@@ -354,6 +366,156 @@ impl<'a> Validator<'a> {
             out.record.environments.push(env.key.clone());
             out.record.suites.push(s.name.clone());
         }
+        // Every run named: a warm rebuild whose runs are all cached, unchanged, answers
+        // the verdict from the memo (writing the runs' logs) instead of reading and
+        // labelling each result again.
+        let names = self.run_names(c, &setup, logs, use_cache);
+        let memo_key = names.as_ref().map(|n| self.outcome_key(c, n, &out));
+        if let (Some(key), Some(names), true) = (&memo_key, &names, use_cache) {
+            if let Some(hit) = self.memo_hit(key, names, &out) {
+                return hit;
+            }
+        }
+        let out = self.validate_runs(c, &setup, logs, use_cache, out);
+        if let (Some(key), Some(names)) = (&memo_key, &names) {
+            if out.cached_runs + out.executed_runs == names.len() {
+                self.memo_put(key, names, &out);
+            }
+        }
+        out
+    }
+
+    /// The name of every run [`Validator::validate_runs`] makes, in its order; `None`
+    /// when one cannot be named (the runs then say why).
+    fn run_names(
+        &self,
+        c: &Candidate,
+        setup: &setup::Setup<'_, '_>,
+        logs: &Path,
+        use_cache: bool,
+    ) -> Option<Vec<run::RunName>> {
+        let mut names = Vec::new();
+        for kind in [TreeKind::Base, TreeKind::Before, TreeKind::After] {
+            let reruns = if kind == TreeKind::Base {
+                1
+            } else {
+                self.plan.reruns.max(1)
+            };
+            for k in 0..reruns {
+                for (s, env, selected) in &setup.suites {
+                    let args = RunArgs {
+                        c,
+                        base: &setup.base,
+                        kind,
+                        rerun: k,
+                        suite: s,
+                        env,
+                        selected,
+                        logs,
+                        use_cache,
+                        model: None,
+                        label: None,
+                    };
+                    names.push(self.run_name(&args).ok()?);
+                }
+            }
+        }
+        Some(names)
+    }
+
+    /// The memo key of a verdict: the plan, what of the candidate and its setup the
+    /// verdict reads besides its runs, and the runs' keys.
+    fn outcome_key(
+        &self,
+        c: &Candidate,
+        names: &[run::RunName],
+        fresh: &Outcome,
+    ) -> crate::cache::Key {
+        let plan = format!(
+            "{:?} {:?} {:?} {}",
+            self.plan.reruns,
+            self.plan.timeout,
+            self.plan.scope,
+            fresh.record.swebench.is_some()
+        );
+        let candidate = format!("{:?}\n{:?}\n{:?}", c.id, c.fail_to_pass, c.pass_to_pass);
+        let runs: String = names.iter().map(|n| n.key.as_str()).collect();
+        crate::memo::Memo::key(
+            "validate-outcome-v1",
+            &[plan.as_bytes(), candidate.as_bytes(), runs.as_bytes()],
+        )
+    }
+
+    /// The memoized verdict when every run's entry is still the one it was made from;
+    /// the runs' logs are written as a cached run's are. The record's setup fields come
+    /// from `fresh` (this build's setup).
+    fn memo_hit(
+        &self,
+        key: &crate::cache::Key,
+        names: &[run::RunName],
+        fresh: &Outcome,
+    ) -> Option<Outcome> {
+        let stored: MemoOutcome = self.memo.get(key)?;
+        if stored.sums.len() != names.len() || stored.logs.len() != names.len() {
+            return None;
+        }
+        for (n, sum) in names.iter().zip(&stored.sums) {
+            if self.results.sum(&n.key).as_ref() != Some(sum) {
+                return None;
+            }
+        }
+        for (n, text) in names.iter().zip(stored.logs) {
+            self.cached_log(&n.log, text);
+        }
+        let mut out = stored.outcome;
+        let r = &mut out.record;
+        r.suites = fresh.record.suites.clone();
+        r.environments = fresh.record.environments.clone();
+        r.scope = fresh.record.scope.clone();
+        r.sandboxed = fresh.record.sandboxed;
+        r.python = fresh.record.python.clone();
+        r.maven = fresh.record.maven.clone();
+        r.swebench = fresh.record.swebench.clone();
+        out.cached_runs = names.len();
+        out.executed_runs = 0;
+        Some(out)
+    }
+
+    /// Keep a verdict with the checksums and logs of the run entries it was made from
+    /// (nothing is kept when one is missing or unreadable).
+    fn memo_put(&self, key: &crate::cache::Key, names: &[run::RunName], out: &Outcome) {
+        let mut sums = Vec::with_capacity(names.len());
+        let mut logs = Vec::with_capacity(names.len());
+        for n in names {
+            let (Some(sum), Some(bytes)) = (self.results.sum(&n.key), self.results.get(&n.key))
+            else {
+                return;
+            };
+            let Ok(entry) = serde_json::from_slice::<run::CachedLog>(&bytes) else {
+                return;
+            };
+            sums.push(sum);
+            logs.push(entry.log);
+        }
+        self.memo.put(
+            key,
+            &MemoOutcome {
+                outcome: out.clone(),
+                sums,
+                logs,
+            },
+        );
+    }
+
+    /// The runs of a set-up candidate and their verdict.
+    fn validate_runs(
+        &self,
+        c: &Candidate,
+        setup: &setup::Setup<'_, '_>,
+        logs: &Path,
+        use_cache: bool,
+        mut out: Outcome,
+    ) -> Outcome {
         let mut by_tree: [Vec<RunResult>; 3] = Default::default();
         let mut before_failures: BTreeMap<String, crate::model::Failure> = BTreeMap::new();
         for (t, kind) in [TreeKind::Base, TreeKind::Before, TreeKind::After]

@@ -99,13 +99,29 @@ impl Selection {
     }
 }
 
+/// What names one run: its command, its key in the run cache and its log file.
+pub(super) struct RunName {
+    command: Command,
+    pub(super) key: Key,
+    pub(super) log: std::path::PathBuf,
+}
+
+/// Where a run's reports go, inside its working directory.
+const REPORT_DIR: &str = ".hunkgen-reports";
+
+/// A cached run's log alone (the parsed result is skipped, not built).
+#[derive(Deserialize)]
+pub(super) struct CachedLog {
+    pub(super) log: String,
+}
+
 impl Validator<'_> {
-    /// One run (from the cache when possible): (cached, seconds, result).
-    pub(super) fn run(&self, a: RunArgs<'_>) -> Result<Ran, StageError> {
+    /// The command, cache key and log file of a run, without running it.
+    pub(super) fn run_name(&self, a: &RunArgs<'_>) -> Result<RunName, StageError> {
         let suite = a.suite;
         let workdir = suite.workdir.clone().unwrap_or_default();
         let selected = a.selected;
-        let report_dir = ".hunkgen-reports";
+        let report_dir = REPORT_DIR;
         let command = match (&suite.command, &selected.command) {
             (None, Some(own)) => Command::Shell(own.clone()),
             (Some(cmd), _) => Command::Shell(format!(
@@ -174,6 +190,18 @@ impl Validator<'_> {
             suite.name,
             a.rerun
         ));
+        Ok(RunName { command, key, log })
+    }
+
+    /// One run (from the cache when possible): (cached, seconds, result).
+    pub(super) fn run(&self, a: RunArgs<'_>) -> Result<Ran, StageError> {
+        let RunName { command, key, log } = self.run_name(&a)?;
+        let suite = a.suite;
+        let workdir = suite.workdir.clone().unwrap_or_default();
+        let selected = a.selected;
+        let report_dir = REPORT_DIR;
+        let test_patch = matches!(a.kind, TreeKind::Before | TreeKind::After);
+        let patch = a.kind == TreeKind::After;
         if a.use_cache {
             if let Some(hit) = self
                 .results
