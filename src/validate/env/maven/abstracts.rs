@@ -22,15 +22,16 @@ pub fn is_abstract(text: &str, name: &str) -> bool {
     Regex::new(&pattern).is_ok_and(|re| re.is_match(text))
 }
 
-/// Whether `text` declares a class that extends `class` (by its simple or its fully
-/// qualified name, with or without type arguments).
-fn extends(text: &str, class: &str) -> bool {
+/// What matches a declaration of a class that extends `class` (by its simple or its
+/// fully qualified name, with or without type arguments); compiled once per class and
+/// matched against every source.
+fn extends(class: &str) -> Option<Regex> {
     let pattern = format!(
         r"\bextends\s+(?:{}|{})\b",
         regex::escape(class),
         regex::escape(simple(class))
     );
-    Regex::new(&pattern).is_ok_and(|re| re.is_match(text))
+    Regex::new(&pattern).ok()
 }
 
 /// The concrete classes among `sources` (class, source text) that extend `class`
@@ -41,8 +42,11 @@ pub fn concrete_subclasses(class: &str, sources: &[(String, String)]) -> Vec<Str
     let mut seen = vec![class.to_string()];
     let mut queue = vec![class.to_string()];
     while let Some(parent) = queue.pop() {
+        let Some(extends) = extends(&parent) else {
+            continue;
+        };
         for (c, text) in sources {
-            if seen.contains(c) || !extends(text, &parent) {
+            if seen.contains(c) || !extends.is_match(text) {
                 continue;
             }
             seen.push(c.clone());
