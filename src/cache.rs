@@ -113,15 +113,18 @@ impl Cache {
         }
     }
 
-    /// The SHA-256 (hex) an entry's header records for its payload, read without the
-    /// payload; `None` when absent. A caller that relies on it reads the entry with
-    /// [`Cache::get`] later, which checks it.
+    /// The SHA-256 (hex) of the payload stored under `key`, checked as [`Cache::get`]
+    /// checks it (a bad entry is reported once, removed and read as a miss), for a
+    /// caller that only needs to know the entry is still the one it read.
     pub fn sum(&self, key: &Key) -> Option<String> {
-        use std::io::Read;
-        let mut head = [0u8; 81];
-        let mut f = std::fs::File::open(self.path(key)).ok()?;
-        f.read_exact(&mut head).ok()?;
-        let sum = head.strip_prefix(MAGIC)?.get(..64)?;
+        let path = self.path(key);
+        let bytes = std::fs::read(&path).ok()?;
+        if decode(&bytes).is_none() {
+            report_bad(key, &path, bytes.len());
+            let _ = std::fs::remove_file(&path);
+            return None;
+        }
+        let sum = bytes.get(MAGIC.len()..MAGIC.len() + 64)?;
         Some(String::from_utf8_lossy(sum).into_owned())
     }
 
@@ -237,6 +240,14 @@ mod tests {
         assert_eq!(cache.sum(&key), Some(hex(&Sha256::digest(b"payload"))));
         cache.put(&key, b"other").expect("put");
         assert_eq!(cache.sum(&key), Some(hex(&Sha256::digest(b"other"))));
+        // A payload that no longer matches its header: a miss, and the entry is gone.
+        let path = cache.path(&key);
+        let mut bytes = std::fs::read(&path).expect("entry");
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        std::fs::write(&path, bytes).expect("flip");
+        assert_eq!(cache.sum(&key), None);
+        assert!(!path.exists());
     }
 
     #[test]
