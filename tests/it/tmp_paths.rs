@@ -19,14 +19,25 @@ fn tmp_dir(prefix: &str) -> tempfile::TempDir {
 }
 
 /// A copy of `from` at `to` (`cp -a`: hardlinks are not wanted, files get changed).
+/// Tests running beside this one build in the shared uv cache, whose temporary files
+/// can vanish while `cp` walks it: a copy that failed is removed and made again (three
+/// tries).
 fn copy(from: &Path, to: &Path) {
-    let o = Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .output()
-        .expect("cp");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut why = String::new();
+    for _ in 0..3 {
+        let o = Command::new("cp")
+            .arg("-a")
+            .arg(from)
+            .arg(to)
+            .output()
+            .expect("cp");
+        if o.status.success() {
+            return;
+        }
+        why = String::from_utf8_lossy(&o.stderr).into_owned();
+        let _ = fs::remove_dir_all(to);
+    }
+    panic!("{why}");
 }
 
 /// uv and its seeded package cache (`make deps`), copied under `root`: everything a
