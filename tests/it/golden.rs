@@ -552,18 +552,6 @@ fn entries(dir: &Path) -> std::collections::BTreeMap<PathBuf, u64> {
     out
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("mkdir");
-    for e in fs::read_dir(from).expect("read").flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), &target).expect("copy");
-        }
-    }
-}
-
 /// Two datasets' rows are equal; a difference is named by instance and field.
 fn same_rows(left: &[serde_json::Value], right: &[serde_json::Value]) {
     assert_eq!(left.len(), right.len(), "instance counts");
