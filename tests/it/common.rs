@@ -255,3 +255,26 @@ pub fn jsonl(path: &Path) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).expect("json"))
         .collect()
 }
+
+/// A copy of `from` made at the new path `to` (`cp -a`: hardlinks are not wanted, files
+/// get changed). Tests running beside it can write in what it copies (the shared uv
+/// cache), whose temporary files may vanish mid-copy: a failed copy is removed and made
+/// again (three tries).
+pub fn cp_a(from: &Path, to: &Path) {
+    assert!(!to.exists(), "{} exists", to.display());
+    let mut why = String::new();
+    for _ in 0..3 {
+        let o = Command::new("cp")
+            .arg("-a")
+            .arg(from)
+            .arg(to)
+            .output()
+            .expect("cp");
+        if o.status.success() {
+            return;
+        }
+        why = String::from_utf8_lossy(&o.stderr).into_owned();
+        let _ = std::fs::remove_dir_all(to);
+    }
+    panic!("{why}");
+}

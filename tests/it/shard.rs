@@ -185,16 +185,6 @@ pub(crate) fn assert_same_build(one: &Path, one_home: &Path, merged: &Path, merg
     );
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    let o = Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .output()
-        .expect("cp");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-}
-
 fn build_shard(recipe: &Path, shard: &str, out: &Path) -> std::process::Output {
     hunkgen()
         .args(["build", "-q", "--shard", shard, "-o"])
@@ -364,7 +354,7 @@ fn four_shards_merged_equal_the_one_machine_build_and_bad_shards_are_refused() {
     twice.push(shards[1].clone());
     refused(&merge(&out, &twice), &["1/4", "twice"]);
     let partial = root.path().join("partial");
-    copy_dir(&shards[2], &partial);
+    crate::common::cp_a(&shards[2], &partial);
     fs::remove_file(partial.join("shard.yaml")).expect("rm");
     let mut with_partial = shards.clone();
     with_partial[2] = partial.clone();
@@ -373,7 +363,7 @@ fn four_shards_merged_equal_the_one_machine_build_and_bad_shards_are_refused() {
         &["partial", "not a complete shard"],
     );
     let edited = root.path().join("edited");
-    copy_dir(&shards[3], &edited);
+    crate::common::cp_a(&shards[3], &edited);
     fs::write(edited.join("instances.jsonl"), "").expect("truncate");
     let mut with_edited = shards.clone();
     with_edited[3] = edited;

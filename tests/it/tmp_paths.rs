@@ -18,28 +18,6 @@ fn tmp_dir(prefix: &str) -> tempfile::TempDir {
     dir
 }
 
-/// A copy of `from` at `to` (`cp -a`: hardlinks are not wanted, files get changed).
-/// Tests running beside this one build in the shared uv cache, whose temporary files
-/// can vanish while `cp` walks it: a copy that failed is removed and made again (three
-/// tries).
-fn copy(from: &Path, to: &Path) {
-    let mut why = String::new();
-    for _ in 0..3 {
-        let o = Command::new("cp")
-            .arg("-a")
-            .arg(from)
-            .arg(to)
-            .output()
-            .expect("cp");
-        if o.status.success() {
-            return;
-        }
-        why = String::from_utf8_lossy(&o.stderr).into_owned();
-        let _ = fs::remove_dir_all(to);
-    }
-    panic!("{why}");
-}
-
 /// uv and its seeded package cache (`make deps`), copied under `root`: everything a
 /// Python environment build reads then lives under the private `/tmp`.
 fn uv_under(root: &Path) -> Vec<(&'static str, PathBuf)> {
@@ -48,7 +26,7 @@ fn uv_under(root: &Path) -> Vec<(&'static str, PathBuf)> {
     fs::create_dir_all(uv.parent().expect("parent")).expect("mkdir");
     fs::copy(&env["HUNKGEN_UV"], &uv).expect("copy uv");
     let cache = root.join("uv cache");
-    copy(&env["HUNKGEN_UV_CACHE"], &cache);
+    crate::common::cp_a(&env["HUNKGEN_UV_CACHE"], &cache);
     assert!(
         cache.join(crate::common::uv_seeded_marker()).exists(),
         "the uv cache is seeded"
@@ -97,7 +75,7 @@ fn the_validation_tests_pass_with_everything_under_tmp_in_a_path_with_spaces() {
 fn a_dataset_and_its_cache_under_tmp_in_a_path_with_spaces_validate() {
     let root = tmp_dir("hunkgen tmp data ");
     let demo = root.path().join("data set");
-    copy(crate::golden::demo(), &demo);
+    crate::common::cp_a(crate::golden::demo(), &demo);
     // The recipe's own cache line goes: the cache is then HUNKGEN_CACHE_DIR's, also
     // under /tmp (cold, so the environment is built and every test really runs).
     let card = demo.join("dataset.yaml");
@@ -163,7 +141,7 @@ fn defects4j_validates_a_bug_whose_checkouts_live_in_a_path_with_spaces() {
         crate::common::manifest().join("../shared/defects4j-framework/framework/projects/Cli");
     let projects = root.path().join("the projects");
     fs::create_dir_all(&projects).expect("mkdir");
-    copy(&from, &projects.join("Cli"));
+    crate::common::cp_a(&from, &projects.join("Cli"));
     let csv = projects.join("Cli/active-bugs.csv");
     let text = fs::read_to_string(&csv).expect("active-bugs.csv");
     let kept: Vec<&str> = text

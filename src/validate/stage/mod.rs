@@ -198,6 +198,33 @@ struct MemoOutcome {
     logs: Vec<String>,
 }
 
+/// The runs of one pass over a tree (`rerun`), one per suite in setup order.
+fn pass_runs<'r>(
+    c: &'r Candidate,
+    setup: &'r setup::Setup<'_, '_>,
+    kind: TreeKind,
+    rerun: usize,
+    logs: &'r Path,
+    use_cache: bool,
+) -> impl Iterator<Item = RunArgs<'r>> {
+    setup
+        .suites
+        .iter()
+        .map(move |(suite, env, selected)| RunArgs {
+            c,
+            base: &setup.base,
+            kind,
+            rerun,
+            suite,
+            env,
+            selected,
+            logs,
+            use_cache,
+            model: None,
+            label: None,
+        })
+}
+
 /// The three trees of an instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum TreeKind {
@@ -395,32 +422,24 @@ impl<'a> Validator<'a> {
         use_cache: bool,
     ) -> Option<Vec<run::RunName>> {
         let mut names = Vec::new();
-        for kind in [TreeKind::Base, TreeKind::Before, TreeKind::After] {
-            let reruns = if kind == TreeKind::Base {
-                1
-            } else {
-                self.plan.reruns.max(1)
-            };
+        for (kind, reruns) in self.tree_runs() {
             for k in 0..reruns {
-                for (s, env, selected) in &setup.suites {
-                    let args = RunArgs {
-                        c,
-                        base: &setup.base,
-                        kind,
-                        rerun: k,
-                        suite: s,
-                        env,
-                        selected,
-                        logs,
-                        use_cache,
-                        model: None,
-                        label: None,
-                    };
+                for args in pass_runs(c, setup, kind, k, logs, use_cache) {
                     names.push(self.run_name(&args).ok()?);
                 }
             }
         }
         Some(names)
+    }
+
+    /// The trees in the order they run, each with how many times it runs.
+    fn tree_runs(&self) -> [(TreeKind, usize); 3] {
+        let reruns = self.plan.reruns.max(1);
+        [
+            (TreeKind::Base, 1),
+            (TreeKind::Before, reruns),
+            (TreeKind::After, reruns),
+        ]
     }
 
     /// The memo key of a verdict: the plan, what of the candidate and its setup the
@@ -518,32 +537,11 @@ impl<'a> Validator<'a> {
     ) -> Outcome {
         let mut by_tree: [Vec<RunResult>; 3] = Default::default();
         let mut before_failures: BTreeMap<String, crate::model::Failure> = BTreeMap::new();
-        for (t, kind) in [TreeKind::Base, TreeKind::Before, TreeKind::After]
-            .into_iter()
-            .enumerate()
-        {
-            let reruns = if kind == TreeKind::Base {
-                1
-            } else {
-                self.plan.reruns.max(1)
-            };
+        for (t, (kind, reruns)) in self.tree_runs().into_iter().enumerate() {
             for k in 0..reruns {
                 let mut merged: Option<RunResult> = None;
-                for (s, env, selected) in &setup.suites {
-                    let run = self.run(RunArgs {
-                        c,
-                        base: &setup.base,
-                        kind,
-                        rerun: k,
-                        suite: s,
-                        env,
-                        selected,
-                        logs,
-                        use_cache,
-                        model: None,
-                        label: None,
-                    });
-                    match run {
+                for args in pass_runs(c, setup, kind, k, logs, use_cache) {
+                    match self.run(args) {
                         Ok((cached, seconds, result, failures)) => {
                             if kind == TreeKind::Before && k == 0 {
                                 before_failures.extend(failures);
