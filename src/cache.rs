@@ -101,22 +101,25 @@ impl Cache {
     /// corrupted — a bad entry is reported once, and removed so the next writer
     /// replaces it).
     pub fn get(&self, key: &Key) -> Option<Vec<u8>> {
-        let path = self.path(key);
-        let bytes = std::fs::read(&path).ok()?;
-        match decode(&bytes) {
-            Some(payload) => Some(payload.to_vec()),
-            None => {
-                report_bad(key, &path, bytes.len());
-                let _ = std::fs::remove_file(&path);
-                None
-            }
-        }
+        self.checked(key).map(|bytes| bytes[HEADER..].to_vec())
     }
 
     /// The SHA-256 (hex) of the payload stored under `key`, checked as [`Cache::get`]
-    /// checks it (a bad entry is reported once, removed and read as a miss), for a
-    /// caller that only needs to know the entry is still the one it read.
+    /// checks it, for a caller that only needs to know the entry is still the one it
+    /// read.
     pub fn sum(&self, key: &Key) -> Option<String> {
+        self.checked(key).map(|bytes| recorded_sum(&bytes))
+    }
+
+    /// [`Cache::get`] and [`Cache::sum`] from one read of the entry.
+    pub fn get_with_sum(&self, key: &Key) -> Option<(Vec<u8>, String)> {
+        self.checked(key)
+            .map(|bytes| (bytes[HEADER..].to_vec(), recorded_sum(&bytes)))
+    }
+
+    /// The whole entry under `key` once its checksum holds; a bad entry is reported
+    /// once and removed.
+    fn checked(&self, key: &Key) -> Option<Vec<u8>> {
         let path = self.path(key);
         let bytes = std::fs::read(&path).ok()?;
         if decode(&bytes).is_none() {
@@ -124,8 +127,7 @@ impl Cache {
             let _ = std::fs::remove_file(&path);
             return None;
         }
-        let sum = bytes.get(MAGIC.len()..MAGIC.len() + 64)?;
-        Some(String::from_utf8_lossy(sum).into_owned())
+        Some(bytes)
     }
 
     /// Store `payload` under `key` atomically (temporary file, fsync, rename). The
@@ -195,6 +197,14 @@ fn thread_tag() -> String {
         .collect()
 }
 
+/// Bytes before an entry's payload: the magic, 64 hex digits, a newline.
+const HEADER: usize = MAGIC.len() + 65;
+
+/// The checksum the header of a checked entry records.
+fn recorded_sum(entry: &[u8]) -> String {
+    String::from_utf8_lossy(&entry[MAGIC.len()..HEADER - 1]).into_owned()
+}
+
 fn decode(bytes: &[u8]) -> Option<&[u8]> {
     let rest = bytes.strip_prefix(MAGIC)?;
     let (sum, payload) = (rest.get(..64)?, rest.get(65..)?);
@@ -240,6 +250,10 @@ mod tests {
         assert_eq!(cache.sum(&key), Some(hex(&Sha256::digest(b"payload"))));
         cache.put(&key, b"other").expect("put");
         assert_eq!(cache.sum(&key), Some(hex(&Sha256::digest(b"other"))));
+        assert_eq!(
+            cache.get_with_sum(&key),
+            Some((b"other".to_vec(), hex(&Sha256::digest(b"other"))))
+        );
         // A payload that no longer matches its header: a miss, and the entry is gone.
         let path = cache.path(&key);
         let mut bytes = std::fs::read(&path).expect("entry");
