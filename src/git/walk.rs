@@ -548,18 +548,7 @@ enum Stored<R> {
     FewHunks,
     Rejected(R, String),
     FormattingOnly(Vec<String>),
-    Fix(StoredFix),
-}
-
-/// A fix's trees-derived fields ([`FixCommit`] less what the commit object says).
-#[derive(serde::Serialize, serde::Deserialize)]
-struct StoredFix {
-    patch: String,
-    test_patch: String,
-    other_files: Vec<String>,
-    code_hunks: usize,
-    patch_id: Option<String>,
-    skips: BTreeMap<usize, SkipReason>,
+    Fix(Trees<String>),
 }
 
 impl<R: Clone> Stored<R> {
@@ -575,7 +564,7 @@ impl<R: Clone> Stored<R> {
             Outcome::FewHunks => Stored::FewHunks,
             Outcome::Rejected(r, why) => Stored::Rejected(r.clone(), why.clone()),
             Outcome::FormattingOnly(files) => Stored::FormattingOnly(files.clone()),
-            Outcome::Fix(f) => Stored::Fix(StoredFix {
+            Outcome::Fix(f) => Stored::Fix(Trees {
                 patch: text(&f.patch)?,
                 test_patch: text(&f.test_patch)?,
                 other_files: f.other_files.clone(),
@@ -623,10 +612,13 @@ impl<R: Clone> Stored<R> {
     }
 }
 
-/// What a fix's trees give: its patches, other files, hunk count, patch-id and skips.
-struct Trees {
-    patch: Patch,
-    test_patch: Patch,
+/// What a fix's trees give ([`FixCommit`] less what the commit object says): its
+/// patches (parsed, or as text in a memo entry), other files, hunk count, patch-id and
+/// skips.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Trees<P = Patch> {
+    patch: P,
+    test_patch: P,
     other_files: Vec<String>,
     code_hunks: usize,
     patch_id: Option<String>,
