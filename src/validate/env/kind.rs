@@ -174,6 +174,13 @@ pub trait Kind: std::fmt::Debug + Send + Sync {
         Selected::File
     }
 
+    /// Why this kind cannot build the base tree (`repo` at `rev`) at all, asked when it
+    /// selects no test there: a build file it needs is absent (`None`: nothing to say
+    /// beyond "nothing selected").
+    fn unbuildable(&self, _name: &str, _repo: &Path, _rev: &str) -> Option<EnvError> {
+        None
+    }
+
     /// [`Kind::select`] of a selection's files at once, knowing the base tree (`repo` at
     /// `rev`), for a kind whose test roots the tree declares (a pom's
     /// `testSourceDirectory`, read once for all of them).

@@ -162,13 +162,23 @@ impl Validator<'_> {
         }
         // A suite that runs only the selected tests and has none selected runs nothing
         // (never the whole suite).
-        let suites: Vec<(&Suite, run::Selection)> = suites
-            .into_iter()
-            .map(|s| (s, self.selection(c, s, repo, rev)))
+        let matched = suites;
+        let suites: Vec<(&Suite, run::Selection)> = matched
+            .iter()
+            .map(|&s| (s, self.selection(c, s, repo, rev)))
             .filter(|(s, sel)| !sel.nothing_for(s))
             .collect();
         if suites.is_empty() {
-            return Err(SetupError::NothingSelected);
+            // A kind that cannot build this tree at all says so (a Maven 1 or Ant tree
+            // under `maven: auto`), rather than "nothing selected".
+            let unbuildable = matched.iter().find_map(|s| {
+                let why = s.env.kind().unbuildable(&c.repo, repo, rev)?;
+                Some(StageError::Env {
+                    suite: s.name.clone(),
+                    source: std::sync::Arc::new(why),
+                })
+            });
+            return Err(unbuildable.map_or(SetupError::NothingSelected, SetupError::Env));
         }
         let mut record = None;
         let row = row_of(c);

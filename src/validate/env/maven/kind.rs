@@ -106,6 +106,35 @@ impl Kind for MavenAutoSpec {
         true
     }
 
+    /// A tree without a root `pom.xml` is no Maven 2+ build: before 2008 many Apache
+    /// projects built with Maven 1 (`project.xml`) or Ant (`build.xml`), which
+    /// `maven: auto` does not run; the line names which one the tree has.
+    fn unbuildable(&self, name: &str, repo: &Path, rev: &str) -> Option<EnvError> {
+        let has = |f: &str| crate::git::read_blob(repo, rev, f, &[]).is_ok();
+        if has("pom.xml") {
+            return None;
+        }
+        let found: Vec<&str> = [
+            ("project.xml", "Maven 1 (project.xml)"),
+            ("build.xml", "Ant (build.xml)"),
+        ]
+        .into_iter()
+        .filter(|(f, _)| has(f))
+        .map(|(_, what)| what)
+        .collect();
+        let builds = match found.is_empty() {
+            true => "no build file hunkgen knows".to_string(),
+            false => found.join(" and "),
+        };
+        Some(EnvError::BuildToolUnavailable {
+            repo: name.to_string(),
+            why: format!(
+                "no pom.xml at the base commit; the tree has {builds}, and maven: auto runs \
+                 Maven 2 and later builds only"
+            ),
+        })
+    }
+
     /// A `.java` file under a `src/test/java/` directory is its class; another `.java`
     /// file is no test; anything else goes to a suite's own command as a file.
     fn select(&self, rel: &str) -> Selected {

@@ -590,3 +590,31 @@ fn build_files_that_later_fixes_reach_get_key_parts_of_their_own() {
     );
     assert!(none.is_empty());
 }
+
+#[test]
+fn a_tree_without_a_pom_is_named_for_the_build_it_has() {
+    let k = MavenAutoSpec;
+    let why = |files: &[(&str, &str)]| {
+        let tmp = tempfile::tempdir().expect("tmp");
+        crate::git::fixture::repository_with(tmp.path(), files, 1_600_000_000);
+        k.unbuildable("acme", tmp.path(), "HEAD")
+            .map(|e| e.to_string())
+    };
+    let test = ("src/test/org/acme/CalcTest.java", "class CalcTest {}");
+    // A Maven 1 and Ant tree of 2004 (commons-cli before its pom.xml).
+    let old = why(&[
+        ("project.xml", "<project/>"),
+        ("build.xml", "<project/>"),
+        test,
+    ])
+    .expect("no pom: unbuildable");
+    assert!(old.contains("build_tool_unavailable"), "{old}");
+    assert!(
+        old.contains("Maven 1 (project.xml) and Ant (build.xml)"),
+        "{old}"
+    );
+    let none = why(&[test]).expect("no build file: unbuildable");
+    assert!(none.contains("no build file hunkgen knows"), "{none}");
+    // A tree with a pom is buildable, whatever it selects.
+    assert_eq!(why(&[("pom.xml", "<project/>"), test]), None);
+}
