@@ -106,14 +106,18 @@ impl Kind for MavenAutoSpec {
         true
     }
 
-    /// A tree without a root `pom.xml` is no Maven 2+ build: before 2008 many Apache
+    /// A tree with no `pom.xml` anywhere is no Maven 2+ build: before 2008 many Apache
     /// projects built with Maven 1 (`project.xml`) or Ant (`build.xml`), which
     /// `maven: auto` does not run; the line names which one the tree has.
     fn unbuildable(&self, name: &str, repo: &Path, rev: &str) -> Option<EnvError> {
-        let has = |f: &str| crate::git::read_blob(repo, rev, f, &[]).is_ok();
-        if has("pom.xml") {
+        let paths = crate::git::tree_paths(repo, rev).ok()?;
+        if paths
+            .iter()
+            .any(|p| is_build_file(p) && p.ends_with("pom.xml"))
+        {
             return None;
         }
+        let has = |f: &str| paths.iter().any(|p| p == f);
         let found: Vec<&str> = [
             ("project.xml", "Maven 1 (project.xml)"),
             ("build.xml", "Ant (build.xml)"),
@@ -129,7 +133,7 @@ impl Kind for MavenAutoSpec {
         Some(EnvError::BuildToolUnavailable {
             repo: name.to_string(),
             why: format!(
-                "no pom.xml at the base commit; the tree has {builds}, and maven: auto runs \
+                "no pom.xml in the base commit's tree; it has {builds}, and maven: auto runs \
                  Maven 2 and later builds only"
             ),
         })

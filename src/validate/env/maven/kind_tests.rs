@@ -615,6 +615,11 @@ fn a_tree_without_a_pom_is_named_for_the_build_it_has() {
     );
     let none = why(&[test]).expect("no build file: unbuildable");
     assert!(none.contains("no build file hunkgen knows"), "{none}");
-    // A tree with a pom is buildable, whatever it selects.
+    // A tree with a pom, at its top or below (gson's `gson/pom.xml` until 2015), is
+    // buildable, whatever it selects.
     assert_eq!(why(&[("pom.xml", "<project/>"), test]), None);
+    assert_eq!(
+        why(&[("gson/pom.xml", "<project/>"), ("build.xml", "x"), test]),
+        None
+    );
 }
