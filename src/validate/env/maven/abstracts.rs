@@ -14,12 +14,19 @@ fn simple(class: &str) -> &str {
 }
 
 /// Whether `text` declares the class `name` abstract (`public abstract class Name`).
+/// A match starts at the beginning of a line holding `abstract`, so the search starts at
+/// the first such line: Unicode word boundaries make the regex engine fall back to its
+/// slow NFA on non-ASCII text, and whole test sources were searched on every setup.
 pub fn is_abstract(text: &str, name: &str) -> bool {
+    let Some(at) = text.find("abstract") else {
+        return false;
+    };
+    let from = text[..at].rfind('\n').map_or(0, |i| i + 1);
     let pattern = format!(
         r"(?m)^[^;{{}}\n]*\babstract\b[^;{{}}\n]*\bclass\s+{}\b",
         regex::escape(name)
     );
-    Regex::new(&pattern).is_ok_and(|re| re.is_match(text))
+    Regex::new(&pattern).is_ok_and(|re| re.is_match(&text[from..]))
 }
 
 /// What matches a declaration of a class that extends `class` (by its simple or its
@@ -150,6 +157,14 @@ mod tests {
             "class X {\n    abstract void f();\n}\nclass Y {}\n",
             "Y"
         ));
+        // The search starts at the first line holding `abstract`: a word on that line
+        // before it, a later declaration and non-ASCII text are all still seen.
+        let later = "// é: not abstract here;\n/** ü */\npublic abstract class Z {}\n";
+        assert!(is_abstract(later, "Z"));
+        assert!(is_abstract("/* ö */ public abstract class Z {}", "Z"));
+        assert!(!is_abstract("public class Z {} // abstract class Z", "Z"));
+        assert!(!is_abstract("public abstract\nclass Z {}", "Z"));
+        assert!(!is_abstract("public class Z {}", "Z"));
     }
 
     #[test]
