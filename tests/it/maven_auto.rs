@@ -1187,3 +1187,43 @@ fn a_new_key_resolves_offline_into_the_repository_of_the_clone() {
         resolve_logs(&cache)
     );
 }
+
+/// A history from before its pom.xml (a Maven 1 `project.xml` and an Ant `build.xml`,
+/// tests under `src/test/`, as commons-cli and commons-codec were until 2007): the
+/// candidate is rejected as `build_tool_unavailable`, its line naming the build the tree
+/// has, and no Maven runs.
+#[test]
+fn a_maven_1_and_ant_tree_is_named_for_its_build() {
+    let seed = seed();
+    let mut s = Script::new();
+    s.write(
+        "project.xml",
+        "<project><pomVersion>3</pomVersion></project>\n",
+    );
+    s.write("build.xml", "<project name=\"calc\" default=\"test\"/>\n");
+    s.write("src/java/org/acme/Calc.java", &calc(false));
+    s.write("src/test/org/acme/ZeroTest.java", OLD_TEST);
+    s.commit("Initial import");
+    s.write("src/java/org/acme/Calc.java", &calc(true));
+    s.write("src/test/org/acme/CalcTest.java", NEW_TEST);
+    s.commit("Fix add and mul");
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let out = work.path().join("out");
+    let cache = work.path().join("cache");
+    let o = build(&recipe, &out, &cache, &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(rows(&out, "instances.jsonl").is_empty());
+    let rejected = rows(&out, "rejected.jsonl");
+    let r = rejected
+        .iter()
+        .find(|r| r["stage"] == "validate")
+        .unwrap_or_else(|| panic!("no validation rejection: {rejected:?}"));
+    assert_eq!(r["reason"], "build_tool_unavailable", "{r}");
+    let detail = r["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("Maven 1 (project.xml) and Ant (build.xml)"),
+        "{detail}"
+    );
+    assert!(resolve_logs(&cache).is_empty(), "nothing is resolved");
+}
