@@ -138,30 +138,54 @@ pub enum Outcome<R> {
 /// be read (one corrupt object never hides the rest).
 pub type Examined<R> = (String, Result<Outcome<R>, GitError>);
 
-/// Every commit `revs` selects with its message (lossily decoded), in walk order: for
-/// rules that read what one commit says of another (a revert names the reverted one).
-/// Messages only; no diff is made.
-pub fn messages(repo: &Path, revs: Option<&str>) -> Result<Vec<(String, String)>, GitError> {
+/// The messages (lossily decoded) of the commits `ids` names (a walk's ids, in its
+/// order): for rules that read what one commit says of another (a revert names the
+/// reverted one). Messages only; no diff is made, and the walk's list is not made again.
+pub fn messages_of(repo: &Path, ids: &[String]) -> Result<Vec<(String, String)>, GitError> {
     let r = open(repo)?;
-    let ids = commit_ids(&r, repo, revs)?;
     Ok(ids
-        .into_iter()
-        .filter_map(|oid| {
-            let commit = r.find_commit(oid).ok()?;
+        .iter()
+        .filter_map(|id| {
+            let commit = r.find_commit(Oid::from_str(id).ok()?).ok()?;
             let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
-            Some((oid.to_string(), message))
+            Some((id.clone(), message))
         })
         .collect())
 }
 
 /// How many commits are on some branch but reached neither from the default branch nor
-/// from a tag: what the default walk (what shipped) leaves out, for the funnel.
-pub fn count_unshipped(repo: &Path) -> Result<usize, GitError> {
+/// from a tag: what the default walk (what shipped) leaves out, for the funnel. The
+/// count depends only on where the refs point, so `memo` keeps it by their targets
+/// (libgit2 reads every hidden commit to count).
+pub fn count_unshipped(repo: &Path, memo: Option<&Memo>) -> Result<usize, GitError> {
     let r = open(repo)?;
     let walk_err = |e: git2::Error| GitError::Walk {
         path: repo.to_path_buf(),
         source: e.into(),
     };
+    let key = memo.and_then(|m| {
+        let mut refs: Vec<String> = r
+            .references()
+            .ok()?
+            .filter_map(|rf: Result<git2::Reference<'_>, git2::Error>| {
+                let rf = rf.ok()?;
+                let name = rf.name().ok()?.to_string();
+                let target = rf.resolve().ok()?.target()?;
+                Some(format!("{name} {target}"))
+            })
+            .collect();
+        refs.sort();
+        let head = r
+            .head()
+            .ok()
+            .and_then(|h| h.target())
+            .map(|t| t.to_string());
+        let text = format!("{head:?}\n{}", refs.join("\n"));
+        Some((m, Memo::key("walk-unshipped-v1", &[text.as_bytes()])))
+    });
+    if let Some(n) = key.as_ref().and_then(|(m, k)| m.get::<usize>(k)) {
+        return Ok(n);
+    }
     let mut walk = r.revwalk().map_err(walk_err)?;
     walk.push_glob("refs/heads/*").map_err(walk_err)?;
     walk.push_glob("refs/remotes/*").map_err(walk_err)?;
@@ -169,7 +193,11 @@ pub fn count_unshipped(repo: &Path) -> Result<usize, GitError> {
         walk.hide_head().map_err(walk_err)?;
     }
     walk.hide_glob("refs/tags/*").map_err(walk_err)?;
-    Ok(walk.filter(Result::is_ok).count())
+    let n = walk.filter(Result::is_ok).count();
+    if let Some((m, k)) = &key {
+        m.put(k, &n);
+    }
+    Ok(n)
 }
 
 /// Walk the commits of `repo` selected by `revs` (what shipped when `None`) and examine
@@ -783,4 +811,32 @@ fn examine_trees<P: Policy>(
             skips: assembled.skips,
         },
     )?)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::fixture::commit;
+
+    #[test]
+    fn the_unshipped_count_is_memoized_by_where_the_refs_point() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let dir = tmp.path().join("repo");
+        let r = git2::Repository::init(&dir).expect("init");
+        let base = commit(&r, &[("a", "1")], 1, None, Some("HEAD"));
+        let wip = commit(&r, &[("a", "2")], 2, Some(base), Some("refs/heads/wip"));
+        let memo = Memo::new(tmp.path().join("cache"), true);
+        assert_eq!(count_unshipped(&dir, Some(&memo)).expect("count"), 1);
+        // The memo answers while the refs point where they did.
+        let memoized = |n: usize| {
+            let dirs = std::fs::read_dir(tmp.path().join("cache/memo")).expect("memo");
+            assert!(dirs.count() > 0);
+            assert_eq!(count_unshipped(&dir, Some(&memo)).expect("count"), n);
+        };
+        memoized(1);
+        // One more commit on the branch moves its ref: counted afresh.
+        commit(&r, &[("a", "3")], 3, Some(wip), Some("refs/heads/wip"));
+        memoized(2);
+        assert_eq!(count_unshipped(&dir, None).expect("count"), 2);
+    }
 }

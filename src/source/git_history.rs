@@ -247,10 +247,14 @@ pub fn mine_with_rules(
     };
     if cfg.revs.is_none() {
         // What the default left out: commits only on branches that never shipped.
-        mined.funnel.unshipped = walk::count_unshipped(repo).unwrap_or(0);
+        mined.funnel.unshipped = walk::count_unshipped(repo, memo).unwrap_or(0);
     }
     // Walk position of each fix: the walk lists parents after their children.
     let mut rank: HashMap<String, usize> = HashMap::new();
+    let ids: Vec<String> = match cfg.reject_reverts {
+        true => examined.iter().map(|(id, _)| id.clone()).collect(),
+        false => Vec::new(),
+    };
     for (i, (id, outcome)) in examined.into_iter().enumerate() {
         match outcome {
             Ok(outcome) => {
@@ -268,7 +272,7 @@ pub fn mine_with_rules(
     mined.fixes.sort_by_key(order);
     if cfg.reject_reverts {
         // A fix that a later commit reverts did not stand.
-        let reverted: Vec<(String, String)> = walk::messages(repo, cfg.revs.as_deref())?
+        let reverted: Vec<(String, String)> = walk::messages_of(repo, &ids)?
             .into_iter()
             .filter_map(|(by, message)| Some((super::rules::reverted_commit(&message)?, by)))
             .collect();
