@@ -117,6 +117,18 @@ pub(crate) fn build(recipe: &Path, out: &Path, cache: &Path, seed: &Path) -> std
         .expect("builds")
 }
 
+/// `s` built offline from `seed` with the Maven recipe, which must succeed: the work
+/// directory (kept alive by the caller), the dataset and the cache.
+fn built(s: &Script, seed: &Path) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let work = tempfile::tempdir().expect("tempdir");
+    let recipe = recipe(work.path(), &s.dir);
+    let cache = work.path().join("cache");
+    let out = work.path().join("out");
+    let o = build(&recipe, &out, &cache, seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (work, out, cache)
+}
+
 fn rows(out: &Path, f: &str) -> Vec<Value> {
     fs::read_to_string(out.join(f))
         .unwrap_or_default()
@@ -488,12 +500,7 @@ fn a_two_module_reactor_is_validated_from_its_root() {
     s.write("core/src/main/java/org/acme/Calc.java", &calc(true));
     s.write("app/src/test/java/org/acme/CalcTest.java", NEW_TEST);
     s.commit("Fix add and mul");
-    let work = tempfile::tempdir().expect("tempdir");
-    let recipe = recipe(work.path(), &s.dir);
-    let cache = work.path().join("cache");
-    let out = work.path().join("out");
-    let o = build(&recipe, &out, &cache, &seed);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (_work, out, cache) = built(&s, &seed);
     let kept = proven_calc_test(&out);
     assert_eq!(
         kept[0]["validation"]["maven"]["modules"],
@@ -1207,12 +1214,7 @@ fn a_maven_1_and_ant_tree_is_named_for_its_build() {
     s.write("src/java/org/acme/Calc.java", &calc(true));
     s.write("src/test/org/acme/CalcTest.java", NEW_TEST);
     s.commit("Fix add and mul");
-    let work = tempfile::tempdir().expect("tempdir");
-    let recipe = recipe(work.path(), &s.dir);
-    let out = work.path().join("out");
-    let cache = work.path().join("cache");
-    let o = build(&recipe, &out, &cache, &seed);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (_work, out, cache) = built(&s, &seed);
     assert!(rows(&out, "instances.jsonl").is_empty());
     let rejected = rows(&out, "rejected.jsonl");
     let r = rejected
