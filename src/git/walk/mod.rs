@@ -24,6 +24,9 @@ use rayon::prelude::*;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::Mutex;
+use stored::{fix_commit, Stored, Trees};
+
+mod stored;
 
 /// Commits per rayon task: consecutive commits share trees and blobs, so keeping them on
 /// one thread (and one `Repository`, whose object cache persists) saves object loads.
@@ -566,124 +569,6 @@ fn examine<P: Policy>(
         }
     }
     Ok(outcome)
-}
-
-/// What a memo entry keeps of an examined commit: the outcome, with a fix's patches as
-/// text (the commit's own fields are read again from the commit).
-#[derive(serde::Serialize, serde::Deserialize)]
-enum Stored<R> {
-    NoCodeOrTests,
-    FewHunks,
-    Rejected(R, String),
-    FormattingOnly(Vec<String>),
-    Fix(Trees<String>),
-}
-
-impl<R: Clone> Stored<R> {
-    /// The stored form of `outcome`; `None` when it is not kept (a patch that is not
-    /// UTF-8 or does not parse back to itself is examined again each time).
-    fn of(outcome: &Outcome<R>) -> Option<Stored<R>> {
-        let text = |p: &Patch| {
-            let s = String::from_utf8(p.to_bytes()).ok()?;
-            (crate::diff::parse(s.as_bytes()).ok()? == *p).then_some(s)
-        };
-        Some(match outcome {
-            Outcome::NoCodeOrTests => Stored::NoCodeOrTests,
-            Outcome::FewHunks => Stored::FewHunks,
-            Outcome::Rejected(r, why) => Stored::Rejected(r.clone(), why.clone()),
-            Outcome::FormattingOnly(files) => Stored::FormattingOnly(files.clone()),
-            Outcome::Fix(f) => Stored::Fix(Trees {
-                patch: text(&f.patch)?,
-                test_patch: text(&f.test_patch)?,
-                other_files: f.other_files.clone(),
-                code_hunks: f.code_hunks,
-                patch_id: f.patch_id.clone(),
-                skips: f.skips.clone(),
-            }),
-            Outcome::Merge | Outcome::NoMessage | Outcome::MissingParent(_) => return None,
-        })
-    }
-
-    /// The outcome again, for `commit` with its decoded `message`; `None` when a stored
-    /// patch no longer parses (examined afresh then).
-    fn into_outcome(
-        self,
-        commit: &git2::Commit<'_>,
-        message: String,
-    ) -> Result<Option<Outcome<R>>, git2::Error> {
-        Ok(Some(match self {
-            Stored::NoCodeOrTests => Outcome::NoCodeOrTests,
-            Stored::FewHunks => Outcome::FewHunks,
-            Stored::Rejected(r, why) => Outcome::Rejected(r, why),
-            Stored::FormattingOnly(files) => Outcome::FormattingOnly(files),
-            Stored::Fix(f) => {
-                let (Ok(patch), Ok(test_patch)) = (
-                    crate::diff::parse(f.patch.as_bytes()),
-                    crate::diff::parse(f.test_patch.as_bytes()),
-                ) else {
-                    return Ok(None);
-                };
-                Outcome::Fix(Box::new(fix_commit(
-                    commit,
-                    message,
-                    Trees {
-                        patch,
-                        test_patch,
-                        other_files: f.other_files,
-                        code_hunks: f.code_hunks,
-                        patch_id: f.patch_id,
-                        skips: f.skips,
-                    },
-                )?))
-            }
-        }))
-    }
-}
-
-/// What a fix's trees give ([`FixCommit`] less what the commit object says): its
-/// patches (parsed, or as text in a memo entry), other files, hunk count, patch-id and
-/// skips.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct Trees<P = Patch> {
-    patch: P,
-    test_patch: P,
-    other_files: Vec<String>,
-    code_hunks: usize,
-    patch_id: Option<String>,
-    skips: BTreeMap<usize, SkipReason>,
-}
-
-/// The fix record of `commit`: its own fields and what its trees gave.
-fn fix_commit(
-    commit: &git2::Commit<'_>,
-    message: String,
-    t: Trees,
-) -> Result<FixCommit, git2::Error> {
-    let parent = if commit.parent_count() == 1 {
-        commit.parent_id(0)?.to_string()
-    } else {
-        empty_tree_id()
-    };
-    let author = commit.author();
-    let time = commit.time();
-    Ok(FixCommit {
-        id: commit.id().to_string(),
-        parent,
-        message,
-        author: format!(
-            "{} <{}>",
-            String::from_utf8_lossy(author.name_bytes()),
-            String::from_utf8_lossy(author.email_bytes())
-        ),
-        time: time.seconds(),
-        offset_minutes: time.offset_minutes(),
-        patch: t.patch,
-        test_patch: t.test_patch,
-        other_files: t.other_files,
-        code_hunks: t.code_hunks,
-        patch_id: t.patch_id,
-        skips: t.skips,
-    })
 }
 
 /// Examine a message-selected commit by its trees: files, hunks, size rules, patches.

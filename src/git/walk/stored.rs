@@ -1,0 +1,126 @@
+//! The walk's memo form of an examined commit ([`Stored`]) and the fix record built from
+//! a commit and what its trees gave ([`Trees`], [`fix_commit`]), shared by a fresh
+//! examination and one answered from the memo.
+
+use super::{empty_tree_id, FixCommit, Outcome};
+use crate::diff::Patch;
+use crate::model::SkipReason;
+use std::collections::BTreeMap;
+
+/// What a memo entry keeps of an examined commit: the outcome, with a fix's patches as
+/// text (the commit's own fields are read again from the commit).
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(super) enum Stored<R> {
+    NoCodeOrTests,
+    FewHunks,
+    Rejected(R, String),
+    FormattingOnly(Vec<String>),
+    Fix(Trees<String>),
+}
+
+impl<R: Clone> Stored<R> {
+    /// The stored form of `outcome`; `None` when it is not kept (a patch that is not
+    /// UTF-8 or does not parse back to itself is examined again each time).
+    pub(super) fn of(outcome: &Outcome<R>) -> Option<Stored<R>> {
+        let text = |p: &Patch| {
+            let s = String::from_utf8(p.to_bytes()).ok()?;
+            (crate::diff::parse(s.as_bytes()).ok()? == *p).then_some(s)
+        };
+        Some(match outcome {
+            Outcome::NoCodeOrTests => Stored::NoCodeOrTests,
+            Outcome::FewHunks => Stored::FewHunks,
+            Outcome::Rejected(r, why) => Stored::Rejected(r.clone(), why.clone()),
+            Outcome::FormattingOnly(files) => Stored::FormattingOnly(files.clone()),
+            Outcome::Fix(f) => Stored::Fix(Trees {
+                patch: text(&f.patch)?,
+                test_patch: text(&f.test_patch)?,
+                other_files: f.other_files.clone(),
+                code_hunks: f.code_hunks,
+                patch_id: f.patch_id.clone(),
+                skips: f.skips.clone(),
+            }),
+            Outcome::Merge | Outcome::NoMessage | Outcome::MissingParent(_) => return None,
+        })
+    }
+
+    /// The outcome again, for `commit` with its decoded `message`; `None` when a stored
+    /// patch no longer parses (examined afresh then).
+    pub(super) fn into_outcome(
+        self,
+        commit: &git2::Commit<'_>,
+        message: String,
+    ) -> Result<Option<Outcome<R>>, git2::Error> {
+        Ok(Some(match self {
+            Stored::NoCodeOrTests => Outcome::NoCodeOrTests,
+            Stored::FewHunks => Outcome::FewHunks,
+            Stored::Rejected(r, why) => Outcome::Rejected(r, why),
+            Stored::FormattingOnly(files) => Outcome::FormattingOnly(files),
+            Stored::Fix(f) => {
+                let (Ok(patch), Ok(test_patch)) = (
+                    crate::diff::parse(f.patch.as_bytes()),
+                    crate::diff::parse(f.test_patch.as_bytes()),
+                ) else {
+                    return Ok(None);
+                };
+                Outcome::Fix(Box::new(fix_commit(
+                    commit,
+                    message,
+                    Trees {
+                        patch,
+                        test_patch,
+                        other_files: f.other_files,
+                        code_hunks: f.code_hunks,
+                        patch_id: f.patch_id,
+                        skips: f.skips,
+                    },
+                )?))
+            }
+        }))
+    }
+}
+
+/// What a fix's trees give ([`FixCommit`] less what the commit object says): its
+/// patches (parsed, or as text in a memo entry), other files, hunk count, patch-id and
+/// skips.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(super) struct Trees<P = Patch> {
+    pub(super) patch: P,
+    pub(super) test_patch: P,
+    pub(super) other_files: Vec<String>,
+    pub(super) code_hunks: usize,
+    pub(super) patch_id: Option<String>,
+    pub(super) skips: BTreeMap<usize, SkipReason>,
+}
+
+/// The fix record of `commit`: its own fields and what its trees gave.
+pub(super) fn fix_commit(
+    commit: &git2::Commit<'_>,
+    message: String,
+    t: Trees,
+) -> Result<FixCommit, git2::Error> {
+    let parent = if commit.parent_count() == 1 {
+        commit.parent_id(0)?.to_string()
+    } else {
+        empty_tree_id()
+    };
+    let author = commit.author();
+    let time = commit.time();
+    Ok(FixCommit {
+        id: commit.id().to_string(),
+        parent,
+        message,
+        author: format!(
+            "{} <{}>",
+            String::from_utf8_lossy(author.name_bytes()),
+            String::from_utf8_lossy(author.email_bytes())
+        ),
+        time: time.seconds(),
+        offset_minutes: time.offset_minutes(),
+        patch: t.patch,
+        test_patch: t.test_patch,
+        other_files: t.other_files,
+        code_hunks: t.code_hunks,
+        patch_id: t.patch_id,
+        skips: t.skips,
+    })
+}
