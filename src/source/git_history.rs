@@ -217,6 +217,34 @@ pub fn mine(
     )?)
 }
 
+/// Which commits of the walk (`ids`, in its order) revert another: `(reverted id or
+/// prefix, reverting id)`. It depends only on the ids (a commit's message is part of
+/// what its id hashes), so `memo` keeps it by them and a warm rebuild reads no message.
+fn reverted_by(
+    repo: &Path,
+    ids: &[String],
+    memo: Option<&crate::memo::Memo>,
+) -> Result<Vec<(String, String)>, GitError> {
+    let key = memo.map(|m| {
+        let all = ids.join("\n");
+        (
+            m,
+            crate::memo::Memo::key("mine-reverted-v1", &[all.as_bytes()]),
+        )
+    });
+    if let Some(found) = key.as_ref().and_then(|(m, k)| m.get(k)) {
+        return Ok(found);
+    }
+    let reverted: Vec<(String, String)> = walk::messages_of(repo, ids)?
+        .into_iter()
+        .filter_map(|(by, message)| Some((super::rules::reverted_commit(&message)?, by)))
+        .collect();
+    if let Some((m, k)) = &key {
+        m.put(k, &reverted);
+    }
+    Ok(reverted)
+}
+
 /// Find the fix commits of `repo` selected by `cfg`, with the message rule already
 /// compiled (the recipe plan compiles it once, before any work starts); `memo` keeps
 /// examined commits across builds.
@@ -272,10 +300,7 @@ pub fn mine_with_rules(
     mined.fixes.sort_by_key(order);
     if cfg.reject_reverts {
         // A fix that a later commit reverts did not stand.
-        let reverted: Vec<(String, String)> = walk::messages_of(repo, &ids)?
-            .into_iter()
-            .filter_map(|(by, message)| Some((super::rules::reverted_commit(&message)?, by)))
-            .collect();
+        let reverted = reverted_by(repo, &ids, memo)?;
         if !reverted.is_empty() {
             let mut kept = Vec::with_capacity(mined.fixes.len());
             for fix in std::mem::take(&mut mined.fixes) {
@@ -440,4 +465,101 @@ pub fn repo_name(path: &Path) -> String {
         }
     }
     name.trim_end_matches(".git").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memo::Memo;
+
+    /// A commit of `files` on `HEAD` with `message`, each file a 30-line text.
+    fn commit(r: &git2::Repository, files: &[(&str, &str)], message: &str) -> git2::Oid {
+        let sig = git2::Signature::new("T", "t@example.org", &git2::Time::new(1_600_000_000, 0))
+            .expect("sig");
+        let mut builder = git2::build::TreeUpdateBuilder::new();
+        for (path, text) in files {
+            let id = r.blob(text.as_bytes()).expect("blob");
+            builder.upsert(*path, id, git2::FileMode::Blob);
+        }
+        let head = r.head().ok().and_then(|h| h.peel_to_commit().ok());
+        let base = match &head {
+            Some(c) => c.tree().expect("tree"),
+            None => r
+                .find_tree(r.treebuilder(None).expect("tb").write().expect("empty"))
+                .expect("empty tree"),
+        };
+        let tree = r
+            .find_tree(builder.create_updated(r, &base).expect("update"))
+            .expect("tree");
+        let parents: Vec<&git2::Commit<'_>> = head.iter().collect();
+        r.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
+            .expect("commit")
+    }
+
+    /// 30 numbered lines, with `changed` lines replaced.
+    fn text(changed: &[usize]) -> String {
+        (0..30)
+            .map(|i| match changed.contains(&i) {
+                true => format!("line {i} fixed\n"),
+                false => format!("line {i}\n"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_walk_from_unchanged_refs_is_answered_whole_from_the_memo() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let dir = tmp.path().join("repo");
+        let r = git2::Repository::init(&dir).expect("init");
+        let (code, test) = ("src/main/java/A.java", "src/test/java/ATest.java");
+        commit(&r, &[(code, &text(&[])), (test, &text(&[]))], "start");
+        commit(
+            &r,
+            &[(code, &text(&[2, 20])), (test, &text(&[5]))],
+            "Fix one bug",
+        );
+        let cfg = GitSourceConfig::default();
+        let rules = MessageRules::compile(&cfg).expect("rules");
+        let memo = Memo::new(tmp.path().join("cache"), true);
+        let mine = |memo: Option<&Memo>| {
+            mine_with_rules(
+                &dir,
+                &cfg,
+                &rules,
+                &Classifier::default(),
+                &Progress::hidden(),
+                memo,
+            )
+            .expect("mine")
+        };
+        let ids = |m: &Mined| m.fixes.iter().map(|f| f.id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&mine(Some(&memo))).len(), 1);
+        // A new commit moves HEAD: walked afresh, both fixes found.
+        let second = commit(
+            &r,
+            &[(code, &text(&[4, 25])), (test, &text(&[9]))],
+            "Fix another",
+        );
+        let fresh = mine(Some(&memo));
+        assert_eq!(ids(&fresh).len(), 2);
+        // With the refs where they were, the memo answers without reading one commit: the
+        // newest one's object can be gone.
+        let hex = second.to_string();
+        let object = dir.join(".git/objects").join(&hex[..2]).join(&hex[2..]);
+        std::fs::remove_file(&object).expect("loose object");
+        let warm = mine(Some(&memo));
+        assert_eq!(ids(&warm), ids(&fresh));
+        assert_eq!(warm.fixes, fresh.fixes);
+        assert_eq!(warm.funnel, fresh.funnel);
+        // Without the memo the walk reads it, and cannot.
+        let unmemoized = mine_with_rules(
+            &dir,
+            &cfg,
+            &rules,
+            &Classifier::default(),
+            &Progress::hidden(),
+            None,
+        );
+        assert!(unmemoized.map_or(true, |m| m.fixes.len() < 2));
+    }
 }

@@ -27,6 +27,7 @@ use std::sync::Mutex;
 use stored::{fix_commit, Stored, Trees};
 
 mod stored;
+mod whole;
 
 /// Commits per rayon task: consecutive commits share trees and blobs, so keeping them on
 /// one thread (and one `Repository`, whose object cache persists) saves object loads.
@@ -219,11 +220,22 @@ pub fn walk<P: Policy>(
     memo: Option<&Memo>,
 ) -> Result<Vec<Examined<P::Rule>>, GitError> {
     tune_libgit2();
-    let (ids, abbrev) = {
-        let r = open(repo)?;
-        (commit_ids(&r, repo, revs)?, git_abbrev_len(&r))
-    };
+    let r = open(repo)?;
+    let abbrev = git_abbrev_len(&r);
     let fingerprint = format!("{}\n{classifier:?}\n{abbrev}", policy.fingerprint());
+    // Where the walk starts decides which commits it visits: a warm rebuild of unchanged
+    // refs answers from the memo without reading one commit.
+    let whole = memo.and_then(|m| {
+        let fp = format!("{fingerprint}\nverify {verify_objects}");
+        Some((m, whole::key(&r, revs, &fp)?))
+    });
+    if let Some(all) = whole.as_ref().and_then(|(m, k)| whole::load(m, k)) {
+        progress.set_len(all.len() as u64);
+        progress.inc(all.len() as u64);
+        return Ok(all);
+    }
+    let ids = commit_ids(&r, repo, revs)?;
+    drop(r);
     let ctx = Ctx {
         policy,
         classifier,
@@ -250,6 +262,9 @@ pub fn walk<P: Policy>(
     let mut all = Vec::with_capacity(ids.len());
     for chunk in per_chunk {
         all.extend(chunk?);
+    }
+    if let Some((m, k)) = &whole {
+        whole::store(m, k, &all);
     }
     Ok(all)
 }
