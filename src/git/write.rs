@@ -421,13 +421,37 @@ pub fn pack_segment(
             &prefix,
         ],
         input.as_bytes(),
-    )?;
+    )
+    .map_err(|e| pack_failure(e, &base))?;
     let hash = String::from_utf8_lossy(&out).trim().to_string();
     Ok(HistoryPack {
         dir: into.to_path_buf(),
         name: format!("pack-{hash}"),
         base,
     })
+}
+
+/// A failed history pack, said without the build's temporary output path (a rebuild
+/// writes the same line) and, when git could not read an object, with what that means:
+/// a partial or damaged clone cannot give a state its whole history.
+fn pack_failure(e: GitError, base: &str) -> GitError {
+    match e {
+        GitError::Command { path, detail, .. } => {
+            let detail = match detail.contains("unable to read") {
+                true => format!(
+                    "{detail} (the clone lacks objects of this history, as a partial or \
+                     damaged clone does: `git fsck` lists them; a state needs every one)"
+                ),
+                false => detail,
+            };
+            GitError::Command {
+                path,
+                command: format!("git pack-objects --revs {base}"),
+                detail,
+            }
+        }
+        e => e,
+    }
 }
 
 /// Whether `ancestor` is `descendant` or one of its ancestors, to chain instance bases.
@@ -777,4 +801,41 @@ pub fn tree_contains(repo: &Path, rev: &str, needles: &[&[u8]]) -> Result<Vec<bo
         }
         Ok(found)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A clone missing a blob of the history (a fetched snapshot that left out large
+    /// files, a partial clone) cannot be packed; the line names the base commit and what
+    /// is wrong, never the build's temporary output path, so a rebuild says the same.
+    #[test]
+    fn a_history_missing_an_object_is_said_without_the_output_path() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let repo = tmp.path().join("repo");
+        let r = git2::Repository::init(&repo).expect("init");
+        let head = crate::git::fixture::commit(
+            &r,
+            &[("a.txt", "kept\n"), ("big.bin", "left out\n")],
+            1_600_000_000,
+            None,
+            Some("HEAD"),
+        );
+        let blob = r.blob(b"left out\n").expect("blob").to_string();
+        let loose = repo.join(".git/objects").join(&blob[..2]).join(&blob[2..]);
+        std::fs::remove_file(&loose).expect("remove the blob");
+        for out in ["out-1", "out-2"] {
+            let into = tmp.path().join(out);
+            let e = pack_history(&repo, &head.to_string(), &into).expect_err("a missing blob");
+            let line = e.to_string();
+            assert!(line.contains(&blob), "{line}");
+            assert!(line.contains("lacks objects of this history"), "{line}");
+            assert!(
+                line.contains(&format!("git pack-objects --revs {head}")),
+                "{line}"
+            );
+            assert!(!line.contains(out), "{line}");
+        }
+    }
 }
