@@ -488,6 +488,29 @@ const DROP_ROUNDS: u32 = 3;
 /// as committed. An error in a kept class stops the dropping: that is the instance's
 /// `test_compile_error`.
 pub(super) fn dropping(mvn: &str, log: &str, keep: &[String]) -> String {
+    dropping_into(mvn, log, keep, false)
+}
+
+/// Where a resolve attempt moves the test sources it drops, so the next attempt (online
+/// after offline, or after a repair) starts from the tree as committed again
+/// ([`RESTORE_DROPPED`]) and says what a first attempt would.
+const STASH: &str = ".hunkgen-stash";
+
+/// Puts back what an earlier attempt in the same tree dropped, and forgets its list.
+pub(super) const RESTORE_DROPPED: &str =
+    "if [ -d .hunkgen-stash ]; then cp -R .hunkgen-stash/. . && \
+     rm -rf .hunkgen-stash; fi; rm -f .hunkgen-dropped; ";
+
+/// [`dropping`], moving the dropped sources into [`STASH`] when `stash` (a resolve
+/// attempt) instead of deleting them (a run's working copy is its own).
+pub(super) fn dropping_into(mvn: &str, log: &str, keep: &[String], stash: bool) -> String {
+    let put_away = match stash {
+        true => format!(
+            "rel=${{f#\"$here\"/}}; mkdir -p \"{STASH}/$(dirname -- \"$rel\")\" && \
+             mv -- \"$f\" \"{STASH}/$rel\""
+        ),
+        false => "rm -f -- \"$f\"".to_string(),
+    };
     let kept: Vec<String> = keep
         .iter()
         .map(|c| format!("*/{}.java", c.replace('.', "/")))
@@ -508,7 +531,7 @@ pub(super) fn dropping(mvn: &str, log: &str, keep: &[String]) -> String {
          here=$(pwd -P)\n\
          for f in $drop; do case \"$f\" in \"$here\"/*) ;; *) keep=1 ;; esac;{keep_case} done\n\
          [ $keep -eq 0 ] || break\n\
-         for f in $drop; do rm -f -- \"$f\"; echo \"hunkgen-dropped: ${{f#\"$here\"/}}\" >> {DROPPED}; done\n\
+         for f in $drop; do {put_away}; echo \"hunkgen-dropped: ${{f#\"$here\"/}}\" >> {DROPPED}; done\n\
          round=$((round + 1))\n\
          done\n",
         test_compile = sh_quote(":testCompile \\(.*\\) on project"),

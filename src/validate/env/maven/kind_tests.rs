@@ -623,3 +623,69 @@ fn a_tree_without_a_pom_is_named_for_the_build_it_has() {
         None
     );
 }
+
+/// A resolve attempt moves the test sources it drops aside, and the next attempt puts
+/// them back first: an online attempt after an offline one starts from the tree as
+/// committed (commons-numbers c97fc79: the second attempt went on past the dropped tests
+/// and failed elsewhere, so a warm build named another reason than the cold one).
+#[test]
+fn a_resolve_attempt_starts_from_the_tests_an_earlier_one_dropped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bin = dir.path().join("bin");
+    let wc = dir.path().join("wc");
+    let test = wc.join("src/test/java/a/BrokenTest.java");
+    std::fs::create_dir_all(&bin).expect("bin");
+    std::fs::create_dir_all(test.parent().expect("parent")).expect("wc");
+    std::fs::write(&test, "class BrokenTest { int x = ; }\n").expect("test");
+    // A stand-in mvn: testCompile fails while the broken test is there.
+    let mvn = bin.join("mvn");
+    std::fs::write(
+        &mvn,
+        "#!/bin/sh\nif [ -f src/test/java/a/BrokenTest.java ]; then\n\
+         echo \"[ERROR] $(pwd -P)/src/test/java/a/BrokenTest.java:[1,28] illegal start of expression\"\n\
+         echo '[ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.8.1:testCompile (default-testCompile) on project a: Compilation failure'\n\
+         exit 1\nfi\necho ok\n",
+    )
+    .expect("mvn");
+    std::fs::set_permissions(&mvn, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let attempt = format!(
+        "{RESTORE_DROPPED}{}cat .hunkgen-dropped 2>/dev/null; exit $rc",
+        dropping_into("mvn", "log", &[], true)
+    );
+    let sh = || {
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg(&attempt)
+            .current_dir(&wc)
+            .env("PATH", prepend_paths(std::slice::from_ref(&bin)))
+            .output()
+            .expect("sh")
+    };
+    for round in 0..2 {
+        let out = sh();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "round {round}: {said}");
+        assert!(
+            said.contains("hunkgen-dropped: src/test/java/a/BrokenTest.java"),
+            "round {round}: {said}"
+        );
+        // Dropped for this attempt only: kept aside, whole again when the next starts.
+        assert!(!test.exists(), "round {round}");
+        assert!(wc
+            .join(".hunkgen-stash/src/test/java/a/BrokenTest.java")
+            .is_file());
+    }
+    let restore = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(RESTORE_DROPPED)
+        .current_dir(&wc)
+        .status()
+        .expect("sh");
+    assert!(restore.success());
+    assert_eq!(
+        std::fs::read_to_string(&test).expect("restored"),
+        "class BrokenTest { int x = ; }\n"
+    );
+    assert!(!wc.join(".hunkgen-stash").exists());
+}

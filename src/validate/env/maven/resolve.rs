@@ -17,9 +17,9 @@ use super::super::{
 };
 use super::dist;
 use super::kind::{
-    changes_build, dropping, level_flags, lift_level, maven_err, mvn_args, resolve_classes,
-    settings_xml, surefire_paths, MavenAutoSpec, ARGS_FILE, LIFT_FILE, MAVEN_HOME_FILE, ROOT_FILE,
-    SEED_VAR, TEST_FLAGS, UNRESOLVED,
+    changes_build, dropping_into, level_flags, lift_level, maven_err, mvn_args, resolve_classes,
+    settings_xml, surefire_paths, MavenAutoSpec, ARGS_FILE, LIFT_FILE, MAVEN_HOME_FILE,
+    RESTORE_DROPPED, ROOT_FILE, SEED_VAR, TEST_FLAGS, UNRESOLVED,
 };
 use super::learned;
 use super::pool::Pool;
@@ -223,6 +223,16 @@ impl EnvCache {
             }
             format!("{}-maven-{}", slug(repo), hex8(h))
         };
+        // The tree a lesson of its own code is kept for: the base and the changes.
+        let tree_id = {
+            let mut h = Sha256::new();
+            h.update(tree.rev.as_bytes());
+            for p in tree.changes {
+                h.update(b"\0");
+                h.update(p.to_bytes());
+            }
+            hex8(h)
+        };
         let mut choice = choice;
         // Each retry learns one thing the first run could not know, so each happens
         // once: the level an external parent sets, the Maven a plugin needs.
@@ -231,13 +241,13 @@ impl EnvCache {
             let key = key_for(&choice, &maven);
             // A key whose resolve run failed in a way that changes the key is not run
             // again: what it taught is recalled (a warm build stays offline).
-            let built = match learned::recall(&self.root, &key) {
+            let built = match learned::recall(&self.root, &key, &tree_id) {
                 Some(lesson) => Err(lesson.error(repo)),
                 None => self
                     .build_maven(runner, repo, tree, &d, &choice, &found, &maven, key.clone())
                     .inspect_err(|e| {
                         if let Some(lesson) = learned::Lesson::of(e) {
-                            learned::remember(&self.root, &key, &lesson);
+                            learned::remember(&self.root, &key, &tree_id, &lesson);
                         }
                     }),
             };
@@ -586,12 +596,12 @@ impl EnvCache {
                         TEST_FLAGS.join(" ")
                     );
                     format!(
-                        "(cd {} && {CLEAN_TARGETS}{}cat .hunkgen-dropped 2>/dev/null; exit $rc)",
+                        "(cd {} && {RESTORE_DROPPED}{CLEAN_TARGETS}{}cat .hunkgen-dropped 2>/dev/null; exit $rc)",
                         match d.root_dir() {
                             "" => t.to_string(),
                             dir => format!("{t}/{}", sh_quote(dir)),
                         },
-                        dropping(&mvn, RESOLVE_LOG, &[])
+                        dropping_into(&mvn, RESOLVE_LOG, &[], true)
                     )
                 })
                 .collect::<Vec<_>>()
