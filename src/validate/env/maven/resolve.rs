@@ -89,12 +89,29 @@ fn compile_failure(repo: &str, e: EnvError) -> EnvError {
                     || l.contains("error: ")
                     || l.contains(" is no longer supported"))
         })
-        .map(|l| l.trim_start_matches("[ERROR] ").to_string())
+        .map(|l| in_tree(l.trim_start_matches("[ERROR] ")))
         .unwrap_or_default();
     EnvError::Compile {
         repo: repo.to_string(),
         test,
         why: format!("{line}; first error: {first}; see {}", log.display()),
+    }
+}
+
+/// javac's line with the resolve's temporary directory taken off its path (`<envs>/.tmp-
+/// <key>-<pid>-…/src/a/B.java` → `a/B.java`): the path in the tree, the same line in
+/// every build.
+fn in_tree(line: &str) -> String {
+    let Some(at) = line.find("/.tmp-") else {
+        return line.to_string();
+    };
+    let start = line[..at].rfind(' ').map_or(0, |i| i + 1);
+    let rest = &line[at + 1..];
+    // Past the temporary directory and the tree's own directory below it.
+    let mut cut = rest.splitn(3, '/');
+    match (cut.next(), cut.next(), cut.next()) {
+        (Some(_), Some(_), Some(path)) => format!("{}{path}", &line[..start]),
+        _ => line.to_string(),
     }
 }
 

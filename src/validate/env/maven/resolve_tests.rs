@@ -71,3 +71,49 @@ fn a_dependency_on_the_jdks_tools_jar_is_read_from_the_log() {
     assert!(needs_tools_jar("[ERROR] Failed to execute goal on project javapoet: Could not resolve dependencies for project com.squareup:javapoet:jar:1.8.0-SNAPSHOT: Could not find artifact com.sun:tools:jar:11.0.24 at specified path /usr/lib/jvm/java-11-openjdk-amd64/../lib/tools.jar -> [Help 1]"));
     assert!(!needs_tools_jar("[ERROR] Failed to execute goal on project javapoet: Could not resolve dependencies for project com.squareup:javapoet:jar:1.7.0-SNAPSHOT: Could not find artifact com.google.testing.compile:compile-testing:jar:1.0 in central"));
 }
+
+/// A compile failure names the file by its path in the tree, not in the resolve's
+/// temporary directory (whose name holds a process id): a rebuild writes the same line.
+#[test]
+fn a_compile_error_names_the_file_in_the_tree() {
+    let line = "/c/envs/.tmp-numbers-maven-d608-12298-5-a06c/src/arrays/src/test/java/A.java:[39,29] incompatible types";
+    assert_eq!(
+        in_tree(line),
+        "arrays/src/test/java/A.java:[39,29] incompatible types"
+    );
+    assert_eq!(
+        in_tree("error: Source option 1.3"),
+        "error: Source option 1.3"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("resolve.log");
+    for pid in ["12298-5-a06c", "19447-1-b0a7"] {
+        fs::write(
+            &log,
+            format!(
+                "[ERROR] /c/envs/.tmp-k-{pid}/src/m/src/main/java/B.java:[3,5] cannot find symbol\n\
+                 [ERROR] Failed to execute goal org.apache.maven.plugins:maven-compiler-plugin:3.8.1:compile (default-compile) on project m: Compilation failure\n"
+            ),
+        )
+        .expect("log");
+        let e = compile_failure(
+            "r",
+            EnvError::Step {
+                repo: "r".into(),
+                step: "resolve".into(),
+                exit: "exit status 1".into(),
+                tail: String::new(),
+                log: log.clone(),
+            },
+        );
+        let EnvError::Compile { test, why, .. } = e else {
+            panic!("not a compile error: {e}");
+        };
+        assert!(!test);
+        assert!(
+            why.contains("first error: m/src/main/java/B.java:[3,5] cannot find symbol;"),
+            "{why}"
+        );
+        assert!(!why.contains(".tmp-"), "{why}");
+    }
+}
