@@ -105,7 +105,11 @@ fn in_tree(line: &str) -> String {
     let Some(at) = line.find("/.tmp-") else {
         return line.to_string();
     };
-    let start = line[..at].rfind(' ').map_or(0, |i| i + 1);
+    // javac's line starts with the path (which may hold spaces); another names it later.
+    let start = match line.starts_with('/') {
+        true => 0,
+        false => line[..at].rfind(' ').map_or(0, |i| i + 1),
+    };
     let rest = &line[at + 1..];
     // Past the temporary directory and the tree's own directory below it.
     let mut cut = rest.splitn(3, '/');

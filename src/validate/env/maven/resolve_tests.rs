@@ -85,6 +85,14 @@ fn a_compile_error_names_the_file_in_the_tree() {
         in_tree("error: Source option 1.3"),
         "error: Source option 1.3"
     );
+    assert_eq!(
+        in_tree("/my envs/.tmp-k-1-2-3/src/A.java:[1,2] x"),
+        "A.java:[1,2] x"
+    );
+    assert_eq!(
+        in_tree("see /c/.tmp-k-1-2-3/src/A.java:[1,2] x"),
+        "see A.java:[1,2] x"
+    );
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("resolve.log");
     for pid in ["12298-5-a06c", "19447-1-b0a7"] {
