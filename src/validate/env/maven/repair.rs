@@ -281,7 +281,8 @@ pub fn unpublished(m: &Missing, listed: &[String]) -> Option<Unpublished> {
 }
 
 /// `text` with every `<parent>` or `<dependency>` element naming `r`'s coordinates at
-/// its snapshot version moved to the release; whether anything changed.
+/// its snapshot version moved to the release (a version given by a property of the same
+/// pom, `${numbers.version}`, moves that property); whether anything changed.
 pub fn rewrite_pom(text: &str, r: &Snapshot) -> (String, bool) {
     rewrite_to(text, r, r.release())
 }
@@ -296,6 +297,8 @@ fn rewrite_to(text: &str, r: &Snapshot, to: &str) -> (String, bool) {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     let mut changed = false;
+    // Properties the named element takes its version from.
+    let mut properties: Vec<String> = Vec::new();
     loop {
         let next = open_close
             .iter()
@@ -319,9 +322,25 @@ fn rewrite_to(text: &str, r: &Snapshot, to: &str) -> (String, bool) {
             out.push_str(&element.replace(&snapshot, &release));
             changed = true;
         } else {
+            if squeezed.contains(&want_group) && squeezed.contains(&want_artifact) {
+                if let Some(name) = squeezed
+                    .split_once("<version>${")
+                    .and_then(|(_, v)| v.split_once("}</version>"))
+                    .map(|(name, _)| name.to_string())
+                {
+                    properties.push(name);
+                }
+            }
             out.push_str(element);
         }
         rest = &rest[start + len..];
+    }
+    for name in properties {
+        let from = format!("<{name}>{}</{name}>", r.snapshot);
+        if out.contains(&from) {
+            out = out.replace(&from, &format!("<{name}>{to}</{name}>"));
+            changed = true;
+        }
     }
     (out, changed)
 }

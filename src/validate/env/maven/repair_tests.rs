@@ -359,3 +359,38 @@ fn errorprone_is_taken_out_of_the_compiler_plugin_in_rust_and_in_the_shell() {
     };
     assert!(grep(pom) && !grep(untouched));
 }
+
+/// A BOM whose version is a property of the same pom (commons-statistics in 2021:
+/// `${statistics.commons.numbers.version}` = `1.2-SNAPSHOT`, which only Apache's
+/// snapshot repository served): the property moves to the release, nothing else does.
+#[test]
+fn a_snapshot_named_through_a_property_moves_the_property() {
+    let r = Snapshot {
+        group: "org.apache.commons".into(),
+        artifact: "commons-numbers-bom".into(),
+        snapshot: "1.2-SNAPSHOT".into(),
+    };
+    let pom = "<project>\n  <properties>\n    <numbers.version>1.2-SNAPSHOT</numbers.version>\n    \
+               <other.version>1.2-SNAPSHOT</other.version>\n  </properties>\n  <dependencyManagement>\n    \
+               <dependencies>\n      <dependency>\n        <groupId>org.apache.commons</groupId>\n        \
+               <artifactId>commons-numbers-bom</artifactId>\n        <version>${numbers.version}</version>\n        \
+               <type>pom</type>\n        <scope>import</scope>\n      </dependency>\n    </dependencies>\n  \
+               </dependencyManagement>\n</project>\n";
+    let (new, changed) = rewrite_pom(pom, &r);
+    assert!(changed);
+    assert!(
+        new.contains("<numbers.version>1.2</numbers.version>"),
+        "{new}"
+    );
+    assert!(
+        new.contains("<other.version>1.2-SNAPSHOT</other.version>"),
+        "{new}"
+    );
+    assert!(
+        new.contains("<version>${numbers.version}</version>"),
+        "{new}"
+    );
+    let (same, changed) = rewrite_pom(&new, &r);
+    assert!(!changed);
+    assert_eq!(same, new);
+}
