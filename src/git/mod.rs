@@ -25,6 +25,7 @@ mod error;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod gate;
+mod pack;
 pub mod pull;
 mod render;
 mod repo;
@@ -37,6 +38,7 @@ pub use command::{diff_worktree, merge_file, snapshot_worktree, WorktreeDiff};
 pub use edits::{export_edits, tree_edits, BaseTree};
 pub use error::{GitError, Libgit2};
 pub use gate::{check_state, history_touches, GateCheck, GateError, GateReport, GateSpec};
+pub use pack::{pack_history, pack_segment, HistoryPack};
 pub use pull::{pull_diff, PullDiff};
 pub use repo::{
     blob_by_prefix, dir_at_head, is_repository, origin_url, read_blob, tree_id, tree_paths,
@@ -44,6 +46,6 @@ pub use repo::{
 pub use walk::{FixCommit, WalkTotals};
 pub use write::{
     build_state_repo, commit_id, commit_meta, commit_time, export_tree, is_ancestor,
-    link_state_repo, nearest_tag, nearest_tag_memo, pack_history, pack_segment, patched_tree_files,
-    placed_patch, tree_contains, CommitMeta, FileEdit, HistoryPack, Person, StateRepo,
+    link_state_repo, nearest_tag, nearest_tag_memo, patched_tree_files, placed_patch,
+    tree_contains, CommitMeta, FileEdit, Person, StateRepo,
 };

@@ -34,6 +34,22 @@ pub(crate) fn with_repo<T>(
     })
 }
 
+/// Resolve `rev` to a commit id, naming the repository when it names nothing.
+pub(super) fn resolve_commit(
+    r: &git2::Repository,
+    path: &Path,
+    rev: &str,
+) -> Result<git2::Oid, GitError> {
+    r.revparse_single(rev)
+        .and_then(|o| o.peel_to_commit())
+        .map(|c| c.id())
+        .map_err(|e| GitError::UnknownRevision {
+            path: path.to_path_buf(),
+            rev: rev.to_string(),
+            source: e.into(),
+        })
+}
+
 /// Whether `path` opens as a git repository (for up-front recipe checks).
 pub fn is_repository(path: &Path) -> bool {
     with_repo(path, |_| Ok(())).is_ok()
