@@ -403,23 +403,6 @@ fn the_resolve_run_finds_tests_under_a_declared_root() {
 }
 
 #[test]
-fn the_level_javac_refuses_is_read_from_its_words() {
-    use super::super::resolve::refused_level;
-    assert_eq!(
-        refused_level(
-            "first error: error: Source option 1.3 is no longer supported. Use 6 or later.; see x"
-        ),
-        Some(3)
-    );
-    assert_eq!(
-        refused_level("error: Target option 5 is no longer supported. Use 7 or later."),
-        Some(5)
-    );
-    assert_eq!(refused_level("cannot find symbol"), None);
-    assert_eq!(refused_level("Source option 1.3 is fine"), None);
-}
-
-#[test]
 fn a_surefire_that_ran_nothing_for_dotted_names_is_given_paths() {
     // An old surefire (matching `**/<test>.java`): a dotted name selects nothing, a
     // path selects the class.

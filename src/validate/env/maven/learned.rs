@@ -63,7 +63,7 @@ impl Lesson {
     pub fn shared(&self) -> bool {
         match self {
             Lesson::NeedsMaven { .. } => true,
-            Lesson::Compile { why, test } => !*test && super::resolve::refused_level(why).is_some(),
+            Lesson::Compile { why, test } => !*test && super::compile::refused_level(why).is_some(),
         }
     }
 

@@ -23,6 +23,7 @@
 //! without Maven or the network.
 
 pub mod abstracts;
+mod compile;
 pub mod dist;
 pub mod jdks;
 pub mod kind;

@@ -15,6 +15,7 @@ use super::super::{
     fresh, hex8, prepend_paths, read_manifest, sh_quote, slug, BuiltEnv, EnvCache, EnvError,
     EnvSpec,
 };
+use super::compile::{compile_failure, refused_level};
 use super::dist;
 use super::kind::{
     changes_build, dropping_into, level_flags, lift_level, maven_err, mvn_args, resolve_classes,
@@ -59,77 +60,6 @@ struct MavenUse {
     home: Option<PathBuf>,
     /// Why not the installed one.
     why: Option<String>,
-}
-
-/// A failed resolve step whose log says the compiler plugin failed: the tree's main or
-/// test code does not compile with the JDK chosen (the resolve run compiles every test,
-/// whichever it selects), a compile error rather than an environment failure.
-fn compile_failure(repo: &str, e: EnvError) -> EnvError {
-    let EnvError::Step { log, .. } = &e else {
-        return e;
-    };
-    let text = fs::read(log)
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
-    let failed = |goal: &str| {
-        text.lines()
-            .find(|l| l.contains("Failed to execute goal") && l.contains(goal))
-            .map(|l| l.trim_start_matches("[ERROR] ").to_string())
-    };
-    let (test, line) = match (failed(":testCompile ("), failed(":compile (")) {
-        (Some(l), _) => (true, l),
-        (None, Some(l)) => (false, l),
-        (None, None) => return e,
-    };
-    let first = text
-        .lines()
-        .find(|l| {
-            l.starts_with("[ERROR] ")
-                && ((l.starts_with("[ERROR] /") && l.contains(".java:"))
-                    || l.contains("error: ")
-                    || l.contains(" is no longer supported"))
-        })
-        .map(|l| in_tree(l.trim_start_matches("[ERROR] ")))
-        .unwrap_or_default();
-    EnvError::Compile {
-        repo: repo.to_string(),
-        test,
-        why: format!("{line}; first error: {first}; see {}", log.display()),
-    }
-}
-
-/// javac's line with the resolve's temporary directory taken off its path (`<envs>/.tmp-
-/// <key>-<pid>-…/src/a/B.java` → `a/B.java`): the path in the tree, the same line in
-/// every build.
-fn in_tree(line: &str) -> String {
-    let Some(at) = line.find("/.tmp-") else {
-        return line.to_string();
-    };
-    // javac's line starts with the path (which may hold spaces); another names it later.
-    let start = match line.starts_with('/') {
-        true => 0,
-        false => line[..at].rfind(' ').map_or(0, |i| i + 1),
-    };
-    let rest = &line[at + 1..];
-    // Past the temporary directory and the tree's own directory below it.
-    let mut cut = rest.splitn(3, '/');
-    match (cut.next(), cut.next(), cut.next()) {
-        (Some(_), Some(_), Some(path)) => format!("{}{path}", &line[..start]),
-        _ => line.to_string(),
-    }
-}
-
-/// The level javac refused in a compile failure's words (`Source option 1.3 is no
-/// longer supported` → 3; `Target option 5 …` → 5).
-pub(super) fn refused_level(why: &str) -> Option<u32> {
-    ["Source option ", "Target option "].iter().find_map(|p| {
-        let (_, after) = why.split_once(p)?;
-        let (level, rest) = after.split_once(' ')?;
-        if !rest.starts_with("is no longer supported") {
-            return None;
-        }
-        level.strip_prefix("1.").unwrap_or(level).parse().ok()
-    })
 }
 
 /// Whether Maven's log at `log` says, on an error line, that an artifact could not be
