@@ -12,6 +12,18 @@ pub(crate) fn commit(
     parent: Option<git2::Oid>,
     update_ref: Option<&str>,
 ) -> git2::Oid {
+    commit_saying(r, files, time, parent, update_ref, "m")
+}
+
+/// [`commit`] with its message.
+fn commit_saying(
+    r: &git2::Repository,
+    files: &[(&str, &str)],
+    time: i64,
+    parent: Option<git2::Oid>,
+    update_ref: Option<&str>,
+    message: &str,
+) -> git2::Oid {
     let sig = git2::Signature::new("T", "t@example.org", &git2::Time::new(time, 0)).expect("sig");
     let mut index = git2::Index::new().expect("index");
     for (path, text) in files {
@@ -40,7 +52,7 @@ pub(crate) fn commit(
         .into_iter()
         .collect();
     let refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
-    r.commit(update_ref, &sig, &sig, "m", &tree, &refs)
+    r.commit(update_ref, &sig, &sig, message, &tree, &refs)
         .expect("commit")
 }
 
@@ -48,4 +60,18 @@ pub(crate) fn commit(
 pub(crate) fn repository_with(dir: &Path, files: &[(&str, &str)], time: i64) {
     let r = git2::Repository::init(dir).expect("init");
     commit(&r, files, time, None, Some("HEAD"));
+}
+
+/// A commit holding exactly `files`, saying `message`, on `HEAD` of the repository at
+/// `dir` (made first when there is none), for tests outside src/git; its id.
+pub(crate) fn commit_on_head(dir: &Path, files: &[(&str, &str)], message: &str) -> String {
+    let r = git2::Repository::open(dir)
+        .or_else(|_| git2::Repository::init(dir))
+        .expect("repository");
+    let parent = r
+        .head()
+        .ok()
+        .and_then(|h| h.peel_to_commit().ok())
+        .map(|c| c.id());
+    commit_saying(&r, files, 1_600_000_000, parent, Some("HEAD"), message).to_string()
 }

@@ -470,31 +470,8 @@ pub fn repo_name(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::git::fixture::commit_on_head as commit;
     use crate::memo::Memo;
-
-    /// A commit of `files` on `HEAD` with `message`, each file a 30-line text.
-    fn commit(r: &git2::Repository, files: &[(&str, &str)], message: &str) -> git2::Oid {
-        let sig = git2::Signature::new("T", "t@example.org", &git2::Time::new(1_600_000_000, 0))
-            .expect("sig");
-        let mut builder = git2::build::TreeUpdateBuilder::new();
-        for (path, text) in files {
-            let id = r.blob(text.as_bytes()).expect("blob");
-            builder.upsert(*path, id, git2::FileMode::Blob);
-        }
-        let head = r.head().ok().and_then(|h| h.peel_to_commit().ok());
-        let base = match &head {
-            Some(c) => c.tree().expect("tree"),
-            None => r
-                .find_tree(r.treebuilder(None).expect("tb").write().expect("empty"))
-                .expect("empty tree"),
-        };
-        let tree = r
-            .find_tree(builder.create_updated(r, &base).expect("update"))
-            .expect("tree");
-        let parents: Vec<&git2::Commit<'_>> = head.iter().collect();
-        r.commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
-            .expect("commit")
-    }
 
     /// 30 numbered lines, with `changed` lines replaced.
     fn text(changed: &[usize]) -> String {
@@ -510,11 +487,10 @@ mod tests {
     fn a_walk_from_unchanged_refs_is_answered_whole_from_the_memo() {
         let tmp = tempfile::tempdir().expect("tmp");
         let dir = tmp.path().join("repo");
-        let r = git2::Repository::init(&dir).expect("init");
         let (code, test) = ("src/main/java/A.java", "src/test/java/ATest.java");
-        commit(&r, &[(code, &text(&[])), (test, &text(&[]))], "start");
+        commit(&dir, &[(code, &text(&[])), (test, &text(&[]))], "start");
         commit(
-            &r,
+            &dir,
             &[(code, &text(&[2, 20])), (test, &text(&[5]))],
             "Fix one bug",
         );
@@ -536,7 +512,7 @@ mod tests {
         assert_eq!(ids(&mine(Some(&memo))).len(), 1);
         // A new commit moves HEAD: walked afresh, both fixes found.
         let second = commit(
-            &r,
+            &dir,
             &[(code, &text(&[4, 25])), (test, &text(&[9]))],
             "Fix another",
         );
@@ -544,7 +520,7 @@ mod tests {
         assert_eq!(ids(&fresh).len(), 2);
         // With the refs where they were, the memo answers without reading one commit: the
         // newest one's object can be gone.
-        let hex = second.to_string();
+        let hex = &second;
         let object = dir.join(".git/objects").join(&hex[..2]).join(&hex[2..]);
         std::fs::remove_file(&object).expect("loose object");
         let warm = mine(Some(&memo));
