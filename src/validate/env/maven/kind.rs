@@ -493,13 +493,14 @@ pub(super) fn dropping(mvn: &str, log: &str, keep: &[String]) -> String {
 
 /// Where a resolve attempt moves the test sources it drops, so the next attempt (online
 /// after offline, or after a repair) starts from the tree as committed again
-/// ([`RESTORE_DROPPED`]) and says what a first attempt would.
+/// ([`restore_dropped`]) and says what a first attempt would.
 const STASH: &str = ".hunkgen-stash";
 
-/// Puts back what an earlier attempt in the same tree dropped, and forgets its list.
-pub(super) const RESTORE_DROPPED: &str =
-    "if [ -d .hunkgen-stash ]; then cp -R .hunkgen-stash/. . && \
-     rm -rf .hunkgen-stash; fi; rm -f .hunkgen-dropped; ";
+/// The shell that puts back what an earlier attempt in the same tree dropped, and
+/// forgets its list.
+pub(super) fn restore_dropped() -> String {
+    format!("if [ -d {STASH} ]; then cp -R {STASH}/. . && rm -rf {STASH}; fi; rm -f {DROPPED}; ")
+}
 
 /// [`dropping`], moving the dropped sources into [`STASH`] when `stash` (a resolve
 /// attempt) instead of deleting them (a run's working copy is its own).

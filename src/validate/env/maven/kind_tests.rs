@@ -633,7 +633,8 @@ fn a_resolve_attempt_starts_from_the_tests_an_earlier_one_dropped() {
     std::fs::set_permissions(&mvn, std::os::unix::fs::PermissionsExt::from_mode(0o755))
         .expect("chmod");
     let attempt = format!(
-        "{RESTORE_DROPPED}{}cat .hunkgen-dropped 2>/dev/null; exit $rc",
+        "{}{}cat .hunkgen-dropped 2>/dev/null; exit $rc",
+        restore_dropped(),
         dropping_into("mvn", "log", &[], true)
     );
     let sh = || {
@@ -661,7 +662,7 @@ fn a_resolve_attempt_starts_from_the_tests_an_earlier_one_dropped() {
     }
     let restore = std::process::Command::new("sh")
         .arg("-c")
-        .arg(RESTORE_DROPPED)
+        .arg(restore_dropped())
         .current_dir(&wc)
         .status()
         .expect("sh");

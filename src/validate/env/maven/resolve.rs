@@ -19,8 +19,8 @@ use super::compile::{compile_failure, refused_level};
 use super::dist;
 use super::kind::{
     changes_build, dropping_into, level_flags, lift_level, maven_err, mvn_args, resolve_classes,
-    settings_xml, surefire_paths, MavenAutoSpec, ARGS_FILE, LIFT_FILE, MAVEN_HOME_FILE,
-    RESTORE_DROPPED, ROOT_FILE, SEED_VAR, TEST_FLAGS, UNRESOLVED,
+    restore_dropped, settings_xml, surefire_paths, MavenAutoSpec, ARGS_FILE, LIFT_FILE,
+    MAVEN_HOME_FILE, ROOT_FILE, SEED_VAR, TEST_FLAGS, UNRESOLVED,
 };
 use super::learned;
 use super::pool::Pool;
@@ -60,6 +60,15 @@ struct MavenUse {
     home: Option<PathBuf>,
     /// Why not the installed one.
     why: Option<String>,
+}
+
+/// Feeds the changes the runs apply (each after a NUL) to `h`: part of a key whose
+/// changed tree has build files, and of the tree a lesson of its code is kept for.
+fn hash_changes(h: &mut Sha256, changes: &[&crate::diff::Patch]) {
+    for p in changes {
+        h.update(b"\0");
+        h.update(p.to_bytes());
+    }
 }
 
 /// Whether Maven's log at `log` says, on an error line, that an artifact could not be
@@ -167,10 +176,7 @@ impl EnvCache {
             if changes_build(tree.changes) {
                 // The changed tree's build files follow from the base's and the changes.
                 h.update(b"\0changes");
-                for p in tree.changes {
-                    h.update(b"\0");
-                    h.update(p.to_bytes());
-                }
+                hash_changes(&mut h, tree.changes);
             }
             format!("{}-maven-{}", slug(repo), hex8(h))
         };
@@ -178,10 +184,7 @@ impl EnvCache {
         let tree_id = {
             let mut h = Sha256::new();
             h.update(tree.rev.as_bytes());
-            for p in tree.changes {
-                h.update(b"\0");
-                h.update(p.to_bytes());
-            }
+            hash_changes(&mut h, tree.changes);
             hex8(h)
         };
         let mut choice = choice;
@@ -547,11 +550,12 @@ impl EnvCache {
                         TEST_FLAGS.join(" ")
                     );
                     format!(
-                        "(cd {} && {RESTORE_DROPPED}{CLEAN_TARGETS}{}cat .hunkgen-dropped 2>/dev/null; exit $rc)",
+                        "(cd {} && {}{CLEAN_TARGETS}{}cat .hunkgen-dropped 2>/dev/null; exit $rc)",
                         match d.root_dir() {
                             "" => t.to_string(),
                             dir => format!("{t}/{}", sh_quote(dir)),
                         },
+                        restore_dropped(),
                         dropping_into(&mvn, RESOLVE_LOG, &[], true)
                     )
                 })
